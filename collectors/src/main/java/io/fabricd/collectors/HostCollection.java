@@ -1,0 +1,84 @@
+package io.fabricd.collectors;
+
+import io.fabricd.collectors.model.CollectorRun;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.ReadError;
+import io.fabricd.collectors.rdma.RdmaCollector;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Runs every collector over a host and assembles the immutable {@link HostModel}. */
+public final class HostCollection {
+    private final List<Collector> collectors;
+    private final CollectorConfig config;
+    private final Clock clock;
+
+    public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock) {
+        this.collectors = List.copyOf(collectors);
+        this.config = config;
+        this.clock = clock;
+    }
+
+    /** The collectors fabricd ships, in the order they run. */
+    public static List<Collector> defaultCollectors() {
+        return List.of(new RdmaCollector());
+    }
+
+    public static HostCollection standard(CollectorConfig config) {
+        return new HostCollection(defaultCollectors(), config, Clock.systemUTC());
+    }
+
+    public HostModel collect(HostSource source) {
+        Instant started = clock.instant();
+        HostModelBuilder builder = new HostModelBuilder();
+        List<CollectorRun> runs = new ArrayList<>();
+        for (Collector c : collectors) {
+            CollectContext ctx = new CollectContext(source, config, builder);
+            long t0 = System.nanoTime();
+            boolean ok = true;
+            try {
+                c.collect(ctx);
+            } catch (RuntimeException | StackOverflowError e) {
+                ok = false;
+                ctx.error("", "collector failed: " + e);
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            List<ReadError> errors = ctx.errors();
+            ok = ok && errors.stream().noneMatch(e -> e.error().startsWith(FATAL));
+            runs.add(new CollectorRun(c.name(), ok, seconds, errors));
+        }
+        return new HostModel(hostname(source), source.describe(), started,
+                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.devices(), runs);
+    }
+
+    /** Prefix of an error that means the collector could not do its job at all. */
+    public static final String FATAL = "fatal: ";
+
+    static String hostname(HostSource source) {
+        if (source.manifest().isPresent() && source.manifest().get().hostname() != null) {
+            return source.manifest().get().hostname();
+        }
+        try {
+            String h = source.readLine("proc/sys/kernel/hostname").strip();
+            if (!h.isEmpty()) {
+                return h;
+            }
+        } catch (HostReadException e) {
+            // fall through
+        }
+        if (source.isSnapshot()) {
+            return "unknown";
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            return "unknown";
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.fabricd.collectors.model;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Everything one collection learnt about a host: immutable, built off the event loop, served until
+ * the next collection replaces it.
+ *
+ * @param hostname    from the snapshot manifest or the live host
+ * @param source      what was read ("/" or a snapshot folder)
+ * @param collectedAt when the collection started
+ * @param labels      topology labels (snapshot manifest or config)
+ * @param devices     RDMA devices, sorted by name
+ * @param collectors  one entry per collector that ran, with its read errors
+ */
+public record HostModel(
+        String hostname,
+        String source,
+        Instant collectedAt,
+        Map<String, String> labels,
+        List<RdmaDevice> devices,
+        List<CollectorRun> collectors) {
+
+    public HostModel {
+        labels = Map.copyOf(labels);
+        devices = List.copyOf(devices);
+        collectors = List.copyOf(collectors);
+    }
+
+    /** All ports of all devices, in device then port order. */
+    public List<RdmaPort> ports() {
+        return devices.stream().flatMap(d -> d.ports().stream()).toList();
+    }
+
+    public Optional<RdmaDevice> device(String name) {
+        return devices.stream().filter(d -> d.name().equals(name)).findFirst();
+    }
+
+    public Optional<RdmaPort> port(String device, int port) {
+        return device(device).flatMap(d -> d.ports().stream().filter(p -> p.port() == port).findFirst());
+    }
+
+    public Optional<CollectorRun> collector(String name) {
+        return collectors.stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+}

@@ -1,0 +1,228 @@
+package io.fabricd.collectors.rdma;
+
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.Counters;
+import io.fabricd.collectors.model.Gid;
+import io.fabricd.collectors.model.LinkRate;
+import io.fabricd.collectors.model.PortState;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * Every RDMA device and port of {@code sys/class/infiniband} (facts §1): identity, state, rate,
+ * LID, every {@code counters/} and {@code hw_counters/} file under its raw name, the GID table.
+ * A file, port or device that fails degrades only itself.
+ */
+public final class RdmaCollector implements Collector {
+    static final String CLASS = "sys/class/infiniband";
+    private static final Pattern PCI_BDF = Pattern.compile("^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]$");
+    private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
+
+    @Override
+    public String name() {
+        return "rdma";
+    }
+
+    @Override
+    public void collect(CollectContext ctx) {
+        HostSource src = ctx.source();
+        List<String> names;
+        try {
+            names = src.list(CLASS);
+        } catch (HostReadException e) {
+            if (!e.isMissing()) {
+                ctx.error(e.path(), HostCollection.FATAL + e.errno());
+            }
+            return; // no RDMA stack on this host: zero devices, not a failure
+        }
+        for (String dev : names) {
+            if (!ctx.config().deviceSelected(dev)) {
+                continue;
+            }
+            String base = HostSource.join(CLASS, dev);
+            try {
+                src.list(base);
+            } catch (HostReadException e) {
+                ctx.error(e); // a dangling, looping, escaping or unreadable device folder: one error, no device
+                continue;
+            }
+            ctx.model().addDevice(device(ctx, dev));
+        }
+    }
+
+    private RdmaDevice device(CollectContext ctx, String dev) {
+        String base = HostSource.join(CLASS, dev);
+        String pci = null;
+        Integer numa = null;
+        if (ctx.source().exists(base + "/device")) {
+            try {
+                String real = ctx.source().realPath(base + "/device");
+                String last = real.substring(real.lastIndexOf('/') + 1);
+                if (PCI_BDF.matcher(last).matches()) {
+                    pci = last;
+                }
+            } catch (HostReadException e) {
+                ctx.error(e);
+            }
+            numa = ctx.optional(base + "/device/numa_node").map(s -> parseInt(ctx, base + "/device/numa_node", s)).orElse(null);
+        }
+        SortedMap<String, Long> devHw = counterDir(ctx, base + "/hw_counters", true);
+        List<RdmaPort> ports = new ArrayList<>();
+        List<String> portNames = new ArrayList<>(ctx.listOptional(base + "/ports"));
+        if (portNames.isEmpty() && !ctx.source().exists(base + "/ports")) {
+            ctx.error(base + "/ports", "ENOENT");
+        }
+        portNames.sort(Comparator.comparingInt(RdmaCollector::portNumber));
+        String parent = ctx.optional(base + "/parent").map(String::strip).filter(s -> !s.isEmpty()).orElse(null);
+        List<String> pciNetdevs = ctx.source().exists(base + "/device/net") ? ctx.listOptional(base + "/device/net") : List.of();
+        for (String p : portNames) {
+            int n = portNumber(p);
+            if (n <= 0) {
+                ctx.error(base + "/ports/" + p, "not a port number");
+                continue;
+            }
+            ports.add(port(ctx, dev, base + "/ports/" + p, n, parent, pciNetdevs));
+        }
+        return new RdmaDevice(dev,
+                ctx.required(base + "/node_guid").map(String::strip).orElse(null),
+                ctx.optional(base + "/sys_image_guid").map(String::strip).orElse(null),
+                ctx.required(base + "/node_type").map(String::strip).orElse(null),
+                ctx.optional(base + "/fw_ver").map(String::strip).orElse(null),
+                ctx.optional(base + "/hca_type").map(String::strip).orElse(null),
+                ctx.optional(base + "/board_id").map(String::strip).orElse(null),
+                pci, numa, parent, devHw, ports);
+    }
+
+    private static int portNumber(String name) {
+        try {
+            return Integer.parseInt(name);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static Integer parseInt(CollectContext ctx, String path, String s) {
+        try {
+            return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            ctx.error(path, "not a number: '" + abbreviate(s) + "'");
+            return null;
+        }
+    }
+
+    private static Integer parseHex(CollectContext ctx, String path, String s) {
+        String t = s.strip();
+        try {
+            if (t.startsWith("0x") || t.startsWith("0X")) {
+                return Integer.parseUnsignedInt(t.substring(2), 16);
+            }
+            return Integer.parseInt(t);
+        } catch (NumberFormatException e) {
+            ctx.error(path, "not a number: '" + abbreviate(s) + "'");
+            return null;
+        }
+    }
+
+    static String abbreviate(String s) {
+        String t = s.strip().replace('\0', '?');
+        return t.length() > 40 ? t.substring(0, 40) + "..." : t;
+    }
+
+    private RdmaPort port(CollectContext ctx, String dev, String base, int n, String parent, List<String> pciNetdevs) {
+        PortState state = ctx.required(base + "/state").map(s -> state(ctx, base + "/state", s)).orElse(null);
+        PortState phys = ctx.required(base + "/phys_state").map(s -> state(ctx, base + "/phys_state", s)).orElse(null);
+        LinkRate rate = ctx.required(base + "/rate").map(s -> {
+            LinkRate r = LinkRate.parse(s);
+            if (r == null) {
+                ctx.error(base + "/rate", "not a rate: '" + abbreviate(s) + "'");
+            }
+            return r;
+        }).orElse(null);
+        String linkLayer = ctx.required(base + "/link_layer").map(String::strip).orElse(null);
+        Integer lid = ctx.optional(base + "/lid").map(s -> parseHex(ctx, base + "/lid", s)).orElse(null);
+        Integer smLid = ctx.optional(base + "/sm_lid").map(s -> parseHex(ctx, base + "/sm_lid", s)).orElse(null);
+
+        SortedMap<String, Long> counters = counterDir(ctx, base + "/counters", false);
+        TreeSet<String> saturated = new TreeSet<>();
+        counters.forEach((k, v) -> {
+            if (CounterWidths.saturated(k, v, counters)) {
+                saturated.add(k);
+            }
+        });
+        SortedMap<String, Long> hw = counterDir(ctx, base + "/hw_counters", true);
+        List<Gid> gids = gids(ctx, base);
+        String netdev = gids.stream().map(Gid::netdev).filter(x -> x != null && !x.isEmpty()).findFirst()
+                .orElse(parent != null ? parent : pciNetdevs.size() == 1 ? pciNetdevs.get(0) : null);
+        if (netdev == null && pciNetdevs.size() > 1 && n - 1 < pciNetdevs.size()) {
+            netdev = pciNetdevs.get(n - 1);
+        }
+        return new RdmaPort(dev, n, state, phys, rate, linkLayer, lid, smLid, counters, saturated, hw, gids, netdev);
+    }
+
+    private static PortState state(CollectContext ctx, String path, String s) {
+        PortState st = PortState.parse(s);
+        if (st == null) {
+            ctx.error(path, "not a state: '" + abbreviate(s) + "'");
+        }
+        return st;
+    }
+
+    /**
+     * Every file of a counter directory, raw names, unsigned values. {@code lifespan} in
+     * hw_counters/ is the driver's cache time in milliseconds, not a counter, and is left out.
+     */
+    private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, boolean hw) {
+        SortedMap<String, Long> out = new TreeMap<>();
+        for (String name : ctx.listOptional(dir)) {
+            if (hw && name.equals("lifespan")) {
+                continue;
+            }
+            String path = dir + "/" + name;
+            Optional<String> text = ctx.optional(path);
+            if (text.isEmpty()) {
+                continue;
+            }
+            Long v = Counters.parse(text.get());
+            if (v == null) {
+                ctx.error(path, text.get().isBlank() ? "empty" : "not a counter: '" + abbreviate(text.get()) + "'");
+                continue;
+            }
+            out.put(name, v);
+        }
+        return out;
+    }
+
+    private static List<Gid> gids(CollectContext ctx, String base) {
+        List<Gid> out = new ArrayList<>();
+        List<String> idx = new ArrayList<>(ctx.listOptional(base + "/gids"));
+        idx.removeIf(s -> portNumber(s) < 0);
+        idx.sort(Comparator.comparingInt(RdmaCollector::portNumber));
+        for (String i : idx) {
+            Optional<String> g = ctx.optional(base + "/gids/" + i).map(String::strip);
+            if (g.isEmpty() || g.get().equals(ZERO_GID) || g.get().isEmpty()) {
+                continue;
+            }
+            String type = ctx.optional(base + "/gid_attrs/types/" + i).map(String::strip).orElse(null);
+            String ndev;
+            try {
+                ndev = ctx.source().readLine(base + "/gid_attrs/ndevs/" + i).strip();
+            } catch (HostReadException e) {
+                ndev = null; // IB GIDs have no netdev: the read fails by design
+            }
+            out.add(new Gid(portNumber(i), g.get(), type, ndev));
+        }
+        return out;
+    }
+}

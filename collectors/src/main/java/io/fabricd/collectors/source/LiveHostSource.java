@@ -1,0 +1,244 @@
+package io.fabricd.collectors.source;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The running host. Reads go through one worker thread and are bounded in size and time: a sysfs
+ * read can block in the driver (a firmware command that never completes), and a collection must
+ * still finish. A read that times out fails with ETIMEDOUT; its worker is abandoned (it stays
+ * blocked in the kernel) and the path is quarantined - later reads of it fail at once - until that
+ * read returns.
+ */
+public final class LiveHostSource implements HostSource, AutoCloseable {
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final Map<String, String> REASONS = Map.ofEntries(
+            Map.entry("Invalid argument", "EINVAL"),
+            Map.entry("No such device", "ENODEV"),
+            Map.entry("No such device or address", "ENXIO"),
+            Map.entry("Operation not supported", "EOPNOTSUPP"),
+            Map.entry("Input/output error", "EIO"),
+            Map.entry("Device or resource busy", "EBUSY"),
+            Map.entry("Permission denied", "EACCES"),
+            Map.entry("Operation not permitted", "EPERM"),
+            Map.entry("No such file or directory", "ENOENT"),
+            Map.entry("Resource temporarily unavailable", "EAGAIN"),
+            Map.entry("Connection timed out", "ETIMEDOUT"),
+            Map.entry("Function not implemented", "ENOSYS"),
+            Map.entry("Not a directory", "ENOTDIR"),
+            Map.entry("Is a directory", "EISDIR"));
+
+    private final Path root;
+    private final Duration timeout;
+    private final Set<String> hung = ConcurrentHashMap.newKeySet();
+    private ExecutorService worker = newWorker();
+
+    /** The real host: root "/". */
+    public LiveHostSource(Duration timeout) {
+        this(Path.of("/"), timeout);
+    }
+
+    /** Live semantics over another root (tests use a folder with FIFOs and unreadable files). */
+    public LiveHostSource(Path root, Duration timeout) {
+        this.root = root.toAbsolutePath();
+        this.timeout = timeout;
+    }
+
+    private static ExecutorService newWorker() {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "fabricd-read-" + THREADS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    public boolean isSnapshot() {
+        return false;
+    }
+
+    @Override
+    public String describe() {
+        return root.toString();
+    }
+
+    private Path abs(String path) {
+        return root.resolve(path.startsWith("/") ? path.substring(1) : path);
+    }
+
+    private <T> T bounded(String path, Callable<T> op) throws HostReadException {
+        if (hung.contains(path)) {
+            throw new HostReadException(path, "ETIMEDOUT", "an earlier read of this path has not returned");
+        }
+        ExecutorService w;
+        synchronized (this) {
+            w = worker;
+        }
+        Future<T> f;
+        try {
+            f = w.submit(() -> {
+                try {
+                    return op.call();
+                } finally {
+                    hung.remove(path);
+                }
+            });
+        } catch (RuntimeException e) {
+            throw new HostReadException(path, "EIO", "reader closed");
+        }
+        try {
+            return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            hung.add(path);
+            f.cancel(true);
+            synchronized (this) {
+                if (worker == w) {
+                    w.shutdownNow();
+                    worker = newWorker();
+                }
+            }
+            throw new HostReadException(path, "ETIMEDOUT", "no answer within " + timeout.toMillis() + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HostReadException(path, "EINTR");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof HostReadException h) {
+                throw h;
+            }
+            throw mapException(path, c);
+        }
+    }
+
+    static HostReadException mapException(String path, Throwable t) {
+        if (t instanceof NoSuchFileException) {
+            return new HostReadException(path, "ENOENT");
+        }
+        if (t instanceof AccessDeniedException) {
+            return new HostReadException(path, "EACCES");
+        }
+        if (t instanceof NotDirectoryException) {
+            return new HostReadException(path, "ENOTDIR");
+        }
+        if (t instanceof FileSystemLoopException) {
+            return new HostReadException(path, "ELOOP");
+        }
+        if (t instanceof FileSystemException fse && fse.getReason() != null) {
+            String errno = REASONS.get(fse.getReason());
+            return new HostReadException(path, errno != null ? errno : "EIO", fse.getReason());
+        }
+        String msg = t.getMessage();
+        if (msg != null) {
+            for (Map.Entry<String, String> e : REASONS.entrySet()) {
+                if (msg.contains(e.getKey())) {
+                    return new HostReadException(path, e.getValue());
+                }
+            }
+        }
+        return new HostReadException(path, "EIO", msg);
+    }
+
+    @Override
+    public String read(String path) throws HostReadException {
+        Path p = abs(path);
+        return bounded(path, () -> {
+            if (Files.isDirectory(p)) {
+                throw new HostReadException(path, "EISDIR");
+            }
+            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
+                ByteBuffer buf = ByteBuffer.allocate(4096);
+                java.io.ByteArrayOutputStream out = null;
+                int total = 0;
+                while (true) {
+                    int n = ch.read(buf);
+                    if (n < 0) {
+                        break;
+                    }
+                    total += n;
+                    if (total > MAX_FILE_BYTES) {
+                        throw new HostReadException(path, "EFBIG");
+                    }
+                    if (!buf.hasRemaining()) {
+                        if (out == null) {
+                            out = new java.io.ByteArrayOutputStream();
+                        }
+                        out.write(buf.array(), 0, buf.position());
+                        buf.clear();
+                    }
+                }
+                if (out == null) {
+                    return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
+                }
+                out.write(buf.array(), 0, buf.position());
+                return out.toString(StandardCharsets.UTF_8);
+            }
+        });
+    }
+
+    @Override
+    public List<String> list(String path) throws HostReadException {
+        Path p = abs(path);
+        return bounded(path, () -> {
+            List<String> names = new ArrayList<>();
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(p)) {
+                for (Path e : ds) {
+                    names.add(e.getFileName().toString());
+                }
+            }
+            Collections.sort(names);
+            return names;
+        });
+    }
+
+    @Override
+    public boolean exists(String path) {
+        return Files.exists(abs(path));
+    }
+
+    @Override
+    public boolean isDirectory(String path) {
+        return Files.isDirectory(abs(path));
+    }
+
+    @Override
+    public String realPath(String path) throws HostReadException {
+        try {
+            Path real = abs(path).toRealPath();
+            Path rootReal = root.toRealPath();
+            return rootReal.relativize(real).toString();
+        } catch (IOException e) {
+            throw mapException(path, e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        worker.shutdownNow();
+    }
+}

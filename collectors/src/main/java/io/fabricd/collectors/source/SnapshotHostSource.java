@@ -1,0 +1,330 @@
+package io.fabricd.collectors.source;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A host snapshot folder (../shared/spec/host-snapshot.md). Symlinks are resolved here, component by
+ * component, so a link can never lead out of the folder (such a path fails with EXDEV), loops fail
+ * with ELOOP, and {@code fabricd/unreadable.txt} is matched against the fully resolved path.
+ * Only regular files are read (a FIFO or device node in a snapshot fails with EINVAL, never blocks).
+ */
+public final class SnapshotHostSource implements HostSource {
+    private static final int MAX_LINK_HOPS = 40;
+    private static final int MAX_DEPTH = 256;
+    public static final String UNREADABLE = "fabricd/unreadable.txt";
+    public static final String MANIFEST = "fabricd-snapshot.json";
+
+    private final Path root;
+    private final Map<String, String> unreadable;
+    /** Unreadable paths by parent folder: they exist on the host, so listings show them. */
+    private final Map<String, List<String>> unreadableByParent = new HashMap<>();
+    private final Optional<SnapshotManifest> manifest;
+    private final Map<String, Object> resolveCache = new ConcurrentHashMap<>();
+
+    private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
+        this.root = root;
+        this.unreadable = unreadable;
+        this.manifest = manifest;
+        for (String p : unreadable.keySet()) {
+            int slash = p.lastIndexOf('/');
+            String parent = slash < 0 ? "" : p.substring(0, slash);
+            unreadableByParent.computeIfAbsent(parent, k -> new ArrayList<>()).add(p.substring(slash + 1));
+        }
+    }
+
+    /**
+     * Opens a snapshot folder.
+     *
+     * @throws IllegalArgumentException with a user-facing message when the folder is unusable
+     */
+    public static SnapshotHostSource open(Path folder) {
+        Path root;
+        try {
+            root = folder.toRealPath();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("snapshot folder " + folder + " does not exist or cannot be read");
+        }
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("snapshot root " + folder + " is not a folder");
+        }
+        Map<String, String> unreadable = new HashMap<>();
+        Path ur = root.resolve(UNREADABLE);
+        if (Files.isRegularFile(ur, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                for (String line : Files.readAllLines(ur, StandardCharsets.UTF_8)) {
+                    String t = line.strip();
+                    if (t.isEmpty() || t.startsWith("#")) {
+                        continue;
+                    }
+                    int sp = t.lastIndexOf(' ');
+                    String p = sp < 0 ? t : t.substring(0, sp).strip();
+                    String errno = sp < 0 ? "EIO" : t.substring(sp + 1).strip();
+                    unreadable.put(normalize(p), errno);
+                }
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException("cannot read " + ur + ": " + e.getMessage());
+            }
+        }
+        Optional<SnapshotManifest> manifest = Optional.empty();
+        Path mf = root.resolve(MANIFEST);
+        if (Files.isRegularFile(mf, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                manifest = Optional.of(new ObjectMapper().readValue(mf.toFile(), SnapshotManifest.class));
+            } catch (com.fasterxml.jackson.core.JacksonException e) {
+                throw new IllegalArgumentException("snapshot manifest " + mf + " is not valid: "
+                        + e.getOriginalMessage());
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read snapshot manifest " + mf + ": " + e.getMessage());
+            }
+            if (manifest.get().format() != 1) {
+                throw new IllegalArgumentException("snapshot manifest " + mf + " has format "
+                        + manifest.get().format() + "; this fabricd reads format 1");
+            }
+        }
+        return new SnapshotHostSource(root, Map.copyOf(unreadable), manifest);
+    }
+
+    private static String normalize(String p) {
+        String s = p.replace('\\', '/');
+        while (s.startsWith("/")) {
+            s = s.substring(1);
+        }
+        while (s.endsWith("/")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        return s;
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    @Override
+    public Optional<SnapshotManifest> manifest() {
+        return manifest;
+    }
+
+    @Override
+    public boolean isSnapshot() {
+        return true;
+    }
+
+    @Override
+    public String describe() {
+        return root.toString();
+    }
+
+    /** Resolved path: list of components under the root. Cached, since a snapshot does not change. */
+    private String resolve(String path) throws HostReadException {
+        Object cached = resolveCache.get(path);
+        if (cached instanceof String s) {
+            return s;
+        }
+        if (cached instanceof HostReadException e) {
+            throw new HostReadException(path, e.errno());
+        }
+        try {
+            String r = doResolve(path);
+            if (resolveCache.size() < 200_000) {
+                resolveCache.put(path, r);
+            }
+            return r;
+        } catch (HostReadException e) {
+            if (resolveCache.size() < 200_000) {
+                resolveCache.put(path, e);
+            }
+            throw e;
+        }
+    }
+
+    private String doResolve(String path) throws HostReadException {
+        Deque<String> todo = new ArrayDeque<>();
+        for (String c : path.split("/")) {
+            todo.addLast(c);
+        }
+        List<String> done = new ArrayList<>();
+        int hops = 0;
+        while (!todo.isEmpty()) {
+            String c = todo.pollFirst();
+            if (c.isEmpty() || c.equals(".")) {
+                continue;
+            }
+            if (c.equals("..")) {
+                if (done.isEmpty()) {
+                    throw new HostReadException(path, "EXDEV", "leads out of the snapshot folder");
+                }
+                done.remove(done.size() - 1);
+                continue;
+            }
+            if (c.indexOf('\0') >= 0) {
+                throw new HostReadException(path, "EINVAL");
+            }
+            if (done.size() >= MAX_DEPTH) {
+                throw new HostReadException(path, "ENAMETOOLONG");
+            }
+            Path candidate = root.resolve(String.join("/", done)).resolve(c);
+            BasicFileAttributes attrs;
+            try {
+                attrs = Files.readAttributes(candidate, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException e) {
+                done.add(c);
+                for (String rest : todo) {
+                    if (!rest.isEmpty() && !rest.equals(".")) {
+                        done.add(rest);
+                    }
+                }
+                String joined = String.join("/", done);
+                if (unreadableErrno(joined) != null) {
+                    return joined; // listed as unreadable: exists on the host, absent in the folder
+                }
+                throw new HostReadException(path, "ENOENT");
+            }
+            if (attrs.isSymbolicLink()) {
+                if (++hops > MAX_LINK_HOPS) {
+                    throw new HostReadException(path, "ELOOP");
+                }
+                String target;
+                try {
+                    target = Files.readSymbolicLink(candidate).toString();
+                } catch (IOException e) {
+                    throw new HostReadException(path, "EIO", "unreadable link");
+                }
+                if (target.startsWith("/")) {
+                    done.clear(); // absolute link: taken as relative to the snapshot root
+                }
+                String[] parts = target.split("/");
+                for (int i = parts.length - 1; i >= 0; i--) {
+                    todo.addFirst(parts[i]);
+                }
+                continue;
+            }
+            if (!attrs.isDirectory() && !todo.isEmpty() && todo.stream().anyMatch(t -> !t.isEmpty() && !t.equals("."))) {
+                throw new HostReadException(path, "ENOTDIR");
+            }
+            done.add(c);
+        }
+        return String.join("/", done);
+    }
+
+    /** The errno of the path or of the nearest unreadable folder above it; null when readable. */
+    private String unreadableErrno(String real) {
+        if (unreadable.isEmpty()) {
+            return null;
+        }
+        String p = real;
+        while (true) {
+            String errno = unreadable.get(p);
+            if (errno != null) {
+                return errno;
+            }
+            int slash = p.lastIndexOf('/');
+            if (slash < 0) {
+                return null;
+            }
+            p = p.substring(0, slash);
+        }
+    }
+
+    private void checkReadable(String path, String real) throws HostReadException {
+        String errno = unreadableErrno(real);
+        if (errno != null) {
+            throw new HostReadException(path, errno);
+        }
+    }
+
+    @Override
+    public String read(String path) throws HostReadException {
+        String real = resolve(path);
+        checkReadable(path, real);
+        Path p = root.resolve(real);
+        BasicFileAttributes attrs;
+        try {
+            attrs = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            throw new HostReadException(path, "ENOENT");
+        }
+        if (attrs.isDirectory()) {
+            throw new HostReadException(path, "EISDIR");
+        }
+        if (!attrs.isRegularFile()) {
+            throw new HostReadException(path, "EINVAL", "not a regular file");
+        }
+        try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
+            byte[] b = in.readNBytes(MAX_FILE_BYTES + 1);
+            if (b.length > MAX_FILE_BYTES) {
+                throw new HostReadException(path, "EFBIG", "larger than " + MAX_FILE_BYTES + " bytes");
+            }
+            return new String(b, StandardCharsets.UTF_8);
+        } catch (HostReadException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new HostReadException(path, "EIO", e.getMessage());
+        }
+    }
+
+    @Override
+    public List<String> list(String path) throws HostReadException {
+        String real = resolve(path);
+        checkReadable(path, real);
+        Path p = root.resolve(real);
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+            throw new HostReadException(path, Files.exists(p, LinkOption.NOFOLLOW_LINKS) ? "ENOTDIR" : "ENOENT");
+        }
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(p)) {
+            for (Path e : ds) {
+                names.add(e.getFileName().toString());
+            }
+        } catch (IOException e) {
+            throw new HostReadException(path, "EIO", e.getMessage());
+        }
+        for (String n : unreadableByParent.getOrDefault(real, List.of())) {
+            if (!names.contains(n)) {
+                names.add(n);
+            }
+        }
+        Collections.sort(names);
+        return names;
+    }
+
+    @Override
+    public boolean exists(String path) {
+        try {
+            String real = resolve(path);
+            return unreadableErrno(real) != null || Files.exists(root.resolve(real), LinkOption.NOFOLLOW_LINKS);
+        } catch (HostReadException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public boolean isDirectory(String path) {
+        try {
+            return Files.isDirectory(root.resolve(resolve(path)), LinkOption.NOFOLLOW_LINKS);
+        } catch (HostReadException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public String realPath(String path) throws HostReadException {
+        return resolve(path);
+    }
+}

@@ -1,0 +1,90 @@
+package io.fabricd.collectors.source;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Reader for ttar text archives (the format prometheus/procfs keeps its sysfs fixtures in, and the
+ * format fabricd bundles its demo host in): records of {@code Directory: P}, {@code Path: P} followed
+ * by {@code Lines: N} and N lines (a last line ending in {@code EOF} has no final newline,
+ * {@code NULLBYTE} stands for a NUL byte) or by {@code SymlinkTo: T}, each optionally followed by
+ * {@code Mode: NNN}. Records are separated by comment lines starting with '#'.
+ */
+public final class Ttar {
+    private Ttar() {
+    }
+
+    /**
+     * Extracts an archive into {@code dest}, dropping {@code stripPrefix} from every path.
+     *
+     * @throws IOException on a malformed archive or a path that would leave {@code dest}
+     */
+    public static void extract(BufferedReader in, Path dest, String stripPrefix) throws IOException {
+        Path base = dest.toAbsolutePath().normalize();
+        Files.createDirectories(base);
+        String line;
+        int lineNo = 0;
+        Path current = null;
+        while ((line = in.readLine()) != null) {
+            lineNo++;
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            if (line.startsWith("Directory: ")) {
+                current = target(base, line.substring(11), stripPrefix, lineNo);
+                Files.createDirectories(current);
+            } else if (line.startsWith("Path: ")) {
+                current = target(base, line.substring(6), stripPrefix, lineNo);
+                Files.createDirectories(current.getParent());
+            } else if (line.startsWith("Lines: ")) {
+                if (current == null) {
+                    throw new IOException("ttar line " + lineNo + ": Lines without Path");
+                }
+                int n = Integer.parseInt(line.substring(7).strip());
+                StringBuilder sb = new StringBuilder();
+                for (int i = 0; i < n; i++) {
+                    String l = in.readLine();
+                    lineNo++;
+                    if (l == null) {
+                        throw new IOException("ttar: archive ends inside " + current);
+                    }
+                    if (i == n - 1 && l.endsWith("EOF")) {
+                        sb.append(l, 0, l.length() - 3);
+                    } else {
+                        sb.append(l).append('\n');
+                    }
+                }
+                Files.writeString(current, sb.toString().replace("NULLBYTE", "\0"), StandardCharsets.UTF_8);
+            } else if (line.startsWith("SymlinkTo: ")) {
+                if (current == null) {
+                    throw new IOException("ttar line " + lineNo + ": SymlinkTo without Path");
+                }
+                Files.deleteIfExists(current);
+                Files.createSymbolicLink(current, Path.of(line.substring(11)));
+            } else if (line.startsWith("Mode: ")) {
+                // permissions are not needed: fabricd reads as whoever runs it
+                continue;
+            } else {
+                throw new IOException("ttar line " + lineNo + ": unexpected '" + line + "'");
+            }
+        }
+    }
+
+    private static Path target(Path base, String p, String stripPrefix, int lineNo) throws IOException {
+        String rel = p;
+        if (stripPrefix != null && !stripPrefix.isEmpty() && rel.startsWith(stripPrefix)) {
+            rel = rel.substring(stripPrefix.length());
+        }
+        while (rel.startsWith("/")) {
+            rel = rel.substring(1);
+        }
+        Path t = base.resolve(rel).normalize();
+        if (!t.startsWith(base)) {
+            throw new IOException("ttar line " + lineNo + ": path " + p + " leaves the destination");
+        }
+        return t;
+    }
+}

@@ -1,0 +1,46 @@
+package io.fabricd.collectors;
+
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.collectors.source.Ttar;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Finds the shared test fixtures (collectors/src/test/fixtures) from any module's tests. */
+public final class Fixtures {
+    private Fixtures() {
+    }
+
+    public static Path dir() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null) {
+            Path f = p.resolve("collectors/src/test/fixtures");
+            if (Files.isDirectory(f)) {
+                return f;
+            }
+            p = p.getParent();
+        }
+        throw new IllegalStateException("collectors/src/test/fixtures not found above " + Path.of("").toAbsolutePath());
+    }
+
+    public static Path host(String name) {
+        return dir().resolve(name);
+    }
+
+    public static SnapshotHostSource open(String name) {
+        return SnapshotHostSource.open(host(name));
+    }
+
+    /** Extracts prometheus/procfs's InfiniBand fixtures into {@code dest} (dest/sys/class/infiniband/...). */
+    public static Path procfs(Path dest) {
+        try (BufferedReader r = Files.newBufferedReader(dir().resolve("procfs-infiniband.ttar"), StandardCharsets.UTF_8)) {
+            Ttar.extract(r, dest, "fixtures/");
+            return dest;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
