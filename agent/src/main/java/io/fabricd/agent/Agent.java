@@ -1,0 +1,98 @@
+package io.fabricd.agent;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.http.HttpApi;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.exporters.FabricMetrics;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
+import java.time.Duration;
+import java.util.logging.Logger;
+
+/**
+ * {@code fabricd run}: one Prometheus registry shared by fabricd's families, client_java's JVM
+ * metrics (the only JVM metrics), and Micrometer (Vert.x HTTP metrics and fabricd's self metrics);
+ * a collection loop; a Vert.x HTTP server.
+ */
+public final class Agent implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Agent.class.getName());
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusMeterRegistry meters;
+    private final CollectionLoop loop;
+    private final ListenAddress listen;
+    private final HostSource source;
+    private Vertx vertx;
+    private HttpServer server;
+
+    public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
+        this.source = source;
+        this.listen = listen;
+        FabricMetrics fabric = new FabricMetrics();
+        registry.register(fabric);
+        JvmMetrics.builder().register(registry);
+        meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
+        loop = new CollectionLoop(source, HostCollection.standard(config.collectorConfig()), fabric,
+                config.collection.interval, meters);
+        Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
+                .description("1 once the first collection finished").register(meters);
+    }
+
+    /** Starts collecting and listening; returns once the server listens. */
+    public Agent start() {
+        vertx = Vertx.builder()
+                .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
+                        .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2))
+                .withMetrics(new MicrometerMetricsFactory(meters))
+                .build();
+        loop.start();
+        HttpServerOptions opts = new HttpServerOptions()
+                .setIdleTimeout(60)
+                .setMaxHeaderSize(16 * 1024)
+                .setMaxInitialLineLength(8 * 1024)
+                .setCompressionSupported(true);
+        try {
+            server = vertx.createHttpServer(opts)
+                    .requestHandler(new HttpApi(loop, registry).router(vertx))
+                    .listen(listen.port(), listen.host())
+                    .await();
+        } catch (Exception e) {
+            close();
+            throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage());
+        }
+        LOG.info("fabricd serving " + source.describe() + " on http://" + new ListenAddress(listen.host(), port())
+                + "/metrics");
+        return this;
+    }
+
+    public int port() {
+        return server.actualPort();
+    }
+
+    public CollectionLoop loop() {
+        return loop;
+    }
+
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return loop.awaitFirst(timeout);
+    }
+
+    @Override
+    public void close() {
+        loop.close();
+        if (vertx != null) {
+            vertx.close().await();
+        }
+    }
+}

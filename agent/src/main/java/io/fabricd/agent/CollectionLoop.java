@@ -1,0 +1,121 @@
+package io.fabricd.agent;
+
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.exporters.ModelJson;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Collects the host on a fixed interval on one dedicated thread (never the event loop) and
+ * publishes each result: the host model, the Prometheus families, the JSON. Scrapes read only what
+ * was published, so any number of concurrent scrapes cause no extra collection.
+ */
+public final class CollectionLoop implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(CollectionLoop.class.getName());
+
+    /** One collection's published results. The JSON is rendered on first request, once. */
+    public static final class Published {
+        private final HostModel model;
+        private volatile byte[] json;
+
+        Published(HostModel model) {
+            this.model = model;
+        }
+
+        public HostModel model() {
+            return model;
+        }
+
+        public byte[] json() {
+            byte[] j = json;
+            if (j == null) {
+                j = ModelJson.toJson(model);
+                json = j;
+            }
+            return j;
+        }
+    }
+
+    private final HostSource source;
+    private final HostCollection collection;
+    private final FabricMetrics metrics;
+    private final Duration interval;
+    private final ScheduledExecutorService executor;
+    private final CountDownLatch first = new CountDownLatch(1);
+    private final Timer timer;
+    private final Counter failures;
+    private volatile Published latest;
+    private boolean saidNoDevices;
+
+    public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
+                          MeterRegistry meters) {
+        this.source = source;
+        this.collection = collection;
+        this.metrics = metrics;
+        this.interval = interval;
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fabricd-collect");
+            t.setDaemon(true);
+            return t;
+        });
+        this.timer = Timer.builder("fabric.agent.collection")
+                .description("Time one whole collection of the host took").register(meters);
+        this.failures = Counter.builder("fabric.agent.collection.failures")
+                .description("Collections that failed as a whole (the previous result stays served)").register(meters);
+    }
+
+    public void start() {
+        executor.scheduleAtFixedRate(this::collectOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void collectOnce() {
+        long t0 = System.nanoTime();
+        try {
+            HostModel m = collection.collect(source);
+            metrics.update(m);
+            latest = new Published(m);
+            if (m.devices().isEmpty() && !saidNoDevices) {
+                saidNoDevices = true;
+                LOG.info("no RDMA device under " + source.describe() + "/sys/class/infiniband: serving zero ports");
+            } else if (!m.devices().isEmpty()) {
+                saidNoDevices = false;
+            }
+        } catch (RuntimeException e) {
+            failures.increment();
+            LOG.log(Level.WARNING, "collection failed; serving the previous result", e);
+        } finally {
+            timer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            first.countDown();
+        }
+    }
+
+    /** The latest result; null before the first collection finished. */
+    public Published latest() {
+        return latest;
+    }
+
+    public boolean ready() {
+        return latest != null;
+    }
+
+    /** Waits for the first collection (tests, start-up logging). */
+    public boolean awaitFirst(Duration timeout) throws InterruptedException {
+        return first.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

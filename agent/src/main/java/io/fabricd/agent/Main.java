@@ -1,0 +1,80 @@
+package io.fabricd.agent;
+
+import io.fabricd.agent.cli.MetricsCommand;
+import io.fabricd.agent.cli.RunCommand;
+import java.io.PrintWriter;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.Logger;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** {@code fabricd}: the command line of ../shared/spec/interfaces.md. */
+@Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
+        subcommands = {RunCommand.class, MetricsCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:success", "2:bad usage or unusable input"})
+public final class Main implements Runnable {
+    /** Exit code for bad usage or unusable input (interfaces.md). */
+    public static final int USAGE = 2;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics)");
+    }
+
+    public static void main(String[] args) {
+        configureLogging();
+        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    }
+
+    /** Runs the command line; returns the exit code (used by tests in-process). */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException) {
+                err.println("fabricd: " + e.getMessage());
+                return USAGE;
+            }
+            err.println("fabricd: internal error: " + e);
+            if (System.getenv("FABRICD_DEBUG") != null) {
+                e.printStackTrace(err);
+            } else {
+                err.println("(set FABRICD_DEBUG=1 for the stack trace)");
+            }
+            return 1;
+        });
+        return cl.execute(args);
+    }
+
+    static void configureLogging() {
+        if (System.getProperty("java.util.logging.config.file") != null) {
+            return;
+        }
+        System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
+        LogManager.getLogManager().reset();
+        Logger root = Logger.getLogger("");
+        java.util.logging.ConsoleHandler h = new java.util.logging.ConsoleHandler();
+        h.setFormatter(new java.util.logging.SimpleFormatter());
+        h.setLevel(Level.ALL);
+        root.addHandler(h);
+        root.setLevel(Level.INFO);
+        Logger.getLogger("io.netty").setLevel(Level.WARNING);
+        Logger.getLogger("io.micrometer").setLevel(Level.SEVERE);
+    }
+
+    /** Version from the jar manifest. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"fabricd " + (v == null ? "dev" : v)};
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.fabricd.agent.cli;
+
+import io.fabricd.agent.Agent;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code fabricd run}: the daemon. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Collect the host on an interval and serve /metrics, /healthz, /readyz, /api/v1/snapshot.")
+public final class RunCommand implements Callable<Integer> {
+    @Mixin
+    HostOptions host;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
+            description = "HTTP listen address (default: the config's listen, 0.0.0.0:9530).")
+    String listen;
+
+    @Override
+    public Integer call() throws Exception {
+        AgentConfig cfg = host.config();
+        ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen);
+        Agent agent = new Agent(host.source(cfg), cfg, addr).start();
+        CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            agent.close();
+            stop.countDown();
+        }, "fabricd-shutdown"));
+        stop.await();
+        return 0;
+    }
+}

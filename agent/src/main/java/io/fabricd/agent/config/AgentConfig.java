@@ -1,0 +1,61 @@
+package io.fabricd.agent.config;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.fabricd.collectors.CollectorConfig;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * fabricd's configuration file (YAML, {@code --config FILE}). Every key is optional; the defaults
+ * are documented in docs/configuration.md and are what an absent file gives.
+ */
+public final class AgentConfig {
+
+    /** {@code listen}: HTTP address of {@code fabricd run}; {@code --listen} overrides it. */
+    @JsonProperty("listen")
+    public String listen = "0.0.0.0:9530";
+
+    @JsonProperty("collection")
+    public Collection collection = new Collection();
+
+    @JsonProperty("rdma")
+    public Rdma rdma = new Rdma();
+
+    /** {@code collection:} when and how the host is read. */
+    public static final class Collection {
+        /** Time between collections (10s). A scrape never triggers one. */
+        @JsonProperty("interval")
+        public Duration interval = Duration.ofSeconds(10);
+
+        /** Bound on one sysfs read on the live host (2s); a read that hangs fails with ETIMEDOUT. */
+        @JsonProperty("read_timeout")
+        public Duration readTimeout = Duration.ofSeconds(2);
+    }
+
+    /** {@code rdma:} the RDMA port collector. */
+    public static final class Rdma {
+        /** Device name globs to read (all). */
+        @JsonProperty("include_devices")
+        public List<String> includeDevices = List.of("*");
+
+        /** Device name globs never to read (none); wins over include_devices. */
+        @JsonProperty("exclude_devices")
+        public List<String> excludeDevices = List.of();
+    }
+
+    public CollectorConfig collectorConfig() {
+        return new CollectorConfig(rdma.includeDevices, rdma.excludeDevices);
+    }
+
+    /** Checks values a YAML parser accepts but fabricd cannot use. */
+    public void validate() {
+        if (collection.interval == null || collection.interval.compareTo(Duration.ofMillis(100)) < 0) {
+            throw new IllegalArgumentException("collection.interval must be at least 100ms");
+        }
+        if (collection.readTimeout == null || collection.readTimeout.isNegative() || collection.readTimeout.isZero()) {
+            throw new IllegalArgumentException("collection.read_timeout must be positive");
+        }
+        ListenAddress.parse(listen);
+        collectorConfig().validate();
+    }
+}

@@ -1,0 +1,69 @@
+package io.fabricd.agent.http;
+
+import io.fabricd.agent.CollectionLoop;
+import io.fabricd.exporters.Exposition;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+
+/**
+ * fabricd's HTTP paths (../shared/spec/interfaces.md): {@code /metrics}, {@code /healthz},
+ * {@code /readyz}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
+ * published; rendering runs on a worker thread, never on the event loop.
+ */
+public final class HttpApi {
+    private final CollectionLoop loop;
+    private final PrometheusRegistry registry;
+
+    public HttpApi(CollectionLoop loop, PrometheusRegistry registry) {
+        this.loop = loop;
+        this.registry = registry;
+    }
+
+    public Router router(Vertx vertx) {
+        Router r = Router.router(vertx);
+        r.get("/metrics").handler(this::metrics);
+        r.get("/healthz").handler(ctx -> text(ctx, 200, "ok\n"));
+        r.get("/readyz").handler(ctx -> {
+            if (loop.ready()) {
+                text(ctx, 200, "ready\n");
+            } else {
+                text(ctx, 503, "first collection not finished\n");
+            }
+        });
+        r.get("/api/v1/snapshot").handler(this::snapshot);
+        r.get("/").handler(ctx -> text(ctx, 200, "fabricd: /metrics /healthz /readyz /api/v1/snapshot\n"));
+        return r;
+    }
+
+    private static void text(RoutingContext ctx, int status, String body) {
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
+    }
+
+    private void metrics(RoutingContext ctx) {
+        String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
+        List<String> names = ctx.queryParam("name[]");
+        ctx.vertx().executeBlocking(() -> Exposition.render(registry, accept, names), false)
+                .onSuccess(rendered -> ctx.response()
+                        .putHeader(HttpHeaders.CONTENT_TYPE, rendered.contentType())
+                        .end(Buffer.buffer(rendered.body())))
+                .onFailure(ctx::fail);
+    }
+
+    private void snapshot(RoutingContext ctx) {
+        CollectionLoop.Published p = loop.latest();
+        if (p == null) {
+            text(ctx, 503, "first collection not finished\n");
+            return;
+        }
+        ctx.vertx().executeBlocking(p::json, false)
+                .onSuccess(json -> ctx.response()
+                        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                        .end(Buffer.buffer(json)))
+                .onFailure(ctx::fail);
+    }
+}

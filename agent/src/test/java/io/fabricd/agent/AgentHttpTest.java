@@ -1,0 +1,195 @@
+package io.fabricd.agent;
+
+import static io.fabricd.testing.PromText.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.testing.PromText;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AgentHttpTest {
+
+    static AgentConfig config(Duration interval) {
+        AgentConfig c = new AgentConfig();
+        c.collection.interval = interval;
+        return c;
+    }
+
+    static Agent start(HostSource source, Duration interval) {
+        return new Agent(source, config(interval), new ListenAddress("127.0.0.1", 0)).start();
+    }
+
+    @Test
+    void servesMetricsHealthAndSnapshot() throws Exception {
+        try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofHours(1))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            int port = a.port();
+            assertThat(Http.get(port, "/healthz").statusCode()).isEqualTo(200);
+            assertThat(Http.get(port, "/readyz").statusCode()).isEqualTo(200);
+
+            HttpResponse<String> text = Http.get(port, "/metrics");
+            assertThat(text.statusCode()).isEqualTo(200);
+            assertThat(text.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain; version=0.0.4");
+            Map<String, Double> v = PromText.parse(text.body());
+            assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_0", "port", "1"), 1.0);
+            assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx5_0", "port", "1", "counter", "link_downed"), 1.0);
+            // one registry: JVM metrics once (client_java), Vert.x and self metrics through Micrometer
+            assertThat(text.body()).containsOnlyOnce("# TYPE jvm_memory_used_bytes gauge");
+            assertThat(text.body()).contains("fabric_agent_collection_seconds_count", "fabric_agent_ready");
+            assertThat(Http.get(port, "/metrics").body()).contains("vertx_http_server_requests_total");
+
+            HttpResponse<String> om = Http.get(port, "/metrics",
+                    "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,"
+                            + "text/plain;version=0.0.4;q=0.5,*/*;q=0.1");
+            assertThat(om.headers().firstValue("Content-Type").orElse("")).startsWith("application/openmetrics-text");
+            assertThat(om.body()).endsWith("# EOF\n");
+
+            HttpResponse<String> filtered = Http.get(port, "/metrics?name[]=fabric_port_up&name[]=fabric_port_transmit_bytes_total");
+            assertThat(PromText.parse(filtered.body()).keySet())
+                    .containsExactlyInAnyOrder(s("fabric_port_up", "device", "mlx5_0", "port", "1"),
+                            s("fabric_port_transmit_bytes_total", "device", "mlx5_0", "port", "1"));
+
+            HttpResponse<String> snap = Http.get(port, "/api/v1/snapshot");
+            assertThat(snap.headers().firstValue("Content-Type").orElse("")).isEqualTo("application/json");
+            JsonNode json = new ObjectMapper().readTree(snap.body());
+            assertThat(json.get("hostname").asText()).isEqualTo("dgx-h100-01");
+            assertThat(json.at("/devices/0/ports/0/counters/port_xmit_data").asLong()).isEqualTo(24543663075294L);
+            assertThat(json.at("/devices/0/pci_address").asText()).isEqualTo("0000:19:00.0");
+            assertThat(Http.get(port, "/nope").statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
+    void concurrentScrapesNeverCauseExtraCollections() throws Exception {
+        try (Agent a = start(Fixtures.open("host-b-roce"), Duration.ofHours(1))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            List<Future<Integer>> codes = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                codes.add(pool.submit(() -> Http.get(a.port(), "/metrics").statusCode()));
+            }
+            for (Future<Integer> f : codes) {
+                assertThat(f.get()).isEqualTo(200);
+            }
+            pool.shutdown();
+            Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics").body());
+            assertThat(v).containsEntry("fabric_agent_collection_seconds_count", 1.0);
+        }
+    }
+
+    @Test
+    void notReadyUntilTheFirstCollectionFinishes() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        SnapshotHostSource base = Fixtures.open("host-c-rxe");
+        HostSource slow = new ForwardingSource(base) {
+            @Override
+            public List<String> list(String path) throws HostReadException {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.list(path);
+            }
+        };
+        try (Agent a = start(slow, Duration.ofHours(1))) {
+            assertThat(Http.get(a.port(), "/healthz").statusCode()).isEqualTo(200);
+            assertThat(Http.get(a.port(), "/readyz").statusCode()).isEqualTo(503);
+            assertThat(Http.get(a.port(), "/api/v1/snapshot").statusCode()).isEqualTo(503);
+            assertThat(Http.get(a.port(), "/metrics").body()).doesNotContain("fabric_port_up");
+            release.countDown();
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            assertThat(Http.get(a.port(), "/readyz").statusCode()).isEqualTo(200);
+            assertThat(Http.get(a.port(), "/metrics").body()).contains("fabric_port_up{device=\"rxe0\",port=\"1\"} 1.0");
+        }
+    }
+
+    @Test
+    void hostWithoutRdmaServesZeroPortsAndIsHealthy(@TempDir Path tmp) throws Exception {
+        Files.createDirectories(tmp.resolve("sys/class/net"));
+        try (Agent a = start(SnapshotHostSource.open(tmp), Duration.ofMillis(200))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            assertThat(Http.get(a.port(), "/readyz").statusCode()).isEqualTo(200);
+            Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics").body());
+            assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_port_"));
+            assertThat(v).containsEntry(s("fabric_collector_success", "collector", "rdma"), 1.0);
+        }
+    }
+
+    @Test
+    void collectsOnTheInterval() throws Exception {
+        try (Agent a = start(Fixtures.open("host-c-rxe"), Duration.ofMillis(150))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            double count = 0;
+            while (count < 3 && System.nanoTime() < deadline) {
+                count = PromText.parse(Http.get(a.port(), "/metrics").body()).getOrDefault("fabric_agent_collection_seconds_count", 0.0);
+                Thread.sleep(50);
+            }
+            assertThat(count).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    /** Delegates everything to another source. */
+    static class ForwardingSource implements HostSource {
+        private final HostSource d;
+
+        ForwardingSource(HostSource d) {
+            this.d = d;
+        }
+
+        @Override
+        public String read(String path) throws HostReadException {
+            return d.read(path);
+        }
+
+        @Override
+        public List<String> list(String path) throws HostReadException {
+            return d.list(path);
+        }
+
+        @Override
+        public boolean exists(String path) {
+            return d.exists(path);
+        }
+
+        @Override
+        public boolean isDirectory(String path) {
+            return d.isDirectory(path);
+        }
+
+        @Override
+        public String realPath(String path) throws HostReadException {
+            return d.realPath(path);
+        }
+
+        @Override
+        public boolean isSnapshot() {
+            return d.isSnapshot();
+        }
+
+        @Override
+        public String describe() {
+            return d.describe();
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.fabricd.agent;
+
+import static io.fabricd.testing.PromText.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.testing.PromText;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CliTest {
+    record Result(int code, String out, String err) {
+    }
+
+    static Result run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    @Test
+    void metricsPrintsOneCollection() {
+        Result r = run("metrics", "--root", Fixtures.host("host-a-ib").toString());
+        assertThat(r.code()).isZero();
+        Map<String, Double> v = PromText.parse(r.out());
+        assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_0", "port", "1"), 1.0);
+        assertThat(r.out()).contains("# TYPE fabric_port_counter_total counter");
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void brokenSnapshotStillExitsZero() {
+        Result r = run("metrics", "--root", Fixtures.host("host-broken").toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("fabric_port_up{device=\"mlx5_0\",port=\"1\"} 1.0");
+        assertThat(r.err()).isEmpty();
+    }
+
+    @Test
+    void badInputExitsTwoWithAMessageAndNoStackTrace(@TempDir Path tmp) throws Exception {
+        Result missing = run("metrics", "--root", tmp.resolve("nope").toString());
+        assertThat(missing.code()).isEqualTo(2);
+        assertThat(missing.err()).startsWith("fabricd: ").doesNotContain("\tat ");
+
+        Path cfg = tmp.resolve("bad.yaml");
+        Files.writeString(cfg, "collection:\n  intervall: 5s\n");
+        Result unknown = run("metrics", "--config", cfg.toString(), "--root", Fixtures.host("host-a-ib").toString());
+        assertThat(unknown.code()).isEqualTo(2);
+        assertThat(unknown.err()).contains("unknown key 'intervall'").doesNotContain("\tat ");
+
+        Files.writeString(cfg, "collection:\n  interval: soon\n");
+        assertThat(run("metrics", "--config", cfg.toString()).err()).contains("not a duration");
+
+        Files.writeString(cfg, "rdma:\n  include_devices: ['mlx5_[0']\n");
+        assertThat(run("metrics", "--config", cfg.toString()).err()).contains("unclosed");
+
+        Result opt = run("metrics", "--bogus");
+        assertThat(opt.code()).isEqualTo(2);
+        assertThat(opt.err()).contains("Unknown option");
+
+        assertThat(run("run", "--listen", "nowhere").code()).isEqualTo(2);
+        assertThat(run("metrics", "--demo", "--root", tmp.toString()).err()).contains("exclude each other");
+        assertThat(run().code()).isEqualTo(2);
+    }
+
+    @Test
+    void configSelectsDevices(@TempDir Path tmp) throws Exception {
+        Path cfg = tmp.resolve("fabricd.yaml");
+        Files.writeString(cfg, "rdma:\n  exclude_devices: [\"mlx5_1\", \"mlx5_2\"]\n");
+        Result r = run("metrics", "--config", cfg.toString(), "--root", Fixtures.host("host-broken").toString());
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).contains("device=\"mlx5_0\"").doesNotContain("device=\"mlx5_1\"").doesNotContain("device=\"mlx5_2\"");
+    }
+
+    @Test
+    void demoMetrics() {
+        Result r = run("metrics", "--demo");
+        assertThat(r.code()).isZero();
+        Map<String, Double> v = PromText.parse(r.out());
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_info{")).hasSize(8);
+        assertThat(v).containsEntry(s("fabric_port_counter_saturated", "device", "mlx5_3", "port", "1", "counter", "symbol_error"), 1.0);
+    }
+
+    @Test
+    void helpAndVersion() {
+        assertThat(run("--help").out()).contains("run", "metrics");
+        assertThat(run("--version").code()).isZero();
+        assertThat(run("run", "--help").out()).contains("--listen", "--root", "--config", "--demo");
+    }
+}

@@ -1,0 +1,74 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ConfigLoader;
+import io.fabricd.agent.config.ListenAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ConfigLoaderTest {
+
+    @Test
+    void defaultsWithoutAFile() {
+        AgentConfig c = ConfigLoader.load(null);
+        assertThat(c.listen).isEqualTo("0.0.0.0:9530");
+        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.collection.readTimeout).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
+    }
+
+    @Test
+    void readsEveryKey(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, """
+                listen: 127.0.0.1:9999
+                collection:
+                  interval: 30s
+                  read_timeout: 500ms
+                rdma:
+                  include_devices: [mlx5_*]
+                  exclude_devices: [mlx5_3]
+                """);
+        AgentConfig c = ConfigLoader.load(f);
+        assertThat(ListenAddress.parse(c.listen)).isEqualTo(new ListenAddress("127.0.0.1", 9999));
+        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.collection.readTimeout).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.collectorConfig().deviceSelected("mlx5_3")).isFalse();
+        assertThat(c.collectorConfig().deviceSelected("rxe0")).isFalse();
+    }
+
+    @Test
+    void emptyFileIsDefaults(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("empty.yaml");
+        Files.writeString(f, "");
+        assertThat(ConfigLoader.load(f).listen).isEqualTo("0.0.0.0:9530");
+    }
+
+    @Test
+    void rejectsBadValues(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, "collection:\n  interval: 1ms\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("at least 100ms");
+        Files.writeString(f, "listen: [1, 2\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("config file");
+        assertThatThrownBy(() -> ConfigLoader.load(tmp.resolve("absent.yaml"))).hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void durationsAndListenAddresses() {
+        assertThat(ConfigLoader.parseDuration("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(ConfigLoader.parseDuration("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(ConfigLoader.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
+        assertThat(ConfigLoader.parseDuration("3")).isEqualTo(Duration.ofSeconds(3));
+        assertThat(ListenAddress.parse(":9530")).isEqualTo(new ListenAddress("0.0.0.0", 9530));
+        assertThat(ListenAddress.parse("[::1]:80")).isEqualTo(new ListenAddress("::1", 80));
+        assertThatThrownBy(() -> ListenAddress.parse("host")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ListenAddress.parse("host:99999")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
