@@ -1,0 +1,48 @@
+package io.fabricd.agent;
+
+import static io.fabricd.testing.PromText.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.testing.PromText;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** bin/fabricd run --demo as a real process: ready, counters advancing, clean stop on SIGTERM. */
+class DaemonProcessIT {
+
+    @Test
+    void demoDaemon() throws Exception {
+        Path repo = Requirements.repoRoot();
+        int port = NodeExporterParityIT.freePort();
+        Path cfg = java.nio.file.Files.createTempFile("fabricd", ".yaml");
+        java.nio.file.Files.writeString(cfg, "collection:\n  interval: 500ms\n");
+        Process p = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
+                "--listen", "127.0.0.1:" + port, "--config", cfg.toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            int status = 0;
+            while (status != 200 && System.nanoTime() < deadline) {
+                try {
+                    status = Http.get(port, "/readyz").statusCode();
+                } catch (java.io.IOException e) {
+                    Thread.sleep(100);
+                }
+            }
+            assertThat(status).isEqualTo(200);
+            String key = s("fabric_port_transmit_bytes_total", "device", "mlx5_0", "port", "1");
+            double first = PromText.parse(Http.get(port, "/metrics").body()).get(key);
+            Thread.sleep(1500);
+            Map<String, Double> later = PromText.parse(Http.get(port, "/metrics").body());
+            assertThat(later.get(key)).isGreaterThan(first);
+            assertThat(later.keySet()).filteredOn(k -> k.startsWith("fabric_port_info{")).hasSize(8);
+        } finally {
+            p.destroy();
+            assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        }
+        assertThat(p.exitValue()).isIn(0, 143);
+    }
+}

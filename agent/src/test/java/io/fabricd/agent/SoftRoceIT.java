@@ -1,0 +1,79 @@
+package io.fabricd.agent;
+
+import static io.fabricd.testing.PromText.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.testing.PromText;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The real kernel RDMA stack: boots Debian's kernel under qemu with two Soft-RoCE devices
+ * (testbed/softroce-vm.sh), runs {@code fabricd metrics} live (root /) before and after
+ * ib_send_lat, and checks what a real rxe port looks like to fabricd.
+ */
+class SoftRoceIT {
+
+    @Test
+    void liveMetricsOnSoftRoce() throws Exception {
+        Requirements.program("qemu-system-x86_64", "bash testbed/softroce-vm.sh --setup installs the test bed");
+        Requirements.program("ib_send_lat", "apt-get install perftest");
+        Path repo = Requirements.repoRoot();
+        String guest = String.join("\n",
+                "cd " + repo,
+                "echo '=====M1====='",
+                "bin/fabricd metrics",
+                "echo '=====LAT====='",
+                "timeout 120 ib_send_lat -d rxe0 -x 1 -n 2000 -F > /tmp/srv.log 2>&1 &",
+                "sleep 2",
+                "timeout 120 ib_send_lat -d rxe1 -x 1 -n 2000 -F 127.0.0.1 2>&1 | grep -A1 '#bytes'",
+                "wait",
+                "echo '=====M2====='",
+                "bin/fabricd metrics",
+                "echo '=====END====='");
+        Process p = new ProcessBuilder("bash", repo.resolve("testbed/softroce-vm.sh").toString(), guest)
+                .redirectErrorStream(true).start();
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        Thread pump = new Thread(() -> {
+            try {
+                p.getInputStream().transferTo(buf);
+            } catch (java.io.IOException e) {
+                // process ended
+            }
+        });
+        pump.start();
+        assertThat(p.waitFor(480, TimeUnit.SECONDS)).as("VM finished in time").isTrue();
+        pump.join();
+        String out = buf.toString(StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as("guest exit status; output:\n" + out).isZero();
+        Map<String, Double> m1 = PromText.parse(section(out, "=====M1=====", "=====LAT====="));
+        Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====END====="));
+
+        for (String dev : new String[] {"rxe0", "rxe1"}) {
+            assertThat(m1).as(out).containsEntry(s("fabric_port_up", "device", dev, "port", "1"), 1.0);
+            assertThat(m1.keySet()).anyMatch(k -> k.startsWith("fabric_port_info{") && k.contains("device=\"" + dev + "\"")
+                    && k.contains("link_layer=\"Ethernet\""));
+            assertThat(m1.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_counter_total{") && k.contains("device=\"" + dev + "\""))
+                    .hasSizeGreaterThanOrEqualTo(10);
+            assertThat(m1.keySet()).noneMatch(k -> k.contains("counter=\"lifespan\""));
+            assertThat(m1.keySet()).noneMatch(k -> k.startsWith("fabric_port_counter_total{")); // rxe has no counters/
+        }
+        assertThat(m1).containsEntry(s("fabric_collector_success", "collector", "rdma"), 1.0);
+        String sent0 = s("fabric_port_hw_counter_total", "device", "rxe0", "port", "1", "counter", "sent_pkts");
+        String sent1 = s("fabric_port_hw_counter_total", "device", "rxe1", "port", "1", "counter", "sent_pkts");
+        assertThat(m2.get(sent0) - m1.get(sent0)).as("rxe0 sent_pkts growth").isGreaterThanOrEqualTo(2000);
+        assertThat(m2.get(sent1) - m1.get(sent1)).as("rxe1 sent_pkts growth").isGreaterThanOrEqualTo(2000);
+    }
+
+    private static String section(String out, String start, String end) {
+        int a = out.indexOf(start);
+        int b = out.indexOf(end, a + 1);
+        assertThat(a).as("marker " + start + " in:\n" + out).isGreaterThanOrEqualTo(0);
+        assertThat(b).as("marker " + end + " in:\n" + out).isGreaterThan(a);
+        return out.substring(a + start.length(), b);
+    }
+}
