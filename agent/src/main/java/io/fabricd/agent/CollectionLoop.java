@@ -87,7 +87,8 @@ public final class CollectionLoop implements AutoCloseable {
             latest = new Published(m);
             if (m.devices().isEmpty() && !saidNoDevices) {
                 saidNoDevices = true;
-                LOG.info("no RDMA device under " + source.describe() + "/sys/class/infiniband: serving zero ports");
+                LOG.info("no RDMA device in " + (source.describe().endsWith("/") ? source.describe() : source.describe() + "/")
+                        + "sys/class/infiniband: serving zero ports");
             } else if (!m.devices().isEmpty()) {
                 saidNoDevices = false;
             }

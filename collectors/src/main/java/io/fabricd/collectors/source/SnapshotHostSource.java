@@ -93,7 +93,7 @@ public final class SnapshotHostSource implements HostSource {
             } catch (IOException e) {
                 throw new IllegalArgumentException("cannot read snapshot manifest " + mf + ": " + e.getMessage());
             }
-            if (manifest.get().format() != 1) {
+            if (manifest.get().format() != null && manifest.get().format() != 1) {
                 throw new IllegalArgumentException("snapshot manifest " + mf + " has format "
                         + manifest.get().format() + "; this fabricd reads format 1");
             }

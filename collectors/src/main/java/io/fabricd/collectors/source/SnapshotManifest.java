@@ -7,7 +7,7 @@ import java.util.Map;
 /** {@code fabricd-snapshot.json}: see ../shared/spec/host-snapshot.md. */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SnapshotManifest(
-        @JsonProperty("format") int format,
+        @JsonProperty("format") Integer format,
         @JsonProperty("hostname") String hostname,
         @JsonProperty("kernel") String kernel,
         @JsonProperty("captured_at") String capturedAt,

@@ -90,6 +90,29 @@ class RdmaCollectorTest {
         assertThat(m.collector("rdma").orElseThrow().errors()).isEmpty();
     }
 
+    /** Captured from Debian's 6.1 kernel with tools/capture-host.sh in the Soft-RoCE VM. */
+    @Test
+    void realKernelSoftRoceSnapshot() {
+        HostModel m = collect("real-softroce-6.1");
+        assertThat(m.devices()).extracting(RdmaDevice::name).containsExactly("rxe0", "rxe1");
+        for (RdmaDevice d : m.devices()) {
+            assertThat(d.parent()).startsWith("veth");
+            assertThat(d.fwVer()).isEmpty();
+            assertThat(d.pciAddress()).isNull();
+            RdmaPort p = d.ports().get(0);
+            assertThat(p.up()).isTrue();
+            assertThat(p.linkLayer()).isEqualTo("Ethernet");
+            assertThat(p.counters()).isEmpty();
+            assertThat(p.hwCounters()).containsKeys("sent_pkts", "rcvd_pkts", "rdma_sends", "retry_exceeded_err")
+                    .doesNotContainKey("lifespan");
+            assertThat(p.gids()).hasSize(2).allSatisfy(g -> assertThat(g.type()).isEqualTo("RoCE v2"));
+            assertThat(p.gids().get(1).ipv4Mapped()).isTrue();
+            assertThat(p.netdev()).isEqualTo(d.parent());
+            assertThat(p.rate()).isNotNull();
+        }
+        assertThat(m.collector("rdma").orElseThrow().errors()).isEmpty();
+    }
+
     @Test
     void brokenDevicesDegradeOnlyThemselves() {
         HostModel m = collect("host-broken");

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# capture-host.sh OUT_DIR — copies what fabricd's RDMA collector reads from this host into a
+# snapshot folder (../shared/spec/host-snapshot.md), so a real host becomes a test fixture or a
+# bug-report attachment: /sys/class/infiniband and the device trees behind it, the PCI functions
+# and netdevs of the RDMA devices, `ethtool -S` side-cars, and fabricd/unreadable.txt for files
+# that exist but fail to read. Links are kept relative (as sysfs has them); nothing outside the
+# RDMA subset is copied; every read is bounded by `timeout`. GID tables keep their populated
+# slots and two empty ones (a real table has up to 1024, nearly all empty).
+#
+# Until `fabricd snapshot` exists this is the way to make a fixture; it needs only bash and
+# coreutils (ethtool optional). Run as any user; root reads a few more files.
+set -uo pipefail
+out=${1:?usage: capture-host.sh OUT_DIR}
+mkdir -p "$out/fabricd/ethtool"
+unreadable="$out/fabricd/unreadable.txt"
+[ "${2:-}" = "--device" ] || : > "$unreadable"
+
+errno_of() {  # strerror text -> errno name
+  case "$1" in
+    *"Invalid argument"*) echo EINVAL ;; *"No such device"*) echo ENODEV ;;
+    *"not supported"*) echo EOPNOTSUPP ;; *"Input/output"*) echo EIO ;;
+    *"busy"*|*"Busy"*) echo EBUSY ;; *"Permission denied"*) echo EACCES ;; *"timed out"*|*"Terminated"*) echo ETIMEDOUT ;;
+    *) echo EIO ;;
+  esac
+}
+copy_file() {  # $1 = absolute real path of a file. Fork-free (bash builtins only): a capture
+  # reads thousands of files, and forks are slow on small VMs. A hung read is bounded by the
+  # per-device `timeout` around the whole copy (see the end of this script).
+  local rel=${1#/} v err
+  [ -d "$out/${rel%/*}" ] || mkdir -p "$out/${rel%/*}"
+  IFS= read -r -d '' v < "$1" 2> "$out/.err"
+  read -r err < "$out/.err" 2>/dev/null || err=""
+  if [ -n "$err" ]; then
+    echo "$rel $(errno_of "$err")" >> "$unreadable"
+  else
+    printf '%s' "$v" > "$out/$rel"
+  fi
+}
+copy_link() {  # $1 = absolute path of a symlink: recreated as the same relative link
+  local rel=${1#/}
+  [ -d "$out/${rel%/*}" ] || mkdir -p "$out/${rel%/*}"
+  ln -sfn "$(readlink "$1")" "$out/$rel"
+}
+copy_dir() {  # $1 = absolute real dir, $2 = max depth: files and links, never following links
+  find "$1" -maxdepth "$2" \( -name power -o -name subsystem -o -name uevent -o -name msi_irqs \
+        -o -name gids -o -name gid_attrs -o -name pkeys \) -prune -o -print |
+  while read -r p; do
+    if [ -L "$p" ]; then copy_link "$p"
+    elif [ -f "$p" ] && [ -r "$p" ]; then copy_file "$p"
+    elif [ -f "$p" ]; then echo "${p#/} EACCES" >> "$unreadable"
+    elif [ -d "$p" ]; then mkdir -p "$out/${p#/}"
+    fi
+  done
+}
+ZERO_GID=0000:0000:0000:0000:0000:0000:0000:0000
+copy_gids() {  # $1 = real port dir. GID tables have up to 1024 slots, nearly all empty: keep the
+  # populated ones and two empty ones (whose gid_attrs fail with EINVAL, as the kernel does).
+  local port=$1 zeros=0 g i
+  for f in "$port"/pkeys/0 "$port"/pkeys/1; do [ -f "$f" ] && copy_file "$f"; done
+  for f in "$port"/gids/*; do
+    [ -f "$f" ] || continue
+    i=${f##*/}
+    read -r g < "$f" 2>/dev/null || continue   # builtin: a GID read never blocks, and 1024 forks are slow
+    if [ "$g" = "$ZERO_GID" ]; then
+      zeros=$((zeros + 1)); [ $zeros -le 2 ] || continue
+    fi
+    copy_file "$f"
+    for a in types ndevs; do [ -f "$port/gid_attrs/$a/$i" ] && copy_file "$port/gid_attrs/$a/$i"; done
+  done
+}
+copy_pci() {  # $1 = real path of a PCI function: its attributes, and the bus/pci/devices link
+  [ -d "$1" ] || return 0
+  find "$1" -maxdepth 1 -type f | while read -r f; do
+    case "${f##*/}" in config|rom|resource*|remove|rescan|reset*|vpd|driver_override) continue ;; esac
+    [ -r "$f" ] && copy_file "$f"
+  done
+  for l in driver device; do [ -L "$1/$l" ] && copy_link "$1/$l"; done
+  local bdf=${1##*/}
+  [ -L "/sys/bus/pci/devices/$bdf" ] && copy_link "/sys/bus/pci/devices/$bdf"
+}
+
+if [ "${2:-}" = "--device" ]; then  # internal: copy one device, run under `timeout` below
+  dev=$3
+  copy_link "$dev"
+  real=$(realpath "$dev")
+  copy_dir "$real" 6
+  for port in "$real"/ports/*; do copy_gids "$port"; done
+  pci=$(realpath "$dev/device" 2>/dev/null) && copy_pci "$pci"
+  exit 0
+fi
+
+netdevs=""
+for dev in /sys/class/infiniband/*; do
+  [ -e "$dev" ] || continue
+  timeout 300 bash "$0" "$out" --device "$dev" ||
+    echo "capture-host: $dev not copied completely (a read hung or failed)" >&2
+  for n in "$dev"/ports/*/gid_attrs/ndevs/* ; do
+    read -r v < "$n" 2>/dev/null && netdevs="$netdevs $v"  # builtin: up to 1024 slots
+  done
+  [ -f "$dev/parent" ] && read -r v < "$dev/parent" && netdevs="$netdevs $v"
+  [ -d "$dev/device/net" ] && netdevs="$netdevs $(ls "$dev/device/net")"
+done
+for nd in $(printf '%s\n' $netdevs | sort -u); do
+  [ -e "/sys/class/net/$nd" ] || continue
+  copy_link "/sys/class/net/$nd"
+  copy_dir "$(realpath "/sys/class/net/$nd")" 1
+  command -v ethtool >/dev/null && timeout 5 ethtool -S "$nd" > "$out/fabricd/ethtool/$nd.txt" 2>/dev/null ||
+    rm -f "$out/fabricd/ethtool/$nd.txt"
+done
+rm -f "$out/.err"
+[ -r /proc/modules ] && mkdir -p "$out/proc" && cp /proc/modules "$out/proc/modules"
+printf '{"format": 1, "hostname": "%s", "kernel": "%s", "captured_at": "%s", "fabricd_version": "capture-host.sh", "labels": {}}\n' \
+  "$(hostname)" "$(uname -r)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$out/fabricd-snapshot.json"
+echo "snapshot of $(ls /sys/class/infiniband 2>/dev/null | wc -l) RDMA device(s) written to $out" >&2
