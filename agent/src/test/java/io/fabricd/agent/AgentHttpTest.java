@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
@@ -100,7 +101,7 @@ class AgentHttpTest {
     void notReadyUntilTheFirstCollectionFinishes() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         SnapshotHostSource base = Fixtures.open("host-c-rxe");
-        HostSource slow = new ForwardingSource(base) {
+        HostSource slow = new ForwardingHostSource(base) {
             @Override
             public List<String> list(String path) throws HostReadException {
                 try {
@@ -146,50 +147,6 @@ class AgentHttpTest {
                 Thread.sleep(50);
             }
             assertThat(count).isGreaterThanOrEqualTo(3);
-        }
-    }
-
-    /** Delegates everything to another source. */
-    static class ForwardingSource implements HostSource {
-        private final HostSource d;
-
-        ForwardingSource(HostSource d) {
-            this.d = d;
-        }
-
-        @Override
-        public String read(String path) throws HostReadException {
-            return d.read(path);
-        }
-
-        @Override
-        public List<String> list(String path) throws HostReadException {
-            return d.list(path);
-        }
-
-        @Override
-        public boolean exists(String path) {
-            return d.exists(path);
-        }
-
-        @Override
-        public boolean isDirectory(String path) {
-            return d.isDirectory(path);
-        }
-
-        @Override
-        public String realPath(String path) throws HostReadException {
-            return d.realPath(path);
-        }
-
-        @Override
-        public boolean isSnapshot() {
-            return d.isSnapshot();
-        }
-
-        @Override
-        public String describe() {
-            return d.describe();
         }
     }
 }

@@ -3,11 +3,8 @@ package io.fabricd.agent.demo;
 import io.fabricd.collectors.model.Counters;
 import io.fabricd.collectors.rdma.CounterWidths;
 import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.collectors.source.SnapshotManifest;
-import java.util.List;
-import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -22,22 +19,21 @@ import java.util.function.LongSupplier;
  * (link_error_recovery) with symbol_error pinned at 65535; mlx5_7, whose RoCE priority has no PFC,
  * keeps dropping (rx_discards_phy, out_of_sequence, packet_seq_err, local_ack_timeout_err).
  */
-public final class SimulatedHostSource implements HostSource {
+public final class SimulatedHostSource extends ForwardingHostSource {
     private static final String LOSSY_DEVICE = "mlx5_7";
     private static final String LOSSY_NETDEV = "ens8f0np0";
     private static final String FLAPPING_DEVICE = "mlx5_3";
 
-    private final SnapshotHostSource base;
     private final LongSupplier elapsedMillis;
 
     public SimulatedHostSource(SnapshotHostSource base, LongSupplier elapsedMillis) {
-        this.base = base;
+        super(base);
         this.elapsedMillis = elapsedMillis;
     }
 
     @Override
     public String read(String path) throws HostReadException {
-        String text = base.read(path);
+        String text = super.read(path);
         double t = elapsedMillis.getAsLong() / 1000.0;
         if (t <= 0) {
             return text;
@@ -151,37 +147,7 @@ public final class SimulatedHostSource implements HostSource {
     }
 
     @Override
-    public List<String> list(String path) throws HostReadException {
-        return base.list(path);
-    }
-
-    @Override
-    public boolean exists(String path) {
-        return base.exists(path);
-    }
-
-    @Override
-    public boolean isDirectory(String path) {
-        return base.isDirectory(path);
-    }
-
-    @Override
-    public String realPath(String path) throws HostReadException {
-        return base.realPath(path);
-    }
-
-    @Override
-    public boolean isSnapshot() {
-        return true;
-    }
-
-    @Override
-    public Optional<SnapshotManifest> manifest() {
-        return base.manifest();
-    }
-
-    @Override
     public String describe() {
-        return "demo (" + base.describe() + ")";
+        return "demo (" + super.describe() + ")";
     }
 }
