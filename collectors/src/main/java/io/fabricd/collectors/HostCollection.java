@@ -27,7 +27,11 @@ public final class HostCollection {
 
     /** The collectors fabricd ships, in the order they run. */
     public static List<Collector> defaultCollectors() {
-        return List.of(new RdmaCollector());
+        return List.of(new RdmaCollector(), new io.fabricd.collectors.netdev.NetdevCollector(),
+                new io.fabricd.collectors.netdev.EthtoolCollector(), new io.fabricd.collectors.netdev.DcbCollector(),
+                new io.fabricd.collectors.verbs.PortAttrsCollector(), new io.fabricd.collectors.verbs.QpCollector(),
+                new io.fabricd.collectors.topology.TopologyCollector(),
+                new io.fabricd.collectors.topology.GpuDirectCollector());
     }
 
     public static HostCollection standard(CollectorConfig config) {
@@ -54,7 +58,8 @@ public final class HostCollection {
             runs.add(new CollectorRun(c.name(), ok, seconds, errors));
         }
         return new HostModel(hostname(source), source.describe(), started,
-                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.devices(), runs);
+                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.devices(), builder.netdevs(),
+                builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), runs);
     }
 
     /** Prefix of an error that means the collector could not do its job at all. */

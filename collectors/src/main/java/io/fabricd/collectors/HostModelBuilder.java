@@ -1,21 +1,100 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.model.GpuDirect;
+import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.PortAttrs;
+import io.fabricd.collectors.model.QpSummary;
 import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.model.RdmaPort;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
 
-/** The part of a {@link io.fabricd.collectors.model.HostModel} collectors fill in; one per collection. */
+/**
+ * The part of a {@link io.fabricd.collectors.model.HostModel} collectors fill in; one per
+ * collection. Collectors run in order, so later ones read what earlier ones found (the netdev
+ * collector reads the RDMA ports' netdevs).
+ */
 public final class HostModelBuilder {
     private final List<RdmaDevice> devices = new ArrayList<>();
+    private final Map<String, NetdevInfo> netdevs = new TreeMap<>();
+    private final List<PortAttrs> portAttrs = new ArrayList<>();
+    private final List<QpSummary> qps = new ArrayList<>();
+    private final List<PciFunction> pci = new ArrayList<>();
+    private final List<GpuNicPath> paths = new ArrayList<>();
+    private GpuDirect gpuDirect = new GpuDirect(null, "not checked", List.of());
 
     public void addDevice(RdmaDevice d) {
         devices.add(d);
     }
 
-    List<RdmaDevice> devices() {
+    /** Devices found so far, sorted by name. */
+    public List<RdmaDevice> devices() {
         List<RdmaDevice> sorted = new ArrayList<>(devices);
         sorted.sort(Comparator.comparing(RdmaDevice::name));
         return sorted;
+    }
+
+    public List<RdmaPort> ports() {
+        return devices().stream().flatMap(d -> d.ports().stream()).toList();
+    }
+
+    public void putNetdev(NetdevInfo n) {
+        netdevs.put(n.name(), n);
+    }
+
+    public void updateNetdev(String name, UnaryOperator<NetdevInfo> f) {
+        netdevs.computeIfPresent(name, (k, v) -> f.apply(v));
+    }
+
+    public List<NetdevInfo> netdevs() {
+        return List.copyOf(netdevs.values());
+    }
+
+    public void addPortAttrs(PortAttrs a) {
+        portAttrs.add(a);
+    }
+
+    public List<PortAttrs> portAttrs() {
+        return List.copyOf(portAttrs);
+    }
+
+    public void addQps(QpSummary q) {
+        qps.add(q);
+    }
+
+    public List<QpSummary> qps() {
+        return List.copyOf(qps);
+    }
+
+    public void addPci(PciFunction f) {
+        pci.add(f);
+    }
+
+    public List<PciFunction> pci() {
+        List<PciFunction> sorted = new ArrayList<>(pci);
+        sorted.sort(Comparator.comparing(PciFunction::address));
+        return sorted;
+    }
+
+    public void addPath(GpuNicPath p) {
+        paths.add(p);
+    }
+
+    public List<GpuNicPath> paths() {
+        return List.copyOf(paths);
+    }
+
+    public void gpuDirect(GpuDirect g) {
+        gpuDirect = g;
+    }
+
+    public GpuDirect gpuDirect() {
+        return gpuDirect;
     }
 }

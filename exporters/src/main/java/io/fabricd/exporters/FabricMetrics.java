@@ -11,16 +11,32 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
  */
 public final class FabricMetrics implements MultiCollector {
     private volatile MetricSnapshots latest = new MetricSnapshots();
+    private final boolean allNetdevStats;
+
+    public FabricMetrics() {
+        this(false);
+    }
+
+    /** @param allNetdevStats also export every ethtool statistic as fabric_netdev_stat_total (opt-in: cardinality) */
+    public FabricMetrics(boolean allNetdevStats) {
+        this.allNetdevStats = allNetdevStats;
+    }
 
     /** Replaces the served families with those of a new host model. */
     public void update(HostModel model) {
-        latest = build(model);
+        latest = build(model, allNetdevStats);
     }
 
     public static MetricSnapshots build(HostModel model) {
+        return build(model, false);
+    }
+
+    public static MetricSnapshots build(HostModel model, boolean allNetdevStats) {
         Families f = new Families();
         PortFamilies.declare(f);
+        HostFamilies.declare(f);
         PortFamilies.add(f, model);
+        HostFamilies.add(f, model, allNetdevStats);
         return new MetricSnapshots(f.build());
     }
 

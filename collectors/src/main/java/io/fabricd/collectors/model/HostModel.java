@@ -14,6 +14,12 @@ import java.util.Optional;
  * @param collectedAt when the collection started
  * @param labels      topology labels (snapshot manifest or config)
  * @param devices     RDMA devices, sorted by name
+ * @param netdevs     netdevs bound to RDMA ports, sorted by name
+ * @param portAttrs   per-port MTUs and rdma_cm defaults
+ * @param qps         per-device QP counts and limits (empty when RDMA netlink cannot answer)
+ * @param pci         NICs, GPUs, NVSwitches and the bridges above them
+ * @param gpuNicPaths one per GPU × RDMA device with a PCI function
+ * @param gpuDirect   GPUDirect RDMA readiness
  * @param collectors  one entry per collector that ran, with its read errors
  */
 public record HostModel(
@@ -22,12 +28,31 @@ public record HostModel(
         Instant collectedAt,
         Map<String, String> labels,
         List<RdmaDevice> devices,
+        List<NetdevInfo> netdevs,
+        List<PortAttrs> portAttrs,
+        List<QpSummary> qps,
+        List<PciFunction> pci,
+        List<GpuNicPath> gpuNicPaths,
+        GpuDirect gpuDirect,
         List<CollectorRun> collectors) {
 
     public HostModel {
         labels = Map.copyOf(labels);
         devices = List.copyOf(devices);
+        netdevs = List.copyOf(netdevs);
+        portAttrs = List.copyOf(portAttrs);
+        qps = List.copyOf(qps);
+        pci = List.copyOf(pci);
+        gpuNicPaths = List.copyOf(gpuNicPaths);
         collectors = List.copyOf(collectors);
+    }
+
+    public Optional<NetdevInfo> netdev(String name) {
+        return netdevs.stream().filter(n -> n.name().equals(name)).findFirst();
+    }
+
+    public Optional<PortAttrs> portAttrs(String device, int port) {
+        return portAttrs.stream().filter(a -> a.device().equals(device) && a.port() == port).findFirst();
     }
 
     /** All ports of all devices, in device then port order. */

@@ -40,6 +40,12 @@ public abstract class ForwardingHostSource implements HostSource {
         return delegate.realPath(path);
     }
 
+    /** Side-cars are read through this source (so a subclass's changes apply to them too). */
+    @Override
+    public io.fabricd.collectors.kernel.KernelQueries kernel() {
+        return delegate.isSnapshot() ? new io.fabricd.collectors.kernel.SideCarKernel(this) : delegate.kernel();
+    }
+
     @Override
     public boolean isSnapshot() {
         return delegate.isSnapshot();

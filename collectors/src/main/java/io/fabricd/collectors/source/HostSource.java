@@ -34,6 +34,9 @@ public interface HostSource {
     /** The path with every symlink resolved, relative to the root ("sys/devices/..."). */
     String realPath(String path) throws HostReadException;
 
+    /** Answers that are not files (ethtool, DCB, verbs, RDMA netlink): side-cars or the kernel. */
+    io.fabricd.collectors.kernel.KernelQueries kernel();
+
     /** True for a snapshot folder, false for the live host. */
     boolean isSnapshot();
 

@@ -58,6 +58,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Duration timeout;
     private final Set<String> hung = ConcurrentHashMap.newKeySet();
     private ExecutorService worker = newWorker();
+    private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
 
     /** The real host: root "/". */
     public LiveHostSource(Duration timeout) {
@@ -76,6 +77,11 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    @Override
+    public io.fabricd.collectors.kernel.KernelQueries kernel() {
+        return kernel;
     }
 
     @Override

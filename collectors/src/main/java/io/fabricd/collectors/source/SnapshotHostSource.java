@@ -122,6 +122,11 @@ public final class SnapshotHostSource implements HostSource {
     }
 
     @Override
+    public io.fabricd.collectors.kernel.KernelQueries kernel() {
+        return new io.fabricd.collectors.kernel.SideCarKernel(this);
+    }
+
+    @Override
     public boolean isSnapshot() {
         return true;
     }

@@ -1,0 +1,145 @@
+package io.fabricd.collectors.kernel;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Kernel answers from a snapshot's side-cars (host-snapshot.md): {@code fabricd/ethtool/<netdev>.txt}
+ * and {@code .pause.json}, {@code fabricd/dcb/<netdev>.json} (absent: no DCB support),
+ * {@code fabricd/verbs/<device>.json}, and fabricd's addition {@code fabricd/rdma/qp.json}
+ * ({@code rdma -j resource show qp} output). Reads go through the HostSource, so unreadable.txt and
+ * the demo's simulation apply to side-cars too.
+ */
+public final class SideCarKernel implements KernelQueries {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HostSource src;
+
+    public SideCarKernel(HostSource src) {
+        this.src = src;
+    }
+
+    @Override
+    public String kind() {
+        return "side-cars";
+    }
+
+    private JsonNode json(String path) throws HostReadException {
+        String text = src.read(path);
+        try {
+            return JSON.readTree(text);
+        } catch (IOException e) {
+            throw new HostReadException(path, "not valid JSON");
+        }
+    }
+
+    @Override
+    public EthtoolStats ethtoolStats(String netdev) throws HostReadException {
+        String path = "fabricd/ethtool/" + netdev + ".txt";
+        int[] bad = {0};
+        EthtoolStats s = EthtoolStats.parse(src.read(path), bad);
+        if (bad[0] > 0 && s.stats().isEmpty()) {
+            throw new HostReadException(path, "not ethtool -S output");
+        }
+        return s;
+    }
+
+    @Override
+    public Optional<PauseParams> pauseParams(String netdev) throws HostReadException {
+        String path = "fabricd/ethtool/" + netdev + ".pause.json";
+        if (!src.exists(path)) {
+            return Optional.empty();
+        }
+        JsonNode n = json(path);
+        return Optional.of(new PauseParams(n.path("autoneg").asBoolean(), n.path("rx").asBoolean(), n.path("tx").asBoolean()));
+    }
+
+    @Override
+    public DcbState dcb(String netdev) throws HostReadException {
+        String path = "fabricd/dcb/" + netdev + ".json";
+        if (!src.exists(path)) {
+            return DcbState.UNSUPPORTED;
+        }
+        JsonNode n = json(path);
+        JsonNode pfc = n.path("pfc");
+        List<String> dcbx = new ArrayList<>();
+        n.path("dcbx").forEach(x -> dcbx.add(x.asText()));
+        List<Integer> enabled = new ArrayList<>();
+        for (JsonNode e : pfc.path("enabled")) {
+            int p = e.asInt(-1);
+            if (p < 0 || p > 7) {
+                throw new HostReadException(path, "pfc.enabled holds " + e + ", not a priority 0-7");
+            }
+            enabled.add(p);
+        }
+        enabled.sort(null);
+        List<DcbState.AppEntry> app = new ArrayList<>();
+        for (JsonNode a : n.path("app")) {
+            app.add(new DcbState.AppEntry(a.path("selector").asText(), a.path("protocol").asInt(), a.path("priority").asInt()));
+        }
+        return new DcbState(true, dcbx, pfc.path("cap").asInt(8), enabled, pfc.path("delay").asInt(),
+                longs(pfc.path("requests")), longs(pfc.path("indications")), app);
+    }
+
+    private static List<Long> longs(JsonNode arr) {
+        List<Long> out = new ArrayList<>();
+        arr.forEach(x -> out.add(x.asLong()));
+        return out;
+    }
+
+    @Override
+    public Optional<VerbsDevice> verbs(String device) throws HostReadException {
+        String path = "fabricd/verbs/" + device + ".json";
+        if (!src.exists(path)) {
+            return Optional.empty();
+        }
+        JsonNode n = json(path);
+        Map<Integer, VerbsDevice.VerbsPort> ports = new HashMap<>();
+        Iterator<Map.Entry<String, JsonNode>> it = n.path("ports").fields();
+        while (it.hasNext()) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode p = e.getValue();
+            int port;
+            try {
+                port = Integer.parseInt(e.getKey());
+            } catch (NumberFormatException ex) {
+                throw new HostReadException(path, "port key '" + e.getKey() + "' is not a number");
+            }
+            ports.put(port, new VerbsDevice.VerbsPort(text(p, "state"), integer(p, "max_mtu"), integer(p, "active_mtu"),
+                    text(p, "link_layer"), integer(p, "gid_tbl_len"), text(p, "active_width"), text(p, "active_speed")));
+        }
+        Long maxQp = n.hasNonNull("max_qp") ? n.get("max_qp").asLong() : null;
+        return Optional.of(new VerbsDevice(maxQp, ports));
+    }
+
+    private static String text(JsonNode n, String k) {
+        return n.hasNonNull(k) ? n.get(k).asText() : null;
+    }
+
+    private static Integer integer(JsonNode n, String k) {
+        return n.hasNonNull(k) && n.get(k).canConvertToInt() ? n.get(k).asInt() : null;
+    }
+
+    @Override
+    public Optional<List<QpInfo>> queuePairs() throws HostReadException {
+        String path = "fabricd/rdma/qp.json";
+        if (!src.exists(path)) {
+            return Optional.empty();
+        }
+        List<QpInfo> out = new ArrayList<>();
+        for (JsonNode q : json(path)) {
+            out.add(new QpInfo(q.path("ifname").asText(), q.path("port").asInt(), q.path("lqpn").asLong(),
+                    q.path("type").asText(), q.path("state").asText(),
+                    q.hasNonNull("pid") ? q.get("pid").asLong() : null, text(q, "comm")));
+        }
+        return Optional.of(out);
+    }
+}

@@ -1,0 +1,44 @@
+package io.fabricd.collectors.model;
+
+import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.kernel.PauseParams;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * A netdev bound to an RDMA port (facts §2): sysfs state, driver statistics, global pause, DCB,
+ * and the MLNX_OFED QoS/ECN knobs when present. Null means "not known on this host".
+ *
+ * @param speedMbps   sysfs speed; null when the read fails (EINVAL while down is normal) or -1
+ * @param type        ARPHRD type: 1 Ethernet, 32 InfiniBand (IPoIB)
+ * @param stats       ethtool -S, driver names; empty when the driver has none or they were not captured
+ * @param dcb         null when not asked (IPoIB); {@link DcbState#supported()} false for veth/virtio
+ * @param trust       "dscp" or "pcp"; null when unknown (no DCB and no MLNX_OFED qos/trust)
+ * @param trustSource "qos/trust" (MLNX_OFED sysfs) or "dcb-app" (DSCP APP entries, upstream mlx5)
+ * @param ecnNp       MLNX_OFED ecn/roce_np/enable/&lt;prio&gt;; empty when absent (upstream kernels)
+ * @param ecnRp       MLNX_OFED ecn/roce_rp/enable/&lt;prio&gt;
+ */
+public record NetdevInfo(String name, Integer mtu, String operstate, Integer carrier, Long speedMbps, Integer type,
+                         String driver, SortedMap<String, Long> stats, PauseParams pause, DcbState dcb, String trust,
+                         String trustSource, SortedMap<Integer, Boolean> ecnNp, SortedMap<Integer, Boolean> ecnRp) {
+
+    public NetdevInfo {
+        stats = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(stats == null ? Map.of() : stats));
+        ecnNp = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(ecnNp == null ? Map.of() : ecnNp));
+        ecnRp = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(ecnRp == null ? Map.of() : ecnRp));
+    }
+
+    public NetdevInfo withStats(String drv, Map<String, Long> s, PauseParams p) {
+        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, drv != null ? drv : driver,
+                new TreeMap<>(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
+    }
+
+    public NetdevInfo withDcb(DcbState d, String tr, String trSource) {
+        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver, stats, pause, d, tr, trSource, ecnNp, ecnRp);
+    }
+
+    public boolean ethernet() {
+        return type != null && type == 1;
+    }
+}

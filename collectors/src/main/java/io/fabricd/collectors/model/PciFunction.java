@@ -1,0 +1,17 @@
+package io.fabricd.collectors.model;
+
+/**
+ * A PCI function fabricd cares about: an RDMA NIC function, an NVIDIA GPU or NVSwitch, or a bridge
+ * above them (facts §4.1).
+ *
+ * @param kind         "nic", "gpu", "nvswitch" or "bridge"
+ * @param path         resolved sysfs path ("sys/devices/pci0000:15/0000:15:01.0/.../0000:19:00.0")
+ * @param numaNode     -1 when the platform does not say
+ * @param speed        current link speed in transfers/s (GT/s × 10^9); null when unknown
+ * @param maxSpeed     the link's best speed: min(device max, upstream port max) — a Gen5 card in a
+ *                     Gen4 slot has a Gen4 max and is not degraded
+ * @param maxWidth     likewise min(device, upstream port)
+ */
+public record PciFunction(String address, String kind, String path, String vendor, String device, String pciClass,
+                          Integer numaNode, Long speed, Integer width, Long maxSpeed, Integer maxWidth, String driver) {
+}

@@ -1,0 +1,48 @@
+package io.fabricd.collectors.netdev;
+
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.kernel.EthtoolStats;
+import io.fabricd.collectors.kernel.PauseParams;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.source.HostReadException;
+import java.util.Optional;
+
+/**
+ * Driver statistics ({@code ethtool -S}: the SIOCETHTOOL ioctl live, the side-car in a snapshot)
+ * and 802.3x pause parameters of every RDMA netdev. A snapshot without a side-car for a netdev
+ * simply has no statistics for it.
+ */
+public final class EthtoolCollector implements Collector {
+
+    @Override
+    public String name() {
+        return "ethtool";
+    }
+
+    @Override
+    public void collect(CollectContext ctx) {
+        for (NetdevInfo n : ctx.model().netdevs()) {
+            EthtoolStats stats = null;
+            try {
+                stats = ctx.source().kernel().ethtoolStats(n.name());
+            } catch (HostReadException e) {
+                if (!e.isMissing()) {
+                    ctx.error(e);
+                }
+            }
+            Optional<PauseParams> pause = Optional.empty();
+            try {
+                pause = ctx.source().kernel().pauseParams(n.name());
+            } catch (HostReadException e) {
+                if (!e.isMissing()) {
+                    ctx.error(e);
+                }
+            }
+            EthtoolStats s = stats;
+            PauseParams p = pause.orElse(null);
+            ctx.model().updateNetdev(n.name(), x -> x.withStats(s == null ? null : s.driver(),
+                    s == null ? java.util.Map.of() : s.stats(), p));
+        }
+    }
+}

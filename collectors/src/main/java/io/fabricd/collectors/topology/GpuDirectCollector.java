@@ -1,0 +1,76 @@
+package io.fabricd.collectors.topology;
+
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.model.GpuDirect;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * GPUDirect RDMA readiness (facts §5): NCCL's rule — a peer-memory module is loaded if any of
+ * memory_peers/nv_mem/version, memory_peers/nv_mem_nc/version or module/nvidia_peermem/version
+ * exists — or the DMA-BUF path (kernel 5.12 or later with NVIDIA's open kernel modules). Only
+ * meaningful where NVIDIA GPUs and RDMA devices are both present.
+ */
+public final class GpuDirectCollector implements Collector {
+    static final String[] PEERMEM = {"sys/kernel/mm/memory_peers/nv_mem/version",
+        "sys/kernel/mm/memory_peers/nv_mem_nc/version", "sys/module/nvidia_peermem/version"};
+
+    @Override
+    public String name() {
+        return "gpudirect";
+    }
+
+    @Override
+    public void collect(CollectContext ctx) {
+        boolean gpus = ctx.model().pci().stream().anyMatch(f -> f.kind().equals("gpu"));
+        boolean nics = !ctx.model().devices().isEmpty();
+        if (!gpus || !nics) {
+            ctx.model().gpuDirect(new GpuDirect(null, gpus ? "no RDMA device" : "no NVIDIA GPU", List.of()));
+            return;
+        }
+        List<String> evidence = new ArrayList<>();
+        for (String p : PEERMEM) {
+            if (ctx.source().exists(p)) {
+                evidence.add(p + " present");
+            }
+        }
+        String modules = ctx.optional("proc/modules").orElse("");
+        boolean peermemModule = modules.lines().anyMatch(l -> l.startsWith("nvidia_peermem ") || l.startsWith("nv_peer_mem "));
+        if (peermemModule) {
+            evidence.add("proc/modules lists the peer-memory module");
+        }
+        if (!evidence.isEmpty()) {
+            ctx.model().gpuDirect(new GpuDirect(true, "peer-memory module loaded", evidence));
+            return;
+        }
+        String kernel = ctx.source().manifest().map(m -> m.kernel()).orElse(null);
+        if (kernel == null) {
+            kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip).orElse(null);
+        }
+        String nvidia = ctx.optional("proc/driver/nvidia/version").orElse("");
+        boolean open = nvidia.contains("Open Kernel Module");
+        boolean dmabufKernel = kernel != null && atLeast(kernel, 5, 12);
+        List<String> missing = new ArrayList<>(List.of("no " + String.join(", ", PEERMEM),
+                "nvidia_peermem not in proc/modules"));
+        if (dmabufKernel && open) {
+            ctx.model().gpuDirect(new GpuDirect(true, "DMA-BUF: kernel " + kernel + " with NVIDIA open kernel modules",
+                    List.of("kernel " + kernel, "proc/driver/nvidia/version: Open Kernel Module")));
+            return;
+        }
+        missing.add(kernel == null ? "kernel version unknown" : dmabufKernel ? "NVIDIA open kernel modules not detected"
+                : "kernel " + kernel + " older than 5.12 (no DMA-BUF)");
+        ctx.model().gpuDirect(new GpuDirect(false, "no peer-memory module and no DMA-BUF path", missing));
+    }
+
+    static boolean atLeast(String release, int major, int minor) {
+        String[] p = release.split("[.-]");
+        try {
+            int ma = Integer.parseInt(p[0]);
+            int mi = p.length > 1 ? Integer.parseInt(p[1]) : 0;
+            return ma > major || (ma == major && mi >= minor);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.fabricd.collectors.topology;
+
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.source.HostReadException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * PCIe and NUMA topology of RDMA NICs, NVIDIA GPUs and NVSwitches (facts §4): every such function
+ * and the bridges above it, from resolved sys/devices paths, with link speed and width (the
+ * effective max taking the upstream port into account), and the nvidia-smi path class of every
+ * GPU × RDMA device.
+ */
+public final class TopologyCollector implements Collector {
+    static final Pattern BDF = Pattern.compile("^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]$");
+    static final String NVIDIA = "0x10de";
+
+    @Override
+    public String name() {
+        return "topology";
+    }
+
+    @Override
+    public void collect(CollectContext ctx) {
+        Map<String, String> kinds = new LinkedHashMap<>(); // address -> kind, for the devices of interest
+        Map<String, String> realPaths = new LinkedHashMap<>();
+        for (String bdf : ctx.listOptional("sys/bus/pci/devices")) {
+            String base = "sys/bus/pci/devices/" + bdf;
+            String vendor = ctx.optional(base + "/vendor").map(String::strip).orElse("");
+            if (!vendor.equalsIgnoreCase(NVIDIA)) {
+                continue;
+            }
+            String cls = ctx.optional(base + "/class").map(String::strip).orElse("");
+            String kind = cls.startsWith("0x0302") || cls.startsWith("0x0300") ? "gpu"
+                    : cls.startsWith("0x0680") ? "nvswitch" : null;
+            if (kind != null) {
+                kinds.put(bdf, kind);
+            }
+        }
+        Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
+        for (RdmaDevice d : ctx.model().devices()) {
+            if (d.pciAddress() != null) {
+                kinds.putIfAbsent(d.pciAddress(), "nic");
+                nicOf.put(d.name(), d.pciAddress());
+            }
+        }
+        Map<String, PciFunction> functions = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : kinds.entrySet()) {
+            String real;
+            try {
+                real = ctx.source().realPath("sys/bus/pci/devices/" + e.getKey());
+            } catch (HostReadException ex) {
+                ctx.error(ex);
+                continue;
+            }
+            realPaths.put(e.getKey(), real);
+            functions.put(e.getKey(), function(ctx, e.getKey(), e.getValue(), real));
+            // the bridges above it
+            List<String> parts = components(real);
+            StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
+            for (int i = 1; i < parts.size() - 1; i++) {
+                p.append('/').append(parts.get(i));
+                if (!functions.containsKey(parts.get(i))) {
+                    functions.put(parts.get(i), function(ctx, parts.get(i), "bridge", p.toString()));
+                }
+            }
+        }
+        functions.values().forEach(ctx.model()::addPci);
+        for (Map.Entry<String, String> gpu : kinds.entrySet()) {
+            if (!gpu.getValue().equals("gpu") || !realPaths.containsKey(gpu.getKey())) {
+                continue;
+            }
+            for (Map.Entry<String, String> nic : nicOf.entrySet()) {
+                if (!realPaths.containsKey(nic.getValue())) {
+                    continue;
+                }
+                ctx.model().addPath(classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()),
+                        realPaths.get(nic.getValue()), functions.get(gpu.getKey()).numaNode(),
+                        functions.get(nic.getValue()).numaNode()));
+            }
+        }
+    }
+
+    /** "sys/devices/pci0000:15/0000:15:01.0/..." -> ["pci0000:15", "0000:15:01.0", ...] (BDF components only after the root). */
+    static List<String> components(String real) {
+        String rest = real.startsWith("sys/devices/") ? real.substring("sys/devices/".length()) : real;
+        List<String> out = new ArrayList<>();
+        for (String c : rest.split("/")) {
+            if (out.isEmpty() || BDF.matcher(c).matches()) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * nvidia-smi's classes from two resolved paths (facts §4.2): same host bridge and a common
+     * bridge with at most one bridge on either side below it → PIX, more → PXB; same host bridge,
+     * different root ports → PHB; different host bridges on one NUMA node → NODE, on two → SYS;
+     * a numa_node of -1 there gives no verdict.
+     */
+    public static GpuNicPath classify(String gpu, String device, String gpuPath, String nicPath, Integer gpuNuma, Integer nicNuma) {
+        List<String> g = components(gpuPath);
+        List<String> n = components(nicPath);
+        if (!g.get(0).equals(n.get(0))) {
+            if (gpuNuma == null || nicNuma == null || gpuNuma < 0 || nicNuma < 0) {
+                return new GpuNicPath(gpu, device, null, "different host bridges, NUMA node unknown (-1)");
+            }
+            return gpuNuma.equals(nicNuma)
+                    ? new GpuNicPath(gpu, device, "NODE", "different host bridges on NUMA node " + gpuNuma)
+                    : new GpuNicPath(gpu, device, "SYS", "NUMA node " + gpuNuma + " to NUMA node " + nicNuma);
+        }
+        int common = 0;
+        while (common + 1 < g.size() - 1 && common + 1 < n.size() - 1 && g.get(common + 1).equals(n.get(common + 1))) {
+            common++;
+        }
+        if (common == 0) {
+            return new GpuNicPath(gpu, device, "PHB", "same host bridge " + g.get(0) + ", different root ports");
+        }
+        int gpuUp = g.size() - 2 - common; // bridges between the GPU and the common ancestor
+        int nicUp = n.size() - 2 - common;
+        if (gpuUp <= 1 && nicUp <= 1) {
+            return new GpuNicPath(gpu, device, "PIX", "one PCIe switch: common bridge " + g.get(common));
+        }
+        return new GpuNicPath(gpu, device, "PXB", "several PCIe bridges below " + g.get(common));
+    }
+
+    private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
+        String vendor = ctx.optional(path + "/vendor").map(String::strip).orElse(null);
+        String device = ctx.optional(path + "/device").map(String::strip).orElse(null);
+        String cls = ctx.optional(path + "/class").map(String::strip).orElse(null);
+        Integer numa = ctx.optional(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
+        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
+        Long maxSpeed = ctx.optional(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer maxWidth = ctx.optional(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+        int slash = path.lastIndexOf('/');
+        String parent = path.substring(0, slash);
+        if (BDF.matcher(parent.substring(parent.lastIndexOf('/') + 1)).matches()) {
+            // the link's best is what both ends support (a Gen5 card in a Gen4 slot is not degraded)
+            Long upSpeed = ctx.optional(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+            Integer upWidth = ctx.optional(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+            maxSpeed = min(maxSpeed, upSpeed);
+            maxWidth = min(maxWidth, upWidth);
+        }
+        String driver = null;
+        if (ctx.source().exists(path + "/driver")) {
+            try {
+                String r = ctx.source().realPath(path + "/driver");
+                driver = r.substring(r.lastIndexOf('/') + 1);
+            } catch (HostReadException e) {
+                ctx.error(e);
+            }
+        }
+        return new PciFunction(addr, kind, path, vendor, device, cls, numa, speed, width, maxSpeed, maxWidth, driver);
+    }
+
+    private static <T extends Comparable<T>> T min(T a, T b) {
+        if (a == null) {
+            return b;
+        }
+        if (b == null) {
+            return a;
+        }
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    static Integer parseInt(String s) {
+        try {
+            return Integer.parseInt(s.strip());
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** "32.0 GT/s PCIe", "8 GT/s", "2.5 GT/s" -> transfers per second; "Unknown" -> null. */
+    public static Long transfers(String s) {
+        String t = s.strip();
+        int i = t.indexOf(" GT/s");
+        if (i <= 0) {
+            return null;
+        }
+        try {
+            return Math.round(Double.parseDouble(t.substring(0, i)) * 1e9);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package io.fabricd.exporters;
+
+import static io.fabricd.collectors.model.Counters.toDouble;
+
+import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.PortAttrs;
+import io.fabricd.collectors.model.QpSummary;
+import io.fabricd.collectors.model.RdmaPort;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Netdev, DCB/PFC, MTU, QP, PCIe/GPU topology and GPUDirect families (interfaces.md). */
+final class HostFamilies {
+    private static final Pattern PRIO = Pattern.compile("^([rt]x)_prio([0-7])_(pause|pause_duration|bytes|packets|discards)$");
+
+    private HostFamilies() {
+    }
+
+    static void declare(Families f) {
+        f.gauge("fabric_port_active_mtu_bytes", "Active MTU of the port (verbs, or derived from the netdev MTU for RoCE; see fabric_port_mtu_derived).");
+        f.gauge("fabric_port_max_mtu_bytes", "Largest MTU the port supports.");
+        f.gauge("fabric_port_mtu_derived", "1 when the active MTU was derived from the netdev MTU because verbs could not answer.");
+        f.gauge("fabric_netdev_mtu_bytes", "MTU of a netdev bound to an RDMA port.");
+        f.gauge("fabric_netdev_up", "1 when the netdev's operstate is up.");
+        f.gauge("fabric_netdev_speed_bytes_per_second", "Netdev link speed (sysfs speed, Mb/s x 125000).");
+        f.gauge("fabric_netdev_info", "One per RDMA netdev: type, driver, trust mode; value 1.");
+        f.gauge("fabric_pfc_enabled", "1 when PFC is enabled on the priority (DCB IEEE pfc_en).");
+        f.gauge("fabric_dcb_supported", "1 when the netdev answers DCB netlink, 0 when it has no DCB support (veth, virtio).");
+        f.counter("fabric_pfc_pause_frames", "PFC pause frames per priority and direction (ethtool rx/tx_prioN_pause, else DCB indications/requests).");
+        f.counter("fabric_pfc_pause_seconds", "Time paused per priority and direction (ethtool rx/tx_prioN_pause_duration, microseconds / 1e6).");
+        f.counter("fabric_netdev_priority_bytes", "Bytes per 802.1p priority and direction (ethtool rx/tx_prioN_bytes).");
+        f.counter("fabric_netdev_priority_packets", "Packets per 802.1p priority and direction (ethtool rx/tx_prioN_packets).");
+        f.counter("fabric_netdev_priority_discards", "Received packets discarded per priority (ethtool rx_prioN_discards).");
+        f.counter("fabric_netdev_discards", "NIC drops by ethtool statistic: rx_discards_phy (no buffer: lossy RoCE), tx_discards_phy, rx_out_of_buffer.");
+        f.counter("fabric_pfc_storm_events", "PFC storm watchdog events (ethtool tx_pause_storm_warning_events / _error_events).");
+        f.counter("fabric_roce_vport_bytes", "RoCE bytes of this PCI function by direction (ethtool rx/tx_vport_rdma_unicast_bytes + multicast).");
+        f.counter("fabric_netdev_stat", "Every ethtool statistic of RDMA netdevs (opt-in: netdev.all_stats).");
+        f.gauge("fabric_global_pause_enabled", "1 when 802.3x global pause is on for the direction (ETHTOOL_GPAUSEPARAM).");
+        f.gauge("fabric_roce_ecn_enabled", "MLNX_OFED ECN knob ecn/roce_np|roce_rp/enable/<prio>: 1 on, 0 off.");
+        f.counter("fabric_roce_ecn_marked_packets", "RoCEv2 packets received with ECN CE (hw_counters np_ecn_marked_roce_packets).");
+        f.counter("fabric_roce_cnp_sent", "CNPs sent by the notification point (hw_counters np_cnp_sent).");
+        f.counter("fabric_roce_cnp_handled", "CNPs handled by the reaction point (hw_counters rp_cnp_handled).");
+        f.counter("fabric_roce_cnp_ignored", "CNPs ignored by the reaction point (hw_counters rp_cnp_ignored).");
+        f.gauge("fabric_qp_count", "Queue pairs visible to the agent by state (RDMA netlink; PID-namespace filtered).");
+        f.gauge("fabric_device_max_qp", "The device's queue pair limit (ibv_query_device max_qp).");
+        f.gauge("fabric_gpu_nic_path", "One per GPU x RDMA device: the PCIe path class (PIX, PXB, PHB, NODE, SYS); value 1.");
+        f.gauge("fabric_pcie_link_width", "Current PCIe link width (lanes).");
+        f.gauge("fabric_pcie_link_max_width", "Best link width: min(device max, upstream port max).");
+        f.gauge("fabric_pcie_link_speed_transfers_per_second", "Current PCIe link speed (GT/s x 1e9).");
+        f.gauge("fabric_pcie_link_max_speed_transfers_per_second", "Best link speed: min(device max, upstream port max).");
+        f.gauge("fabric_pci_device_info", "One per PCI function of interest (nic, gpu, nvswitch, bridge): ids, NUMA node, driver; value 1.");
+        f.gauge("fabric_gpudirect_rdma_enabled", "1 when a GPUDirect RDMA path exists (peer-memory module or DMA-BUF), 0 when not; absent where it does not apply.");
+    }
+
+    static void add(Families f, HostModel m, boolean allStats) {
+        for (PortAttrs a : m.portAttrs()) {
+            String port = Integer.toString(a.port());
+            if (a.activeMtu() != null) {
+                f.add("fabric_port_active_mtu_bytes", a.activeMtu(), "device", a.device(), "port", port);
+                f.add("fabric_port_mtu_derived", "derived".equals(a.mtuSource()) ? 1 : 0, "device", a.device(), "port", port);
+            }
+            if (a.maxMtu() != null) {
+                f.add("fabric_port_max_mtu_bytes", a.maxMtu(), "device", a.device(), "port", port);
+            }
+        }
+        for (RdmaPort p : m.ports()) {
+            String port = Integer.toString(p.port());
+            hw(f, "fabric_roce_ecn_marked_packets", p, port, "np_ecn_marked_roce_packets");
+            hw(f, "fabric_roce_cnp_sent", p, port, "np_cnp_sent");
+            hw(f, "fabric_roce_cnp_handled", p, port, "rp_cnp_handled");
+            hw(f, "fabric_roce_cnp_ignored", p, port, "rp_cnp_ignored");
+        }
+        for (NetdevInfo n : m.netdevs()) {
+            netdev(f, n, allStats);
+        }
+        for (QpSummary q : m.qps()) {
+            q.byState().forEach((state, count) -> f.add("fabric_qp_count", count, "device", q.device(), "state", state));
+            if (q.maxQp() != null) {
+                f.add("fabric_device_max_qp", q.maxQp(), "device", q.device());
+            }
+        }
+        for (GpuNicPath p : m.gpuNicPaths()) {
+            if (p.path() != null) {
+                f.add("fabric_gpu_nic_path", 1, "gpu", p.gpu(), "device", p.device(), "path", p.path());
+            }
+        }
+        for (PciFunction fn : m.pci()) {
+            String[] l = {"pci", fn.address(), "kind", fn.kind()};
+            if (fn.width() != null) {
+                f.add("fabric_pcie_link_width", fn.width(), l);
+            }
+            if (fn.maxWidth() != null) {
+                f.add("fabric_pcie_link_max_width", fn.maxWidth(), l);
+            }
+            if (fn.speed() != null) {
+                f.add("fabric_pcie_link_speed_transfers_per_second", fn.speed(), l);
+            }
+            if (fn.maxSpeed() != null) {
+                f.add("fabric_pcie_link_max_speed_transfers_per_second", fn.maxSpeed(), l);
+            }
+            f.add("fabric_pci_device_info", 1, "pci", fn.address(), "kind", fn.kind(), "vendor", fn.vendor(),
+                    "device", fn.device(), "numa_node", fn.numaNode() == null ? "" : fn.numaNode().toString(),
+                    "driver", fn.driver());
+        }
+        if (m.gpuDirect() != null && m.gpuDirect().enabled() != null) {
+            f.add("fabric_gpudirect_rdma_enabled", m.gpuDirect().enabled() ? 1 : 0);
+        }
+    }
+
+    private static void hw(Families f, String family, RdmaPort p, String port, String counter) {
+        Long v = p.hwCounters().get(counter);
+        if (v != null) {
+            f.add(family, toDouble(v), "device", p.device(), "port", port);
+        }
+    }
+
+    private static void netdev(Families f, NetdevInfo n, boolean allStats) {
+        String nd = n.name();
+        if (n.mtu() != null) {
+            f.add("fabric_netdev_mtu_bytes", n.mtu(), "netdev", nd);
+        }
+        if (n.operstate() != null) {
+            f.add("fabric_netdev_up", "up".equals(n.operstate()) ? 1 : 0, "netdev", nd);
+        }
+        if (n.speedMbps() != null) {
+            f.add("fabric_netdev_speed_bytes_per_second", n.speedMbps() * 125_000.0, "netdev", nd);
+        }
+        f.add("fabric_netdev_info", 1, "netdev", nd, "type", n.type() == null ? "" : n.type() == 1 ? "ethernet"
+                : n.type() == 32 ? "infiniband" : n.type().toString(), "driver", n.driver(), "trust", n.trust());
+        DcbState dcb = n.dcb();
+        if (dcb != null) {
+            f.add("fabric_dcb_supported", dcb.supported() ? 1 : 0, "netdev", nd);
+            if (dcb.supported()) {
+                for (int p = 0; p < 8; p++) {
+                    f.add("fabric_pfc_enabled", dcb.pfcEnabled().contains(p) ? 1 : 0, "netdev", nd, "priority", Integer.toString(p));
+                }
+            }
+        }
+        Map<String, Long> s = n.stats();
+        boolean ethtoolPause = false;
+        for (Map.Entry<String, Long> e : s.entrySet()) {
+            Matcher mt = PRIO.matcher(e.getKey());
+            if (!mt.matches()) {
+                continue;
+            }
+            String dir = mt.group(1);
+            String prio = mt.group(2);
+            double v = toDouble(e.getValue());
+            switch (mt.group(3)) {
+                case "pause" -> {
+                    ethtoolPause = true;
+                    f.add("fabric_pfc_pause_frames", v, "netdev", nd, "priority", prio, "direction", dir);
+                }
+                case "pause_duration" -> f.add("fabric_pfc_pause_seconds", v / 1e6, "netdev", nd, "priority", prio, "direction", dir);
+                case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
+                case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
+                case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
+                default -> {
+                }
+            }
+        }
+        if (!ethtoolPause && dcb != null && dcb.supported() && dcb.requests().size() == 8 && dcb.indications().size() == 8) {
+            for (int p = 0; p < 8; p++) { // mlx5: requests = sent (tx), indications = received (rx)
+                f.add("fabric_pfc_pause_frames", toDouble(dcb.indications().get(p)), "netdev", nd, "priority", Integer.toString(p), "direction", "rx");
+                f.add("fabric_pfc_pause_frames", toDouble(dcb.requests().get(p)), "netdev", nd, "priority", Integer.toString(p), "direction", "tx");
+            }
+        }
+        for (String stat : new String[] {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer"}) {
+            Long v = s.get(stat);
+            if (v != null) {
+                f.add("fabric_netdev_discards", toDouble(v), "netdev", nd, "stat", stat);
+            }
+        }
+        Long warn = s.get("tx_pause_storm_warning_events");
+        if (warn != null) {
+            f.add("fabric_pfc_storm_events", toDouble(warn), "netdev", nd, "level", "warning");
+        }
+        Long err = s.get("tx_pause_storm_error_events");
+        if (err != null) {
+            f.add("fabric_pfc_storm_events", toDouble(err), "netdev", nd, "level", "error");
+        }
+        for (String dir : new String[] {"rx", "tx"}) {
+            Long uni = s.get(dir + "_vport_rdma_unicast_bytes");
+            Long multi = s.get(dir + "_vport_rdma_multicast_bytes");
+            if (uni != null || multi != null) {
+                f.add("fabric_roce_vport_bytes", toDouble(uni == null ? 0 : uni) + toDouble(multi == null ? 0 : multi),
+                        "netdev", nd, "direction", dir);
+            }
+        }
+        if (allStats) {
+            s.forEach((k, v) -> f.add("fabric_netdev_stat", toDouble(v), "netdev", nd, "stat", k));
+        }
+        if (n.pause() != null) {
+            f.add("fabric_global_pause_enabled", n.pause().rx() ? 1 : 0, "netdev", nd, "direction", "rx");
+            f.add("fabric_global_pause_enabled", n.pause().tx() ? 1 : 0, "netdev", nd, "direction", "tx");
+        }
+        n.ecnNp().forEach((p, on) -> f.add("fabric_roce_ecn_enabled", on ? 1 : 0, "netdev", nd, "point", "np", "priority", p.toString()));
+        n.ecnRp().forEach((p, on) -> f.add("fabric_roce_ecn_enabled", on ? 1 : 0, "netdev", nd, "point", "rp", "priority", p.toString()));
+    }
+}
