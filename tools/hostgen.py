@@ -399,6 +399,16 @@ def host_b():
     h.file("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode", "RoCE v2")
     h.file("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "106")
     numa_nodes(h, ["0-31", "32-63"])
+    # fabricd's QP side-car: `rdma -j resource show qp` (facts §6), one RC QP in ERR
+    h.json("fabricd/rdma/qp.json", [
+        {"ifindex": 0, "ifname": "mlx5_0", "port": 1, "lqpn": 1345, "rqpn": 1289, "type": "RC", "state": "RTS",
+         "pdn": 3, "pid": 41234, "comm": "python3"},
+        {"ifindex": 0, "ifname": "mlx5_0", "port": 1, "lqpn": 1346, "rqpn": 1290, "type": "RC", "state": "ERR",
+         "pdn": 3, "pid": 41234, "comm": "python3"},
+        {"ifindex": 0, "ifname": "mlx5_0", "port": 1, "lqpn": 1, "type": "GSI", "state": "RTS", "comm": "[ib_core]"}])
+    vb = json.loads(h.files["fabricd/verbs/mlx5_0.json"])
+    vb["max_qp"] = 262144
+    h.json("fabricd/verbs/mlx5_0.json", vb)
     return h
 
 
@@ -518,10 +528,85 @@ def host_demo():
     return h
 
 
+def host_topology():
+    """GPU <-> NIC path classes and PCIe link states around one ConnectX-7 (mlx5_0 at 0000:19:00.0):
+    PIX (same switch), PXB (two switch levels), PHB (same host bridge, other root port), NODE (other
+    host bridge, same NUMA node), SYS (other NUMA node), and a GPU with numa_node -1 on a third host
+    bridge (no verdict). PCIe: the NIC runs x8 of x16 (degraded); the PXB GPU is a Gen5 card in a Gen4
+    slot (not degraded); GPUs idle at 2.5 GT/s. No peer-memory module."""
+    h = Host()
+    manifest(h, "topo-node-01", kernel="5.10.0-28-amd64")
+    numa_nodes(h, ["0-31", "32-63"])
+    gen5, gen4 = "32.0 GT/s PCIe", "16.0 GT/s PCIe"
+    rp = "sys/devices/pci0000:15/0000:15:01.0"
+    pci_dev(h, rp, "0x8086", "0x352a", "0x060400", speed=gen5)
+    sw = rp + "/0000:16:00.0"
+    pci_dev(h, sw, "0x1000", "0xc030", "0x060400", speed=gen5)
+    for ds in ("0000:17:00.0", "0000:17:01.0", "0000:17:02.0"):
+        pci_dev(h, sw + "/" + ds, "0x1000", "0xc030", "0x060400", speed=gen5)
+    gpu = lambda path, numa, **kw: pci_dev(h, path, "0x10de", "0x2330", "0x030200", numa=numa, speed="2.5 GT/s PCIe",
+                                           max_speed=gen5, driver="nvidia", **kw)
+    gpu(sw + "/0000:17:00.0/0000:18:00.0", 0)                               # PIX
+    nic = sw + "/0000:17:01.0/0000:19:00.0"
+    pci_dev(h, nic, "0x15b3", "0x1021", "0x020700", numa=0, speed=gen5, width=8, max_width=16, driver="mlx5_core")
+    mlx5(h, "mlx5_0", nic, "a088:c203:00a1:b2c4", "28.39.1002", "MT4129", "MT_0000000838", "InfiniBand",
+         "400 Gb/sec (4X NDR)", "ibp25s0", 4092)
+    sw2 = sw + "/0000:17:02.0/0000:1a:00.0"                                  # a second switch level
+    pci_dev(h, sw2, "0x1000", "0xc010", "0x060400", speed=gen4)
+    pci_dev(h, sw2 + "/0000:1b:00.0", "0x1000", "0xc010", "0x060400", speed=gen4)
+    pci_dev(h, sw2 + "/0000:1b:00.0/0000:1c:00.0", "0x10de", "0x2330", "0x030200", numa=0, speed=gen4,
+            max_speed=gen5, driver="nvidia")                                 # PXB, Gen5 card in Gen4 slot
+    pci_dev(h, "sys/devices/pci0000:15/0000:15:02.0", "0x8086", "0x352b", "0x060400", speed=gen5)
+    gpu("sys/devices/pci0000:15/0000:15:02.0/0000:20:00.0", 0)               # PHB
+    pci_dev(h, "sys/devices/pci0000:35/0000:35:01.0", "0x8086", "0x352a", "0x060400", speed=gen5)
+    gpu("sys/devices/pci0000:35/0000:35:01.0/0000:36:00.0", 0)               # NODE
+    pci_dev(h, "sys/devices/pci0000:9a/0000:9a:01.0", "0x8086", "0x352a", "0x060400", speed=gen5)
+    gpu("sys/devices/pci0000:9a/0000:9a:01.0/0000:9b:00.0", 1)               # SYS
+    pci_dev(h, "sys/devices/pci0000:c0/0000:c0:01.0", "0x8086", "0x352a", "0x060400", speed=gen5)
+    gpu("sys/devices/pci0000:c0/0000:c0:01.0/0000:c1:00.0", -1)              # numa -1: no verdict
+    verbs(h, "mlx5_0", "InfiniBand", 4096, "4X", "NDR")
+    h.file("proc/modules", "mlx5_ib 483328 0 - Live 0x0000000000000000\nnvidia 56512512 0 - Live 0x0000000000000000")
+    return h
+
+
+def host_roce_variants():
+    """Three RoCE ports, no verbs side-cars (active MTU derived from the netdev MTU):
+    mlx5_0 ens1f0np0: PFC on priority 4 while RDMA traffic runs on 3, PCP trust (no DSCP APP
+      entries), MTU 4200 (-> 4096), MLNX_OFED ECN knobs present and off on priority 3, global pause on;
+    mlx5_1 ens1f1np1: PFC off everywhere, DSCP trust, MTU 1500 (-> 1024);
+    mlx5_2 ens2f0np0: PFC on 3, DSCP trust, MTU 9000 (-> 4096), a PFC storm recorded;
+    rxe0 on veth0: no DCB support (no dcb side-car), MTU 1500 (-> 1024 with rxe's 80-byte allowance)."""
+    h = Host()
+    manifest(h, "roce-variants-01")
+    rp = "sys/devices/pci0000:30/0000:30:02.0"
+    specs = [("mlx5_0", "0000:31:00.0", "ens1f0np0", 4200, [4], False),
+             ("mlx5_1", "0000:31:00.1", "ens1f1np1", 1500, [], True),
+             ("mlx5_2", "0000:32:00.0", "ens2f0np0", 9000, [3], True)]
+    for i, (name, bdf, nd, mtu, pfc, dscp) in enumerate(specs):
+        nic = rp + "/" + bdf
+        pci_dev(h, nic, "0x15b3", "0x101d", "0x020000", numa=0, speed="16.0 GT/s PCIe", driver="mlx5_core")
+        mlx5(h, name, nic, "b83f:d203:0012:34%02x" % (0x56 + i), "22.36.1010", "MT4125", "MT_0000000359",
+             "Ethernet", "100 Gb/sec (4X EDR)", nd, mtu, seed=i, mac="b8:3f:d2:12:34:%02x" % (0x56 + i),
+             ipv4="10.10.%d.11" % (i + 1), speed_mbps=100000)
+        roce_sidecars(h, nd, pfc, i, dscp_trust=dscp)
+    stats = h.files["fabricd/ethtool/ens2f0np0.txt"]
+    h.files["fabricd/ethtool/ens2f0np0.txt"] = stats.replace("tx_pause_storm_warning_events: 0",
+                                                             "tx_pause_storm_warning_events: 3")
+    h.json("fabricd/ethtool/ens1f0np0.pause.json", {"autoneg": False, "rx": True, "tx": True})
+    nd0 = rp + "/0000:31:00.0/net/ens1f0np0"
+    for point in ("roce_np", "roce_rp"):
+        for prio in range(8):
+            h.file(nd0 + "/ecn/%s/enable/%d" % (point, prio), "0")
+    h.file(nd0 + "/qos/trust", "pcp")
+    rxe(h, "rxe0", "veth0", "sys/devices/virtual/net/veth0", "52:54:00:12:34:56", "10.0.0.1")
+    return h
+
+
 def main():
     fx = os.path.join(REPO, "collectors", "src", "test", "fixtures")
     for name, fn in (("host-a-ib", host_a), ("host-b-roce", host_b), ("host-c-rxe", host_c),
-                     ("host-broken", host_broken)):
+                     ("host-broken", host_broken), ("host-d-topology", host_topology),
+                     ("host-e-roce-variants", host_roce_variants)):
         fn().write_dir(os.path.join(fx, name))
     host_demo().write_ttar(os.path.join(REPO, "collectors", "src", "main", "resources", "io", "fabricd",
                                         "demo", "demo-host.ttar"))
