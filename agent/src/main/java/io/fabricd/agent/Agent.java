@@ -39,7 +39,7 @@ public final class Agent implements AutoCloseable {
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
         this.listen = listen;
-        FabricMetrics fabric = new FabricMetrics();
+        FabricMetrics fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
         JvmMetrics.builder().register(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);

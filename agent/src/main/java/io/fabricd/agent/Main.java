@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 /** {@code fabricd}: the command line of ../shared/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
-        subcommands = {RunCommand.class, MetricsCommand.class},
+        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "2:bad usage or unusable input"})
 public final class Main implements Runnable {
@@ -24,7 +24,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, snapshot)");
     }
 
     public static void main(String[] args) {

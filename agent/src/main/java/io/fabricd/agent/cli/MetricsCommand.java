@@ -34,7 +34,7 @@ public final class MetricsCommand implements Callable<Integer> {
                 // nothing to do
             }
         }
-        byte[] body = Exposition.render(FabricMetrics.build(m), null).body();
+        byte[] body = Exposition.render(FabricMetrics.build(m, cfg.netdev.allStats), null).body();
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

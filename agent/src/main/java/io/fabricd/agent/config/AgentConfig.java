@@ -21,6 +21,19 @@ public final class AgentConfig {
     @JsonProperty("rdma")
     public Rdma rdma = new Rdma();
 
+    @JsonProperty("netdev")
+    public Netdev netdev = new Netdev();
+
+    /** {@code netdev:} the netdevs bound to RDMA ports. */
+    public static final class Netdev {
+        /**
+         * Also export every ethtool statistic as fabric_netdev_stat_total{netdev,stat} (false). A
+         * ConnectX port has several hundred: mind the cardinality (node_exporter#2096).
+         */
+        @JsonProperty("all_stats")
+        public boolean allStats = false;
+    }
+
     /** {@code collection:} when and how the host is read. */
     public static final class Collection {
         /** Time between collections (10s). A scrape never triggers one. */

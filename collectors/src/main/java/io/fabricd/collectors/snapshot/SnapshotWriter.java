@@ -1,0 +1,256 @@
+package io.fabricd.collectors.snapshot;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.kernel.QpInfo;
+import io.fabricd.collectors.kernel.VerbsDevice;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code fabricd snapshot}: runs one collection through a {@link RecordingHostSource} and writes
+ * what it read in the host-snapshot.md format: files under their resolved paths, every symlink on
+ * the way as a relative link, failed reads in {@code fabricd/unreadable.txt}, the kernel's answers
+ * as side-cars, and the manifest. {@code metrics} on the result equals {@code metrics} on the host.
+ * What cannot be copied: a link that leads out of the source snapshot or loops (the copy lacks it).
+ */
+public final class SnapshotWriter {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private SnapshotWriter() {
+    }
+
+    /** What was written. */
+    public record Result(HostModel model, int files, int links, int unreadable) {
+    }
+
+    public static Result write(HostSource source, CollectorConfig config, Path out, String version) throws IOException {
+        if (Files.exists(out) && (!Files.isDirectory(out) || Files.list(out).findAny().isPresent())) {
+            throw new IllegalArgumentException("--out " + out + " exists and is not an empty folder");
+        }
+        Files.createDirectories(out);
+        RecordingHostSource rec = new RecordingHostSource(source);
+        HostModel model = HostCollection.standard(config).collect(rec);
+        Writer w = new Writer(rec, out);
+        Map<String, String> unreadable = new TreeMap<>();
+        for (Map.Entry<String, RecordingHostSource.Read> e : new TreeMap<>(rec.reads).entrySet()) {
+            String path = e.getKey();
+            if (path.equals(SnapshotHostSource.MANIFEST) || path.equals(SnapshotHostSource.UNREADABLE)) {
+                continue;
+            }
+            RecordingHostSource.Read r = e.getValue();
+            if ("ENOENT".equals(r.errno())) {
+                continue; // absent on the host, absent in the snapshot
+            }
+            String real = w.materialize(path);
+            if (real == null) {
+                continue;
+            }
+            if (r.errno() != null) {
+                unreadable.put(real, r.errno());
+            } else {
+                w.file(real, r.text());
+            }
+        }
+        for (String dir : new TreeMap<>(rec.listings).keySet()) {
+            String real = w.materialize(dir);
+            if (real != null) {
+                Files.createDirectories(out.resolve(real));
+            }
+        }
+        java.util.Set<String> extra = new java.util.TreeSet<>(rec.touched);
+        rec.listings.forEach((dir, names) -> names.forEach(n -> extra.add(dir + "/" + n))); // listed entries exist
+        for (String path : extra) {
+            if (rec.reads.containsKey(path) || rec.listings.containsKey(path)) {
+                continue;
+            }
+            String real = w.materialize(path);
+            if (real == null || Files.exists(out.resolve(real), LinkOption.NOFOLLOW_LINKS)) {
+                continue;
+            }
+            if (source.isDirectory(path)) {
+                Files.createDirectories(out.resolve(real));
+            } else {
+                try {
+                    w.file(real, source.read(path));
+                } catch (HostReadException e) {
+                    if (!e.isMissing()) {
+                        unreadable.put(real, e.errno());
+                    }
+                }
+            }
+        }
+        sideCars(rec, w);
+        if (!unreadable.isEmpty()) {
+            StringBuilder sb = new StringBuilder("# paths that exist on the host but whose read failed (realpath errno)\n");
+            unreadable.forEach((p, errno) -> sb.append(p).append(' ').append(errno).append('\n'));
+            w.file(SnapshotHostSource.UNREADABLE, sb.toString());
+        }
+        ObjectNode m = JSON.createObjectNode();
+        m.put("format", 1);
+        m.put("hostname", model.hostname());
+        String kernel = source.manifest().map(x -> x.kernel()).orElse(null);
+        if (kernel == null) {
+            try {
+                kernel = source.readLine("proc/sys/kernel/osrelease").strip();
+            } catch (HostReadException e) {
+                kernel = null;
+            }
+        }
+        m.put("kernel", kernel);
+        m.put("captured_at", Instant.now().toString());
+        m.put("fabricd_version", version);
+        m.set("labels", JSON.valueToTree(model.labels()));
+        w.file(SnapshotHostSource.MANIFEST, JSON.writeValueAsString(m) + "\n");
+        return new Result(model, w.files, w.links, unreadable.size());
+    }
+
+    /** Live answers as the side-cars of host-snapshot.md (a snapshot's side-cars were copied as files). */
+    private static void sideCars(RecordingHostSource rec, Writer w) throws IOException {
+        for (var e : new TreeMap<>(rec.ethtool).entrySet()) {
+            if (e.getValue().stats().isEmpty()) {
+                continue;
+            }
+            StringBuilder sb = new StringBuilder("NIC statistics:\n");
+            e.getValue().stats().forEach((k, v) -> sb.append("     ").append(k).append(": ").append(Long.toUnsignedString(v)).append('\n'));
+            w.file("fabricd/ethtool/" + e.getKey() + ".txt", sb.toString());
+        }
+        for (var e : new TreeMap<>(rec.pause).entrySet()) {
+            w.file("fabricd/ethtool/" + e.getKey() + ".pause.json", JSON.writeValueAsString(e.getValue()) + "\n");
+        }
+        for (var e : new TreeMap<>(rec.dcb).entrySet()) {
+            DcbState d = e.getValue();
+            if (!d.supported()) {
+                continue; // absent side-car = no DCB support
+            }
+            ObjectNode n = JSON.createObjectNode();
+            n.set("dcbx", JSON.valueToTree(d.dcbx()));
+            ObjectNode pfc = n.putObject("pfc");
+            pfc.put("cap", d.pfcCap());
+            pfc.set("enabled", JSON.valueToTree(d.pfcEnabled()));
+            pfc.put("delay", d.delay());
+            pfc.set("requests", JSON.valueToTree(d.requests()));
+            pfc.set("indications", JSON.valueToTree(d.indications()));
+            ArrayNode app = n.putArray("app");
+            d.app().forEach(a -> app.addObject().put("selector", a.selector()).put("protocol", a.protocol()).put("priority", a.priority()));
+            w.file("fabricd/dcb/" + e.getKey() + ".json", JSON.writeValueAsString(n) + "\n");
+        }
+        for (var e : new TreeMap<>(rec.verbs).entrySet()) {
+            VerbsDevice v = e.getValue();
+            ObjectNode n = JSON.createObjectNode();
+            if (v.maxQp() != null) {
+                n.put("max_qp", v.maxQp());
+            }
+            ObjectNode ports = n.putObject("ports");
+            new TreeMap<>(v.ports()).forEach((p, a) -> {
+                ObjectNode o = ports.putObject(p.toString());
+                o.put("state", a.state());
+                o.put("max_mtu", a.maxMtu());
+                o.put("active_mtu", a.activeMtu());
+                o.put("link_layer", a.linkLayer());
+                o.put("gid_tbl_len", a.gidTblLen());
+                o.put("active_width", a.activeWidth());
+                o.put("active_speed", a.activeSpeed());
+            });
+            w.file("fabricd/verbs/" + e.getKey() + ".json", JSON.writeValueAsString(n) + "\n");
+        }
+        if (rec.qps != null) {
+            ArrayNode arr = JSON.createArrayNode();
+            for (QpInfo q : rec.qps) {
+                ObjectNode o = arr.addObject();
+                o.put("ifname", q.device());
+                o.put("port", q.port());
+                o.put("lqpn", q.lqpn());
+                o.put("type", q.type());
+                o.put("state", q.state());
+                if (q.pid() != null) {
+                    o.put("pid", q.pid());
+                }
+                o.put("comm", q.comm());
+            }
+            w.file("fabricd/rdma/qp.json", JSON.writeValueAsString(arr) + "\n");
+        }
+    }
+
+    /** Reproduces paths of the source in the output folder, links included. */
+    private static final class Writer {
+        final HostSource src;
+        final Path out;
+        final Map<String, String> realCache = new TreeMap<>();
+        int files;
+        int links;
+
+        Writer(HostSource src, Path out) {
+            this.src = src;
+            this.out = out;
+        }
+
+        /**
+         * Creates every symlink on the way to {@code path} (as relative links between resolved
+         * paths) and returns the path's resolved form; null when it cannot be resolved.
+         */
+        String materialize(String path) throws IOException {
+            String[] parts = path.split("/");
+            String prefix = "";
+            String parentReal = "";
+            for (String part : parts) {
+                if (part.isEmpty()) {
+                    continue;
+                }
+                prefix = prefix.isEmpty() ? part : prefix + "/" + part;
+                String real = real(prefix);
+                if (real == null) {
+                    return null;
+                }
+                String expected = parentReal.isEmpty() ? part : parentReal + "/" + part;
+                if (!real.equals(expected)) {
+                    Path link = out.resolve(expected);
+                    if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+                        Files.createDirectories(link.getParent());
+                        Path target = link.getParent().relativize(out.resolve(real));
+                        Files.createSymbolicLink(link, target);
+                        links++;
+                    }
+                }
+                parentReal = real;
+            }
+            return parentReal;
+        }
+
+        private String real(String prefix) {
+            if (realCache.containsKey(prefix)) {
+                return realCache.get(prefix);
+            }
+            String r;
+            try {
+                r = src.realPath(prefix);
+            } catch (HostReadException e) {
+                r = null;
+            }
+            realCache.put(prefix, r);
+            return r;
+        }
+
+        void file(String real, String text) throws IOException {
+            Path p = out.resolve(real);
+            Files.createDirectories(p.getParent());
+            Files.writeString(p, text, StandardCharsets.UTF_8);
+            files++;
+        }
+    }
+}
