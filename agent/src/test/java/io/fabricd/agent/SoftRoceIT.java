@@ -34,6 +34,12 @@ class SoftRoceIT {
                 "wait",
                 "echo '=====M2====='",
                 "bin/fabricd metrics",
+                "echo '=====ALL====='",
+                "printf 'netdev:\\n  all_stats: true\\n' > /tmp/all.yaml",
+                "bin/fabricd metrics --config /tmp/all.yaml",
+                "echo '=====SNAP====='",
+                "bin/fabricd snapshot --out /mnt/out/snap 2>&1",
+                "bin/fabricd metrics",
                 "echo '=====END====='");
         Process p = new ProcessBuilder("bash", repo.resolve("testbed/softroce-vm.sh").toString(), guest)
                 .redirectErrorStream(true).start();
@@ -51,7 +57,8 @@ class SoftRoceIT {
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as("guest exit status; output:\n" + out).isZero();
         Map<String, Double> m1 = PromText.parse(section(out, "=====M1=====", "=====LAT====="));
-        Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====END====="));
+        Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====ALL====="));
+        Map<String, Double> all = PromText.parse(section(out, "=====ALL=====", "=====SNAP====="));
 
         for (String dev : new String[] {"rxe0", "rxe1"}) {
             assertThat(m1).as(out).containsEntry(s("fabric_port_up", "device", dev, "port", "1"), 1.0);
@@ -67,6 +74,44 @@ class SoftRoceIT {
         String sent1 = s("fabric_port_hw_counter_total", "device", "rxe1", "port", "1", "counter", "sent_pkts");
         assertThat(m2.get(sent0) - m1.get(sent0)).as("rxe0 sent_pkts growth").isGreaterThanOrEqualTo(2000);
         assertThat(m2.get(sent1) - m1.get(sent1)).as("rxe1 sent_pkts growth").isGreaterThanOrEqualTo(2000);
+
+        // host configuration on the real kernel: every collector ran without read errors
+        for (String c : new String[] {"netdev", "ethtool", "dcb", "verbs", "qp", "topology", "gpudirect"}) {
+            assertThat(m1).as(c).containsEntry(s("fabric_collector_success", "collector", c), 1.0);
+            assertThat(m1).as(c).containsEntry(s("fabric_collector_read_errors", "collector", c), 0.0);
+        }
+        for (String[] pair : new String[][] {{"rxe0", "veth0"}, {"rxe1", "veth1"}}) {
+            assertThat(m1).containsEntry(s("fabric_netdev_mtu_bytes", "netdev", pair[1]), 1500.0);
+            // veth has no DCB ops: netlink answers "not supported", a state
+            assertThat(m1).containsEntry(s("fabric_dcb_supported", "netdev", pair[1]), 0.0);
+            // no verbs shim yet: derived from MTU 1500 minus rxe's 80 bytes
+            assertThat(m1).containsEntry(s("fabric_port_active_mtu_bytes", "device", pair[0], "port", "1"), 1024.0);
+            assertThat(m1).containsEntry(s("fabric_port_mtu_derived", "device", pair[0], "port", "1"), 1.0);
+            // RDMA netlink QP dump: at least the kernel's GSI QP1 per port
+            assertThat(m1.get(s("fabric_qp_count", "device", pair[0], "state", "RTS"))).isGreaterThanOrEqualTo(1.0);
+            // the SIOCETHTOOL ioctl on veth: the driver's statistics (opt-in family)
+            assertThat(all.keySet()).anyMatch(k -> k.startsWith("fabric_netdev_stat_total{") && k.contains("netdev=\"" + pair[1] + "\""));
+        }
+
+        // a snapshot of the VM, replayed here, gives the VM's metrics
+        java.util.regex.Matcher run = java.util.regex.Pattern.compile("\\[host\\] run dir (\\S+),").matcher(out);
+        assertThat(run.find()).as(out).isTrue();
+        Path snap = Path.of(run.group(1), "out", "snap");
+        Map<String, Double> inVm = new java.util.TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====END=====")
+                .lines().filter(l -> !l.startsWith("fabricd:")).collect(java.util.stream.Collectors.joining("\n"))));
+        Map<String, Double> replay = new java.util.TreeMap<>(PromText.parse(CliTest.run("metrics", "--root", snap.toString()).out()));
+        inVm.keySet().removeIf(k -> k.startsWith("fabric_collector_duration_seconds"));
+        replay.keySet().removeIf(k -> k.startsWith("fabric_collector_duration_seconds"));
+        // same series; gauges equal; counters at most what the later in-VM collection saw (the
+        // snapshot's collection ran a few seconds before it, and rxe keeps counting)
+        assertThat(replay.keySet()).isEqualTo(inVm.keySet());
+        for (Map.Entry<String, Double> e : replay.entrySet()) {
+            if (e.getKey().contains("_total{")) {
+                assertThat(e.getValue()).as(e.getKey()).isLessThanOrEqualTo(inVm.get(e.getKey()));
+            } else {
+                assertThat(e.getValue()).as(e.getKey()).isEqualTo(inVm.get(e.getKey()));
+            }
+        }
     }
 
     private static String section(String out, String start, String end) {

@@ -29,8 +29,9 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
         ecnRp = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(ecnRp == null ? Map.of() : ecnRp));
     }
 
-    public NetdevInfo withStats(String drv, Map<String, Long> s, PauseParams p) {
-        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, drv != null ? drv : driver,
+    /** With driver statistics and pause parameters (the driver name stays the sysfs one, as snapshots keep it). */
+    public NetdevInfo withStats(Map<String, Long> s, PauseParams p) {
+        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver,
                 new TreeMap<>(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
     }
 

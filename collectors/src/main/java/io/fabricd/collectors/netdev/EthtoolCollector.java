@@ -41,8 +41,7 @@ public final class EthtoolCollector implements Collector {
             }
             EthtoolStats s = stats;
             PauseParams p = pause.orElse(null);
-            ctx.model().updateNetdev(n.name(), x -> x.withStats(s == null ? null : s.driver(),
-                    s == null ? java.util.Map.of() : s.stats(), p));
+            ctx.model().updateNetdev(n.name(), x -> x.withStats(s == null ? java.util.Map.of() : s.stats(), p));
         }
     }
 }

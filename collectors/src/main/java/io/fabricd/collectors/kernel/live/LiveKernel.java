@@ -46,6 +46,8 @@ public final class LiveKernel implements KernelQueries {
     static final int DCB_ATTR_IEEE_APP = 1;
     // linux include/uapi/rdma/rdma_netlink.h: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV 5, RDMA_NLDEV_CMD_RES_QP_GET 10)
     static final int RDMA_NLDEV_RES_QP_GET = (5 << 10) + 10;
+    static final int RDMA_NLDEV_GET = (5 << 10) + 1;
+    static final int ATTR_DEV_INDEX = 1;
     static final int ATTR_DEV_NAME = 2;
     static final int ATTR_PORT_INDEX = 3;
     static final int ATTR_RES_QP = 19;
@@ -268,9 +270,24 @@ public final class LiveKernel implements KernelQueries {
 
     @Override
     public Optional<List<QpInfo>> queuePairs() throws HostReadException {
-        List<ByteBuffer> replies;
+        List<ByteBuffer> replies = new ArrayList<>();
         try (Netlink nl = new Netlink(Netlink.NETLINK_RDMA)) {
-            replies = nl.request(RDMA_NLDEV_RES_QP_GET, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, new byte[0]);
+            // the kernel dumps resources one device at a time (nldev.c wants RDMA_NLDEV_ATTR_DEV_INDEX):
+            // list the devices first, then dump each one's QPs
+            for (ByteBuffer dev : nl.request(RDMA_NLDEV_GET, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, new byte[0])) {
+                int[] index = {-1};
+                Netlink.attrs(dev, 0, dev.limit(), (type, off, len) -> {
+                    if (type == ATTR_DEV_INDEX && len >= 4) {
+                        index[0] = dev.getInt(off);
+                    }
+                });
+                if (index[0] < 0) {
+                    continue;
+                }
+                ByteArrayOutputStream req = new ByteArrayOutputStream();
+                Netlink.attr(req, ATTR_DEV_INDEX, ByteBuffer.allocate(4).order(java.nio.ByteOrder.nativeOrder()).putInt(index[0]).array());
+                replies.addAll(nl.request(RDMA_NLDEV_RES_QP_GET, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, req.toByteArray()));
+            }
         } catch (Netlink.NetlinkError e) {
             if (e.errno == Errno.EOPNOTSUPP || e.errno == 93 /* EPROTONOSUPPORT */) {
                 return Optional.empty();

@@ -80,6 +80,11 @@ final class Netlink implements AutoCloseable {
                 }
                 if (mseq == mySeq) {
                     if (mtype == NLMSG_DONE) {
+                        // a dump that failed at its start reports the error in NLMSG_DONE's payload
+                        int err = mlen >= 20 ? -bb.getInt(off + 16) : 0;
+                        if (err > 0) {
+                            throw new NetlinkError(err);
+                        }
                         return out;
                     }
                     if (mtype == NLMSG_ERROR) {
