@@ -84,9 +84,13 @@ class SoftRoceIT {
             assertThat(m1).containsEntry(s("fabric_netdev_mtu_bytes", "netdev", pair[1]), 1500.0);
             // veth has no DCB ops: netlink answers "not supported", a state
             assertThat(m1).containsEntry(s("fabric_dcb_supported", "netdev", pair[1]), 0.0);
-            // no verbs shim yet: derived from MTU 1500 minus rxe's 80 bytes
-            assertThat(m1).containsEntry(s("fabric_port_active_mtu_bytes", "device", pair[0], "port", "1"), 1024.0);
-            assertThat(m1).containsEntry(s("fabric_port_mtu_derived", "device", pair[0], "port", "1"), 1.0);
+            // verbs (the native shim's ibv_query_port) answers, and agrees with the value fabricd
+            // derives from the netdev MTU when verbs cannot answer (1500 - rxe's 80 bytes -> 1024)
+            assertThat(m1).containsEntry(s("fabric_port_active_mtu_bytes", "device", pair[0], "port", "1"),
+                    (double) io.fabricd.collectors.verbs.PortAttrsCollector.derivedActiveMtu(1500, 80));
+            assertThat(m1).containsEntry(s("fabric_port_mtu_derived", "device", pair[0], "port", "1"), 0.0);
+            assertThat(m1).containsEntry(s("fabric_port_max_mtu_bytes", "device", pair[0], "port", "1"), 4096.0);
+            assertThat(m1.get(s("fabric_device_max_qp", "device", pair[0]))).isGreaterThan(0.0);
             // RDMA netlink QP dump: at least the kernel's GSI QP1 per port
             assertThat(m1.get(s("fabric_qp_count", "device", pair[0], "state", "RTS"))).isGreaterThanOrEqualTo(1.0);
             // the SIOCETHTOOL ioctl on veth: the driver's statistics (opt-in family)

@@ -261,11 +261,10 @@ public final class LiveKernel implements KernelQueries {
         };
     }
 
+    /** ibv_query_device/ibv_query_port through the native shim; empty when verbs cannot answer. */
     @Override
-    public Optional<VerbsDevice> verbs(String device) {
-        // ibv_query_port needs the native verbs shim (native-shims/), not built yet: callers derive
-        // the RoCE active MTU from the netdev MTU and say so.
-        return Optional.empty();
+    public Optional<VerbsDevice> verbs(String device) throws HostReadException {
+        return VerbsShim.query(device);
     }
 
     @Override
