@@ -27,7 +27,7 @@ public final class HostCollection {
 
     /** The collectors fabricd ships, in the order they run. */
     public static List<Collector> defaultCollectors() {
-        return List.of(new RdmaCollector(), new io.fabricd.collectors.netdev.NetdevCollector(),
+        return List.of(new io.fabricd.collectors.topology.HostFactsCollector(), new RdmaCollector(), new io.fabricd.collectors.netdev.NetdevCollector(),
                 new io.fabricd.collectors.netdev.EthtoolCollector(), new io.fabricd.collectors.netdev.DcbCollector(),
                 new io.fabricd.collectors.verbs.PortAttrsCollector(), new io.fabricd.collectors.verbs.QpCollector(),
                 new io.fabricd.collectors.topology.TopologyCollector(),
@@ -58,7 +58,7 @@ public final class HostCollection {
             runs.add(new CollectorRun(c.name(), ok, seconds, errors));
         }
         return new HostModel(hostname(source), source.describe(), started,
-                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.devices(), builder.netdevs(),
+                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.hostFacts(), builder.devices(), builder.netdevs(),
                 builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), runs);
     }
 

@@ -27,6 +27,7 @@ public final class HostModelBuilder {
     private final List<QpSummary> qps = new ArrayList<>();
     private final List<PciFunction> pci = new ArrayList<>();
     private final List<GpuNicPath> paths = new ArrayList<>();
+    private io.fabricd.collectors.model.HostFacts hostFacts;
     private GpuDirect gpuDirect = new GpuDirect(null, "not checked", List.of());
 
     public void addDevice(RdmaDevice d) {
@@ -88,6 +89,14 @@ public final class HostModelBuilder {
 
     public List<GpuNicPath> paths() {
         return List.copyOf(paths);
+    }
+
+    public void hostFacts(io.fabricd.collectors.model.HostFacts f) {
+        hostFacts = f;
+    }
+
+    public io.fabricd.collectors.model.HostFacts hostFacts() {
+        return hostFacts;
     }
 
     public void gpuDirect(GpuDirect g) {

@@ -54,10 +54,20 @@ final class HostFamilies {
         f.gauge("fabric_pcie_link_speed_transfers_per_second", "Current PCIe link speed (GT/s x 1e9).");
         f.gauge("fabric_pcie_link_max_speed_transfers_per_second", "Best link speed: min(device max, upstream port max).");
         f.gauge("fabric_pci_device_info", "One per PCI function of interest (nic, gpu, nvswitch, bridge): ids, NUMA node, driver; value 1.");
+        f.gauge("fabric_host_info", "One per host: hostname, kernel release; value 1.");
+        f.gauge("fabric_host_memory_bytes", "Host memory (proc/meminfo MemTotal).");
+        f.gauge("fabric_numa_node_cpus", "Logical CPUs per NUMA node.");
         f.gauge("fabric_gpudirect_rdma_enabled", "1 when a GPUDirect RDMA path exists (peer-memory module or DMA-BUF), 0 when not; absent where it does not apply.");
     }
 
     static void add(Families f, HostModel m, boolean allStats) {
+        if (m.facts() != null) {
+            f.add("fabric_host_info", 1, "hostname", m.hostname(), "kernel", m.facts().kernel());
+            if (m.facts().memoryBytes() != null) {
+                f.add("fabric_host_memory_bytes", m.facts().memoryBytes());
+            }
+            m.facts().numaCpus().forEach((node, cpus) -> f.add("fabric_numa_node_cpus", cpus, "numa_node", node.toString()));
+        }
         for (PortAttrs a : m.portAttrs()) {
             String port = Integer.toString(a.port());
             if (a.activeMtu() != null) {

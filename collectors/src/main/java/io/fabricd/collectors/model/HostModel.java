@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param source      what was read ("/" or a snapshot folder)
  * @param collectedAt when the collection started
  * @param labels      topology labels (snapshot manifest or config)
+ * @param facts       kernel, memory, CPUs per NUMA node (null if the host collector did not run)
  * @param devices     RDMA devices, sorted by name
  * @param netdevs     netdevs bound to RDMA ports, sorted by name
  * @param portAttrs   per-port MTUs and rdma_cm defaults
@@ -27,6 +28,7 @@ public record HostModel(
         String source,
         Instant collectedAt,
         Map<String, String> labels,
+        HostFacts facts,
         List<RdmaDevice> devices,
         List<NetdevInfo> netdevs,
         List<PortAttrs> portAttrs,

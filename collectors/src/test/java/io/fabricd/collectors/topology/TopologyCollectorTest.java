@@ -65,6 +65,18 @@ class TopologyCollectorTest {
     }
 
     @Test
+    void hostFacts() {
+        HostModel m = collect("host-a-ib");
+        assertThat(m.facts().kernel()).isEqualTo("6.1.0-57-amd64"); // from the manifest
+        assertThat(m.facts().numaCpus()).containsEntry(0, 112).containsEntry(1, 112);
+        assertThat(HostFactsCollector.countCpus("0-27,112-139\n")).isEqualTo(56);
+        assertThat(HostFactsCollector.countCpus("3")).isEqualTo(1);
+        assertThat(HostFactsCollector.countCpus("")).isZero();
+        assertThat(HostFactsCollector.countCpus("5-2")).isNull();
+        assertThat(HostFactsCollector.countCpus("a-b")).isNull();
+    }
+
+    @Test
     void speedStrings() {
         assertThat(TopologyCollector.transfers("32.0 GT/s PCIe")).isEqualTo(32_000_000_000L);
         assertThat(TopologyCollector.transfers("8 GT/s")).isEqualTo(8_000_000_000L);

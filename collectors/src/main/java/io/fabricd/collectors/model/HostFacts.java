@@ -1,0 +1,16 @@
+package io.fabricd.collectors.model;
+
+import java.util.SortedMap;
+
+/**
+ * What the host is: kernel release, memory, and logical CPUs per NUMA node.
+ *
+ * @param kernel      proc/sys/kernel/osrelease (or the snapshot manifest's kernel)
+ * @param memoryBytes proc/meminfo MemTotal; null when unknown
+ * @param numaCpus    logical CPUs per NUMA node (sys/devices/system/node/nodeN/cpulist)
+ */
+public record HostFacts(String kernel, Long memoryBytes, SortedMap<Integer, Integer> numaCpus) {
+    public HostFacts {
+        numaCpus = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(numaCpus));
+    }
+}

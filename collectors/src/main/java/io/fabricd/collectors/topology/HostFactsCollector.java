@@ -1,0 +1,79 @@
+package io.fabricd.collectors.topology;
+
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.model.HostFacts;
+import java.util.TreeMap;
+
+/**
+ * Kernel release, memory and CPUs per NUMA node, read as files through the HostSource so a
+ * snapshot carries them too (OSHI reads only the live host; these three files are what it would
+ * read on Linux anyway).
+ */
+public final class HostFactsCollector implements Collector {
+
+    @Override
+    public String name() {
+        return "host";
+    }
+
+    @Override
+    public void collect(CollectContext ctx) {
+        String kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip)
+                .orElse(ctx.source().manifest().map(m -> m.kernel()).orElse(null));
+        Long mem = ctx.optional("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
+                .map(l -> {
+                    String[] p = l.split("\\s+");
+                    try {
+                        return Long.parseLong(p[1]) * 1024;
+                    } catch (RuntimeException e) {
+                        ctx.error("proc/meminfo", "MemTotal not a number");
+                        return null;
+                    }
+                }).orElse(null);
+        TreeMap<Integer, Integer> numa = new TreeMap<>();
+        for (String n : ctx.listOptional("sys/devices/system/node")) {
+            if (!n.matches("node\\d+")) {
+                continue;
+            }
+            int id = Integer.parseInt(n.substring(4));
+            ctx.optional("sys/devices/system/node/" + n + "/cpulist").ifPresent(cl -> {
+                Integer c = countCpus(cl);
+                if (c == null) {
+                    ctx.error("sys/devices/system/node/" + n + "/cpulist", "not a cpulist: '" + cl.strip() + "'");
+                } else {
+                    numa.put(id, c);
+                }
+            });
+        }
+        ctx.model().hostFacts(new HostFacts(kernel, mem, numa));
+    }
+
+    /** "0-27,112-139" -> 56; "" -> 0; garbage -> null. */
+    public static Integer countCpus(String cpulist) {
+        String t = cpulist.strip();
+        if (t.isEmpty()) {
+            return 0;
+        }
+        int count = 0;
+        for (String part : t.split(",")) {
+            try {
+                int dash = part.indexOf('-');
+                if (dash < 0) {
+                    Integer.parseInt(part.strip());
+                    count++;
+                } else {
+                    int a = Integer.parseInt(part.substring(0, dash).strip());
+                    int b = Integer.parseInt(part.substring(dash + 1).strip());
+                    if (b < a) {
+                        return null;
+                    }
+                    count += b - a + 1;
+                }
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+        return count;
+    }
+}
