@@ -120,7 +120,8 @@ def pci_dev(h, path, vendor, device, klass, numa=None, speed="32.0 GT/s PCIe", w
     h.file(path + "/max_link_speed", max_speed or speed)
     h.file(path + "/max_link_width", str(max_width or width))
     if driver:
-        h.dir("sys/bus/pci/drivers/" + driver)
+        # a file, not just a folder: git keeps no empty folders, and the driver link must resolve
+        h.file("sys/bus/pci/drivers/%s/uevent" % driver, "")
         h.link(path + "/driver", rel(path + "/driver", "sys/bus/pci/drivers/" + driver))
     bdf = posixpath.basename(path)
     h.link("sys/bus/pci/devices/" + bdf, rel("sys/bus/pci/devices/" + bdf, path))
@@ -326,7 +327,7 @@ def rxe(h, name, netdev, netdev_real, mac, ip, mtu=1500, state="4: ACTIVE", phys
     for k, v in (("mtu", str(mtu)), ("speed", "-1"), ("duplex", "unknown"), ("operstate", "up"), ("carrier", "1"),
                  ("address", mac), ("type", "1")):
         h.file(netdev_real + "/" + k, v)
-    h.dir("sys/module/rdma_rxe")
+    h.file("sys/module/rdma_rxe/refcnt", "2")
 
 
 def manifest(h, hostname, labels=None, kernel="6.1.0-57-amd64"):

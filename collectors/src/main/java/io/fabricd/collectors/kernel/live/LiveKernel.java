@@ -83,14 +83,18 @@ public final class LiveKernel implements KernelQueries {
         LibC.INSTANCE.ioctl(fd, new NativeLong(SIOCETHTOOL), ifreq(netdev, data));
     }
 
-    @Override
-    public EthtoolStats ethtoolStats(String netdev) throws HostReadException {
-        int fd;
+    /** Any socket serves the SIOCETHTOOL ioctl. */
+    private static int inetSocket() throws HostReadException {
         try {
-            fd = LibC.INSTANCE.socket(LibC.AF_INET, LibC.SOCK_DGRAM, 0);
+            return LibC.INSTANCE.socket(LibC.AF_INET, LibC.SOCK_DGRAM, 0);
         } catch (LastErrorException e) {
             throw new HostReadException("socket(AF_INET)", Errno.name(e.getErrorCode()));
         }
+    }
+
+    @Override
+    public EthtoolStats ethtoolStats(String netdev) throws HostReadException {
+        int fd = inetSocket();
         try {
             Memory drv = new Memory(196); // struct ethtool_drvinfo
             drv.clear();
@@ -151,12 +155,7 @@ public final class LiveKernel implements KernelQueries {
 
     @Override
     public Optional<PauseParams> pauseParams(String netdev) throws HostReadException {
-        int fd;
-        try {
-            fd = LibC.INSTANCE.socket(LibC.AF_INET, LibC.SOCK_DGRAM, 0);
-        } catch (LastErrorException e) {
-            throw new HostReadException("socket(AF_INET)", Errno.name(e.getErrorCode()));
-        }
+        int fd = inetSocket();
         try {
             Memory p = new Memory(16); // struct ethtool_pauseparam
             p.clear();
