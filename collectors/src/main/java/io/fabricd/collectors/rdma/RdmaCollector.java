@@ -209,19 +209,31 @@ public final class RdmaCollector implements Collector {
         List<String> idx = new ArrayList<>(ctx.listOptional(base + "/gids"));
         idx.removeIf(s -> portNumber(s) < 0);
         idx.sort(Comparator.comparingInt(RdmaCollector::portNumber));
+        java.util.Map<String, Object> gids = ctx.source().readAll(base + "/gids", idx);
+        List<String> populated = new ArrayList<>();
         for (String i : idx) {
-            Optional<String> g = ctx.optional(base + "/gids/" + i).map(String::strip);
-            if (g.isEmpty() || g.get().equals(ZERO_GID) || g.get().isEmpty()) {
-                continue;
+            Object g = gids.get(i);
+            if (g instanceof HostReadException e) {
+                if (!e.isMissing()) {
+                    ctx.error(e);
+                }
+            } else if (g instanceof String s && !s.strip().isEmpty() && !s.strip().equals(ZERO_GID)) {
+                populated.add(i);
             }
-            String type = ctx.optional(base + "/gid_attrs/types/" + i).map(String::strip).orElse(null);
-            String ndev;
-            try {
-                ndev = ctx.source().readLine(base + "/gid_attrs/ndevs/" + i).strip();
-            } catch (HostReadException e) {
-                ndev = null; // IB GIDs have no netdev: the read fails by design
+        }
+        // gid_attrs of empty slots fail with EINVAL by design: read only the populated ones
+        java.util.Map<String, Object> types = ctx.source().readAll(base + "/gid_attrs/types", populated);
+        java.util.Map<String, Object> ndevs = ctx.source().readAll(base + "/gid_attrs/ndevs", populated);
+        for (String i : populated) {
+            String type = null;
+            if (types.get(i) instanceof String t) {
+                type = t.strip();
+            } else if (types.get(i) instanceof HostReadException e && !e.isMissing()) {
+                ctx.error(e);
             }
-            out.add(new Gid(portNumber(i), g.get(), type, ndev));
+            // IB GIDs have no netdev: that read fails by design and is not an error
+            String ndev = ndevs.get(i) instanceof String n ? n.strip() : null;
+            out.add(new Gid(portNumber(i), ((String) gids.get(i)).strip(), type, ndev));
         }
         return out;
     }

@@ -22,6 +22,23 @@ public interface HostSource {
     /** Whole text of a file (trailing newline included), at most {@link #MAX_FILE_BYTES}. */
     String read(String path) throws HostReadException;
 
+    /**
+     * Reads many files of one folder at once: name -> text, or name -> the HostReadException. The
+     * live host does this in one bounded task instead of one hand-off per file (GID tables have
+     * up to 1024 slots).
+     */
+    default java.util.Map<String, Object> readAll(String dir, List<String> names) {
+        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+        for (String n : names) {
+            try {
+                out.put(n, read(dir + "/" + n));
+            } catch (HostReadException e) {
+                out.put(n, e);
+            }
+        }
+        return out;
+    }
+
     /** Names in a directory, sorted; following links that stay inside the root. */
     List<String> list(String path) throws HostReadException;
 

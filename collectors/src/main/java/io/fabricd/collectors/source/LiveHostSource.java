@@ -172,8 +172,12 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     @Override
     public String read(String path) throws HostReadException {
+        return bounded(path, () -> readNow(path));
+    }
+
+    private String readNow(String path) throws java.io.IOException {
         Path p = abs(path);
-        return bounded(path, () -> {
+        {
             if (Files.isDirectory(p)) {
                 throw new HostReadException(path, "EISDIR");
             }
@@ -204,7 +208,30 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
                 out.write(buf.array(), 0, buf.position());
                 return out.toString(StandardCharsets.UTF_8);
             }
-        });
+        }
+    }
+
+    /** All reads in one bounded task; if it times out, file by file (so only the hung file fails). */
+    @Override
+    public Map<String, Object> readAll(String dir, List<String> names) {
+        try {
+            return bounded(dir + "/*", () -> {
+                Map<String, Object> out = new java.util.LinkedHashMap<>();
+                for (String n : names) {
+                    String path = dir + "/" + n;
+                    try {
+                        out.put(n, readNow(path));
+                    } catch (HostReadException e) {
+                        out.put(n, e);
+                    } catch (java.io.IOException e) {
+                        out.put(n, mapException(path, e));
+                    }
+                }
+                return out;
+            });
+        } catch (HostReadException e) {
+            return HostSource.super.readAll(dir, names);
+        }
     }
 
     @Override
