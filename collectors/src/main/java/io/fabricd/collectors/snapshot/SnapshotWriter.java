@@ -116,6 +116,16 @@ public final class SnapshotWriter {
         m.put("captured_at", Instant.now().toString());
         m.put("fabricd_version", version);
         m.set("labels", JSON.valueToTree(model.labels()));
+        if (model.facts() != null) {
+            ObjectNode h = m.putObject("host");
+            if (model.facts().memoryBytes() != null) {
+                h.put("memory_bytes", model.facts().memoryBytes());
+            }
+            h.set("numa_cpus", JSON.valueToTree(model.facts().numaCpus()));
+            if (model.facts().kernel() != null) {
+                m.put("kernel", model.facts().kernel());
+            }
+        }
         w.file(SnapshotHostSource.MANIFEST, JSON.writeValueAsString(m) + "\n");
         return new Result(model, w.files, w.links, unreadable.size());
     }

@@ -6,9 +6,9 @@ import io.fabricd.collectors.model.HostFacts;
 import java.util.TreeMap;
 
 /**
- * Kernel release, memory and CPUs per NUMA node, read as files through the HostSource so a
- * snapshot carries them too (OSHI reads only the live host; these three files are what it would
- * read on Linux anyway).
+ * Kernel release, memory and CPUs per NUMA node: from OSHI on the live host; from the snapshot
+ * manifest's {@code host} (what OSHI said when the snapshot was taken) in a snapshot; and from
+ * proc/ and sys/ files in a hand-made fixture, or when OSHI fails.
  */
 public final class HostFactsCollector implements Collector {
 
@@ -19,6 +19,21 @@ public final class HostFactsCollector implements Collector {
 
     @Override
     public void collect(CollectContext ctx) {
+        if (!ctx.source().isSnapshot()) {
+            try {
+                ctx.model().hostFacts(OshiFacts.read());
+                return;
+            } catch (RuntimeException | LinkageError e) {
+                ctx.error("oshi", "host facts unavailable: " + e); // fall back to the files
+            }
+        }
+        var manifest = ctx.source().manifest();
+        if (manifest.isPresent() && manifest.get().host() != null) {
+            var h = manifest.get().host();
+            ctx.model().hostFacts(new HostFacts(manifest.get().kernel(), h.memoryBytes(),
+                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? java.util.Map.of() : h.numaCpus())));
+            return;
+        }
         String kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip)
                 .orElse(ctx.source().manifest().map(m -> m.kernel()).orElse(null));
         Long mem = ctx.optional("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())

@@ -1,0 +1,34 @@
+package io.fabricd.collectors.topology;
+
+import io.fabricd.collectors.model.HostFacts;
+import java.util.TreeMap;
+import oshi.SystemInfo;
+import oshi.hardware.CentralProcessor;
+import oshi.hardware.HardwareAbstractionLayer;
+
+/**
+ * Host facts of the running host from OSHI (native access at the edge): kernel release, memory,
+ * logical CPUs per NUMA node. They do not change while fabricd runs, so they are read once.
+ */
+final class OshiFacts {
+    private static volatile HostFacts cached;
+
+    private OshiFacts() {
+    }
+
+    static HostFacts read() {
+        HostFacts f = cached;
+        if (f == null) {
+            SystemInfo si = new SystemInfo();
+            HardwareAbstractionLayer hw = si.getHardware();
+            TreeMap<Integer, Integer> numa = new TreeMap<>();
+            for (CentralProcessor.LogicalProcessor lp : hw.getProcessor().getLogicalProcessors()) {
+                numa.merge(lp.getNumaNode(), 1, Integer::sum);
+            }
+            String kernel = si.getOperatingSystem().getVersionInfo().getBuildNumber();
+            f = new HostFacts(kernel, hw.getMemory().getTotal(), numa);
+            cached = f;
+        }
+        return f;
+    }
+}

@@ -1,0 +1,27 @@
+package io.fabricd.collectors.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.LiveHostSource;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** OSHI on this machine supplies the live host's facts. */
+class HostFactsLiveTest {
+
+    @Test
+    void oshiFactsOfThisHost() {
+        try (LiveHostSource live = new LiveHostSource(Duration.ofSeconds(2))) {
+            HostModel m = new HostCollection(java.util.List.of(new HostFactsCollector()), CollectorConfig.DEFAULT,
+                    java.time.Clock.systemUTC()).collect(live);
+            assertThat(m.facts().memoryBytes()).isGreaterThan(0L);
+            assertThat(m.facts().numaCpus().values().stream().mapToInt(Integer::intValue).sum())
+                    .isGreaterThanOrEqualTo(Runtime.getRuntime().availableProcessors()); // cgroups may limit the JVM
+            assertThat(m.facts().kernel()).isEqualTo(System.getProperty("os.version"));
+            assertThat(m.collector("host").orElseThrow().errors()).isEmpty();
+        }
+    }
+}
