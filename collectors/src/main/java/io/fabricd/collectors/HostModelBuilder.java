@@ -65,6 +65,19 @@ public final class HostModelBuilder {
         return List.copyOf(portAttrs);
     }
 
+    private final Map<String, Long> maxQp = new TreeMap<>();
+
+    /** ibv_query_device max_qp, recorded by the verbs collector for the QP collector. */
+    public void maxQp(String device, Long value) {
+        if (value != null) {
+            maxQp.put(device, value);
+        }
+    }
+
+    public Long maxQp(String device) {
+        return maxQp.get(device);
+    }
+
     public void addQps(QpSummary q) {
         qps.add(q);
     }

@@ -34,6 +34,7 @@ public final class PortAttrsCollector implements Collector {
             } catch (HostReadException e) {
                 ctx.error(e);
             }
+            verbs.ifPresent(v -> ctx.model().maxQp(d.name(), v.maxQp()));
             for (RdmaPort p : d.ports()) {
                 Integer active = null;
                 Integer max = null;

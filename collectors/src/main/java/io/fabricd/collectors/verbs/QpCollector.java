@@ -3,7 +3,6 @@ package io.fabricd.collectors.verbs;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.kernel.QpInfo;
-import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.model.QpSummary;
 import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.source.HostReadException;
@@ -13,7 +12,7 @@ import java.util.TreeMap;
 
 /**
  * Queue pairs by device and state from the RDMA netlink resource dump (facts §6), and max_qp from
- * ibv_query_device. The kernel filters the dump by PID namespace: in a container fabricd sees the
+ * ibv_query_device (asked by the verbs collector, which runs first). The kernel filters the dump by PID namespace: in a container fabricd sees the
  * host's QPs only with the host PID namespace (docs/metrics.md).
  */
 public final class QpCollector implements Collector {
@@ -33,12 +32,7 @@ public final class QpCollector implements Collector {
             qps = Optional.empty();
         }
         for (RdmaDevice d : ctx.model().devices()) {
-            Long maxQp = null;
-            try {
-                maxQp = ctx.source().kernel().verbs(d.name()).map(VerbsDevice::maxQp).orElse(null);
-            } catch (HostReadException e) {
-                // recorded by the verbs collector
-            }
+            Long maxQp = ctx.model().maxQp(d.name()); // asked once, by the verbs collector
             if (qps.isEmpty() && maxQp == null) {
                 continue;
             }
