@@ -16,6 +16,10 @@ import picocli.CommandLine.Command;
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "2:bad usage or unusable input"})
 public final class Main implements Runnable {
+    /** JUL holds loggers weakly: keep the ones whose level fabricd sets. */
+    private static final Logger NETTY = Logger.getLogger("io.netty");
+    private static final Logger MICROMETER = Logger.getLogger("io.micrometer");
+
     /** Exit code for bad usage or unusable input (interfaces.md). */
     public static final int USAGE = 2;
 
@@ -65,8 +69,9 @@ public final class Main implements Runnable {
         h.setLevel(Level.ALL);
         root.addHandler(h);
         root.setLevel(Level.INFO);
-        Logger.getLogger("io.netty").setLevel(Level.WARNING);
-        Logger.getLogger("io.micrometer").setLevel(Level.SEVERE);
+        NETTY.setLevel(Level.WARNING);
+        // vertx-micrometer registers some gauges twice and says so once at WARNING: harmless
+        MICROMETER.setLevel(Level.SEVERE);
     }
 
     /** Version from the jar manifest. */

@@ -41,7 +41,7 @@ final class PortFamilies {
         }
         for (CollectorRun r : m.collectors()) {
             f.add("fabric_collector_success", r.ok() ? 1 : 0, "collector", r.name());
-            f.add("fabric_collector_duration_seconds", r.duration(), "collector", r.name());
+            f.add("fabric_collector_duration_seconds", r.durationSeconds(), "collector", r.name());
             f.add("fabric_collector_read_errors", r.errors().size(), "collector", r.name());
         }
     }
