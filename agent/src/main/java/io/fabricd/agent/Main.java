@@ -12,9 +12,9 @@ import picocli.CommandLine.Command;
 /** {@code fabricd}: the command line of ../shared/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
-        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class},
+        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success", "2:bad usage or unusable input"})
+        exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})
 public final class Main implements Runnable {
     /** JUL holds loggers weakly: keep the ones whose level fabricd sets. */
     private static final Logger NETTY = Logger.getLogger("io.netty");
@@ -28,7 +28,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, snapshot)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, snapshot)");
     }
 
     public static void main(String[] args) {

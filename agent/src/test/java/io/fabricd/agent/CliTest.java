@@ -88,6 +88,23 @@ class CliTest {
     }
 
     @Test
+    void diagnoseExitCodes() {
+        Result healthy = run("diagnose", "--root", Fixtures.host("host-a-ib").toString());
+        assertThat(healthy.code()).isZero();
+        assertThat(healthy.out()).contains("No findings");
+        Result bad = run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--format", "json");
+        assertThat(bad.code()).isEqualTo(1); // gpudirect_off is critical
+        assertThat(bad.out()).contains("\"check\" : \"gpudirect_off\"");
+        assertThat(run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--fail-on", "never").code()).isZero();
+        // the demo has warnings (a saturated counter, a GPU far from every NIC) and nothing critical so far
+        Result demo = run("diagnose", "--demo");
+        assertThat(demo.code()).isZero();
+        assertThat(demo.out()).contains("[counter_saturated] device=mlx5_3", "[numa_misaffinity] gpu=0000:dc:00.0");
+        assertThat(run("diagnose", "--demo", "--fail-on", "warning").code()).isEqualTo(1);
+        assertThat(run("diagnose", "--format", "yaml").code()).isEqualTo(2);
+    }
+
+    @Test
     void helpAndVersion() {
         assertThat(run("--help").out()).contains("run", "metrics");
         assertThat(run("--version").code()).isZero();

@@ -35,6 +35,8 @@ class SoftRoceIT {
                 "printf 'netdev:\\n  all_stats: true\\n' > /tmp/all.yaml",
                 "echo '=====M2====='",
                 "bin/fabricd metrics --config /tmp/all.yaml",
+                "echo '=====DIAG====='",
+                "bin/fabricd diagnose --format json; echo \"diagnose-exit=$?\"",
                 "echo '=====SNAP====='",
                 "bin/fabricd snapshot --out /mnt/out/snap 2>&1",
                 "bin/fabricd metrics",
@@ -57,7 +59,10 @@ class SoftRoceIT {
         String out = buf.toString(StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as("guest exit status; output:\n" + out).isZero();
         Map<String, Double> m1 = PromText.parse(section(out, "=====M1=====", "=====LAT====="));
-        Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====SNAP=====")); // with all_stats
+        Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====DIAG=====")); // with all_stats
+        String diag = section(out, "=====DIAG=====", "=====SNAP=====");
+        // diagnose on the live rxe host: no errors, nothing wrong (links up, no GPU, no saturation)
+        assertThat(diag).as(diag).contains("\"findings\" : [ ]", "diagnose-exit=0").doesNotContain("\"path\" :");
         Map<String, Double> all = m2;
 
         for (String dev : new String[] {"rxe0", "rxe1"}) {

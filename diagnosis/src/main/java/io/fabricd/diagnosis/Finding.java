@@ -1,0 +1,20 @@
+package io.fabricd.diagnosis;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One thing wrong with a host (interfaces.md, {@code diagnose --format json}).
+ *
+ * @param subject whichever of device, port, netdev, priority, gpu, pci apply
+ * @param evidence the values the check saw, so a human can confirm it
+ */
+@JsonPropertyOrder({"check", "severity", "subject", "summary", "evidence", "remediation"})
+public record Finding(String check, Severity severity, Map<String, Object> subject, String summary,
+                      Map<String, Object> evidence, String remediation) {
+    public Finding {
+        subject = java.util.Collections.unmodifiableMap(new TreeMap<>(subject));
+        evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
+    }
+}

@@ -1,0 +1,86 @@
+package io.fabricd.diagnosis;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabricd.collectors.model.CollectorRun;
+import io.fabricd.collectors.model.HostModel;
+import java.util.List;
+
+/** The result of a diagnosis: findings of one collection, as JSON or as a text report. */
+public record Report(HostModel model, List<Finding> findings, List<String> checksWithoutHistory) {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+            .setSerializationInclusion(JsonInclude.Include.ALWAYS);
+
+    public Report {
+        findings = List.copyOf(findings);
+        checksWithoutHistory = List.copyOf(checksWithoutHistory);
+    }
+
+    public boolean hasAtLeast(Severity s) {
+        return findings.stream().anyMatch(f -> f.severity().atLeast(s));
+    }
+
+    /** interfaces.md's {@code diagnose --format json}. */
+    public String toJson() {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("host", model.hostname());
+        root.put("collected_at", model.collectedAt().toString());
+        root.set("findings", JSON.valueToTree(findings));
+        ArrayNode cs = root.putArray("collectors");
+        for (CollectorRun r : model.collectors()) {
+            ObjectNode c = cs.addObject();
+            c.put("name", r.name());
+            c.put("ok", r.ok());
+            c.put("duration_seconds", r.durationSeconds());
+            ArrayNode errs = c.putArray("errors");
+            r.errors().forEach(e -> errs.addObject().put("path", e.path()).put("error", e.error()));
+        }
+        root.set("checks_without_history", JSON.valueToTree(checksWithoutHistory));
+        try {
+            return JSON.writeValueAsString(root) + "\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A readable report grouped by severity; ANSI colour only when asked (a TTY). */
+    public String toText(boolean colour) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("fabricd diagnose: ").append(model.hostname()).append(" at ").append(model.collectedAt()).append('\n');
+        if (findings.isEmpty()) {
+            sb.append("\nNo findings: nothing wrong that one collection can show.\n");
+        }
+        for (Severity s : Severity.values()) {
+            List<Finding> fs = findings.stream().filter(f -> f.severity() == s).toList();
+            if (fs.isEmpty()) {
+                continue;
+            }
+            String head = s.id().toUpperCase(java.util.Locale.ROOT) + " (" + fs.size() + ")";
+            String code = s == Severity.CRITICAL ? "31" : s == Severity.WARNING ? "33" : "36";
+            sb.append('\n').append(colour ? "\u001b[1;" + code + "m" + head + "\u001b[0m" : head).append('\n');
+            for (Finding f : fs) {
+                sb.append("  [").append(f.check()).append("] ").append(subject(f)).append(": ").append(f.summary()).append('\n');
+                f.evidence().forEach((k, v) -> sb.append("      ").append(k).append(": ").append(v).append('\n'));
+                sb.append("    fix: ").append(f.remediation()).append('\n');
+            }
+        }
+        if (!checksWithoutHistory.isEmpty()) {
+            sb.append("\nNot run (need two collections, e.g. the running agent): ")
+                    .append(String.join(", ", checksWithoutHistory)).append('\n');
+        }
+        long errors = model.collectors().stream().mapToLong(c -> c.errors().size()).sum();
+        if (errors > 0) {
+            sb.append("\n").append(errors).append(" paths could not be read (see --format json, collectors[].errors)\n");
+        }
+        return sb.toString();
+    }
+
+    private static String subject(Finding f) {
+        StringBuilder sb = new StringBuilder();
+        f.subject().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return sb.toString();
+    }
+}

@@ -1,0 +1,40 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.GpuDirect;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code gpudirect_off} (critical): NVIDIA GPUs and RDMA devices present but no GPUDirect RDMA
+ * path (no peer-memory module, no DMA-BUF path; facts §5). Without it NCCL stages every transfer
+ * through host memory. Not a finding where it does not apply (no GPU or no RDMA device).
+ */
+public final class GpuDirectOff implements Check {
+
+    @Override
+    public String id() {
+        return "gpudirect_off";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous) {
+        GpuDirect g = m.gpuDirect();
+        if (g == null || g.enabled() == null || g.enabled()) {
+            return List.of();
+        }
+        Map<String, Object> evidence = new LinkedHashMap<>();
+        evidence.put("reason", g.reason());
+        evidence.put("checked", g.evidence());
+        evidence.put("gpus", m.pci().stream().filter(f -> f.kind().equals("gpu")).count());
+        evidence.put("rdma_devices", m.devices().size());
+        return List.of(new Finding(id(), Severity.CRITICAL, Map.of(), "NVIDIA GPUs and RDMA NICs but no GPUDirect RDMA path",
+                evidence, "Load the peer-memory module (`modprobe nvidia-peermem`, shipped with the NVIDIA driver; it needs "
+                        + "MLNX_OFED/DOCA-OFED) or use DMA-BUF (kernel >= 5.12, NVIDIA open kernel modules, "
+                        + "NCCL_DMABUF_ENABLE=1). Confirm with NCCL_DEBUG=INFO: 'GPU Direct RDMA Enabled'."));
+    }
+}

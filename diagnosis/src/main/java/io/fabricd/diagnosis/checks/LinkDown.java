@@ -1,0 +1,75 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code link_down} (critical): an RDMA port that is not ACTIVE with physical state LinkUp. Not a
+ * finding: a port whose state is unreadable (unknown is never critical), an InfiniBand port an
+ * administrator disabled (phys_state 3: Disabled), a RoCE port whose netdev is administratively
+ * down (operstate down and carrier unreadable: the kernel refuses carrier reads then). Devices
+ * excluded by config are never collected.
+ */
+public final class LinkDown implements Check {
+
+    @Override
+    public String id() {
+        return "link_down";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous) {
+        List<Finding> out = new ArrayList<>();
+        for (RdmaPort p : m.ports()) {
+            if (p.up() || p.state() == null || p.physState() == null) {
+                continue;
+            }
+            boolean ib = "InfiniBand".equals(p.linkLayer());
+            NetdevInfo nd = p.netdev() == null ? null : m.netdev(p.netdev()).orElse(null);
+            if (ib && p.physState().id() == 3) {
+                continue; // administratively disabled
+            }
+            if (!ib && nd != null && "down".equals(nd.operstate()) && nd.carrier() == null) {
+                continue; // netdev administratively down
+            }
+            Map<String, Object> subject = new LinkedHashMap<>();
+            subject.put("device", p.device());
+            subject.put("port", p.port());
+            if (p.netdev() != null) {
+                subject.put("netdev", p.netdev());
+            }
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            evidence.put("state", p.state().toString());
+            evidence.put("phys_state", p.physState().toString());
+            if (nd != null) {
+                evidence.put("netdev_operstate", nd.operstate());
+                evidence.put("netdev_carrier", nd.carrier());
+            }
+            String summary;
+            String fix;
+            if (ib && p.state().id() == 2 && p.physState().id() == 5) {
+                summary = "link trained but no subnet manager has configured " + p.device() + " port " + p.port();
+                fix = "Check that a subnet manager (opensm or the switch's SM) runs and reaches this port: `sminfo`, "
+                        + "`ibstat " + p.device() + " " + p.port() + "`.";
+            } else if (p.physState().id() == 2) {
+                summary = p.device() + " port " + p.port() + " has no link partner (Polling)";
+                fix = "Check the cable and transceiver and the switch port: `ibstat`/`ethtool " + (p.netdev() == null ? "<netdev>" : p.netdev())
+                        + "`, reseat or replace the cable.";
+            } else {
+                summary = p.device() + " port " + p.port() + " is " + p.state().name() + " / " + p.physState().name();
+                fix = "Bring the link up: check cable, transceiver and switch port; for RoCE `ip link set "
+                        + (p.netdev() == null ? "<netdev>" : p.netdev()) + " up` and check carrier.";
+            }
+            out.add(new Finding(id(), Severity.CRITICAL, subject, summary, evidence, fix));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,48 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code numa_misaffinity} (warning): a GPU whose best path to any RDMA NIC is SYS — every transfer
+ * crosses the CPU interconnect. A GPU whose paths are unknown (numa_node -1) gives no finding.
+ */
+public final class NumaMisaffinity implements Check {
+    private static final List<String> ORDER = List.of("PIX", "PXB", "PHB", "NODE", "SYS");
+
+    @Override
+    public String id() {
+        return "numa_misaffinity";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous) {
+        Map<String, List<GpuNicPath>> byGpu = new TreeMap<>();
+        m.gpuNicPaths().forEach(p -> byGpu.computeIfAbsent(p.gpu(), k -> new ArrayList<>()).add(p));
+        List<Finding> out = new ArrayList<>();
+        byGpu.forEach((gpu, paths) -> {
+            if (paths.stream().anyMatch(p -> p.path() == null)) {
+                return; // unknown: never a warning
+            }
+            String best = paths.stream().map(GpuNicPath::path).min((a, b) -> ORDER.indexOf(a) - ORDER.indexOf(b)).orElse(null);
+            if (!"SYS".equals(best)) {
+                return;
+            }
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            paths.forEach(p -> evidence.put(p.device(), p.path() + " (" + p.reason() + ")"));
+            out.add(new Finding(id(), Severity.WARNING, Map.of("gpu", gpu),
+                    "GPU " + gpu + " reaches every RDMA NIC only across the CPU interconnect (SYS)", evidence,
+                    "Move the GPU or a NIC so they share a NUMA node (ideally a PCIe switch), or keep jobs on this GPU off "
+                            + "inter-node traffic; confirm with `nvidia-smi topo -m`."));
+        });
+        return out;
+    }
+}

@@ -1,0 +1,49 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pcie_degraded} (warning): a link narrower than it and its upstream port support (any
+ * function), or, for a NIC, slower (GPUs down-clock to 2.5 GT/s when idle, so their speed is not
+ * judged; facts §4.1). The max already takes the upstream port into account, so a Gen5 card in a
+ * Gen4 slot is not degraded.
+ */
+public final class PcieDegraded implements Check {
+
+    @Override
+    public String id() {
+        return "pcie_degraded";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous) {
+        List<Finding> out = new ArrayList<>();
+        for (PciFunction f : m.pci()) {
+            boolean narrow = f.width() != null && f.maxWidth() != null && f.width() > 0 && f.width() < f.maxWidth();
+            boolean slow = f.kind().equals("nic") && f.speed() != null && f.maxSpeed() != null && f.speed() < f.maxSpeed();
+            if (!narrow && !slow) {
+                continue;
+            }
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            evidence.put("kind", f.kind());
+            evidence.put("width", f.width());
+            evidence.put("max_width", f.maxWidth());
+            evidence.put("speed_gts", f.speed() == null ? null : f.speed() / 1e9);
+            evidence.put("max_speed_gts", f.maxSpeed() == null ? null : f.maxSpeed() / 1e9);
+            String what = narrow ? "x" + f.width() + " of x" + f.maxWidth() : (f.speed() / 1e9) + " of " + (f.maxSpeed() / 1e9) + " GT/s";
+            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", f.address()),
+                    f.kind() + " " + f.address() + " PCIe link runs " + what, evidence,
+                    "Reseat the card or riser and check the slot; confirm with `lspci -vv -s " + f.address()
+                            + "` (LnkSta vs LnkCap) and the upstream port's LnkCap."));
+        }
+        return out;
+    }
+}

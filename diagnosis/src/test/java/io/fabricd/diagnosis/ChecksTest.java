@@ -1,0 +1,114 @@
+package io.fabricd.diagnosis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Positive and negative fixture cases for every check shipped so far. */
+class ChecksTest {
+
+    static HostModel model(String fixture) {
+        return HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
+    }
+
+    static List<Finding> of(Report r, String check) {
+        return r.findings().stream().filter(f -> f.check().equals(check)).toList();
+    }
+
+    @Test
+    void healthyInfinibandHostHasNoCriticalOrWarning() {
+        Report r = Diagnosis.run(model("host-a-ib"), null);
+        assertThat(r.hasAtLeast(Severity.WARNING)).as(r.toText(false)).isFalse();
+        assertThat(r.toJson()).contains("\"findings\" : [ ]");
+    }
+
+    @Test
+    void linkDown(@TempDir Path tmp) throws Exception {
+        assertThat(of(Diagnosis.run(model("host-b-roce"), null), "link_down")).isEmpty();
+        // variants of host A's port: no SM, cable unplugged, administratively disabled
+        for (String[] v : new String[][] {{"2: INIT", "5: LinkUp", "no subnet manager"}, {"1: DOWN", "2: Polling", "no link partner"},
+                {"1: DOWN", "3: Disabled", null}}) {
+            Path root = copy(Fixtures.host("host-a-ib"), tmp.resolve("a" + v[1].charAt(0)));
+            Path port = root.resolve("sys/class/infiniband/mlx5_0/ports/1");
+            Files.writeString(port.resolve("state"), v[0] + "\n");
+            Files.writeString(port.resolve("phys_state"), v[1] + "\n");
+            List<Finding> f = of(Diagnosis.run(HostCollection.standard(CollectorConfig.DEFAULT)
+                    .collect(SnapshotHostSource.open(root)), null), "link_down");
+            if (v[2] == null) {
+                assertThat(f).as("admin-disabled is not a finding").isEmpty();
+            } else {
+                assertThat(f).singleElement().satisfies(x -> {
+                    assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
+                    assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("port", 1);
+                    assertThat(x.summary()).contains(v[2]);
+                });
+            }
+        }
+        // a port whose state cannot be read is unknown, never critical
+        assertThat(of(Diagnosis.run(model("host-broken"), null), "link_down"))
+                .noneMatch(x -> x.subject().get("device").equals("mlx5_1"));
+    }
+
+    @Test
+    void counterSaturated() {
+        List<Finding> f = of(Diagnosis.run(model("host-broken"), null), "counter_saturated");
+        assertThat(f).singleElement().satisfies(x -> {
+            assertThat(x.subject()).isEqualTo(Map.of("device", "mlx5_1", "port", 1));
+            assertThat(x.evidence()).containsEntry("counter", "link_downed").containsEntry("width_bits", 8);
+            assertThat(x.severity()).isEqualTo(Severity.WARNING);
+        });
+        assertThat(of(Diagnosis.run(model("host-a-ib"), null), "counter_saturated")).isEmpty();
+    }
+
+    @Test
+    void gpuDirectOff() {
+        assertThat(of(Diagnosis.run(model("host-d-topology"), null), "gpudirect_off")).singleElement()
+                .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
+        assertThat(of(Diagnosis.run(model("host-a-ib"), null), "gpudirect_off")).isEmpty(); // peermem loaded
+        assertThat(of(Diagnosis.run(model("host-c-rxe"), null), "gpudirect_off")).isEmpty(); // no GPU
+    }
+
+    @Test
+    void numaMisaffinity() {
+        // host B: GPU 0000:ca:00.0 on NUMA node 1, the only NIC on node 0
+        assertThat(of(Diagnosis.run(model("host-b-roce"), null), "numa_misaffinity")).singleElement()
+                .satisfies(x -> assertThat(x.subject()).isEqualTo(Map.of("gpu", "0000:ca:00.0")));
+        // host D: the SYS GPU is flagged, the numa -1 GPU (unknown) is not
+        assertThat(of(Diagnosis.run(model("host-d-topology"), null), "numa_misaffinity"))
+                .extracting(x -> x.subject().get("gpu")).containsExactly("0000:9b:00.0");
+        assertThat(of(Diagnosis.run(model("host-a-ib"), null), "numa_misaffinity")).isEmpty();
+    }
+
+    @Test
+    void pcieDegraded() {
+        assertThat(of(Diagnosis.run(model("host-d-topology"), null), "pcie_degraded"))
+                .extracting(x -> x.subject().get("pci")).containsExactly("0000:19:00.0"); // x8 of x16; not the Gen5-in-Gen4 GPU, not idle GPUs
+        assertThat(of(Diagnosis.run(model("host-a-ib"), null), "pcie_degraded")).isEmpty(); // GPU idle at 2.5 GT/s
+    }
+
+    @Test
+    void reportFormats() {
+        Report r = Diagnosis.run(model("host-d-topology"), null);
+        assertThat(r.toText(false)).contains("CRITICAL (1)", "[gpudirect_off]", "WARNING", "fix: ").doesNotContain("\u001b[");
+        assertThat(r.toText(true)).contains("\u001b[1;31m");
+        assertThat(r.toJson()).contains("\"host\" : \"topo-node-01\"", "\"check\" : \"pcie_degraded\"",
+                "\"severity\" : \"warning\"", "\"subject\" : {", "\"duration_seconds\"");
+        assertThat(r.findings().get(0).severity()).isEqualTo(Severity.CRITICAL); // most severe first
+    }
+
+    private static Path copy(Path src, Path dst) throws Exception {
+        Process p = new ProcessBuilder("cp", "-a", src.toString(), dst.toString()).start();
+        assertThat(p.waitFor()).isZero();
+        return dst;
+    }
+}
