@@ -1,7 +1,6 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.Report;
@@ -37,7 +36,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostModel m = HostCollection.standard(cfg.collectorConfig()).collect(host.source(cfg));
+        HostModel m = host.collectOnce(cfg);
         Report r = Diagnosis.run(m, null);
         var out = spec.commandLine().getOut();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));

@@ -43,6 +43,18 @@ public final class HostOptions {
         return SnapshotHostSource.open(root);
     }
 
+    /** One collection of the host (metrics, diagnose), the live source closed afterwards. */
+    public io.fabricd.collectors.model.HostModel collectOnce(AgentConfig cfg) {
+        HostSource source = source(cfg);
+        try {
+            return io.fabricd.collectors.HostCollection.standard(cfg.collectorConfig()).collect(source);
+        } finally {
+            if (source instanceof LiveHostSource live) {
+                live.close();
+            }
+        }
+    }
+
     private static boolean isFilesystemRoot(Path p) {
         try {
             return p.toRealPath().getParent() == null;

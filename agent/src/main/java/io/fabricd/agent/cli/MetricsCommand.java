@@ -1,9 +1,7 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
@@ -25,15 +23,7 @@ public final class MetricsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostSource source = host.source(cfg);
-        HostModel m = HostCollection.standard(cfg.collectorConfig()).collect(source);
-        if (source instanceof AutoCloseable c) {
-            try {
-                c.close();
-            } catch (Exception e) {
-                // nothing to do
-            }
-        }
+        HostModel m = host.collectOnce(cfg);
         byte[] body = Exposition.render(FabricMetrics.build(m, cfg.netdev.allStats), null).body();
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();

@@ -35,10 +35,4 @@ public record DcbState(boolean supported, List<String> dcbx, int pfcCap, List<In
     public boolean hasDscpApp() {
         return app.stream().anyMatch(a -> "dscp".equals(a.selector()));
     }
-
-    /** The priority DSCP value {@code dscp} maps to in the APP table, or -1. */
-    public int priorityOfDscp(int dscp) {
-        return app.stream().filter(a -> "dscp".equals(a.selector()) && a.protocol() == dscp)
-                .mapToInt(AppEntry::priority).findFirst().orElse(-1);
-    }
 }

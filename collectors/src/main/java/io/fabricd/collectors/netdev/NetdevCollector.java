@@ -5,7 +5,6 @@ import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -93,9 +92,5 @@ public final class NetdevCollector implements Collector {
             ctx.error(path, "not a number: '" + s.strip() + "'");
             return null;
         }
-    }
-
-    static String join(String a, String b) {
-        return HostSource.join(a, b);
     }
 }

@@ -79,7 +79,7 @@ public final class LiveKernel implements KernelQueries {
         return ifr;
     }
 
-    private static void ethtool(int fd, String netdev, Memory data, String what) throws LastErrorException, HostReadException {
+    private static void ethtool(int fd, String netdev, Memory data) throws LastErrorException, HostReadException {
         LibC.INSTANCE.ioctl(fd, new NativeLong(SIOCETHTOOL), ifreq(netdev, data));
     }
 
@@ -99,7 +99,7 @@ public final class LiveKernel implements KernelQueries {
             Memory drv = new Memory(196); // struct ethtool_drvinfo
             drv.clear();
             drv.setInt(0, ETHTOOL_GDRVINFO);
-            ethtool(fd, netdev, drv, "GDRVINFO");
+            ethtool(fd, netdev, drv);
             String driver = drv.getString(4, "UTF-8");
             // The stat count can change between calls (PFC toggled): query count, names and values
             // together, pass the expected count, and retry when the kernel reports another one.
@@ -108,7 +108,7 @@ public final class LiveKernel implements KernelQueries {
                 sset.clear();
                 sset.setInt(0, ETHTOOL_GSSET_INFO);
                 sset.setLong(8, 1L << ETH_SS_STATS);
-                ethtool(fd, netdev, sset, "GSSET_INFO");
+                ethtool(fd, netdev, sset);
                 if ((sset.getLong(8) & (1L << ETH_SS_STATS)) == 0) {
                     return new EthtoolStats(driver, Map.of());
                 }
@@ -122,12 +122,12 @@ public final class LiveKernel implements KernelQueries {
                 strings.setInt(0, ETHTOOL_GSTRINGS);
                 strings.setInt(4, ETH_SS_STATS);
                 strings.setInt(8, n);
-                ethtool(fd, netdev, strings, "GSTRINGS");
+                ethtool(fd, netdev, strings);
                 Memory stats = new Memory(8 + (long) room * 8);
                 stats.clear();
                 stats.setInt(0, ETHTOOL_GSTATS);
                 stats.setInt(4, n);
-                ethtool(fd, netdev, stats, "GSTATS");
+                ethtool(fd, netdev, stats);
                 if (strings.getInt(8) != n || stats.getInt(4) != n) {
                     continue;
                 }
@@ -160,7 +160,7 @@ public final class LiveKernel implements KernelQueries {
             Memory p = new Memory(16); // struct ethtool_pauseparam
             p.clear();
             p.setInt(0, ETHTOOL_GPAUSEPARAM);
-            ethtool(fd, netdev, p, "GPAUSEPARAM");
+            ethtool(fd, netdev, p);
             return Optional.of(new PauseParams(p.getInt(4) != 0, p.getInt(8) != 0, p.getInt(12) != 0));
         } catch (LastErrorException e) {
             if (e.getErrorCode() == Errno.EOPNOTSUPP) {
