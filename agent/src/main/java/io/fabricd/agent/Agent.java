@@ -44,7 +44,7 @@ public final class Agent implements AutoCloseable {
         JvmMetrics.builder().register(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.standard(config.collectorConfig()), fabric,
-                config.collection.interval, meters);
+                config.collection.interval, config.diagnosis, meters);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished").register(meters);
     }

@@ -2,6 +2,9 @@ package io.fabricd.agent;
 
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Report;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;
@@ -18,23 +21,42 @@ import java.util.logging.Logger;
 
 /**
  * Collects the host on a fixed interval on one dedicated thread (never the event loop) and
- * publishes each result: the host model, the Prometheus families, the JSON. Scrapes read only what
+ * publishes each result: the host model, the checks' findings (against the previous collection, for
+ * rates), the Prometheus families, the JSON. Scrapes read only what
  * was published, so any number of concurrent scrapes cause no extra collection.
  */
 public final class CollectionLoop implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CollectionLoop.class.getName());
 
-    /** One collection's published results. The JSON is rendered on first request, once. */
+    /** One collection's published results. The JSON documents are rendered on first request, once. */
     public static final class Published {
         private final HostModel model;
+        private final Report report;
         private volatile byte[] json;
+        private volatile byte[] findingsJson;
 
-        Published(HostModel model) {
+        Published(HostModel model, Report report) {
             this.model = model;
+            this.report = report;
         }
 
         public HostModel model() {
             return model;
+        }
+
+        /** The checks' verdict on this collection (with the previous one for rates). */
+        public Report report() {
+            return report;
+        }
+
+        /** interfaces.md's diagnose JSON. */
+        public byte[] findingsJson() {
+            byte[] j = findingsJson;
+            if (j == null) {
+                j = report.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                findingsJson = j;
+            }
+            return j;
         }
 
         public byte[] json() {
@@ -51,6 +73,7 @@ public final class CollectionLoop implements AutoCloseable {
     private final HostCollection collection;
     private final FabricMetrics metrics;
     private final Duration interval;
+    private final DiagnosisConfig diagnosis;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
     private final Timer timer;
@@ -59,8 +82,9 @@ public final class CollectionLoop implements AutoCloseable {
     private boolean saidNoDevices;
 
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
-                          MeterRegistry meters) {
+                          DiagnosisConfig diagnosis, MeterRegistry meters) {
         this.source = source;
+        this.diagnosis = diagnosis;
         this.collection = collection;
         this.metrics = metrics;
         this.interval = interval;
@@ -83,8 +107,10 @@ public final class CollectionLoop implements AutoCloseable {
         long t0 = System.nanoTime();
         try {
             HostModel m = collection.collect(source);
-            metrics.update(m);
-            latest = new Published(m);
+            Published before = latest;
+            Report report = Diagnosis.run(m, before == null ? null : before.model(), diagnosis);
+            metrics.update(m, report.findings());
+            latest = new Published(m, report);
             if (m.devices().isEmpty() && !saidNoDevices) {
                 saidNoDevices = true;
                 LOG.info("no RDMA device in " + (source.describe().endsWith("/") ? source.describe() : source.describe() + "/")

@@ -80,6 +80,55 @@ class AgentHttpTest {
     }
 
     @Test
+    void servesFindingsAndJudgesRatesAgainstThePreviousCollection() throws Exception {
+        // symbol_error grows by 1000 per collection: port_errors_rising needs the agent's previous collection
+        java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        HostSource rising = new ForwardingHostSource(Fixtures.open("host-a-ib")) {
+            @Override
+            public String read(String path) throws HostReadException {
+                if (path.endsWith("/counters/symbol_error")) {
+                    return reads.incrementAndGet() * 1000 + "\n";
+                }
+                return super.read(path);
+            }
+        };
+        try (Agent a = start(rising, Duration.ofMillis(300))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            JsonNode first = null;
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                first = new ObjectMapper().readTree(Http.get(a.port(), "/api/v1/findings").body());
+                if (first.get("checks_without_history").isEmpty()) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertThat(first.get("host").asText()).isEqualTo("dgx-h100-01");
+            assertThat(first.get("checks_without_history")).isEmpty();
+            assertThat(first.at("/findings/0/check").asText()).isEqualTo("port_errors_rising");
+            assertThat(first.at("/findings/0/subject/device").asText()).isEqualTo("mlx5_0");
+            assertThat(first.get("collectors")).isNotEmpty();
+            Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_finding").body());
+            assertThat(v).containsEntry(s("fabric_finding", "check", "port_errors_rising", "severity", "warning", "device", "mlx5_0",
+                    "port", "1", "netdev", "ibp25s0", "priority", "", "gpu", "", "pci", ""), 1.0);
+        }
+    }
+
+    @Test
+    void findingsOfTheDemo() throws Exception {
+        try (Agent a = start(io.fabricd.agent.demo.DemoHost.open(), Duration.ofHours(1))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            JsonNode j = new ObjectMapper().readTree(Http.get(a.port(), "/api/v1/findings").body());
+            assertThat(j.findValuesAsText("check")).contains("pfc_missing", "mtu_mismatch", "counter_saturated", "numa_misaffinity");
+            assertThat(j.get("checks_without_history").toString()).contains("port_errors_rising"); // one collection so far
+            Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics").body());
+            assertThat(v).containsEntry(s("fabric_finding", "check", "pfc_missing", "severity", "critical", "device", "mlx5_7",
+                    "port", "1", "netdev", "ens8f0np0", "priority", "3", "gpu", "", "pci", ""), 1.0);
+            assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding{")).hasSize(4);
+        }
+    }
+
+    @Test
     void concurrentScrapesNeverCauseExtraCollections() throws Exception {
         try (Agent a = start(Fixtures.open("host-b-roce"), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
@@ -116,6 +165,7 @@ class AgentHttpTest {
             assertThat(Http.get(a.port(), "/healthz").statusCode()).isEqualTo(200);
             assertThat(Http.get(a.port(), "/readyz").statusCode()).isEqualTo(503);
             assertThat(Http.get(a.port(), "/api/v1/snapshot").statusCode()).isEqualTo(503);
+            assertThat(Http.get(a.port(), "/api/v1/findings").statusCode()).isEqualTo(503);
             assertThat(Http.get(a.port(), "/metrics").body()).doesNotContain("fabric_port_up");
             release.countDown();
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();

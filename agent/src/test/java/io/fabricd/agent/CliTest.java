@@ -96,12 +96,47 @@ class CliTest {
         assertThat(bad.code()).isEqualTo(1); // gpudirect_off is critical
         assertThat(bad.out()).contains("\"check\" : \"gpudirect_off\"");
         assertThat(run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--fail-on", "never").code()).isZero();
-        // the demo has warnings (a saturated counter, a GPU far from every NIC) and nothing critical so far
+        // the demo's planted problems: RoCE priority without PFC (critical), MTU 1500, a saturated counter, a far GPU
         Result demo = run("diagnose", "--demo");
-        assertThat(demo.code()).isZero();
-        assertThat(demo.out()).contains("[counter_saturated] device=mlx5_3", "[numa_misaffinity] gpu=0000:dc:00.0");
-        assertThat(run("diagnose", "--demo", "--fail-on", "warning").code()).isEqualTo(1);
+        assertThat(demo.code()).isEqualTo(1);
+        assertThat(demo.out()).contains("[pfc_missing] device=mlx5_7", "[mtu_mismatch] device=mlx5_6",
+                "[counter_saturated] device=mlx5_3", "[numa_misaffinity] gpu=0000:dc:00.0", "Not run", "port_errors_rising");
+        assertThat(run("diagnose", "--demo", "--fail-on", "never").code()).isZero();
         assertThat(run("diagnose", "--format", "yaml").code()).isEqualTo(2);
+    }
+
+    @Test
+    void diagnoseWithAPreviousSnapshotJudgesRates(@TempDir Path tmp) throws Exception {
+        Path before = copy(Fixtures.host("host-a-ib"), tmp.resolve("before"));
+        Path after = copy(Fixtures.host("host-a-ib"), tmp.resolve("after"));
+        Files.writeString(after.resolve("fabricd-snapshot.json"),
+                Files.readString(after.resolve("fabricd-snapshot.json")).replace("2026-11-29T12:00:00Z", "2026-11-29T12:10:00Z"));
+        Files.writeString(after.resolve("sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error"), "500\n");
+        Result r = run("diagnose", "--root", after.toString(), "--previous", before.toString(), "--format", "json");
+        assertThat(r.code()).as(r.err()).isZero(); // warnings only
+        assertThat(r.out()).contains("\"check\" : \"port_errors_rising\"", "\"interval_seconds\" : 600.0",
+                "\"collected_at\" : \"2026-11-29T12:10:00Z\"", "\"checks_without_history\" : [ ]");
+        assertThat(run("diagnose", "--root", after.toString(), "--previous", before.toString(), "--fail-on", "warning").code())
+                .isEqualTo(1);
+        // the wrong way round, another host, no captured_at, the demo, a missing folder: exit 2 with a message
+        Result reversed = run("diagnose", "--root", before.toString(), "--previous", after.toString());
+        assertThat(reversed.code()).isEqualTo(2);
+        assertThat(reversed.err()).contains("not before this collection").doesNotContain("Exception");
+        Result other = run("diagnose", "--root", after.toString(), "--previous", Fixtures.host("host-b-roce").toString());
+        assertThat(other.code()).isEqualTo(2);
+        assertThat(other.err()).contains("is a snapshot of roce-node-07, not of dgx-h100-01");
+        Files.writeString(before.resolve("fabricd-snapshot.json"), "{\"format\": 1, \"hostname\": \"dgx-h100-01\"}");
+        Result undated = run("diagnose", "--root", after.toString(), "--previous", before.toString());
+        assertThat(undated.code()).isEqualTo(2);
+        assertThat(undated.err()).contains("has no captured_at");
+        assertThat(run("diagnose", "--demo", "--previous", before.toString()).code()).isEqualTo(2);
+        assertThat(run("diagnose", "--root", after.toString(), "--previous", tmp.resolve("nope").toString()).err())
+                .contains("is not a folder");
+    }
+
+    private static Path copy(Path src, Path dst) throws Exception {
+        assertThat(new ProcessBuilder("cp", "-a", src.toString(), dst.toString()).start().waitFor()).isZero();
+        return dst;
     }
 
     @Test

@@ -44,6 +44,47 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void readsTheDiagnosisSection(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, """
+                diagnosis:
+                  disabled_checks: [pcie_degraded]
+                  roce: {priority: 4, trust: dscp}
+                  link: {expected_rate_gbps: 400}
+                  port_errors:
+                    symbol_error: 60/h
+                    port_xmit_discards: 100
+                    link_downed: 0
+                  pause_storm: {tx_pause_frames_per_second: 500, rx_pause_time_fraction: 0.25}
+                  qp: {max_share: 0.9, err_growth: 5}
+                """);
+        var d = ConfigLoader.load(f).diagnosis;
+        assertThat(d.enabled("pcie_degraded")).isFalse();
+        assertThat(d.roce.priority).isEqualTo(4);
+        assertThat(d.link.expectedRateGbps).isEqualTo(400.0);
+        assertThat(d.portErrorThresholds().get("symbol_error").perSecond()).isEqualTo(60.0 / 3600);
+        assertThat(d.portErrorThresholds().get("port_xmit_discards").perSecond()).isEqualTo(100.0);
+        assertThat(d.portErrorThresholds().get("link_downed").perSecond()).isZero();
+        assertThat(d.portErrorThresholds()).containsKey("link_error_recovery"); // defaults kept
+        assertThat(d.pauseStorm.rxPauseTimeFraction).isEqualTo(0.25);
+        assertThat(d.qp.errGrowth).isEqualTo(5);
+        assertThat(ConfigLoader.load(null).diagnosis.portErrorThresholds().get("symbol_error").text()).isEqualTo("120/h");
+    }
+
+    @Test
+    void rejectsBadDiagnosisValues(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, "diagnosis:\n  disabled_checks: [pfc_mising]\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("unknown check 'pfc_mising'");
+        Files.writeString(f, "diagnosis:\n  port_errors:\n    symbol_error: lots\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("'lots' is not a rate").hasMessageContaining("line 3");
+        Files.writeString(f, "diagnosis:\n  roce:\n    priority: 9\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("diagnosis.roce.priority must be 0-7");
+        Files.writeString(f, "diagnosis:\n  pause_storm:\n    tx_pause_frame_per_second: 5\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("unknown key 'tx_pause_frame_per_second'");
+    }
+
+    @Test
     void emptyFileIsDefaults(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("empty.yaml");
         Files.writeString(f, "");

@@ -40,6 +40,8 @@ class SoftRoceIT {
                 "echo '=====SNAP====='",
                 "bin/fabricd snapshot --out /mnt/out/snap 2>&1",
                 "bin/fabricd metrics",
+                "echo '=====DIAG2====='",
+                "bin/fabricd diagnose --previous /mnt/out/snap --format json; echo \"diagnose-exit=$?\"",
                 "echo '=====END====='");
         ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("testbed/softroce-vm.sh").toString(), guest)
                 .redirectErrorStream(true);
@@ -61,8 +63,14 @@ class SoftRoceIT {
         Map<String, Double> m1 = PromText.parse(section(out, "=====M1=====", "=====LAT====="));
         Map<String, Double> m2 = PromText.parse(section(out, "=====M2=====", "=====DIAG=====")); // with all_stats
         String diag = section(out, "=====DIAG=====", "=====SNAP=====");
-        // diagnose on the live rxe host: no errors, nothing wrong (links up, no GPU, no saturation)
-        assertThat(diag).as(diag).contains("\"findings\" : [ ]", "diagnose-exit=0").doesNotContain("\"path\" :");
+        // diagnose on the live rxe host: no read errors, and only what is true of rxe on veth: the
+        // veths' MTU 1500 limits active MTU to 1024 (warning), veth has no DCB to judge PFC by (info)
+        assertThat(diag).as(diag).contains("diagnose-exit=0").doesNotContain("\"path\" :");
+        assertOnlyTruthsOfRxeOnVeth(diag);
+        // a second diagnose with the snapshot taken in between as --previous: rates judged, still clean
+        String diag2 = section(out, "=====DIAG2=====", "=====END=====");
+        assertThat(diag2).as(diag2).contains("diagnose-exit=0", "\"checks_without_history\" : [ ]");
+        assertOnlyTruthsOfRxeOnVeth(diag2);
         Map<String, Double> all = m2;
 
         for (String dev : new String[] {"rxe0", "rxe1"}) {
@@ -106,7 +114,7 @@ class SoftRoceIT {
         java.util.regex.Matcher run = java.util.regex.Pattern.compile("\\[host\\] run dir (\\S+),").matcher(out);
         assertThat(run.find()).as(out).isTrue();
         Path snap = Path.of(run.group(1), "out", "snap");
-        Map<String, Double> inVm = new java.util.TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====END=====")
+        Map<String, Double> inVm = new java.util.TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====DIAG2=====")
                 .lines().filter(l -> !l.startsWith("fabricd:")).collect(java.util.stream.Collectors.joining("\n"))));
         Map<String, Double> replay = new java.util.TreeMap<>(PromText.parse(CliTest.run("metrics", "--root", snap.toString()).out()));
         inVm.keySet().removeIf(k -> k.startsWith("fabric_collector_duration_seconds"));
@@ -129,5 +137,16 @@ class SoftRoceIT {
         assertThat(a).as("marker " + start + " in:\n" + out).isGreaterThanOrEqualTo(0);
         assertThat(b).as("marker " + end + " in:\n" + out).isGreaterThan(a);
         return out.substring(a + start.length(), b);
+    }
+
+    private static void assertOnlyTruthsOfRxeOnVeth(String section) throws Exception {
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(section.substring(section.indexOf('{'), section.lastIndexOf('}') + 1));
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        for (com.fasterxml.jackson.databind.JsonNode f : j.get("findings")) {
+            seen.add(f.get("check").asText() + " " + f.get("severity").asText() + " " + f.at("/subject/device").asText());
+        }
+        assertThat(seen).as(section).containsExactlyInAnyOrder("mtu_mismatch warning rxe0", "mtu_mismatch warning rxe1",
+                "pfc_missing info rxe0", "pfc_missing info rxe1");
     }
 }

@@ -4,17 +4,27 @@ import io.fabricd.collectors.model.HostModel;
 import java.util.List;
 
 /**
- * One check: an id of interfaces.md, what it reads, and its verdict on a host. Checks that need
- * rates use {@code previous} and return nothing without it ({@link #needsHistory()}). Adding a
- * check is adding one class and listing it in {@link Diagnosis#CHECKS}.
+ * One check: an id of interfaces.md, what it reads, and its verdict on a host. Adding a check is
+ * adding one class and listing it in {@link Diagnosis#CHECKS}.
+ *
+ * <p>Checks that compare two collections say so: {@link History#REQUIRED} checks do not run
+ * without the previous collection; {@link History#PARTIAL} checks judge what one collection shows
+ * and add their rate verdicts when the previous collection is there.
  */
 public interface Check {
+    /** How a check uses the previous collection. */
+    enum History { NONE, PARTIAL, REQUIRED }
+
     String id();
 
-    /** True when the check compares two collections (rates). */
-    default boolean needsHistory() {
-        return false;
+    default History history() {
+        return History.NONE;
     }
 
-    List<Finding> evaluate(HostModel current, HostModel previous);
+    /**
+     * @param current  the latest collection
+     * @param previous the collection before it, of the same host and strictly earlier; null when none
+     * @param config   thresholds and expectations (never null)
+     */
+    List<Finding> evaluate(HostModel current, HostModel previous, DiagnosisConfig config);
 }

@@ -2,32 +2,71 @@ package io.fabricd.diagnosis;
 
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.checks.CounterSaturated;
+import io.fabricd.diagnosis.checks.EcnDisabled;
+import io.fabricd.diagnosis.checks.GlobalPauseWithPfc;
 import io.fabricd.diagnosis.checks.GpuDirectOff;
+import io.fabricd.diagnosis.checks.LinkDegraded;
 import io.fabricd.diagnosis.checks.LinkDown;
+import io.fabricd.diagnosis.checks.MtuMismatch;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
+import io.fabricd.diagnosis.checks.PauseStorm;
 import io.fabricd.diagnosis.checks.PcieDegraded;
+import io.fabricd.diagnosis.checks.PfcMissing;
+import io.fabricd.diagnosis.checks.PortErrorsRising;
+import io.fabricd.diagnosis.checks.QpPressure;
+import io.fabricd.diagnosis.checks.RoceGidMissing;
+import io.fabricd.diagnosis.checks.TrustMismatch;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /** Runs every check over a host model (and the previous one, for rates). */
 public final class Diagnosis {
-    /** The checks fabricd ships so far (issue 4 adds the rest of interfaces.md's ids). */
-    public static final List<Check> CHECKS = List.of(new LinkDown(), new CounterSaturated(), new GpuDirectOff(),
-            new NumaMisaffinity(), new PcieDegraded());
+    /** Every host check of interfaces.md (probe_loss and probe_latency come with the probes). */
+    public static final List<Check> CHECKS = List.of(new LinkDown(), new LinkDegraded(), new PfcMissing(),
+            new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
+            new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
+            new PauseStorm(), new QpPressure());
 
     private Diagnosis() {
     }
 
+    public static List<String> checkIds() {
+        return CHECKS.stream().map(Check::id).toList();
+    }
+
     public static Report run(HostModel current, HostModel previous) {
+        return run(current, previous, DiagnosisConfig.DEFAULT);
+    }
+
+    /**
+     * @param previous the host's collection before {@code current}; ignored (as if none) when it is not
+     *                 strictly earlier or is of another host
+     */
+    public static Report run(HostModel current, HostModel previous, DiagnosisConfig config) {
+        if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
+                || !java.util.Objects.equals(previous.hostname(), current.hostname()))) {
+            previous = null;
+        }
         List<Finding> findings = new ArrayList<>();
         List<String> noHistory = new ArrayList<>();
         for (Check c : CHECKS) {
-            if (c.needsHistory() && previous == null) {
-                noHistory.add(c.id());
+            if (!config.enabled(c.id())) {
                 continue;
             }
-            findings.addAll(c.evaluate(current, previous));
+            if (c.history() != Check.History.NONE && previous == null) {
+                noHistory.add(c.id());
+                if (c.history() == Check.History.REQUIRED) {
+                    continue;
+                }
+            }
+            try {
+                findings.addAll(c.evaluate(current, previous, config));
+            } catch (RuntimeException e) {
+                // a check's bug must not hide the other checks' findings
+                findings.add(new Finding(c.id(), Severity.INFO, java.util.Map.of(), "check " + c.id() + " failed: " + e,
+                        java.util.Map.of(), "Report this as a fabricd bug with `fabricd snapshot` of the host."));
+            }
         }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)
                 .thenComparing(f -> f.subject().toString()));

@@ -51,7 +51,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         StringBuilder sb = new StringBuilder();
         sb.append("fabricd diagnose: ").append(model.hostname()).append(" at ").append(model.collectedAt()).append('\n');
         if (findings.isEmpty()) {
-            sb.append("\nNo findings: nothing wrong that one collection can show.\n");
+            sb.append(checksWithoutHistory.isEmpty() ? "\nNo findings.\n" : "\nNo findings: nothing wrong that one collection can show.\n");
         }
         for (Severity s : Severity.values()) {
             List<Finding> fs = findings.stream().filter(f -> f.severity() == s).toList();
@@ -67,9 +67,15 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
                 sb.append("    fix: ").append(f.remediation()).append('\n');
             }
         }
-        if (!checksWithoutHistory.isEmpty()) {
-            sb.append("\nNot run (need two collections, e.g. the running agent): ")
-                    .append(String.join(", ", checksWithoutHistory)).append('\n');
+        List<String> skipped = checksWithoutHistory.stream().filter(id -> Diagnosis.CHECKS.stream()
+                .anyMatch(c -> c.id().equals(id) && c.history() == Check.History.REQUIRED)).toList();
+        List<String> partial = checksWithoutHistory.stream().filter(id -> !skipped.contains(id)).toList();
+        if (!skipped.isEmpty()) {
+            sb.append("\nNot run (they compare two collections; the running agent or --previous gives them one): ")
+                    .append(String.join(", ", skipped)).append('\n');
+        }
+        if (!partial.isEmpty()) {
+            sb.append("Judged on totals only, without rates: ").append(String.join(", ", partial)).append('\n');
         }
         long errors = model.collectors().stream().mapToLong(c -> c.errors().size()).sum();
         if (errors > 0) {
@@ -79,6 +85,9 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
     }
 
     private static String subject(Finding f) {
+        if (f.subject().isEmpty()) {
+            return "host";
+        }
         StringBuilder sb = new StringBuilder();
         f.subject().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
         return sb.toString();

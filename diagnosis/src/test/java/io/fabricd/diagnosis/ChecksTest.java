@@ -2,11 +2,7 @@ package io.fabricd.diagnosis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.CollectorConfig;
-import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,11 +10,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Positive and negative fixture cases for every check shipped so far. */
+/** Positive and negative fixture cases of link_down, counter_saturated, gpudirect_off, numa_misaffinity, pcie_degraded, and the report. */
 class ChecksTest {
 
     static HostModel model(String fixture) {
-        return HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
+        return Hosts.model(fixture);
     }
 
     static List<Finding> of(Report r, String check) {
@@ -38,12 +34,11 @@ class ChecksTest {
         // variants of host A's port: no SM, cable unplugged, administratively disabled
         for (String[] v : new String[][] {{"2: INIT", "5: LinkUp", "no subnet manager"}, {"1: DOWN", "2: Polling", "no link partner"},
                 {"1: DOWN", "3: Disabled", null}}) {
-            Path root = copy(Fixtures.host("host-a-ib"), tmp.resolve("a" + v[1].charAt(0)));
+            Path root = Hosts.copy("host-a-ib", tmp.resolve("a" + v[1].charAt(0)));
             Path port = root.resolve("sys/class/infiniband/mlx5_0/ports/1");
             Files.writeString(port.resolve("state"), v[0] + "\n");
             Files.writeString(port.resolve("phys_state"), v[1] + "\n");
-            List<Finding> f = of(Diagnosis.run(HostCollection.standard(CollectorConfig.DEFAULT)
-                    .collect(SnapshotHostSource.open(root)), null), "link_down");
+            List<Finding> f = of(Diagnosis.run(Hosts.model(root), null), "link_down");
             if (v[2] == null) {
                 assertThat(f).as("admin-disabled is not a finding").isEmpty();
             } else {
@@ -63,8 +58,9 @@ class ChecksTest {
     void counterSaturated() {
         List<Finding> f = of(Diagnosis.run(model("host-broken"), null), "counter_saturated");
         assertThat(f).singleElement().satisfies(x -> {
-            assertThat(x.subject()).isEqualTo(Map.of("device", "mlx5_1", "port", 1));
-            assertThat(x.evidence()).containsEntry("counter", "link_downed").containsEntry("width_bits", 8);
+            assertThat(x.subject()).isEqualTo(Map.of("device", "mlx5_1", "port", 1, "netdev", "ens1f1np1"));
+            assertThat(x.evidence().get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed",
+                    "value", "18446744073709551615", "width_bits", 8)));
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
         });
         assertThat(of(Diagnosis.run(model("host-a-ib"), null), "counter_saturated")).isEmpty();
@@ -104,11 +100,5 @@ class ChecksTest {
         assertThat(r.toJson()).contains("\"host\" : \"topo-node-01\"", "\"check\" : \"pcie_degraded\"",
                 "\"severity\" : \"warning\"", "\"subject\" : {", "\"duration_seconds\"");
         assertThat(r.findings().get(0).severity()).isEqualTo(Severity.CRITICAL); // most severe first
-    }
-
-    private static Path copy(Path src, Path dst) throws Exception {
-        Process p = new ProcessBuilder("cp", "-a", src.toString(), dst.toString()).start();
-        assertThat(p.waitFor()).isZero();
-        return dst;
     }
 }

@@ -1,6 +1,8 @@
 package io.fabricd.exporters;
 
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Finding;
+import java.util.List;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 
@@ -24,19 +26,30 @@ public final class FabricMetrics implements MultiCollector {
 
     /** Replaces the served families with those of a new host model. */
     public void update(HostModel model) {
-        latest = build(model, allNetdevStats);
+        update(model, List.of());
+    }
+
+    /** Replaces the served families with those of a new host model and its open findings. */
+    public void update(HostModel model, List<Finding> findings) {
+        latest = build(model, allNetdevStats, findings);
     }
 
     public static MetricSnapshots build(HostModel model) {
-        return build(model, false);
+        return build(model, false, List.of());
     }
 
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats) {
+        return build(model, allNetdevStats, List.of());
+    }
+
+    public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
         Families f = new Families();
         PortFamilies.declare(f);
         HostFamilies.declare(f);
+        FindingFamilies.declare(f);
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
+        FindingFamilies.add(f, findings);
         return new MetricSnapshots(f.build());
     }
 

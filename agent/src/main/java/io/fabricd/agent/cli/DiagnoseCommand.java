@@ -5,6 +5,13 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.Severity;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.collectors.source.SnapshotManifest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,6 +37,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
             description = "critical, warning or never (default: ${DEFAULT-VALUE}).")
     FailOn failOn;
 
+    @Option(names = "--previous", paramLabel = "DIR",
+            description = "An earlier `fabricd snapshot` of this host: the rate checks (errors rising, pause storm, QPs in ERR) "
+                    + "compare it with this collection.")
+    Path previous;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -37,7 +49,21 @@ public final class DiagnoseCommand implements Callable<Integer> {
     public Integer call() {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg);
-        Report r = Diagnosis.run(m, null);
+        HostModel before = null;
+        if (previous != null) {
+            if (host.demo) {
+                throw new IllegalArgumentException("--previous needs a snapshot of the host read, not the demo");
+            }
+            if (host.snapshotRoot() != null) {
+                m = m.withCollectedAt(capturedAt(SnapshotHostSource.open(host.snapshotRoot()), "--root " + host.snapshotRoot()));
+            }
+            before = previous(cfg, m);
+            if (!before.collectedAt().isBefore(m.collectedAt())) {
+                throw new IllegalArgumentException("--previous " + previous + " was captured at " + before.collectedAt()
+                        + ", not before this collection (" + m.collectedAt() + ")");
+            }
+        }
+        Report r = Diagnosis.run(m, before, cfg.diagnosis);
         var out = spec.commandLine().getOut();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));
         out.flush();
@@ -47,5 +73,35 @@ public final class DiagnoseCommand implements Callable<Integer> {
             case never -> false;
         };
         return fail ? 1 : 0;
+    }
+
+    /**
+     * The --previous snapshot's collection, dated by its captured_at; the current one is re-dated by
+     * its own captured_at when it is a snapshot too. Exit 2 when the two cannot be compared.
+     */
+    private HostModel previous(AgentConfig cfg, HostModel current) {
+        if (!Files.isDirectory(previous)) {
+            throw new IllegalArgumentException("--previous " + previous + " is not a folder");
+        }
+        SnapshotHostSource src = SnapshotHostSource.open(previous);
+        Instant then = capturedAt(src, "--previous " + previous);
+        HostModel before = HostCollection.standard(cfg.collectorConfig()).collect(src).withCollectedAt(then);
+        if (!before.hostname().equals(current.hostname())) {
+            throw new IllegalArgumentException("--previous " + previous + " is a snapshot of " + before.hostname() + ", not of "
+                    + current.hostname());
+        }
+        return before;
+    }
+
+    static Instant capturedAt(HostSource src, String what) {
+        String at = src.manifest().map(SnapshotManifest::capturedAt).orElse(null);
+        if (at == null) {
+            throw new IllegalArgumentException(what + " has no captured_at in fabricd-snapshot.json: rates need the time it was taken");
+        }
+        try {
+            return Instant.parse(at);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(what + ": captured_at '" + at + "' is not an ISO-8601 instant");
+        }
     }
 }

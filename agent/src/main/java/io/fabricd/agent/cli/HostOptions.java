@@ -55,6 +55,11 @@ public final class HostOptions {
         }
     }
 
+    /** The snapshot folder read, or null for the live host and the demo. */
+    public Path snapshotRoot() {
+        return demo || root == null || isFilesystemRoot(root) ? null : root;
+    }
+
     private static boolean isFilesystemRoot(Path p) {
         try {
             return p.toRealPath().getParent() == null;

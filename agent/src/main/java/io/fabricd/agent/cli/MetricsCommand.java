@@ -24,7 +24,8 @@ public final class MetricsCommand implements Callable<Integer> {
     public Integer call() {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg);
-        byte[] body = Exposition.render(FabricMetrics.build(m, cfg.netdev.allStats), null).body();
+        byte[] body = Exposition.render(FabricMetrics.build(m, cfg.netdev.allStats,
+                io.fabricd.diagnosis.Diagnosis.run(m, null, cfg.diagnosis).findings()), null).body();
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

@@ -24,6 +24,10 @@ public final class AgentConfig {
     @JsonProperty("netdev")
     public Netdev netdev = new Netdev();
 
+    /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
+    @JsonProperty("diagnosis")
+    public io.fabricd.diagnosis.DiagnosisConfig diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
+
     /** {@code netdev:} the netdevs bound to RDMA ports. */
     public static final class Netdev {
         /**
@@ -70,5 +74,9 @@ public final class AgentConfig {
         }
         ListenAddress.parse(listen);
         collectorConfig().validate();
+        if (diagnosis == null) {
+            diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
+        }
+        diagnosis.validate(io.fabricd.diagnosis.Diagnosis.checkIds());
     }
 }

@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * fabricd's HTTP paths (../shared/spec/interfaces.md): {@code /metrics}, {@code /healthz},
- * {@code /readyz}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
+ * {@code /readyz}, {@code /api/v1/findings}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
  * published; rendering runs on a worker thread, never on the event loop.
  */
 public final class HttpApi {
@@ -35,8 +35,9 @@ public final class HttpApi {
                 text(ctx, 503, "first collection not finished\n");
             }
         });
-        r.get("/api/v1/snapshot").handler(this::snapshot);
-        r.get("/").handler(ctx -> text(ctx, 200, "fabricd: /metrics /healthz /readyz /api/v1/snapshot\n"));
+        r.get("/api/v1/snapshot").handler(ctx -> json(ctx, CollectionLoop.Published::json));
+        r.get("/api/v1/findings").handler(ctx -> json(ctx, CollectionLoop.Published::findingsJson));
+        r.get("/").handler(ctx -> text(ctx, 200, "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n"));
         return r;
     }
 
@@ -54,13 +55,14 @@ public final class HttpApi {
                 .onFailure(ctx::fail);
     }
 
-    private void snapshot(RoutingContext ctx) {
+    /** A JSON document of the latest collection, rendered off the event loop on first request. */
+    private void json(RoutingContext ctx, java.util.function.Function<CollectionLoop.Published, byte[]> doc) {
         CollectionLoop.Published p = loop.latest();
         if (p == null) {
             text(ctx, 503, "first collection not finished\n");
             return;
         }
-        ctx.vertx().executeBlocking(p::json, false)
+        ctx.vertx().executeBlocking(() -> doc.apply(p), false)
                 .onSuccess(json -> ctx.response()
                         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                         .end(Buffer.buffer(json)))

@@ -49,6 +49,12 @@ public record HostModel(
         collectors = List.copyOf(collectors);
     }
 
+    /** The same collection dated otherwise (a snapshot's captured_at, for rates between snapshots). */
+    public HostModel withCollectedAt(Instant at) {
+        return new HostModel(hostname, source, at, labels, facts, devices, netdevs, portAttrs, qps, pci, gpuNicPaths, gpuDirect,
+                collectors);
+    }
+
     public Optional<NetdevInfo> netdev(String name) {
         return netdevs.stream().filter(n -> n.name().equals(name)).findFirst();
     }

@@ -3,6 +3,7 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.collectors.model.GpuDirect;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
 import java.util.LinkedHashMap;
@@ -22,7 +23,7 @@ public final class GpuDirectOff implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous) {
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         GpuDirect g = m.gpuDirect();
         if (g == null || g.enabled() == null || g.enabled()) {
             return List.of();

@@ -4,6 +4,7 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ public final class LinkDown implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous) {
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             if (p.up() || p.state() == null || p.physState() == null) {

@@ -3,6 +3,7 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.collectors.model.GpuNicPath;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ public final class NumaMisaffinity implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous) {
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         Map<String, List<GpuNicPath>> byGpu = new TreeMap<>();
         m.gpuNicPaths().forEach(p -> byGpu.computeIfAbsent(p.gpu(), k -> new ArrayList<>()).add(p));
         List<Finding> out = new ArrayList<>();

@@ -3,6 +3,7 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.PciFunction;
 import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ public final class PcieDegraded implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous) {
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         for (PciFunction f : m.pci()) {
             boolean narrow = f.width() != null && f.maxWidth() != null && f.width() > 0 && f.width() < f.maxWidth();

@@ -1,0 +1,200 @@
+package io.fabricd.diagnosis;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The {@code diagnosis:} section of fabricd's configuration file. Every key is optional; the
+ * defaults (documented with their sources in docs/checks.md and docs/configuration.md) are what an
+ * absent section gives. Expectations left unset are derived from the host itself.
+ */
+public final class DiagnosisConfig {
+    public static final DiagnosisConfig DEFAULT = new DiagnosisConfig();
+
+    /** Check ids not to run (none). */
+    @JsonProperty("disabled_checks")
+    public List<String> disabledChecks = List.of();
+
+    @JsonProperty("roce")
+    public Roce roce = new Roce();
+
+    @JsonProperty("link")
+    public Link link = new Link();
+
+    /**
+     * {@code port_errors:} counter name ({@code counters/} or {@code hw_counters/}) to the rate above
+     * which {@code port_errors_rising} reports it; merged over {@link #DEFAULT_PORT_ERRORS}.
+     */
+    @JsonProperty("port_errors")
+    public Map<String, Rate> portErrors = new LinkedHashMap<>();
+
+    @JsonProperty("pause_storm")
+    public PauseStorm pauseStorm = new PauseStorm();
+
+    @JsonProperty("qp")
+    public Qp qp = new Qp();
+
+    /**
+     * Default thresholds of {@code port_errors_rising}: NVIDIA NVSentinel's NIC health monitor
+     * (symbol errors above 120/h is the IBTA 10^-12 bit error rate limit; link_error_recovery
+     * 5/min; port_rcv_errors 10/s; link_downed, local_link_integrity_errors and
+     * excessive_buffer_overrun_errors on any increase).
+     */
+    public static final Map<String, Rate> DEFAULT_PORT_ERRORS = Map.of(
+            "symbol_error", Rate.parse("120/h"),
+            "link_error_recovery", Rate.parse("5/m"),
+            "link_downed", Rate.parse("0"),
+            "local_link_integrity_errors", Rate.parse("0"),
+            "excessive_buffer_overrun_errors", Rate.parse("0"),
+            "port_rcv_errors", Rate.parse("10/s"));
+
+    /** {@code roce:} the RoCE expectations; unset values are derived from the host. */
+    public static final class Roce {
+        /** The priority RDMA traffic uses (0-7); default: derived (docs/checks.md, pfc_missing). */
+        @JsonProperty("priority")
+        public Integer priority;
+
+        /** The trust mode every RoCE port should have ("dscp" or "pcp"); default: derived. */
+        @JsonProperty("trust")
+        public String trust;
+    }
+
+    /** {@code link:} link_degraded. */
+    public static final class Link {
+        /** Rate every RDMA port should run at, Gb/s (e.g. 400); default: the best sibling port. */
+        @JsonProperty("expected_rate_gbps")
+        public Double expectedRateGbps;
+    }
+
+    /** {@code pause_storm:} thresholds of pause_storm. */
+    public static final class PauseStorm {
+        /**
+         * PFC pause frames a port may send per second and priority (2000: a NIC sending more than
+         * 2000/s took down half a customer's servers in Guo et al., SIGCOMM 2016, §6.2).
+         */
+        @JsonProperty("tx_pause_frames_per_second")
+        public double txPauseFramesPerSecond = 2000;
+
+        /** Share of the interval a priority may spend paused by its peer (0.5). */
+        @JsonProperty("rx_pause_time_fraction")
+        public double rxPauseTimeFraction = 0.5;
+    }
+
+    /** {@code qp:} qp_pressure. */
+    public static final class Qp {
+        /** Share of the device's max_qp in use above which it is reported (0.8). */
+        @JsonProperty("max_share")
+        public double maxShare = 0.8;
+
+        /** Growth of QPs in the ERR state between two collections that is reported (1). */
+        @JsonProperty("err_growth")
+        public int errGrowth = 1;
+
+        /** QPs in the ERR state at once that are reported even without history (32). */
+        @JsonProperty("max_err")
+        public int maxErr = 32;
+    }
+
+    /** Thresholds of port_errors_rising: the defaults with the configured entries over them. */
+    public Map<String, Rate> portErrorThresholds() {
+        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_PORT_ERRORS);
+        m.putAll(portErrors);
+        return m;
+    }
+
+    public boolean enabled(String check) {
+        return !disabledChecks.contains(check);
+    }
+
+    /** Checks values a YAML parser accepts but fabricd cannot use; the message names the key. */
+    public void validate(java.util.Collection<String> knownChecks) {
+        for (String c : disabledChecks) {
+            if (!knownChecks.contains(c)) {
+                throw new IllegalArgumentException("diagnosis.disabled_checks: unknown check '" + c + "'; known: " + knownChecks);
+            }
+        }
+        if (roce.priority != null && (roce.priority < 0 || roce.priority > 7)) {
+            throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority);
+        }
+        if (roce.trust != null && !roce.trust.equals("dscp") && !roce.trust.equals("pcp")) {
+            throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust + "'");
+        }
+        if (link.expectedRateGbps != null && !(link.expectedRateGbps > 0)) {
+            throw new IllegalArgumentException("diagnosis.link.expected_rate_gbps must be positive");
+        }
+        if (!(pauseStorm.txPauseFramesPerSecond > 0)) {
+            throw new IllegalArgumentException("diagnosis.pause_storm.tx_pause_frames_per_second must be positive");
+        }
+        if (!(pauseStorm.rxPauseTimeFraction > 0 && pauseStorm.rxPauseTimeFraction <= 1)) {
+            throw new IllegalArgumentException("diagnosis.pause_storm.rx_pause_time_fraction must be in (0, 1]");
+        }
+        if (!(qp.maxShare > 0 && qp.maxShare <= 1)) {
+            throw new IllegalArgumentException("diagnosis.qp.max_share must be in (0, 1]");
+        }
+        if (qp.maxErr < 1) {
+            throw new IllegalArgumentException("diagnosis.qp.max_err must be at least 1");
+        }
+        if (qp.errGrowth < 1) {
+            throw new IllegalArgumentException("diagnosis.qp.err_growth must be at least 1");
+        }
+        portErrors.forEach((k, v) -> {
+            if (v == null) {
+                throw new IllegalArgumentException("diagnosis.port_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
+            }
+        });
+    }
+
+    /**
+     * A rate threshold: events per second. Written as {@code 120/h}, {@code 5/m}, {@code 10/s} or a
+     * plain number per second; {@code 0} means any increase.
+     */
+    public record Rate(double perSecond, String text) {
+        private static final Pattern P = Pattern.compile("^(\\d+(?:\\.\\d+)?)\\s*(?:/\\s*(s|m|h|min|hour|second))?$");
+
+        @JsonCreator
+        public static Rate parse(String text) {
+            if (text == null) {
+                throw new IllegalArgumentException("a rate is required (like 120/h, 5/m, 10/s or 0)");
+            }
+            Matcher m = P.matcher(text.strip().toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new IllegalArgumentException("'" + text + "' is not a rate (like 120/h, 5/m, 10/s or 0)");
+            }
+            double v = Double.parseDouble(m.group(1));
+            String unit = m.group(2) == null ? "s" : m.group(2);
+            double div = switch (unit) {
+                case "m", "min" -> 60;
+                case "h", "hour" -> 3600;
+                default -> 1;
+            };
+            return new Rate(v / div, text.strip());
+        }
+
+        /** A plain number in YAML: events per second. */
+        @JsonCreator
+        public static Rate of(double perSecond) {
+            if (perSecond < 0 || Double.isNaN(perSecond)) {
+                throw new IllegalArgumentException("a rate cannot be negative");
+            }
+            return new Rate(perSecond, perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond) : Double.toString(perSecond));
+        }
+
+        @JsonValue
+        @Override
+        public String text() {
+            return text;
+        }
+
+        /** True when {@code delta} events over {@code seconds} are above this threshold. */
+        public boolean exceeded(double delta, double seconds) {
+            return delta > 0 && delta / seconds > perSecond;
+        }
+    }
+}

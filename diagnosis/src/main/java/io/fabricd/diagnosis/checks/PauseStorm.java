@@ -1,0 +1,138 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pause_storm}: a port caught in a PFC pause storm.
+ * <ul>
+ * <li>The NIC's storm watchdog ({@code tx_pause_storm_warning_events}, {@code _error_events}): with
+ *     the previous collection, any increase is critical (the NIC stopped sending pauses after its
+ *     stall timeout: it was pausing the fabric); one-shot, a non-zero total is a warning (the
+ *     watchdog fired since the driver loaded).</li>
+ * <li>With the previous collection: PFC pause frames sent on a priority above
+ *     {@code diagnosis.pause_storm.tx_pause_frames_per_second} (2000/s) is critical: the storm-origin
+ *     signature that spreads to the whole fabric (Guo et al., SIGCOMM 2016 §6.2); the port held paused
+ *     by its peer for more than {@code rx_pause_time_fraction} (0.5) of the interval is a warning
+ *     (head-of-line victim, or congestion upstream).</li>
+ * </ul>
+ * Per-priority frames come from {@code rx/tx_prioN_pause(_duration)} (mlx5; microseconds), frames
+ * also from DCB's PFC requests/indications when the driver statistics lack them.
+ */
+public final class PauseStorm implements Check {
+
+    @Override
+    public String id() {
+        return "pause_storm";
+    }
+
+    @Override
+    public History history() {
+        return History.PARTIAL;
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        double seconds = Ports.elapsed(m, previous);
+        for (RdmaPort p : m.ports()) {
+            NetdevInfo nd = Ports.netdev(m, p);
+            if (!Ports.ethernet(p) || nd == null) {
+                continue;
+            }
+            NetdevInfo before = seconds > 0 ? previous.netdev(nd.name()).orElse(null) : null;
+            watchdog(p, nd, before, seconds, out);
+            if (before == null) {
+                continue;
+            }
+            for (int prio = 0; prio < 8; prio++) {
+                Long tx = Ports.delta(frames(before, "tx", prio), frames(nd, "tx", prio));
+                Long rxUs = Ports.delta(before.stats().get("rx_prio" + prio + "_pause_duration"),
+                        nd.stats().get("rx_prio" + prio + "_pause_duration"));
+                Map<String, Object> ev = new LinkedHashMap<>();
+                ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+                if (tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond) {
+                    ev.put("tx_pause_frames", tx);
+                    ev.put("tx_pause_frames_per_second", Math.round(tx / seconds));
+                    ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
+                    Long txBytes = Ports.delta(before.stats().get("tx_prio" + prio + "_bytes"), nd.stats().get("tx_prio" + prio + "_bytes"));
+                    if (txBytes != null) {
+                        ev.put("tx_bytes", txBytes);
+                    }
+                    out.add(new Finding(id(), Severity.CRITICAL, Ports.subject(p, prio),
+                            nd.name() + " is sending " + Math.round(tx / seconds) + " PFC pause frames/s on priority " + prio, ev,
+                            "A host that pauses the fabric this hard is usually stuck (receive pipeline stalled, host memory or PCIe "
+                                    + "starved): check the NIC (`ethtool -S " + nd.name() + " | grep -E 'pause|discard|out_of_buffer'`, dmesg), "
+                                    + "drain or isolate the host, and keep the PFC storm watchdogs on (NIC: pfc_stall_prevention; switch: PFC watchdog)."));
+                } else if (rxUs != null && rxUs / 1e6 / seconds > config.pauseStorm.rxPauseTimeFraction) {
+                    double frac = rxUs / 1e6 / seconds;
+                    ev.put("rx_paused_seconds", rxUs / 1e6);
+                    ev.put("rx_paused_fraction", Math.round(frac * 1000) / 1000.0);
+                    ev.put("threshold_fraction", config.pauseStorm.rxPauseTimeFraction);
+                    out.add(new Finding(id(), Severity.WARNING, Ports.subject(p, prio),
+                            nd.name() + " was held paused " + Math.round(frac * 100) + " % of the time on priority " + prio, ev,
+                            "The switch keeps pausing this port: find the congested or storming receiver downstream (pause counters on "
+                                    + "the switch, `fabric_pfc_pause_frames_total` of other hosts); check switch buffer/PFC headroom settings."));
+                }
+            }
+        }
+        return out;
+    }
+
+    private void watchdog(RdmaPort p, NetdevInfo nd, NetdevInfo before, double seconds, List<Finding> out) {
+        Long warn = nd.stats().get("tx_pause_storm_warning_events");
+        Long err = nd.stats().get("tx_pause_storm_error_events");
+        if (warn == null && err == null) {
+            return;
+        }
+        Map<String, Object> ev = new LinkedHashMap<>();
+        if (before != null) {
+            Long dw = Ports.delta(before.stats().get("tx_pause_storm_warning_events"), warn);
+            Long de = Ports.delta(before.stats().get("tx_pause_storm_error_events"), err);
+            long d = (dw == null ? 0 : dw) + (de == null ? 0 : de);
+            if (d <= 0) {
+                return;
+            }
+            ev.put("storm_warning_events_increase", dw);
+            ev.put("storm_error_events_increase", de);
+            ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+            out.add(new Finding(id(), Severity.CRITICAL, Ports.subject(p),
+                    "the PFC storm watchdog of " + nd.name() + " fired " + d + " times in the last " + Math.round(seconds) + " s", ev, fix(nd)));
+            return;
+        }
+        long total = (warn == null ? 0 : warn) + (err == null ? 0 : err);
+        if (total <= 0) {
+            return;
+        }
+        ev.put("tx_pause_storm_warning_events", warn);
+        ev.put("tx_pause_storm_error_events", err);
+        ev.put("counts", "totals since the driver loaded");
+        out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
+                "the PFC storm watchdog of " + nd.name() + " has fired " + total + " times since the driver loaded", ev, fix(nd)));
+    }
+
+    private static String fix(NetdevInfo nd) {
+        return "The NIC was sending pause frames while its receive path was stalled and stopped itself: check dmesg and the host "
+                + "(stuck driver, PCIe errors, memory pressure); `ethtool -S " + nd.name() + " | grep pause_storm`. The events clear only with "
+                + "a driver reload; the running agent judges their increase.";
+    }
+
+    /** PFC frames of a priority and direction: ethtool's counter, else DCB requests (tx) / indications (rx). */
+    private static Long frames(NetdevInfo nd, String dir, int prio) {
+        Long v = nd.stats().get(dir + "_prio" + prio + "_pause");
+        if (v != null || nd.dcb() == null) {
+            return v;
+        }
+        List<Long> l = dir.equals("tx") ? nd.dcb().requests() : nd.dcb().indications();
+        return l.size() > prio ? l.get(prio) : null;
+    }
+}

@@ -1,0 +1,84 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pfc_missing}: a RoCE port whose RDMA priority ({@link RdmaPriority}) has no PFC, so RDMA
+ * traffic is lossy and every congestion drop costs a go-back-N retransmission. Critical when PFC is
+ * off on every priority of a port with DCB support, or when the priority came from config, the
+ * rdma_cm DSCP mapping or the traffic itself; a warning when only the common default (3) was left
+ * to go by and PFC is on elsewhere (the port may be configured for another priority that is idle).
+ * A netdev without DCB support or whose DCB state was not read gives an info finding: unknown is
+ * never critical.
+ */
+public final class PfcMissing implements Check {
+
+    @Override
+    public String id() {
+        return "pfc_missing";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        for (RdmaPort p : m.ports()) {
+            NetdevInfo nd = Ports.netdev(m, p);
+            if (!Ports.ethernet(p) || nd == null) {
+                continue;
+            }
+            DcbState dcb = nd.dcb();
+            if (dcb == null || !dcb.supported()) {
+                String why = dcb == null ? "its DCB state could not be read" : nd.name() + " has no DCB support (veth, virtio, or a driver without DCB)";
+                out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "PFC cannot be judged on " + nd.name() + ": " + why,
+                        Map.of("dcb_supported", dcb != null && dcb.supported(), "driver", String.valueOf(nd.driver())),
+                        "Nothing to do for a test or software RoCE port; on a RoCE NIC check `dcb pfc show dev " + nd.name() + "`."));
+                continue;
+            }
+            RdmaPriority rp = RdmaPriority.of(m, p, nd, config);
+            if (dcb.pfcEnabled().contains(rp.priority())) {
+                continue;
+            }
+            boolean allOff = dcb.pfcEnabled().isEmpty();
+            Severity sev = allOff || !rp.rule().equals("default") ? Severity.CRITICAL : Severity.WARNING;
+            Map<String, Object> ev = new LinkedHashMap<>();
+            ev.put("pfc_enabled", dcb.pfcEnabled());
+            ev.put("pfc_cap", dcb.pfcCap());
+            ev.put("rdma_priority", rp.priority());
+            ev.put("priority_rule", rp.rule());
+            ev.put("priority_detail", rp.detail());
+            ev.put("trust", nd.trust());
+            Long discards = nd.stats().get("rx_discards_phy");
+            if (discards != null) {
+                ev.put("rx_discards_phy", Long.toUnsignedString(discards));
+            }
+            String summary = allOff
+                    ? "PFC is off on every priority of " + nd.name() + ": RoCE traffic class " + rp.priority() + " is lossy"
+                    : "RoCE traffic class " + rp.priority() + " has no PFC on " + nd.name() + " (PFC on " + dcb.pfcEnabled() + ")";
+            out.add(new Finding(id(), sev, Ports.subject(p, rp.priority()), summary, ev,
+                    "Enable PFC on priority " + rp.priority() + " on the host and on the switch port: `dcb pfc set dev " + nd.name()
+                            + " prio-pfc " + rp.priority() + ":on` (or `mlnx_qos -i " + nd.name() + " --pfc " + pfcMask(rp.priority())
+                            + "`), and make it persistent (NetworkManager/netplan hook or the NIC firmware's DCBX)."
+                            + (rp.rule().equals("default") ? " If RDMA uses another priority, set diagnosis.roce.priority." : "")));
+        }
+        return out;
+    }
+
+    private static String pfcMask(int prio) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            sb.append(i == 0 ? "" : ",").append(i == prio ? '1' : '0');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,74 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.collectors.model.RdmaPort;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** What several checks need to know about a port: its subject, its netdev, its previous self. */
+final class Ports {
+    private Ports() {
+    }
+
+    /** device, port and (when known) netdev. */
+    static Map<String, Object> subject(RdmaPort p) {
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("device", p.device());
+        s.put("port", p.port());
+        if (p.netdev() != null) {
+            s.put("netdev", p.netdev());
+        }
+        return s;
+    }
+
+    static Map<String, Object> subject(RdmaPort p, int priority) {
+        Map<String, Object> s = subject(p);
+        s.put("priority", priority);
+        return s;
+    }
+
+    static boolean ethernet(RdmaPort p) {
+        return "Ethernet".equals(p.linkLayer());
+    }
+
+    static NetdevInfo netdev(HostModel m, RdmaPort p) {
+        return p.netdev() == null ? null : m.netdev(p.netdev()).orElse(null);
+    }
+
+    /** The same port in another collection. */
+    static Optional<RdmaPort> in(HostModel m, RdmaPort p) {
+        return m == null ? Optional.empty() : m.port(p.device(), p.port());
+    }
+
+    /** Seconds between two collections; 0 when there is no usable previous one. */
+    static double elapsed(HostModel current, HostModel previous) {
+        if (previous == null) {
+            return 0;
+        }
+        double s = (current.collectedAt().toEpochMilli() - previous.collectedAt().toEpochMilli()) / 1000.0;
+        return s > 0 ? s : 0;
+    }
+
+    /**
+     * The increase of an unsigned counter between two readings; null when either is missing or the
+     * counter went down (reset by a driver reload or {@code perfquery -R}: no rate to compute).
+     */
+    static Long delta(Long previous, Long current) {
+        if (previous == null || current == null || Long.compareUnsigned(current, previous) < 0) {
+            return null;
+        }
+        return current - previous;
+    }
+
+    static String rate(double perSecond) {
+        if (perSecond >= 1) {
+            return String.format(java.util.Locale.ROOT, "%.1f/s", perSecond);
+        }
+        if (perSecond * 60 >= 1) {
+            return String.format(java.util.Locale.ROOT, "%.1f/min", perSecond * 60);
+        }
+        return String.format(java.util.Locale.ROOT, "%.1f/h", perSecond * 3600);
+    }
+}

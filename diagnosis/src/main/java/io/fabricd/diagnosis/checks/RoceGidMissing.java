@@ -1,0 +1,68 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.Gid;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code roce_gid_missing} (critical): an up Ethernet RDMA port with no RoCE v2 GID bound to a
+ * routable address (an IPv4-mapped GID, or an IPv6 GID outside fe80::/10). Without one, RoCE v2
+ * cannot cross an IP router and NCCL/rdma_cm pick a link-local or v1 GID: hangs and timeouts
+ * that look like network failures (nccl#426, #769). GID types the kernel would not tell give an
+ * info finding, an empty table (unreadable) nothing: unknown is never critical.
+ */
+public final class RoceGidMissing implements Check {
+
+    @Override
+    public String id() {
+        return "roce_gid_missing";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        for (RdmaPort p : m.ports()) {
+            if (!Ports.ethernet(p) || !p.up() || p.gids().isEmpty()) {
+                continue;
+            }
+            boolean ok = p.gids().stream().anyMatch(g -> "RoCE v2".equals(g.type()) && routable(g));
+            if (ok) {
+                continue;
+            }
+            List<String> table = p.gids().stream().map(g -> g.index() + " " + g.gid() + " " + g.type()).toList();
+            Map<String, Object> ev = new LinkedHashMap<>();
+            ev.put("gids", table);
+            boolean typesUnknown = p.gids().stream().anyMatch(g -> g.type() == null);
+            String nd = p.netdev() == null ? "<netdev>" : p.netdev();
+            if (typesUnknown) {
+                out.add(new Finding(id(), Severity.INFO, Ports.subject(p),
+                        "GID types of " + p.device() + " port " + p.port() + " could not be read: RoCE v2 GIDs cannot be confirmed", ev,
+                        "Check `show_gids` or `cat /sys/class/infiniband/" + p.device() + "/ports/" + p.port() + "/gid_attrs/types/*`."));
+                continue;
+            }
+            out.add(new Finding(id(), Severity.CRITICAL, Ports.subject(p),
+                    p.device() + " port " + p.port() + " has no RoCE v2 GID on a routable address", ev,
+                    "Give " + nd + " an IPv4 (or global IPv6) address: the kernel adds the RoCE v2 GID itself (`ip addr add <ip>/<len> dev "
+                            + nd + "`; check with `show_gids` / `rdma link`). If the address sits on a VLAN or bond above " + nd
+                            + ", use that netdev's GID index (NCCL_IB_GID_INDEX)."));
+        }
+        return out;
+    }
+
+    static boolean routable(Gid g) {
+        if (g.ipv4Mapped()) {
+            return true;
+        }
+        String first = g.gid().length() >= 4 ? g.gid().substring(0, 4).toLowerCase(java.util.Locale.ROOT) : "";
+        return !(first.startsWith("fe8") || first.startsWith("fe9") || first.startsWith("fea") || first.startsWith("feb"))
+                && !g.gid().replace(":", "").replace("0", "").isEmpty();
+    }
+}
