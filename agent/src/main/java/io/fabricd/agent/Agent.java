@@ -33,12 +33,17 @@ public final class Agent implements AutoCloseable {
     private final CollectionLoop loop;
     private final ListenAddress listen;
     private final HostSource source;
+    private final AgentConfig config;
+    private final io.fabricd.probes.ProbeKey probeKey;
+    private io.fabricd.probes.ProbeService probes;
     private Vertx vertx;
     private HttpServer server;
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
         this.listen = listen;
+        this.config = config;
+        this.probeKey = io.fabricd.probes.ProbeKey.resolve(config.probe.keyFile);
         FabricMetrics fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
         JvmMetrics.builder().register(registry);
@@ -57,6 +62,22 @@ public final class Agent implements AutoCloseable {
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
         loop.start();
+        if (probeKey != null) {
+            try {
+                probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, listen.host(), this::hostname,
+                        () -> loop.latest() == null ? java.util.Map.of() : loop.latest().model().labels(), registry).start();
+                loop.extraFindings(probes::findings);
+                if (config.probe.verbs && !source.isSnapshot()) {
+                    probes.startVerbs(java.nio.file.Path.of("/sys"));
+                }
+            } catch (java.io.IOException e) {
+                close();
+                throw new IllegalArgumentException("cannot start the probe responder on UDP " + listen.host() + ":"
+                        + config.probe.udpPort + ": " + e.getMessage());
+            }
+        } else {
+            LOG.info("probing off: no probe key (probe.key_file or " + io.fabricd.probes.ProbeKey.ENV + ")");
+        }
         HttpServerOptions opts = new HttpServerOptions()
                 .setIdleTimeout(60)
                 .setMaxHeaderSize(16 * 1024)
@@ -64,7 +85,7 @@ public final class Agent implements AutoCloseable {
                 .setCompressionSupported(true);
         try {
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(loop, registry).router(vertx))
+                    .requestHandler(new HttpApi(loop, registry, probes).router(vertx))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {
@@ -74,6 +95,24 @@ public final class Agent implements AutoCloseable {
         LOG.info("fabricd serving " + source.describe() + " on http://" + new ListenAddress(listen.host(), port())
                 + "/metrics");
         return this;
+    }
+
+    /** This host's name: the latest collection's, else the OS's. */
+    String hostname() {
+        CollectionLoop.Published p = loop.latest();
+        if (p != null) {
+            return p.model().hostname();
+        }
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** The probe service; null when probing is off. */
+    public io.fabricd.probes.ProbeService probes() {
+        return probes;
     }
 
     public int port() {
@@ -90,6 +129,9 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
+        if (probes != null) {
+            probes.close();
+        }
         loop.close();
         if (vertx != null) {
             vertx.close().await();

@@ -74,6 +74,7 @@ public final class CollectionLoop implements AutoCloseable {
     private final FabricMetrics metrics;
     private final Duration interval;
     private final DiagnosisConfig diagnosis;
+    private volatile java.util.function.Supplier<java.util.List<io.fabricd.diagnosis.Finding>> extraFindings = java.util.List::of;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
     private final Timer timer;
@@ -99,6 +100,11 @@ public final class CollectionLoop implements AutoCloseable {
                 .description("Collections that failed as a whole (the previous result stays served)").register(meters);
     }
 
+    /** Findings from outside the host model (the probes'), merged into every report. */
+    public void extraFindings(java.util.function.Supplier<java.util.List<io.fabricd.diagnosis.Finding>> source) {
+        this.extraFindings = source;
+    }
+
     public void start() {
         executor.scheduleAtFixedRate(this::collectOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -108,7 +114,7 @@ public final class CollectionLoop implements AutoCloseable {
         try {
             HostModel m = collection.collect(source);
             Published before = latest;
-            Report report = Diagnosis.run(m, before == null ? null : before.model(), diagnosis);
+            Report report = Diagnosis.run(m, before == null ? null : before.model(), diagnosis).withFindings(extraFindings.get());
             metrics.update(m, report.findings());
             latest = new Published(m, report);
             if (m.devices().isEmpty() && !saidNoDevices) {

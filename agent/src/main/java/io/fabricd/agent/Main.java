@@ -12,7 +12,8 @@ import picocli.CommandLine.Command;
 /** {@code fabricd}: the command line of ../shared/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
-        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class},
+        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class,
+                io.fabricd.agent.cli.ProbeCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})
 public final class Main implements Runnable {
@@ -28,7 +29,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, snapshot)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, snapshot, probe)");
     }
 
     public static void main(String[] args) {

@@ -19,6 +19,18 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         checksWithoutHistory = List.copyOf(checksWithoutHistory);
     }
 
+    /** This report with more findings (the probes'), in the report's order: most severe first. */
+    public Report withFindings(List<Finding> more) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<Finding> all = new java.util.ArrayList<>(findings);
+        all.addAll(more);
+        all.sort(java.util.Comparator.comparing(Finding::severity).thenComparing(Finding::check)
+                .thenComparing(f -> f.subject().toString()));
+        return new Report(model, all, checksWithoutHistory);
+    }
+
     public boolean hasAtLeast(Severity s) {
         return findings.stream().anyMatch(f -> f.severity().atLeast(s));
     }

@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci} 1}: one series per open
+ * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer} 1}: one series per open
  * finding of the latest collection (interfaces.md). Every subject label is always present, empty
  * when the finding's subject has no such part, so alert rules can group by any of them.
  */
 final class FindingFamilies {
-    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci");
+    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer");
 
     private FindingFamilies() {
     }

@@ -29,9 +29,9 @@ class FindingFamiliesTest {
         List<Finding> findings = Diagnosis.run(m, null).findings();
         Map<String, Double> v = metrics(m, findings);
         assertThat(v).containsEntry(s("fabric_finding", "check", "pfc_missing", "severity", "critical", "device", "mlx5_0", "port", "1",
-                "netdev", "ens1f0np0", "priority", "3", "gpu", "", "pci", ""), 1.0);
+                "netdev", "ens1f0np0", "priority", "3", "gpu", "", "pci", "", "peer", ""), 1.0);
         assertThat(v).containsEntry(s("fabric_finding", "check", "pfc_missing", "severity", "info", "device", "rxe0", "port", "1",
-                "netdev", "veth0", "priority", "", "gpu", "", "pci", ""), 1.0);
+                "netdev", "veth0", "priority", "", "gpu", "", "pci", "", "peer", ""), 1.0);
         assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding{")).hasSize(findings.size());
         // a repeated finding (same check, severity and subject) is still one series
         List<Finding> twice = new ArrayList<>(findings);

@@ -11,7 +11,8 @@ import picocli.CommandLine.Option;
 
 /** {@code fabricd run}: the daemon. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = "Collect the host on an interval and serve /metrics, /healthz, /readyz, /api/v1/snapshot.")
+        description = "Collect the host on an interval, diagnose it, answer and send probes (with a probe key), and serve "
+                + "/metrics, /healthz, /readyz, /api/v1/findings, /api/v1/snapshot, /api/v1/probe/endpoint.")
 public final class RunCommand implements Callable<Integer> {
     @Mixin
     HostOptions host;

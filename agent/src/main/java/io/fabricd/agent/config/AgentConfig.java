@@ -24,6 +24,10 @@ public final class AgentConfig {
     @JsonProperty("netdev")
     public Netdev netdev = new Netdev();
 
+    /** {@code probe:} the pingmesh (docs/probes.md). */
+    @JsonProperty("probe")
+    public io.fabricd.probes.ProbeConfig probe = new io.fabricd.probes.ProbeConfig();
+
     /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
     @JsonProperty("diagnosis")
     public io.fabricd.diagnosis.DiagnosisConfig diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
@@ -78,5 +82,9 @@ public final class AgentConfig {
             diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
         }
         diagnosis.validate(io.fabricd.diagnosis.Diagnosis.checkIds());
+        if (probe == null) {
+            probe = new io.fabricd.probes.ProbeConfig();
+        }
+        probe.validate();
     }
 }

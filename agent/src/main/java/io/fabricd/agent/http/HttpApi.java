@@ -18,8 +18,11 @@ import java.util.List;
 public final class HttpApi {
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
+    private final io.fabricd.probes.ProbeService probes;
 
-    public HttpApi(CollectionLoop loop, PrometheusRegistry registry) {
+    /** @param probes the probe service; null when probing is off */
+    public HttpApi(CollectionLoop loop, PrometheusRegistry registry, io.fabricd.probes.ProbeService probes) {
+        this.probes = probes;
         this.loop = loop;
         this.registry = registry;
     }
@@ -37,9 +40,29 @@ public final class HttpApi {
         });
         r.get("/api/v1/snapshot").handler(ctx -> json(ctx, CollectionLoop.Published::json));
         r.get("/api/v1/findings").handler(ctx -> json(ctx, CollectionLoop.Published::findingsJson));
+        r.get(io.fabricd.probes.EndpointClient.PATH).handler(this::probeEndpoint);
         r.get("/").handler(ctx -> text(ctx, 200, "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n"));
         return r;
     }
+
+    /** The probe endpoint: only for requests authenticated with the fabric's key (others 401, counted). */
+    private void probeEndpoint(RoutingContext ctx) {
+        if (probes == null) {
+            text(ctx, 503, "probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)\n");
+            return;
+        }
+        String auth = ctx.request().getHeader(io.fabricd.probes.ProbeKey.AUTH_HEADER);
+        if (!probes.key().checkAuthHeader(auth, io.fabricd.probes.EndpointClient.PATH, System.currentTimeMillis() / 1000)) {
+            probes.responderStats().dropped("endpoint_unauthenticated");
+            text(ctx, 401, "probe endpoint requests need a valid " + io.fabricd.probes.ProbeKey.AUTH_HEADER + "\n");
+            return;
+        }
+        ctx.vertx().executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
+                .onSuccess(json -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(json)))
+                .onFailure(ctx::fail);
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper ENDPOINT_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static void text(RoutingContext ctx, int status, String body) {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);

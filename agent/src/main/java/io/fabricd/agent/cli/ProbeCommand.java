@@ -1,0 +1,214 @@
+package io.fabricd.agent.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabricd.probes.Endpoint;
+import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.ProbePacket;
+import io.fabricd.probes.ProbeResult;
+import io.fabricd.probes.ProbeSession;
+import io.fabricd.probes.UdpTransport;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code fabricd probe PEER...}: asks each peer agent for its probe endpoint and probes it. */
+@Command(name = "probe", mixinStandardHelpOptions = true,
+        description = "Probe other fabricd agents: ask each PEER (its HTTP HOST:PORT) for its probe endpoint, then send "
+                + "--count probes of each --size and report loss and round-trip times (docs/probes.md).")
+public final class ProbeCommand implements Callable<Integer> {
+    enum Format { text, json }
+
+    enum Transport { udp, verbs }
+
+    @Parameters(arity = "1..*", paramLabel = "PEER", description = "Another agent's HTTP address, HOST:PORT.")
+    List<String> peers;
+
+    @Option(names = "--count", defaultValue = "100", description = "Probes per peer and size (default: ${DEFAULT-VALUE}).")
+    int count;
+
+    @Option(names = "--size", paramLabel = "BYTES", description = "Probe size in bytes; repeatable (default: 64 and 1024).")
+    List<Integer> sizes;
+
+    @Option(names = "--transport", defaultValue = "udp", description = "udp or verbs (default: ${DEFAULT-VALUE}).")
+    Transport transport;
+
+    @Option(names = "--device", paramLabel = "DEV", description = "Local RDMA device for the verbs transport.")
+    String device;
+
+    @Option(names = "--gid-index", paramLabel = "N",
+            description = "GID index to send from with verbs (default: a RoCE v2 GID on an IPv4 address; 0 on InfiniBand).")
+    Integer gidIndex;
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
+    @Option(names = "--key-file", paramLabel = "FILE",
+            description = "The fabric's probe key (default: the environment variable " + ProbeKey.ENV + ").")
+    Path keyFile;
+
+    @Option(names = "--interval", defaultValue = "10ms", description = "Time between two probes (default: ${DEFAULT-VALUE}).")
+    String interval;
+
+    @Option(names = "--timeout", defaultValue = "1s", description = "Answers later than this are late (default: ${DEFAULT-VALUE}).")
+    String timeout;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        ProbeKey key = ProbeKey.resolve(keyFile);
+        if (key == null) {
+            throw new IllegalArgumentException("no probe key: give --key-file FILE or set " + ProbeKey.ENV
+                    + " (the same key the agents use)");
+        }
+        if (count < 1 || count > 1_000_000) {
+            throw new IllegalArgumentException("--count must be 1-1000000");
+        }
+        List<Integer> sz = sizes == null || sizes.isEmpty() ? List.of() : sizes;
+        for (int s : sz) {
+            if (s < ProbePacket.MIN_SIZE || s > ProbePacket.MAX_SIZE) {
+                throw new IllegalArgumentException("--size " + s + " outside " + ProbePacket.MIN_SIZE + ".." + ProbePacket.MAX_SIZE);
+            }
+        }
+        io.fabricd.probes.VerbsPorts.Port local = null;
+        if (transport == Transport.verbs) {
+            local = localPort();
+        }
+        Duration pace = io.fabricd.agent.config.ConfigLoader.parseDuration(interval);
+        Duration to = io.fabricd.agent.config.ConfigLoader.parseDuration(timeout);
+        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20));
+        List<Object> results = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        PrintWriter err = spec.commandLine().getErr();
+        for (String peer : peers) {
+            Endpoint ep;
+            try {
+                ep = client.fetch(peer);
+            } catch (IOException e) {
+                errors.add(e.getMessage());
+                results.add(Map.of("peer", peer, "error", e.getMessage()));
+                continue;
+            }
+            if (transport == Transport.verbs) {
+                verbs(peer, ep, local, sz, key, pace, to, results, errors, err);
+                continue;
+            }
+            if (ep.udpPort() == null) {
+                errors.add(peer + " runs no UDP responder");
+                continue;
+            }
+            InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
+            for (int size : sz.isEmpty() ? List.of(64, 1024) : sz) {
+                if (format == Format.text) {
+                    err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
+                    err.flush();
+                }
+                try (UdpTransport t = new UdpTransport(target)) {
+                    results.add(new ProbeSession(t, key, pace, to).run(peer, null, null, size, count));
+                } catch (IOException e) {
+                    errors.add(peer + ": " + e.getMessage());
+                    results.add(Map.of("peer", peer, "size", size, "error", String.valueOf(e.getMessage())));
+                }
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (format == Format.json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("results", results);
+            try {
+                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n");
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        } else {
+            out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s%n", "peer", "trans", "size", "sent", "recv", "late",
+                    "lost", "min_us", "p50_us", "p99_us", "max_us");
+            for (Object o : results) {
+                if (o instanceof ProbeResult r) {
+                    Map<String, Double> q = r.rttSeconds();
+                    out.printf(Locale.ROOT, "%-22s %-5s %6d %6d %6d %5d %5d %10s %10s %10s %10s%n", r.peer(), r.transport(), r.size(),
+                            r.sent(), r.received(), r.late(), r.lost(), us(q, "min"), us(q, "p50"), us(q, "p99"), us(q, "max"));
+                }
+            }
+        }
+        out.flush();
+        for (String e : errors) {
+            err.println("fabricd probe: " + e);
+        }
+        err.flush();
+        // loss is a measurement, not an error; a peer that could not be asked is unusable input
+        return errors.isEmpty() ? 0 : 2;
+    }
+
+    /** --device DEV[:PORT] on this host, with the GID index to send from. */
+    private io.fabricd.probes.VerbsPorts.Port localPort() {
+        if (device == null) {
+            throw new IllegalArgumentException("--transport verbs needs --device DEV (a local RDMA device, e.g. mlx5_0 or rxe1)");
+        }
+        String why = io.fabricd.probes.VerbsUd.unavailable();
+        if (why != null) {
+            throw new IllegalArgumentException("--transport verbs: " + why);
+        }
+        String dev = device;
+        int port = 1;
+        int c = device.lastIndexOf(':');
+        if (c > 0) {
+            dev = device.substring(0, c);
+            port = Integer.parseInt(device.substring(c + 1));
+        }
+        io.fabricd.probes.VerbsPorts.Port p = io.fabricd.probes.VerbsPorts.of(Path.of("/sys"), dev, port);
+        if (p == null && gidIndex == null) {
+            throw new IllegalArgumentException("--device " + device + ": no such RDMA port, or no RoCE v2 GID on it (--gid-index picks one)");
+        }
+        if (p == null) {
+            p = new io.fabricd.probes.VerbsPorts.Port(dev, port, gidIndex, "Ethernet");
+        }
+        return p;
+    }
+
+    /** Probes one peer over RDMA UD: from the local port to the peer's first UD responder that is not this port. */
+    private void verbs(String peer, Endpoint ep, io.fabricd.probes.VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
+                       Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
+        int gid = gidIndex != null ? gidIndex : local.gidIndex();
+        try (io.fabricd.probes.VerbsUd probe = new io.fabricd.probes.VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
+            io.fabricd.probes.VerbsUd.Address me = probe.address();
+            String myGid = io.fabricd.probes.VerbsUd.gidText(me.gid());
+            Endpoint.Device remote = ep.devices().stream().filter(d -> !d.gid().equals(myGid)).findFirst().orElse(null);
+            if (remote == null) {
+                errors.add(peer + " has no RDMA UD responder (" + ep.verbsStatus() + ")");
+                return;
+            }
+            io.fabricd.probes.VerbsTransport t = new io.fabricd.probes.VerbsTransport(probe, remote, me.activeMtu());
+            for (int size : sz.isEmpty() ? List.of(64, t.maxSize()) : sz) {
+                if (format == Format.text) {
+                    err.printf(Locale.ROOT, "probing %s (%s, %s qpn %d) from %s: %d x %d B ...%n", peer, ep.host(), remote.device(),
+                            remote.qpn(), local.device(), count, size);
+                    err.flush();
+                }
+                results.add(new ProbeSession(t, key, pace, to).run(peer, local.device(), remote.device(), size, count));
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            errors.add(peer + ": " + e.getMessage());
+            results.add(Map.of("peer", peer, "transport", "verbs", "error", String.valueOf(e.getMessage())));
+        }
+    }
+
+    private static String us(Map<String, Double> q, String k) {
+        return q == null ? "-" : String.format(Locale.ROOT, "%.1f", q.get(k) * 1e6);
+    }
+}

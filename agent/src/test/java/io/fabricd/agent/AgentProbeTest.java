@@ -1,0 +1,126 @@
+package io.fabricd.agent;
+
+import static io.fabricd.testing.PromText.s;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.testing.PromText;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Two real agents on loopback probing each other over UDP, and `fabricd probe` against them. */
+class AgentProbeTest {
+    static final String KEY = "a-test-key-of-more-than-16-bytes";
+
+    static AgentConfig config(Path keyFile, List<String> peers) {
+        AgentConfig c = new AgentConfig();
+        c.collection.interval = Duration.ofHours(1);
+        c.probe.keyFile = keyFile;
+        c.probe.udpPort = 0; // any free port: the endpoint says which
+        c.probe.peers = peers;
+        c.probe.interval = Duration.ofMillis(500);
+        c.probe.jitter = 0;
+        c.probe.count = 20;
+        c.probe.pacing = Duration.ofMillis(2);
+        return c;
+    }
+
+    @Test
+    void twoAgentsProbeEachOtherFullyAnsweredAt64And1024Bytes(@TempDir Path tmp) throws Exception {
+        Path key = Files.writeString(tmp.resolve("key"), KEY + "\n");
+        try (Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, List.of()), new ListenAddress("127.0.0.1", 0)).start()) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            String peerA = "127.0.0.1:" + a.port();
+            try (Agent b = new Agent(Fixtures.open("host-b-roce"), config(key, List.of(peerA)), new ListenAddress("127.0.0.1", 0))
+                    .start()) {
+                assertThat(b.awaitReady(Duration.ofSeconds(20))).isTrue();
+                Map<String, Double> v = Map.of();
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                String sent64 = s("fabric_probe_sent_total", "peer", peerA, "peer_rack", "r12", "transport", "udp", "size", "64");
+                while (System.nanoTime() < deadline) {
+                    v = PromText.parse(Http.get(b.port(), "/metrics?name[]=fabric_probe_sent_total&name[]=fabric_probe_lost_total").body());
+                    if (v.getOrDefault(sent64, 0.0) >= 40) {
+                        break;
+                    }
+                    Thread.sleep(100);
+                }
+                assertThat(v.get(sent64)).isGreaterThanOrEqualTo(40.0);
+                for (String size : new String[] {"64", "1024"}) {
+                    assertThat(v).containsEntry(s("fabric_probe_lost_total", "peer", peerA, "peer_rack", "r12", "transport", "udp",
+                            "size", size), 0.0);
+                }
+                String all = Http.get(b.port(), "/metrics").body();
+                assertThat(all).contains("fabric_probe_rtt_seconds_bucket{peer=\"" + peerA + "\",peer_rack=\"r12\",size=\"64\",transport=\"udp\",le=\"2.5E-5\"}");
+                assertThat(b.probes().planned()).containsExactly(peerA);
+                // A answered; the endpoint refused an unauthenticated request and counted it
+                HttpResponse<String> anon = Http.get(a.port(), EndpointClient.PATH);
+                assertThat(anon.statusCode()).isEqualTo(401);
+                Map<String, Double> av = PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_probe_responder_answered_total"
+                        + "&name[]=fabric_probe_responder_dropped_total").body());
+                assertThat(av.get("fabric_probe_responder_answered_total")).isGreaterThanOrEqualTo(80.0);
+                assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
+                // the endpoint, authenticated
+                HttpResponse<String> ep = Http.CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + peerA + EndpointClient.PATH))
+                        .header(ProbeKey.AUTH_HEADER, new ProbeKey(KEY.getBytes()).authHeader(EndpointClient.PATH,
+                                System.currentTimeMillis() / 1000)).build(), HttpResponse.BodyHandlers.ofString());
+                JsonNode j = new ObjectMapper().readTree(ep.body());
+                assertThat(j.get("host").asText()).isEqualTo("dgx-h100-01");
+                assertThat(j.at("/labels/rack").asText()).isEqualTo("r12");
+                assertThat(j.get("udp_port").asInt()).isPositive();
+
+                // fabricd probe against both agents, JSON as interfaces.md
+                CliTest.Result r = CliTest.run("probe", peerA, "127.0.0.1:" + b.port(), "--key-file", key.toString(), "--count", "50",
+                        "--interval", "1ms", "--format", "json");
+                assertThat(r.code()).as(r.err()).isZero();
+                JsonNode res = new ObjectMapper().readTree(r.out()).get("results");
+                assertThat(res).hasSize(4);
+                for (JsonNode x : res) {
+                    assertThat(x.get("transport").asText()).isEqualTo("udp");
+                    assertThat(x.get("sent").asInt()).isEqualTo(50);
+                    assertThat(x.get("received").asInt()).isEqualTo(50);
+                    assertThat(x.get("lost").asInt()).isZero();
+                    assertThat(x.at("/rtt_seconds/p50").asDouble()).isPositive();
+                }
+                assertThat(res.findValuesAsText("size")).containsExactly("64", "1024", "64", "1024");
+            }
+        }
+    }
+
+    @Test
+    void probingNeedsTheKey(@TempDir Path tmp) throws Exception {
+        Path key = Files.writeString(tmp.resolve("key"), KEY);
+        Path wrong = Files.writeString(tmp.resolve("wrong"), "another-key-of-more-than-16-bytes");
+        AgentConfig off = config(null, List.of());
+        try (Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, List.of()), new ListenAddress("127.0.0.1", 0)).start();
+             Agent noKey = new Agent(Fixtures.open("host-c-rxe"), off, new ListenAddress("127.0.0.1", 0)).start()) {
+            assertThat(noKey.probes()).isNull();
+            assertThat(Http.get(noKey.port(), EndpointClient.PATH).statusCode()).isEqualTo(503);
+            CliTest.Result refused = CliTest.run("probe", "127.0.0.1:" + a.port(), "--key-file", wrong.toString(), "--count", "5");
+            assertThat(refused.code()).isEqualTo(2);
+            assertThat(refused.err()).contains("refused the probe key (401)").doesNotContain("Exception");
+            CliTest.Result nobody = CliTest.run("probe", "127.0.0.1:1", "--key-file", key.toString(), "--count", "5");
+            assertThat(nobody.code()).isEqualTo(2);
+            assertThat(nobody.err()).contains("cannot reach 127.0.0.1:1");
+            assertThat(CliTest.run("probe", "127.0.0.1:" + a.port(), "--count", "5").err()).contains("no probe key");
+            assertThat(CliTest.run("probe", "127.0.0.1:" + a.port(), "--key-file", key.toString(), "--size", "20").code()).isEqualTo(2);
+            CliTest.Result text = CliTest.run("probe", "127.0.0.1:" + a.port(), "--key-file", key.toString(), "--count", "20",
+                    "--size", "64");
+            assertThat(text.code()).isZero();
+            assertThat(text.out()).contains("peer", "p50_us", "127.0.0.1:" + a.port());
+        }
+    }
+}

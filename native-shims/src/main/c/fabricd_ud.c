@@ -1,0 +1,316 @@
+/*
+ * fabricd_ud: the probe path over RDMA unreliable datagram (UD) queue pairs, for JNA. One endpoint
+ * = device context, PD, completion channel, one CQ, one UD QP in RTS, one registered buffer cut into
+ * receive slots and one send slot. ibv_post_send, ibv_post_recv and ibv_poll_cq are inline
+ * functions in verbs.h, which is why this is C.
+ *
+ * Every received UD message starts with the 40-byte GRH area (filled on RoCE / global routes); the
+ * payload follows. Address handles are cached per destination GID + LID (a small ring).
+ * Not thread-safe: one endpoint per thread.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#define GRH 40
+#define AH_CACHE 64
+
+struct fd_ah { uint8_t gid[16]; uint16_t lid; struct ibv_ah *ah; };
+
+struct fd_ud {
+    struct ibv_context *ctx;
+    struct ibv_pd *pd;
+    struct ibv_comp_channel *ch;
+    struct ibv_cq *cq;
+    struct ibv_qp *qp;
+    struct ibv_mr *mr;
+    uint8_t *buf;
+    int slot, depth, port, gid_index, is_roce;
+    uint32_t qkey;
+    struct fd_ah ahs[AH_CACHE];
+    int next_ah;
+    int send_busy;
+    struct ibv_ah *reply_ah;   /* address of the last received message's sender (ibv_create_ah_from_wc) */
+    uint32_t reply_qpn;
+    struct ibv_wc *pending;    /* receive completions met while waiting for a send, handed out first */
+    int npending;
+};
+
+static void fd_err(char *err, int errlen, const char *what, int e)
+{
+    if (err && errlen > 0)
+        snprintf(err, (size_t)errlen, "%s: %s", what, strerror(e));
+}
+
+static int post_recv(struct fd_ud *u, int i)
+{
+    struct ibv_sge sge = { .addr = (uintptr_t)(u->buf + (size_t)i * u->slot), .length = (uint32_t)u->slot, .lkey = u->mr->lkey };
+    struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1 }, *bad;
+    return ibv_post_recv(u->qp, &wr, &bad);
+}
+
+void fabricd_ud_close(struct fd_ud *u)
+{
+    if (!u)
+        return;
+    if (u->reply_ah)
+        ibv_destroy_ah(u->reply_ah);
+    for (int i = 0; i < AH_CACHE; i++)
+        if (u->ahs[i].ah)
+            ibv_destroy_ah(u->ahs[i].ah);
+    if (u->qp) ibv_destroy_qp(u->qp);
+    if (u->cq) ibv_destroy_cq(u->cq);
+    if (u->ch) ibv_destroy_comp_channel(u->ch);
+    if (u->mr) ibv_dereg_mr(u->mr);
+    free(u->buf);
+    free(u->pending);
+    if (u->pd) ibv_dealloc_pd(u->pd);
+    if (u->ctx) ibv_close_device(u->ctx);
+    free(u);
+}
+
+/*
+ * Opens a UD endpoint on device `name`, port `port`, sending from GID index `gid_index` (RoCE) with
+ * Q_Key `qkey`; messages up to `max_msg` bytes, `depth` receive slots. Returns NULL and a message in
+ * `err` on failure.
+ */
+struct fd_ud *fabricd_ud_open(const char *name, int port, int gid_index, uint32_t qkey, int max_msg, int depth,
+                              char *err, int errlen)
+{
+    int num = 0;
+    struct ibv_device **list = ibv_get_device_list(&num);
+    if (!list) {
+        fd_err(err, errlen, "ibv_get_device_list", errno ? errno : ENOSYS);
+        return NULL;
+    }
+    struct ibv_device *dev = NULL;
+    for (int i = 0; i < num; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            dev = list[i];
+    if (!dev) {
+        ibv_free_device_list(list);
+        fd_err(err, errlen, name, ENODEV);
+        return NULL;
+    }
+    struct fd_ud *u = calloc(1, sizeof(*u));
+    u->port = port;
+    u->gid_index = gid_index;
+    u->qkey = qkey;
+    u->depth = depth;
+    u->slot = max_msg + GRH;
+    u->ctx = ibv_open_device(dev);
+    ibv_free_device_list(list);
+    if (!u->ctx) { fd_err(err, errlen, "ibv_open_device", errno); goto fail; }
+    struct ibv_port_attr pa;
+    memset(&pa, 0, sizeof(pa));
+    if ((errno = ibv_query_port(u->ctx, (uint8_t)port, &pa))) { fd_err(err, errlen, "ibv_query_port", errno); goto fail; }
+    u->is_roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+    if (!(u->pd = ibv_alloc_pd(u->ctx))) { fd_err(err, errlen, "ibv_alloc_pd", errno); goto fail; }
+    u->buf = calloc((size_t)(depth + 1), (size_t)u->slot);
+    u->pending = calloc((size_t)depth, sizeof(struct ibv_wc));
+    if (!(u->mr = ibv_reg_mr(u->pd, u->buf, (size_t)(depth + 1) * u->slot, IBV_ACCESS_LOCAL_WRITE))) {
+        fd_err(err, errlen, "ibv_reg_mr", errno); goto fail;
+    }
+    if (!(u->ch = ibv_create_comp_channel(u->ctx))) { fd_err(err, errlen, "ibv_create_comp_channel", errno); goto fail; }
+    if (!(u->cq = ibv_create_cq(u->ctx, depth + 16, NULL, u->ch, 0))) { fd_err(err, errlen, "ibv_create_cq", errno); goto fail; }
+    struct ibv_qp_init_attr ia = { .send_cq = u->cq, .recv_cq = u->cq, .qp_type = IBV_QPT_UD,
+        .cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)depth, .max_send_sge = 1, .max_recv_sge = 1 } };
+    if (!(u->qp = ibv_create_qp(u->pd, &ia))) { fd_err(err, errlen, "ibv_create_qp", errno); goto fail; }
+    struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)port, .qkey = qkey };
+    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))) {
+        fd_err(err, errlen, "ibv_modify_qp INIT", errno); goto fail;
+    }
+    for (int i = 0; i < depth; i++)
+        if ((errno = post_recv(u, i))) { fd_err(err, errlen, "ibv_post_recv", errno); goto fail; }
+    memset(&a, 0, sizeof(a));
+    a.qp_state = IBV_QPS_RTR;
+    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE))) { fd_err(err, errlen, "ibv_modify_qp RTR", errno); goto fail; }
+    a.qp_state = IBV_QPS_RTS;
+    a.sq_psn = 0;
+    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))) { fd_err(err, errlen, "ibv_modify_qp RTS", errno); goto fail; }
+    if ((errno = ibv_req_notify_cq(u->cq, 0))) { fd_err(err, errlen, "ibv_req_notify_cq", errno); goto fail; }
+    return u;
+fail:
+    fabricd_ud_close(u);
+    return NULL;
+}
+
+/* The endpoint's address: qpn, lid, the 16 GID bytes of its GID index, active MTU in bytes. */
+int fabricd_ud_info(struct fd_ud *u, uint32_t *qpn, uint16_t *lid, uint8_t *gid, int *active_mtu)
+{
+    struct ibv_port_attr pa;
+    memset(&pa, 0, sizeof(pa));
+    int e = ibv_query_port(u->ctx, (uint8_t)u->port, &pa);
+    if (e)
+        return -e;
+    union ibv_gid g;
+    if ((e = ibv_query_gid(u->ctx, (uint8_t)u->port, u->gid_index, &g)))
+        return -e;
+    memcpy(gid, g.raw, 16);
+    *qpn = u->qp->qp_num;
+    *lid = pa.lid;
+    *active_mtu = 128 << pa.active_mtu;
+    return 0;
+}
+
+static struct ibv_ah *ah_for(struct fd_ud *u, const uint8_t *gid, uint16_t lid)
+{
+    for (int i = 0; i < AH_CACHE; i++)
+        if (u->ahs[i].ah && u->ahs[i].lid == lid && memcmp(u->ahs[i].gid, gid, 16) == 0)
+            return u->ahs[i].ah;
+    struct ibv_ah_attr aa = { .dlid = lid, .port_num = (uint8_t)u->port, .sl = 0 };
+    if (u->is_roce || lid == 0) {
+        aa.is_global = 1;
+        memcpy(aa.grh.dgid.raw, gid, 16);
+        aa.grh.sgid_index = (uint8_t)u->gid_index;
+        aa.grh.hop_limit = 64;
+    }
+    struct ibv_ah *ah = ibv_create_ah(u->pd, &aa);
+    if (!ah)
+        return NULL;
+    struct fd_ah *slot = &u->ahs[u->next_ah];
+    u->next_ah = (u->next_ah + 1) % AH_CACHE;
+    if (slot->ah)
+        ibv_destroy_ah(slot->ah);
+    memcpy(slot->gid, gid, 16);
+    slot->lid = lid;
+    slot->ah = ah;
+    return ah;
+}
+
+/* Waits up to timeout_ms for a completion; handles send completions; returns the wc of a receive or 0. */
+static int next_wc(struct fd_ud *u, struct ibv_wc *wc, int timeout_ms)
+{
+    for (;;) {
+        int n = ibv_poll_cq(u->cq, 1, wc);
+        if (n < 0)
+            return -EIO;
+        if (n == 1) {
+            if (wc->opcode == IBV_WC_SEND || wc->wr_id == (uint64_t)u->depth) {
+                u->send_busy = 0;
+                if (wc->status != IBV_WC_SUCCESS)
+                    return -EIO;
+                continue;
+            }
+            return 1;
+        }
+        if (timeout_ms <= 0)
+            return 0;
+        struct pollfd pfd = { .fd = u->ch->fd, .events = POLLIN };
+        int r = poll(&pfd, 1, timeout_ms);
+        if (r <= 0)
+            return 0;
+        struct ibv_cq *cq;
+        void *cctx;
+        if (ibv_get_cq_event(u->ch, &cq, &cctx) == 0) {
+            ibv_ack_cq_events(cq, 1);
+            ibv_req_notify_cq(cq, 0);
+        }
+        timeout_ms = 0; /* one more poll of the CQ, then give up */
+    }
+}
+
+static int post_send(struct fd_ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, const uint8_t *data, int len);
+
+/* Waits (bounded) until the previous send completed, so the single send slot can be reused. */
+static void wait_send(struct fd_ud *u)
+{
+    struct ibv_wc wc;
+    for (int tries = 0; u->send_busy && tries < 1000; tries++) {
+        int r = next_wc(u, &wc, 1);
+        if (r == 1) {
+            /* a receive while waiting for our send: keep it for the next fabricd_ud_recv */
+            if (u->npending < u->depth)
+                u->pending[u->npending++] = wc;
+            else
+                post_recv(u, (int)wc.wr_id);
+        }
+    }
+}
+
+/* Sends data[0,len) to (gid, lid, qpn, qkey). Waits for the previous send to complete. 0 or -errno. */
+int fabricd_ud_send(struct fd_ud *u, const uint8_t *gid, int lid, uint32_t qpn, uint32_t qkey, const uint8_t *data, int len)
+{
+    if (len > u->slot - GRH)
+        return -EMSGSIZE;
+    wait_send(u);
+    struct ibv_ah *ah = ah_for(u, gid, (uint16_t)lid);
+    if (!ah)
+        return errno ? -errno : -EINVAL;
+    return post_send(u, ah, qpn, qkey, data, len);
+}
+
+/* Answers the sender of the last received message (its address from the completion and GRH). */
+int fabricd_ud_reply(struct fd_ud *u, uint32_t qkey, const uint8_t *data, int len)
+{
+    if (len > u->slot - GRH)
+        return -EMSGSIZE;
+    if (!u->reply_ah)
+        return -EDESTADDRREQ;
+    wait_send(u);
+    return post_send(u, u->reply_ah, u->reply_qpn, qkey, data, len);
+}
+
+static int post_send(struct fd_ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey, const uint8_t *data, int len)
+{
+    uint8_t *s = u->buf + (size_t)u->depth * u->slot;
+    memcpy(s, data, (size_t)len);
+    struct ibv_sge sge = { .addr = (uintptr_t)s, .length = (uint32_t)len, .lkey = u->mr->lkey };
+    struct ibv_send_wr wr = { .wr_id = (uint64_t)u->depth, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
+        .send_flags = IBV_SEND_SIGNALED }, *bad;
+    wr.wr.ud.ah = ah;
+    wr.wr.ud.remote_qpn = qpn;
+    wr.wr.ud.remote_qkey = qkey;
+    int e = ibv_post_send(u->qp, &wr, &bad);
+    if (e)
+        return -e;
+    u->send_busy = 1;
+    return 0;
+}
+
+/*
+ * Receives one message within timeout_ms: copies its payload (after the GRH) into out, the sender's
+ * GID into src_gid (from the GRH; zero without one), its QPN and LID. Returns the payload length,
+ * 0 on timeout, -errno on error.
+ */
+int fabricd_ud_recv(struct fd_ud *u, uint8_t *out, int outlen, int timeout_ms, uint8_t *src_gid, uint32_t *src_qpn, int *src_lid)
+{
+    struct ibv_wc wc;
+    if (u->npending > 0) {
+        wc = u->pending[0];
+        memmove(u->pending, u->pending + 1, (size_t)(--u->npending) * sizeof(wc));
+    } else {
+        int r = next_wc(u, &wc, timeout_ms);
+        if (r <= 0)
+            return r;
+    }
+    int i = (int)wc.wr_id;
+    uint8_t *slot = u->buf + (size_t)i * u->slot;
+    int n = -EIO;
+    if (wc.status == IBV_WC_SUCCESS && wc.byte_len >= GRH) {
+        n = (int)wc.byte_len - GRH;
+        if (n > outlen)
+            n = outlen;
+        memcpy(out, slot + GRH, (size_t)n);
+        if (wc.wc_flags & IBV_WC_GRH)
+            memcpy(src_gid, slot + 8, 16); /* GRH: sgid at offset 8 */
+        else
+            memset(src_gid, 0, 16);
+        *src_qpn = wc.src_qp;
+        *src_lid = wc.slid;
+        /* the reply address, while the GRH is still in the slot (it also covers RoCE v2 over IPv4) */
+        wait_send(u);
+        if (u->reply_ah) {
+            ibv_destroy_ah(u->reply_ah);
+            u->reply_ah = NULL;
+        }
+        u->reply_ah = ibv_create_ah_from_wc(u->pd, &wc, (struct ibv_grh *)slot, (uint8_t)u->port);
+        u->reply_qpn = wc.src_qp;
+    }
+    post_recv(u, i);
+    return n;
+}

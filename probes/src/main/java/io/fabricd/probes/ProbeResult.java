@@ -1,0 +1,58 @@
+package io.fabricd.probes;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The outcome of probing one peer at one size (interfaces.md, {@code probe --format json}).
+ *
+ * @param received answered within the per-probe timeout
+ * @param late     answered after the timeout (not lost, not in the RTTs)
+ * @param lost     never answered
+ * @param rttNanos round-trip times of the answered probes, ascending
+ * @param responderNanos the responder's own processing time per answered probe, ascending
+ */
+@JsonPropertyOrder({"peer", "transport", "local_device", "remote_device", "size", "sent", "received", "late", "lost",
+        "rtt_seconds", "responder_seconds"})
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ProbeResult(String peer, String transport, @JsonProperty("local_device") String localDevice,
+                          @JsonProperty("remote_device") String remoteDevice, int size, int sent, int received, int late,
+                          int lost, @JsonIgnore long[] rttNanos, @JsonIgnore long[] responderNanos) {
+
+    /** min, p50, p99, max of the RTTs in seconds; null when nothing was answered. */
+    @JsonProperty("rtt_seconds")
+    public Map<String, Double> rttSeconds() {
+        return summary(rttNanos);
+    }
+
+    @JsonProperty("responder_seconds")
+    public Map<String, Double> responderSeconds() {
+        return summary(responderNanos);
+    }
+
+    public double lossRatio() {
+        return sent == 0 ? 0 : (double) lost / sent;
+    }
+
+    /** The q-quantile (nearest rank) of sorted values in seconds. */
+    public static double quantile(long[] sorted, double q) {
+        int i = (int) Math.ceil(q * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, i))] / 1e9;
+    }
+
+    private static Map<String, Double> summary(long[] sorted) {
+        if (sorted == null || sorted.length == 0) {
+            return null;
+        }
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("min", sorted[0] / 1e9);
+        m.put("p50", quantile(sorted, 0.50));
+        m.put("p99", quantile(sorted, 0.99));
+        m.put("max", sorted[sorted.length - 1] / 1e9);
+        return m;
+    }
+}

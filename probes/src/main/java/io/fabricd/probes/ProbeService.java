@@ -1,0 +1,288 @@
+package io.fabricd.probes;
+
+import io.fabricd.diagnosis.Finding;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The agent's pingmesh: a UDP responder, the endpoint it publishes, and probe rounds to the planned
+ * peers (static list and DNS names), feeding the probe metrics and findings. Its own threads; never
+ * the event loop.
+ */
+public final class ProbeService implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ProbeService.class.getName());
+
+    private final ProbeConfig config;
+    private final ProbeKey key;
+    private final Supplier<String> hostname;
+    private final Supplier<Map<String, String>> labels;
+    private final UdpResponder.ResponderStats responderStats = new UdpResponder.ResponderStats();
+    private final ProbeMetrics metrics;
+    private final ProbeFindings findings;
+    private final EndpointClient client;
+    private final Map<String, Cached> endpoints = new HashMap<>();
+    private final String bindHost;
+    private UdpResponder responder;
+    private ScheduledExecutorService rounds;
+    private ExecutorService sessions;
+    private volatile List<String> planned = List.of();
+    private final List<VerbsResponder> verbs = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile String verbsStatus = "off (probe.verbs: false, or the agent reads a snapshot)";
+    private volatile String lastError;
+
+    private record Cached(Endpoint endpoint, long fetchedNanos) {
+    }
+
+    public ProbeService(ProbeConfig config, ProbeKey key, String bindHost, Supplier<String> hostname,
+                        Supplier<Map<String, String>> labels, PrometheusRegistry registry) {
+        this.config = config;
+        this.key = key;
+        this.bindHost = bindHost;
+        this.hostname = hostname;
+        this.labels = labels;
+        this.metrics = new ProbeMetrics(registry, responderStats);
+        this.findings = new ProbeFindings(config.window, config.lossThreshold, 50, config.latencyThreshold.toNanos() / 1e9, 5.0);
+        this.client = new EndpointClient(key, java.time.Duration.ofSeconds(5));
+    }
+
+    public ProbeService start() throws IOException {
+        responder = new UdpResponder(new InetSocketAddress(bindHost, config.udpPort), key, config.responderRate,
+                config.responderBurst, responderStats).start();
+        if (!config.peers.isEmpty() || !config.dns.isEmpty()) {
+            rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fabricd-probe-rounds"));
+            sessions = Executors.newFixedThreadPool(config.concurrency, r -> daemon(r, "fabricd-probe"));
+            long period = config.interval.toMillis();
+            rounds.scheduleAtFixedRate(this::roundWithJitter, 0, period, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    /**
+     * Starts a UD responder on every ACTIVE RDMA port of the live host ({@code sys}: /sys). Ports that
+     * fail are left out and the reason shows in the endpoint's verbs_status.
+     */
+    public void startVerbs(java.nio.file.Path sys) {
+        String why = VerbsUd.unavailable();
+        if (why != null) {
+            verbsStatus = "unavailable: " + why;
+            return;
+        }
+        List<String> failed = new ArrayList<>();
+        for (VerbsPorts.Port p : VerbsPorts.discover(sys)) {
+            try {
+                verbs.add(new VerbsResponder(p.device(), p.port(), config.gidIndex != null ? config.gidIndex : p.gidIndex(), key, config.responderRate, config.responderBurst,
+                        responderStats).start());
+            } catch (IOException e) {
+                failed.add(p.device() + "/" + p.port() + ": " + e.getMessage());
+            }
+        }
+        verbsStatus = verbs.isEmpty() && failed.isEmpty() ? "no ACTIVE RDMA port"
+                : failed.isEmpty() ? "available" : "available on " + verbs.size() + " ports; failed: " + String.join("; ", failed);
+        LOG.info("verbs probe responders: " + verbsStatus);
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    public ProbeKey key() {
+        return key;
+    }
+
+    public UdpResponder.ResponderStats responderStats() {
+        return responderStats;
+    }
+
+    /** What {@code GET /api/v1/probe/endpoint} answers. */
+    public Endpoint endpoint() {
+        Map<String, String> l = new java.util.TreeMap<>(labels.get());
+        if (config.rack != null) {
+            l.put("rack", config.rack);
+        }
+        List<Endpoint.Device> devices = new ArrayList<>();
+        for (VerbsResponder v : verbs) {
+            VerbsUd.Address a = v.address();
+            devices.add(new Endpoint.Device(a.device(), a.port(), VerbsUd.gidText(a.gid()), a.gidIndex(), a.qpn(), VerbsUd.QKEY,
+                    a.lid(), a.activeMtu()));
+        }
+        return new Endpoint(hostname.get(), l, responder == null ? null : responder.port(), devices, verbsStatus);
+    }
+
+    /** Open probe findings (probe_loss, probe_latency). */
+    public List<Finding> findings() {
+        return findings.findings();
+    }
+
+    public List<String> planned() {
+        return planned;
+    }
+
+    private void roundWithJitter() {
+        try {
+            long delay = (long) (ThreadLocalRandom.current().nextDouble() * config.jitter * config.interval.toMillis());
+            Thread.sleep(delay);
+            round();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "probe round failed", e);
+        }
+    }
+
+    /** One round: resolve peers, learn their endpoints, plan, probe. Public for tests. */
+    public void round() throws InterruptedException {
+        Map<String, Endpoint> known = new java.util.TreeMap<>();
+        for (String peer : peers()) {
+            Endpoint ep = endpoint(peer);
+            if (ep != null && !ep.host().equals(hostname.get()) && ep.udpPort() != null) {
+                known.put(peer, ep);
+            }
+        }
+        String selfRack = config.rack != null ? config.rack : new Endpoint("", labels.get(), null, null, null).rack();
+        List<Planner.Peer> candidates = known.entrySet().stream().map(e -> new Planner.Peer(e.getKey(), e.getValue().rack())).toList();
+        List<Planner.Peer> plan = Planner.plan(new Planner.Peer(hostname.get(), selfRack), candidates, config.crossRack,
+                config.maxInRack);
+        planned = plan.stream().map(Planner.Peer::id).toList();
+        Set<String> keep = new java.util.HashSet<>(planned);
+        metrics.retain(keep);
+        findings.retain(keep);
+        List<Future<?>> running = new ArrayList<>();
+        for (Planner.Peer p : plan) {
+            Endpoint ep = known.get(p.id());
+            running.add(sessions.submit(() -> probe(p.id(), ep)));
+        }
+        for (Future<?> f : running) {
+            try {
+                f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.log(Level.FINE, "probe failed", e.getCause());
+            }
+        }
+    }
+
+    private void probe(String peer, Endpoint ep) {
+        probeVerbs(peer, ep);
+        InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
+        for (int size : config.sizes) {
+            try (UdpTransport t = new UdpTransport(target)) {
+                ProbeResult r = new ProbeSession(t, key, config.pacing, config.timeout).run(peer, null, null, size, config.count);
+                metrics.record(r, ep.rack());
+                findings.record(r, ep.rack());
+            } catch (IOException | RuntimeException e) {
+                lastError = peer + ": " + e.getMessage();
+                LOG.log(Level.FINE, "probing " + peer + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * Over RDMA UD, from this host's first verbs port to the peer's first responder: 64 B and the
+     * path MTU. A peer whose active MTU differs from ours is a cross-host mtu_mismatch.
+     */
+    private void probeVerbs(String peer, Endpoint ep) {
+        if (verbs.isEmpty() || ep.devices().isEmpty()) {
+            return;
+        }
+        VerbsUd.Address local = verbs.get(0).address();
+        String myGid = VerbsUd.gidText(local.gid());
+        Endpoint.Device remote = ep.devices().stream().filter(d -> !d.gid().equals(myGid)).findFirst().orElse(null);
+        if (remote == null) {
+            return;
+        }
+        findings.recordMtu(peer, local.device(), local.activeMtu(), remote.device(), remote.activeMtu());
+        try (VerbsUd ud = new VerbsUd(local.device(), local.port(), local.gidIndex(), 4096, 256)) {
+            VerbsTransport t = new VerbsTransport(ud, remote, local.activeMtu());
+            for (int size : new int[] {64, t.maxSize()}) {
+                ProbeResult r = new ProbeSession(t, key, config.pacing, config.timeout).run(peer, local.device(), remote.device(),
+                        size, config.count);
+                metrics.record(r, ep.rack());
+                findings.record(r, ep.rack());
+            }
+        } catch (IOException | RuntimeException e) {
+            lastError = peer + " (verbs): " + e.getMessage();
+            LOG.log(Level.FINE, "verbs probing " + peer + " failed", e);
+        }
+    }
+
+    private Endpoint endpoint(String peer) {
+        Cached c;
+        synchronized (endpoints) {
+            c = endpoints.get(peer);
+        }
+        long now = System.nanoTime();
+        if (c != null && now - c.fetchedNanos() < config.endpointRefresh.toNanos()) {
+            return c.endpoint();
+        }
+        try {
+            Endpoint ep = client.fetch(peer);
+            synchronized (endpoints) {
+                endpoints.put(peer, new Cached(ep, now));
+            }
+            return ep;
+        } catch (IOException e) {
+            lastError = e.getMessage();
+            LOG.log(Level.FINE, e.getMessage());
+            synchronized (endpoints) {
+                endpoints.remove(peer);
+            }
+            return null;
+        }
+    }
+
+    /** The static peers and every address of the DNS names, in order, without duplicates. */
+    List<String> peers() {
+        Set<String> out = new LinkedHashSet<>(config.peers);
+        for (String d : config.dns) {
+            int c = d.lastIndexOf(':');
+            String name = d.substring(0, c);
+            String port = d.substring(c + 1);
+            try {
+                for (InetAddress a : InetAddress.getAllByName(name)) {
+                    String h = a.getHostAddress();
+                    out.add((h.contains(":") ? "[" + h + "]" : h) + ":" + port);
+                }
+            } catch (UnknownHostException e) {
+                lastError = "cannot resolve " + name;
+            }
+        }
+        return new ArrayList<>(out);
+    }
+
+    public String lastError() {
+        return lastError;
+    }
+
+    @Override
+    public void close() {
+        if (rounds != null) {
+            rounds.shutdownNow();
+        }
+        if (sessions != null) {
+            sessions.shutdownNow();
+        }
+        if (responder != null) {
+            responder.close();
+        }
+        verbs.forEach(VerbsResponder::close);
+    }
+}

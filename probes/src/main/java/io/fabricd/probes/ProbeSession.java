@@ -1,0 +1,123 @@
+package io.fabricd.probes;
+
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * Sends {@code count} probes of one size through a transport, paced by {@code interval}, and collects
+ * the answers on the same thread: RTT from the monotonic clock, the responder's processing time
+ * from the answer. An answer after {@code timeout} is late, not lost; after the last probe the
+ * session waits one more timeout for answers and as long again for late ones.
+ */
+public final class ProbeSession {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final ProbeTransport transport;
+    private final ProbeKey key;
+    private final Duration interval;
+    private final Duration timeout;
+
+    public ProbeSession(ProbeTransport transport, ProbeKey key, Duration interval, Duration timeout) {
+        this.transport = transport;
+        this.key = key;
+        this.interval = interval;
+        this.timeout = timeout;
+    }
+
+    public ProbeResult run(String peer, String localDevice, String remoteDevice, int size, int count) throws IOException {
+        if (size < ProbePacket.MIN_SIZE || size > transport.maxSize()) {
+            throw new IllegalArgumentException("--size " + size + " outside " + ProbePacket.MIN_SIZE + ".." + transport.maxSize()
+                    + " for " + transport.name());
+        }
+        long session = RANDOM.nextLong();
+        byte[] out = new byte[size];
+        byte[] in = new byte[Math.max(size, 2048) + 64];
+        long[] sentAt = new long[count];
+        long step = interval.toNanos();
+        long to = timeout.toNanos();
+        long start = System.nanoTime();
+        int next = 0;
+        long end = Long.MAX_VALUE;
+        State st = new State(count);
+        while (true) {
+            long now = System.nanoTime();
+            if (next < count && now - start >= next * step) {
+                sentAt[next] = now;
+                new ProbePacket(ProbePacket.REQUEST, next, session, now, 0, size).encode(out, key);
+                try {
+                    transport.send(out, size);
+                } catch (IOException e) {
+                    // an unreachable route or a full buffer loses this probe; the session goes on
+                }
+                next++;
+                if (next == count) {
+                    end = System.nanoTime() + 2 * to;
+                }
+                // take what has arrived before the next send, so a late-running schedule never piles answers up
+                int n;
+                while ((n = transport.receive(in, 0)) >= 0) {
+                    accept(st, in, n, session, next, size, sentAt, to);
+                }
+                continue;
+            }
+            if (next == count && (st.received + st.late == count || now >= end)) {
+                break;
+            }
+            long wait = next < count ? start + next * step - now : end - now;
+            int n = transport.receive(in, Math.max(wait, 100_000));
+            if (n >= 0) {
+                accept(st, in, n, session, next, size, sentAt, to);
+            }
+        }
+        int received = st.received;
+        int late = st.late;
+        long[] rtt = st.rtt;
+        long[] resp = st.resp;
+        long[] rtts = Arrays.copyOf(rtt, received);
+        long[] resps = Arrays.copyOf(resp, received);
+        Arrays.sort(rtts);
+        Arrays.sort(resps);
+        return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, received, late,
+                count - received - late, rtts, resps);
+    }
+
+    private static final class State {
+        final long[] rtt;
+        final long[] resp;
+        final boolean[] answered;
+        int received;
+        int late;
+
+        State(int count) {
+            rtt = new long[count];
+            resp = new long[count];
+            answered = new boolean[count];
+        }
+    }
+
+    private void accept(State st, byte[] in, int n, long session, int sentSoFar, int size, long[] sentAt, long timeoutNanos) {
+        long got = System.nanoTime();
+        ProbePacket p;
+        try {
+            p = ProbePacket.decode(in, n, key);
+        } catch (ProbePacket.RejectedException e) {
+            return;
+        }
+        if (p.type() != ProbePacket.RESPONSE || p.session() != session || p.sequence() < 0 || p.sequence() >= sentSoFar
+                || st.answered[(int) p.sequence()] || p.size() != size) {
+            return;
+        }
+        int s = (int) p.sequence();
+        st.answered[s] = true;
+        long r = got - sentAt[s];
+        if (r > timeoutNanos) {
+            st.late++;
+        } else {
+            st.rtt[st.received] = r;
+            st.resp[st.received] = p.responderNanos();
+            st.received++;
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.fabricd.probes;
+
+import java.io.IOException;
+
+/**
+ * The requester side of one transport, for one target: sends probe packets and receives answers.
+ * Implementations: {@link UdpTransport}; the verbs (RDMA UD) transport in the native shim.
+ */
+public interface ProbeTransport extends AutoCloseable {
+    /** "udp" or "verbs". */
+    String name();
+
+    /** Largest probe this transport can carry to the target (UDP: 65507; UD: the path MTU). */
+    int maxSize();
+
+    /** Sends {@code packet[0, length)}. */
+    void send(byte[] packet, int length) throws IOException;
+
+    /**
+     * Waits up to {@code timeoutNanos} for one packet and copies it into {@code buf}; returns its length,
+     * or -1 when none arrived in time.
+     */
+    int receive(byte[] buf, long timeoutNanos) throws IOException;
+
+    @Override
+    void close();
+}

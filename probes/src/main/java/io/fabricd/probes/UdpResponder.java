@@ -1,0 +1,118 @@
+package io.fabricd.probes;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Answers probe requests on a UDP port at once, with its own processing time in the answer. Packets
+ * that are malformed or carry no valid authenticator are dropped and counted; answers are
+ * rate-limited (a token bucket) so the responder cannot be turned into a flood source, and the
+ * excess is dropped and counted. One daemon thread; never the event loop.
+ */
+public final class UdpResponder implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
+
+    private final DatagramSocket socket;
+    private final ProbeKey key;
+    private final RateLimiter limiter;
+    private final Thread thread;
+    private final ResponderStats stats;
+    private volatile boolean closed;
+
+    public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
+            throws SocketException {
+        this.socket = new DatagramSocket(bind);
+        // room for bursts while this thread is descheduled (the kernel caps it at net.core.rmem_max)
+        socket.setReceiveBufferSize(4 << 20);
+        this.key = key;
+        this.limiter = new RateLimiter(ratePerSecond, burst);
+        this.stats = stats;
+        this.thread = new Thread(this::serve, "fabricd-probe-udp");
+        thread.setDaemon(true);
+    }
+
+    public UdpResponder start() {
+        thread.start();
+        return this;
+    }
+
+    public int port() {
+        return socket.getLocalPort();
+    }
+
+    private void serve() {
+        byte[] buf = new byte[ProbePacket.MAX_SIZE];
+        DatagramPacket in = new DatagramPacket(buf, buf.length);
+        while (!closed) {
+            try {
+                in.setLength(buf.length);
+                socket.receive(in);
+                long t0 = System.nanoTime();
+                ProbePacket p;
+                try {
+                    p = ProbePacket.decode(buf, in.getLength(), key);
+                } catch (ProbePacket.RejectedException e) {
+                    stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+                    continue;
+                }
+                if (p.type() != ProbePacket.REQUEST) {
+                    stats.dropped("malformed");
+                    continue;
+                }
+                if (!limiter.tryAcquire()) {
+                    stats.dropped("rate_limited");
+                    continue;
+                }
+                ProbePacket answer = new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size());
+                answer.encode(buf, key);
+                stats.answered();
+                socket.send(new DatagramPacket(buf, p.size(), in.getSocketAddress()));
+            } catch (IOException e) {
+                if (!closed) {
+                    LOG.log(Level.FINE, "probe responder: " + e.getMessage());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        socket.close();
+    }
+
+    /** What a responder did with what it received (thread-safe counters). */
+    public static final class ResponderStats {
+        private final AtomicLong answered = new AtomicLong();
+        private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> dropped = new java.util.concurrent.ConcurrentHashMap<>();
+
+        public void answered() {
+            answered.incrementAndGet();
+        }
+
+        public void dropped(String reason) {
+            dropped.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
+        }
+
+        public long answeredCount() {
+            return answered.get();
+        }
+
+        public long droppedCount(String reason) {
+            AtomicLong a = dropped.get(reason);
+            return a == null ? 0 : a.get();
+        }
+
+        public java.util.Map<String, Long> droppedCounts() {
+            java.util.Map<String, Long> m = new java.util.TreeMap<>();
+            dropped.forEach((k, v) -> m.put(k, v.get()));
+            return m;
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.fabricd.probes;
+
+import java.io.IOException;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Answers probe requests on one RDMA port's UD QP, like {@link UdpResponder}: authenticated,
+ * rate-limited, counted, at once, from its own thread. The answer goes to the sender's address as
+ * the completion and GRH give it (ibv_create_ah_from_wc: RoCE v1/v2 over IPv6 or IPv4, InfiniBand).
+ */
+public final class VerbsResponder implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(VerbsResponder.class.getName());
+    private final VerbsUd ud;
+    private final VerbsUd.Address address;
+    private final ProbeKey key;
+    private final RateLimiter limiter;
+    private final UdpResponder.ResponderStats stats;
+    private final Thread thread;
+    private volatile boolean closed;
+
+    public VerbsResponder(String device, int port, int gidIndex, ProbeKey key, double rate, int burst,
+                          UdpResponder.ResponderStats stats) throws IOException {
+        this.ud = new VerbsUd(device, port, gidIndex, 4096, 256);
+        this.address = ud.address();
+        this.key = key;
+        this.limiter = new RateLimiter(rate, burst);
+        this.stats = stats;
+        this.thread = new Thread(this::serve, "fabricd-probe-verbs-" + device);
+        thread.setDaemon(true);
+    }
+
+    public VerbsResponder start() {
+        thread.start();
+        return this;
+    }
+
+    public VerbsUd.Address address() {
+        return address;
+    }
+
+    private void serve() {
+        byte[] buf = new byte[4096 + 64];
+        while (!closed) {
+            try {
+                int n = ud.receive(buf, 200);
+                if (n < 0) {
+                    continue;
+                }
+                long t0 = System.nanoTime();
+                ProbePacket p;
+                try {
+                    p = ProbePacket.decode(buf, n, key);
+                } catch (ProbePacket.RejectedException e) {
+                    stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+                    continue;
+                }
+                if (p.type() != ProbePacket.REQUEST) {
+                    stats.dropped("malformed");
+                    continue;
+                }
+                if (!limiter.tryAcquire()) {
+                    stats.dropped("rate_limited");
+                    continue;
+                }
+                new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size())
+                        .encode(buf, key);
+                stats.answered();
+                ud.reply(buf, p.size());
+            } catch (IOException | RuntimeException e) {
+                if (!closed) {
+                    LOG.log(Level.FINE, "verbs responder: " + e.getMessage());
+                }
+            }
+        }
+        ud.close();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,162 @@
+package io.fabricd.probes;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.Pointer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One RDMA UD endpoint through native-shims' fabricd_ud (JNA): a UD QP in RTS on one port, with its
+ * own PD, CQ and registered buffers. Not thread-safe: one per thread. Without libibverbs or the
+ * shim, {@link #unavailable()} says why and nothing else is called.
+ */
+public final class VerbsUd implements AutoCloseable {
+    /** fabricd's Q_Key (high bit clear: not a privileged Q_Key). */
+    public static final long QKEY = 0x0FAB0D01L;
+
+    interface Lib extends Library {
+        Pointer fabricd_ud_open(String name, int port, int gidIndex, int qkey, int maxMsg, int depth, byte[] err, int errLen);
+
+        int fabricd_ud_info(Pointer u, int[] qpn, short[] lid, byte[] gid, int[] activeMtu);
+
+        int fabricd_ud_send(Pointer u, byte[] gid, int lid, int qpn, int qkey, byte[] data, int len);
+
+        int fabricd_ud_recv(Pointer u, byte[] out, int outLen, int timeoutMs, byte[] srcGid, int[] srcQpn, int[] srcLid);
+
+        int fabricd_ud_reply(Pointer u, int qkey, byte[] data, int len);
+
+        void fabricd_ud_close(Pointer u);
+    }
+
+    private static Lib lib;
+    private static String unavailable;
+
+    /** Why the verbs transport cannot run here, or null when it can. */
+    public static synchronized String unavailable() {
+        if (lib == null && unavailable == null) {
+            try {
+                lib = Native.load("fabricd_verbs", Lib.class);
+                lib.getClass(); // loaded; symbols resolve on first call
+            } catch (UnsatisfiedLinkError e) {
+                unavailable = "the verbs shim or libibverbs is not available: " + e.getMessage().lines().findFirst().orElse("");
+            }
+        }
+        return unavailable;
+    }
+
+    private Pointer handle;
+    private final String device;
+    private final int port;
+    private final int gidIndex;
+    private final byte[] srcGid = new byte[16];
+    private final int[] srcQpn = new int[1];
+    private final int[] srcLid = new int[1];
+
+    /** The endpoint's address. */
+    public record Address(String device, int port, int gidIndex, byte[] gid, long qpn, int lid, int activeMtu) {
+    }
+
+    public VerbsUd(String device, int port, int gidIndex, int maxMsg, int depth) throws IOException {
+        String why = unavailable();
+        if (why != null) {
+            throw new IOException(why);
+        }
+        byte[] err = new byte[256];
+        try {
+            handle = lib.fabricd_ud_open(device, port, gidIndex, (int) QKEY, maxMsg, depth, err, err.length);
+        } catch (UnsatisfiedLinkError e) {
+            throw new IOException("the verbs shim has no UD path (rebuild native-shims): " + e.getMessage());
+        }
+        if (handle == null) {
+            throw new IOException(device + " port " + port + ": " + cString(err));
+        }
+        this.device = device;
+        this.port = port;
+        this.gidIndex = gidIndex;
+    }
+
+    public Address address() throws IOException {
+        int[] qpn = new int[1];
+        short[] lid = new short[1];
+        byte[] gid = new byte[16];
+        int[] mtu = new int[1];
+        int rc = lib.fabricd_ud_info(handle, qpn, lid, gid, mtu);
+        if (rc < 0) {
+            throw new IOException(device + ": ibv_query_port/gid failed: errno " + -rc);
+        }
+        return new Address(device, port, gidIndex, gid, Integer.toUnsignedLong(qpn[0]), lid[0] & 0xffff, mtu[0]);
+    }
+
+    public void send(byte[] gid, int lid, long qpn, long qkey, byte[] data, int len) throws IOException {
+        int rc = lib.fabricd_ud_send(handle, gid, lid, (int) qpn, (int) qkey, data, len);
+        if (rc < 0) {
+            throw new IOException("ibv_post_send on " + device + ": errno " + -rc);
+        }
+    }
+
+    /** Answers the sender of the last received message (address from its completion and GRH). */
+    public void reply(byte[] data, int len) throws IOException {
+        int rc = lib.fabricd_ud_reply(handle, (int) QKEY, data, len);
+        if (rc < 0) {
+            throw new IOException("reply on " + device + ": errno " + -rc);
+        }
+    }
+
+    /** One message's payload into {@code out}; its length, or -1 on timeout. Sender in {@link #lastGid()} etc. */
+    public int receive(byte[] out, int timeoutMs) throws IOException {
+        int n = lib.fabricd_ud_recv(handle, out, out.length, timeoutMs, srcGid, srcQpn, srcLid);
+        if (n == 0) {
+            return -1;
+        }
+        if (n < 0) {
+            return -1; // a failed completion loses that message; the next one may be fine
+        }
+        return n;
+    }
+
+    public byte[] lastGid() {
+        return srcGid.clone();
+    }
+
+    public long lastQpn() {
+        return Integer.toUnsignedLong(srcQpn[0]);
+    }
+
+    public int lastLid() {
+        return srcLid[0];
+    }
+
+    @Override
+    public synchronized void close() {
+        if (handle != null) {
+            lib.fabricd_ud_close(handle);
+            handle = null;
+        }
+    }
+
+    private static String cString(byte[] b) {
+        int n = 0;
+        while (n < b.length && b[n] != 0) {
+            n++;
+        }
+        return new String(b, 0, n, StandardCharsets.UTF_8);
+    }
+
+    /** "fe80:0000:...": the sysfs form of a GID. */
+    public static String gidText(byte[] gid) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 16; i += 2) {
+            sb.append(i == 0 ? "" : ":").append(String.format("%02x%02x", gid[i], gid[i + 1]));
+        }
+        return sb.toString();
+    }
+
+    public static byte[] gidBytes(String text) {
+        String hex = text.replace(":", "");
+        if (hex.length() != 32) {
+            throw new IllegalArgumentException("not a GID: " + text);
+        }
+        return java.util.HexFormat.of().parseHex(hex);
+    }
+}

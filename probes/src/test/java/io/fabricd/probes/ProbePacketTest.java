@@ -1,0 +1,103 @@
+package io.fabricd.probes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+class ProbePacketTest {
+    static final ProbeKey KEY = new ProbeKey("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+    static final ProbeKey OTHER = new ProbeKey("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.UTF_8));
+
+    @ParameterizedTest
+    @ValueSource(ints = {60, 64, 1024, 4096, 9000, 65507})
+    void roundTrip(int size) throws Exception {
+        byte[] b = new byte[size];
+        new ProbePacket(ProbePacket.RESPONSE, 42, -7, 123456789L, 31337, size).encode(b, KEY);
+        assertThat(ProbePacket.decode(b, size, KEY)).isEqualTo(new ProbePacket(ProbePacket.RESPONSE, 42, -7, 123456789L, 31337, size));
+    }
+
+    @Test
+    void rejectsForgedTruncatedAndForeignPackets() {
+        byte[] b = new byte[128];
+        new ProbePacket(ProbePacket.REQUEST, 1, 2, 3, 0, 128).encode(b, KEY);
+        assertThatThrownBy(() -> ProbePacket.decode(b, 128, OTHER)).isInstanceOfSatisfying(ProbePacket.RejectedException.class,
+                e -> assertThat(e.reason()).isEqualTo(ProbePacket.Reject.UNAUTHENTICATED));
+        b[20] ^= 1; // a changed session
+        assertThatThrownBy(() -> ProbePacket.decode(b, 128, KEY)).isInstanceOfSatisfying(ProbePacket.RejectedException.class,
+                e -> assertThat(e.reason()).isEqualTo(ProbePacket.Reject.UNAUTHENTICATED));
+        b[20] ^= 1;
+        assertThatThrownBy(() -> ProbePacket.decode(b, 100, KEY)).isInstanceOfSatisfying(ProbePacket.RejectedException.class,
+                e -> assertThat(e.reason()).isEqualTo(ProbePacket.Reject.MALFORMED)); // size field says 128
+        assertThatThrownBy(() -> ProbePacket.decode(b, 59, KEY)).isInstanceOf(ProbePacket.RejectedException.class);
+        assertThatThrownBy(() -> new ProbePacket(ProbePacket.REQUEST, 1, 2, 3, 0, 59).encode(new byte[64], KEY))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** 10 000 seeded mutations of a valid packet: every one is accepted unchanged or rejected, nothing else. */
+    @Test
+    void seededMutationsAreRejectedCleanly() throws Exception {
+        Random rnd = new Random(20261129L);
+        byte[] valid = new byte[256];
+        new ProbePacket(ProbePacket.REQUEST, 9, 8, 7, 0, 256).encode(valid, KEY);
+        int accepted = 0;
+        for (int i = 0; i < 10_000; i++) {
+            byte[] b = valid.clone();
+            int len = rnd.nextInt(4) == 0 ? rnd.nextInt(300) : 256;
+            byte[] in = new byte[Math.max(len, 1)];
+            System.arraycopy(b, 0, in, 0, Math.min(len, 256));
+            int flips = 1 + rnd.nextInt(4);
+            for (int f = 0; f < flips && len > 0; f++) {
+                in[rnd.nextInt(len)] ^= (byte) (1 + rnd.nextInt(255));
+            }
+            try {
+                ProbePacket.decode(in, len, KEY);
+                accepted++;
+            } catch (ProbePacket.RejectedException e) {
+                assertThat(e.reason()).isNotNull();
+            }
+        }
+        assertThat(accepted).isZero(); // every mutation changed an authenticated byte or the length
+    }
+
+    @Test
+    void endpointAuthHeader() {
+        String path = EndpointClient.PATH;
+        String h = KEY.authHeader(path, 1_000_000);
+        assertThat(KEY.checkAuthHeader(h, path, 1_000_100)).isTrue();
+        assertThat(KEY.checkAuthHeader(h, path, 1_000_000 + ProbeKey.AUTH_WINDOW_SECONDS + 1)).isFalse(); // replayed too late
+        assertThat(OTHER.checkAuthHeader(h, path, 1_000_000)).isFalse();
+        assertThat(KEY.checkAuthHeader(h, "/api/v1/snapshot", 1_000_000)).isFalse();
+        for (String bad : new String[] {null, "", "x", "1:zz", ":00", "1000000:"}) {
+            assertThat(KEY.checkAuthHeader(bad, path, 1_000_000)).as(String.valueOf(bad)).isFalse();
+        }
+        assertThatThrownBy(() -> new ProbeKey(new byte[8])).hasMessageContaining("at least 16 bytes");
+    }
+
+    @Test
+    void rateLimiter() {
+        long[] now = {0};
+        RateLimiter r = new RateLimiter(100, 10, () -> now[0]);
+        int ok = 0;
+        for (int i = 0; i < 50; i++) {
+            ok += r.tryAcquire() ? 1 : 0;
+        }
+        assertThat(ok).isEqualTo(10); // the burst
+        now[0] += 1_000_000_000L; // one second: 100 more, capped at the burst
+        ok = 0;
+        for (int i = 0; i < 50; i++) {
+            ok += r.tryAcquire() ? 1 : 0;
+        }
+        assertThat(ok).isEqualTo(10);
+        now[0] += 50_000_000L; // 50 ms: 5 tokens
+        ok = 0;
+        for (int i = 0; i < 50; i++) {
+            ok += r.tryAcquire() ? 1 : 0;
+        }
+        assertThat(ok).isEqualTo(5);
+    }
+}

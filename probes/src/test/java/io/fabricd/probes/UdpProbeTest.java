@@ -1,0 +1,90 @@
+package io.fabricd.probes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The UDP transport against a real responder on loopback. */
+class UdpProbeTest {
+    static final ProbeKey KEY = ProbePacketTest.KEY;
+
+    @Test
+    void everyProbeAnsweredAtSmallAndLargeSizes() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start()) {
+            for (int size : new int[] {64, 1024, 9000}) {
+                try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+                    ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, size, 200);
+                    assertThat(res.received()).as("size " + size).isEqualTo(200);
+                    assertThat(res.lost()).isZero();
+                    assertThat(res.rttSeconds().get("min")).isPositive();
+                    assertThat(res.rttSeconds().get("p50")).isLessThanOrEqualTo(res.rttSeconds().get("p99"));
+                    assertThat(res.responderSeconds().get("p50")).isLessThan(res.rttSeconds().get("p50"));
+                }
+            }
+            assertThat(stats.answeredCount()).isEqualTo(600);
+        }
+    }
+
+    @Test
+    void unauthenticatedAndMalformedPacketsAreDroppedAndCounted() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             DatagramSocket s = new DatagramSocket()) {
+            s.setSoTimeout(300);
+            InetAddress lo = InetAddress.getLoopbackAddress();
+            byte[] forged = new byte[64];
+            new ProbePacket(ProbePacket.REQUEST, 1, 1, 1, 0, 64).encode(forged, ProbePacketTest.OTHER);
+            s.send(new DatagramPacket(forged, 64, lo, r.port()));
+            s.send(new DatagramPacket(new byte[10], 10, lo, r.port()));
+            s.send(new DatagramPacket("GET / HTTP/1.0\r\n\r\n garbage garbage garbage garbage garbage garbage".getBytes(), 66, lo,
+                    r.port()));
+            // a valid answer is never sent to an unauthenticated request
+            byte[] buf = new byte[100];
+            assertThat(receives(s, buf)).isFalse();
+            assertThat(stats.droppedCount("unauthenticated")).isEqualTo(1);
+            assertThat(stats.droppedCount("malformed")).isEqualTo(2);
+            assertThat(stats.answeredCount()).isZero();
+        }
+    }
+
+    @Test
+    void theResponderIsRateLimited() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
+             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            // 500 probes in half a second: the burst (20) and ~50/s are answered, the rest dropped and counted
+            ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 500);
+            assertThat(res.received() + res.late()).isBetween(20, 120);
+            assertThat(res.received() + res.late()).isEqualTo((int) stats.answeredCount());
+            assertThat(stats.droppedCount("rate_limited")).isEqualTo(500 - stats.answeredCount());
+        }
+    }
+
+    @Test
+    void noResponderMeansLossNotAnError() throws Exception {
+        int port;
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            port = s.getLocalPort();
+        }
+        try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", port))) {
+            ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(100)).run("p", null, null, 64, 20);
+            assertThat(res.lost()).isEqualTo(20);
+            assertThat(res.rttSeconds()).isNull();
+        }
+    }
+
+    private static boolean receives(DatagramSocket s, byte[] buf) throws Exception {
+        try {
+            s.receive(new DatagramPacket(buf, buf.length));
+            return true;
+        } catch (java.net.SocketTimeoutException e) {
+            return false;
+        }
+    }
+}
