@@ -1,10 +1,13 @@
 package io.fabricd.agent;
 
+import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.testing.PromText;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,6 +51,10 @@ class ProbeVmIT {
                 // ready = /readyz answers 200 (bash's /dev/tcp: the test bed may have no curl)
                 "ready() { timeout 10 bash -c 'exec 3<>/dev/tcp/127.0.0.1/9530 && printf \"GET /readyz HTTP/1.0\\r\\n\\r\\n\" >&3"
                         + " && head -1 <&3' 2>/dev/null | grep -q 200; }",
+                // a second agent, in the namespace, whose rounds probe the first over UDP and verbs
+                "printf 'probe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\n  node_name: vm-peer\\n  peers: [\"10.9.0.1:9530\"]\\n"
+                        + "  interval: 3s\\n  count: 20\\n' > /tmp/agent2.yaml",
+                "ip netns exec peer bin/fabricd run --config /tmp/agent2.yaml --listen 10.9.0.2:9530 > /tmp/agent2.log 2>&1 &",
                 "set +e",
                 "for i in $(seq 300); do ready && break; sleep 1; done",
                 "echo \"agent ready after ${i}s\"; tail -3 /tmp/agent.log",
@@ -57,6 +64,12 @@ class ProbeVmIT {
                 "echo '=====VERBS====='",
                 "bin/fabricd probe 10.0.0.1:9530 --transport verbs --device rxe1 --gid-index 1 --key-file /tmp/pk --count 200 --format json;"
                         + " echo \"probe-exit=$?\"",
+                "echo '=====ROUNDS====='",
+                "m2() { ip netns exec peer timeout 10 bash -c 'exec 3<>/dev/tcp/10.9.0.2/9530 && printf \"GET /metrics HTTP/1.0\\r\\n\\r\\n\" >&3"
+                        + " && cat <&3' 2>/dev/null; }",
+                "for i in $(seq 100); do m2 | grep -qE '^fabric_probe_sent_total\\{.*transport=\"verbs\".*\\} ([4-9][0-9]|[0-9]{3,})' && break; sleep 3; done",
+                "m2 | grep -E '^fabric_probe_(sent|lost)_total'",
+                "tail -3 /tmp/agent2.log",
                 "ip netns exec peer tc qdisc add dev pb root netem loss 20% delay 5ms",
                 "echo '=====LOSS====='",
                 "ip netns exec peer bin/fabricd probe 10.9.0.1:9530 --key-file /tmp/pk --count " + PROBES
@@ -76,7 +89,7 @@ class ProbeVmIT {
         }
 
         // verbs: rxe1 -> the agent's rxe0 over RoCE v2 UD, every probe answered at 64 B and the path MTU
-        String verbs = SoftRoceVm.section(out, "=====VERBS=====", "=====LOSS=====");
+        String verbs = SoftRoceVm.section(out, "=====VERBS=====", "=====ROUNDS=====");
         assertThat(verbs).as(out).contains("probe-exit=0");
         JsonNode v = json.readTree(verbs.substring(verbs.indexOf('{'), verbs.lastIndexOf('}') + 1)).get("results");
         assertThat(v).hasSize(2);
@@ -93,6 +106,16 @@ class ProbeVmIT {
             double ours = v.get(0).at("/rtt_seconds/p50").asDouble();
             System.out.printf("verbs probe p50 RTT %.1f us vs 2 x ib_send_lat t_typical %.1f us: ratio %.2f%n", ours * 1e6,
                     perftest * 1e6, ours / perftest);
+        }
+
+        // the second agent's own rounds: the first agent probed over UDP and verbs, nothing lost
+        Map<String, Double> rounds = PromText.parse(SoftRoceVm.section(out, "=====ROUNDS=====", "=====LOSS=====").lines()
+                .filter(l -> l.startsWith("fabric_probe_")).collect(java.util.stream.Collectors.joining("\n")));
+        for (String transport : new String[] {"udp", "verbs"}) {
+            String sent = s("fabric_probe_sent_total", "peer", "10.9.0.1:9530", "peer_rack", "", "transport", transport, "size", "64");
+            assertThat(rounds.getOrDefault(sent, 0.0)).as(out).isGreaterThanOrEqualTo(transport.equals("verbs") ? 40.0 : 20.0);
+            assertThat(rounds.get(s("fabric_probe_lost_total", "peer", "10.9.0.1:9530", "peer_rack", "", "transport", transport,
+                    "size", "64"))).isLessThanOrEqualTo(rounds.get(sent) * 0.1);
         }
 
         String loss = SoftRoceVm.section(out, "=====LOSS=====", "=====END=====");

@@ -48,6 +48,14 @@ public final class ProbeConfig {
     @JsonProperty("dns")
     public List<String> dns = List.of();
 
+    /**
+     * This agent's name among its peers (default: the environment variable NODE_NAME, as a
+     * DaemonSet's downward API sets it, else the host's name). Peers answering with the same name
+     * are taken for this agent and not probed.
+     */
+    @JsonProperty("node_name")
+    public String nodeName = System.getenv("NODE_NAME");
+
     /** This host's rack (ToR) label for the plan; default: the snapshot/host labels "rack", else "tor". */
     @JsonProperty("rack")
     public String rack;

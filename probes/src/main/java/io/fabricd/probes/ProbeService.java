@@ -56,7 +56,7 @@ public final class ProbeService implements AutoCloseable {
         this.config = config;
         this.key = key;
         this.bindHost = bindHost;
-        this.hostname = hostname;
+        this.hostname = config.nodeName != null && !config.nodeName.isBlank() ? () -> config.nodeName : hostname;
         this.labels = labels;
         this.metrics = new ProbeMetrics(registry, responderStats);
         this.findings = new ProbeFindings(config.window, config.lossThreshold, 50, config.latencyThreshold.toNanos() / 1e9, 5.0);
@@ -152,7 +152,11 @@ public final class ProbeService implements AutoCloseable {
     /** One round: resolve peers, learn their endpoints, plan, probe. Public for tests. */
     public void round() throws InterruptedException {
         Map<String, Endpoint> known = new java.util.TreeMap<>();
-        for (String peer : peers()) {
+        List<String> listed = peers();
+        synchronized (endpoints) {
+            endpoints.keySet().retainAll(listed); // peers that left the list or DNS
+        }
+        for (String peer : listed) {
             Endpoint ep = endpoint(peer);
             if (ep != null && !ep.host().equals(hostname.get()) && ep.udpPort() != null) {
                 known.put(peer, ep);
@@ -210,8 +214,9 @@ public final class ProbeService implements AutoCloseable {
             return;
         }
         findings.recordMtu(peer, local.device(), local.activeMtu(), remote.device(), remote.activeMtu());
-        try (VerbsUd ud = new VerbsUd(local.device(), local.port(), local.gidIndex(), 4096, 256)) {
-            VerbsTransport t = new VerbsTransport(ud, remote, local.activeMtu());
+        try {
+            VerbsUd ud = requester(local);
+            ProbeTransport t = new VerbsTransport(ud, remote, local.activeMtu());
             for (int size : new int[] {64, t.maxSize()}) {
                 ProbeResult r = new ProbeSession(t, key, config.pacing, config.timeout).run(peer, local.device(), remote.device(),
                         size, config.count);
@@ -222,6 +227,20 @@ public final class ProbeService implements AutoCloseable {
             lastError = peer + " (verbs): " + e.getMessage();
             LOG.log(Level.FINE, "verbs probing " + peer + " failed", e);
         }
+    }
+
+    /** Each session thread keeps one UD requester for the service's life (a QP per round would churn). */
+    private final ThreadLocal<VerbsUd> requesters = new ThreadLocal<>();
+    private final List<VerbsUd> allRequesters = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private VerbsUd requester(VerbsUd.Address local) throws IOException {
+        VerbsUd ud = requesters.get();
+        if (ud == null) {
+            ud = new VerbsUd(local.device(), local.port(), local.gidIndex(), 4096, 256);
+            requesters.set(ud);
+            allRequesters.add(ud);
+        }
+        return ud;
     }
 
     private Endpoint endpoint(String peer) {
@@ -284,5 +303,13 @@ public final class ProbeService implements AutoCloseable {
             responder.close();
         }
         verbs.forEach(VerbsResponder::close);
+        if (sessions != null) {
+            try {
+                sessions.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        allRequesters.forEach(VerbsUd::close);
     }
 }
