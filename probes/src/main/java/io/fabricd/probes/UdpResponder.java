@@ -53,26 +53,11 @@ public final class UdpResponder implements AutoCloseable {
             try {
                 in.setLength(buf.length);
                 socket.receive(in);
-                long t0 = System.nanoTime();
-                ProbePacket p;
-                try {
-                    p = ProbePacket.decode(buf, in.getLength(), key);
-                } catch (ProbePacket.RejectedException e) {
-                    stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+                int size = answer(buf, in.getLength(), System.nanoTime(), key, limiter, stats);
+                if (size < 0) {
                     continue;
                 }
-                if (p.type() != ProbePacket.REQUEST) {
-                    stats.dropped("malformed");
-                    continue;
-                }
-                if (!limiter.tryAcquire()) {
-                    stats.dropped("rate_limited");
-                    continue;
-                }
-                ProbePacket answer = new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size());
-                answer.encode(buf, key);
-                stats.answered();
-                socket.send(new DatagramPacket(buf, p.size(), in.getSocketAddress()));
+                socket.send(new DatagramPacket(buf, size, in.getSocketAddress()));
             } catch (IOException e) {
                 if (!closed) {
                     LOG.log(Level.FINE, "probe responder: " + e.getMessage());
@@ -85,6 +70,32 @@ public final class UdpResponder implements AutoCloseable {
     public void close() {
         closed = true;
         socket.close();
+    }
+
+    /**
+     * What every responder does with a received packet {@code buf[0, n)}, received at {@code t0}
+     * (nanoTime): authenticate it, rate-limit, count, and turn it in place into the answer. Returns
+     * the answer's size, or -1 when the packet is dropped (and counted).
+     */
+    static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats) {
+        ProbePacket p;
+        try {
+            p = ProbePacket.decode(buf, n, key);
+        } catch (ProbePacket.RejectedException e) {
+            stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+            return -1;
+        }
+        if (p.type() != ProbePacket.REQUEST) {
+            stats.dropped("malformed");
+            return -1;
+        }
+        if (!limiter.tryAcquire()) {
+            stats.dropped("rate_limited");
+            return -1;
+        }
+        new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size()).encode(buf, key);
+        stats.answered();
+        return p.size();
     }
 
     /** What a responder did with what it received (thread-safe counters). */

@@ -47,26 +47,11 @@ public final class VerbsResponder implements AutoCloseable {
                 if (n < 0) {
                     continue;
                 }
-                long t0 = System.nanoTime();
-                ProbePacket p;
-                try {
-                    p = ProbePacket.decode(buf, n, key);
-                } catch (ProbePacket.RejectedException e) {
-                    stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+                int size = UdpResponder.answer(buf, n, System.nanoTime(), key, limiter, stats);
+                if (size < 0) {
                     continue;
                 }
-                if (p.type() != ProbePacket.REQUEST) {
-                    stats.dropped("malformed");
-                    continue;
-                }
-                if (!limiter.tryAcquire()) {
-                    stats.dropped("rate_limited");
-                    continue;
-                }
-                new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size())
-                        .encode(buf, key);
-                stats.answered();
-                ud.reply(buf, p.size());
+                ud.reply(buf, size);
             } catch (IOException | RuntimeException e) {
                 if (!closed) {
                     LOG.log(Level.FINE, "verbs responder: " + e.getMessage());
