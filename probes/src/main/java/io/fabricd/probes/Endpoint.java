@@ -29,6 +29,11 @@ public record Endpoint(String host, Map<String, String> labels, @JsonProperty("u
                          int lid, @JsonProperty("active_mtu") int activeMtu) {
     }
 
+    /** The first UD responder that is not the caller's own port ({@code ownGid}); null when none. */
+    public Device firstOtherThan(String ownGid) {
+        return devices.stream().filter(d -> !d.gid().equals(ownGid)).findFirst().orElse(null);
+    }
+
     public String rack() {
         String r = labels.get("rack");
         return r != null ? r : labels.getOrDefault("tor", "");

@@ -193,8 +193,7 @@ public final class ProbeService implements AutoCloseable {
                 metrics.record(r, ep.rack());
                 findings.record(r, ep.rack());
             } catch (IOException | RuntimeException e) {
-                lastError = peer + ": " + e.getMessage();
-                LOG.log(Level.FINE, "probing " + peer + " failed", e);
+                problem(peer + ": " + e.getMessage());
             }
         }
     }
@@ -209,7 +208,7 @@ public final class ProbeService implements AutoCloseable {
         }
         VerbsUd.Address local = verbs.get(0).address();
         String myGid = VerbsUd.gidText(local.gid());
-        Endpoint.Device remote = ep.devices().stream().filter(d -> !d.gid().equals(myGid)).findFirst().orElse(null);
+        Endpoint.Device remote = ep.firstOtherThan(myGid);
         if (remote == null) {
             return;
         }
@@ -224,8 +223,7 @@ public final class ProbeService implements AutoCloseable {
                 findings.record(r, ep.rack());
             }
         } catch (IOException | RuntimeException e) {
-            lastError = peer + " (verbs): " + e.getMessage();
-            LOG.log(Level.FINE, "verbs probing " + peer + " failed", e);
+            problem(peer + " (verbs): " + e.getMessage());
         }
     }
 
@@ -259,8 +257,7 @@ public final class ProbeService implements AutoCloseable {
             }
             return ep;
         } catch (IOException e) {
-            lastError = e.getMessage();
-            LOG.log(Level.FINE, e.getMessage());
+            problem(e.getMessage());
             synchronized (endpoints) {
                 endpoints.remove(peer);
             }
@@ -281,14 +278,18 @@ public final class ProbeService implements AutoCloseable {
                     out.add((h.contains(":") ? "[" + h + "]" : h) + ":" + port);
                 }
             } catch (UnknownHostException e) {
-                lastError = "cannot resolve " + name;
+                problem("probe.dns: cannot resolve " + name);
             }
         }
         return new ArrayList<>(out);
     }
 
-    public String lastError() {
-        return lastError;
+    /** Logs a probing problem once, not every round, until another one replaces it. */
+    private void problem(String message) {
+        if (!message.equals(lastError)) {
+            LOG.warning("probe: " + message);
+        }
+        lastError = message;
     }
 
     @Override

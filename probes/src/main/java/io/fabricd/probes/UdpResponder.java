@@ -120,10 +120,5 @@ public final class UdpResponder implements AutoCloseable {
             return a == null ? 0 : a.get();
         }
 
-        public java.util.Map<String, Long> droppedCounts() {
-            java.util.Map<String, Long> m = new java.util.TreeMap<>();
-            dropped.forEach((k, v) -> m.put(k, v.get()));
-            return m;
-        }
     }
 }

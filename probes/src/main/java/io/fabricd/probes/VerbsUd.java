@@ -37,7 +37,6 @@ public final class VerbsUd implements AutoCloseable {
         if (lib == null && unavailable == null) {
             try {
                 lib = Native.load("fabricd_verbs", Lib.class);
-                lib.getClass(); // loaded; symbols resolve on first call
             } catch (UnsatisfiedLinkError e) {
                 unavailable = "the verbs shim or libibverbs is not available: " + e.getMessage().lines().findFirst().orElse("");
             }
@@ -103,7 +102,7 @@ public final class VerbsUd implements AutoCloseable {
         }
     }
 
-    /** One message's payload into {@code out}; its length, or -1 on timeout. Sender in {@link #lastGid()} etc. */
+    /** One message's payload into {@code out}; its length, or -1 on timeout; {@link #reply} answers its sender. */
     public int receive(byte[] out, int timeoutMs) throws IOException {
         int n = lib.fabricd_ud_recv(handle, out, out.length, timeoutMs, srcGid, srcQpn, srcLid);
         if (n == 0) {
@@ -115,17 +114,6 @@ public final class VerbsUd implements AutoCloseable {
         return n;
     }
 
-    public byte[] lastGid() {
-        return srcGid.clone();
-    }
-
-    public long lastQpn() {
-        return Integer.toUnsignedLong(srcQpn[0]);
-    }
-
-    public int lastLid() {
-        return srcLid[0];
-    }
 
     @Override
     public synchronized void close() {

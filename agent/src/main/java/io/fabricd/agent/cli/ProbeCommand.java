@@ -188,7 +188,7 @@ public final class ProbeCommand implements Callable<Integer> {
         try (io.fabricd.probes.VerbsUd probe = new io.fabricd.probes.VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
             io.fabricd.probes.VerbsUd.Address me = probe.address();
             String myGid = io.fabricd.probes.VerbsUd.gidText(me.gid());
-            Endpoint.Device remote = ep.devices().stream().filter(d -> !d.gid().equals(myGid)).findFirst().orElse(null);
+            Endpoint.Device remote = ep.firstOtherThan(myGid);
             if (remote == null) {
                 errors.add(peer + " has no RDMA UD responder (" + ep.verbsStatus() + ")");
                 return;

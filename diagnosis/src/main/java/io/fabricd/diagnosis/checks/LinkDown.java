@@ -41,12 +41,7 @@ public final class LinkDown implements Check {
             if (!ib && nd != null && "down".equals(nd.operstate()) && nd.carrier() == null) {
                 continue; // netdev administratively down
             }
-            Map<String, Object> subject = new LinkedHashMap<>();
-            subject.put("device", p.device());
-            subject.put("port", p.port());
-            if (p.netdev() != null) {
-                subject.put("netdev", p.netdev());
-            }
+            Map<String, Object> subject = Ports.subject(p);
             Map<String, Object> evidence = new LinkedHashMap<>();
             evidence.put("state", p.state().toString());
             evidence.put("phys_state", p.physState().toString());
