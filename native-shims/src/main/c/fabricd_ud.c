@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <infiniband/verbs.h>
 
 #define GRH 40
@@ -34,8 +35,9 @@ struct fd_ud {
     struct fd_ah ahs[AH_CACHE];
     int next_ah;
     int send_busy;
-    struct ibv_ah *reply_ah;   /* address of the last received message's sender (ibv_create_ah_from_wc) */
+    struct ibv_ah *reply_ah;   /* address of the last received message's sender (in the AH cache) */
     uint32_t reply_qpn;
+    int spin_us;               /* busy-poll the CQ this long before sleeping in poll(2) */
     struct ibv_wc *pending;    /* receive completions met while waiting for a send, handed out first */
     int npending;
 };
@@ -57,8 +59,6 @@ void fabricd_ud_close(struct fd_ud *u)
 {
     if (!u)
         return;
-    if (u->reply_ah)
-        ibv_destroy_ah(u->reply_ah);
     for (int i = 0; i < AH_CACHE; i++)
         if (u->ahs[i].ah)
             ibv_destroy_ah(u->ahs[i].ah);
@@ -157,11 +157,35 @@ int fabricd_ud_info(struct fd_ud *u, uint32_t *qpn, uint16_t *lid, uint8_t *gid,
     return 0;
 }
 
-static struct ibv_ah *ah_for(struct fd_ud *u, const uint8_t *gid, uint16_t lid)
+static struct ibv_ah *ah_cached(struct fd_ud *u, const uint8_t *gid, uint16_t lid)
 {
     for (int i = 0; i < AH_CACHE; i++)
         if (u->ahs[i].ah && u->ahs[i].lid == lid && memcmp(u->ahs[i].gid, gid, 16) == 0)
             return u->ahs[i].ah;
+    return NULL;
+}
+
+/* Keeps ah in the cache ring under (gid, lid), destroying the entry it replaces. */
+static struct ibv_ah *ah_keep(struct fd_ud *u, const uint8_t *gid, uint16_t lid, struct ibv_ah *ah)
+{
+    struct fd_ah *slot = &u->ahs[u->next_ah];
+    u->next_ah = (u->next_ah + 1) % AH_CACHE;
+    if (slot->ah) {
+        if (slot->ah == u->reply_ah)
+            u->reply_ah = NULL;
+        ibv_destroy_ah(slot->ah);
+    }
+    memcpy(slot->gid, gid, 16);
+    slot->lid = lid;
+    slot->ah = ah;
+    return ah;
+}
+
+static struct ibv_ah *ah_for(struct fd_ud *u, const uint8_t *gid, uint16_t lid)
+{
+    struct ibv_ah *cached = ah_cached(u, gid, lid);
+    if (cached)
+        return cached;
     struct ibv_ah_attr aa = { .dlid = lid, .port_num = (uint8_t)u->port, .sl = 0 };
     if (u->is_roce || lid == 0) {
         aa.is_global = 1;
@@ -172,19 +196,33 @@ static struct ibv_ah *ah_for(struct fd_ud *u, const uint8_t *gid, uint16_t lid)
     struct ibv_ah *ah = ibv_create_ah(u->pd, &aa);
     if (!ah)
         return NULL;
-    struct fd_ah *slot = &u->ahs[u->next_ah];
-    u->next_ah = (u->next_ah + 1) % AH_CACHE;
-    if (slot->ah)
-        ibv_destroy_ah(slot->ah);
-    memcpy(slot->gid, gid, 16);
-    slot->lid = lid;
-    slot->ah = ah;
-    return ah;
+    return ah_keep(u, gid, lid, ah);
 }
 
-/* Waits up to timeout_ms for a completion; handles send completions; returns the wc of a receive or 0. */
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* Busy-polls the CQ up to spin_us microseconds before a wait sleeps in poll(2) (0: never spin). */
+void fabricd_ud_set_spin(struct fd_ud *u, int spin_us)
+{
+    u->spin_us = spin_us < 0 ? 0 : spin_us;
+}
+
+/*
+ * Waits up to timeout_ms for a completion; handles send completions; returns 1 with the wc of a
+ * receive, 0 on timeout. Spins on the CQ for the first spin_us, then sleeps on the completion
+ * channel until the deadline (an event that finds the CQ empty - one left from the spin - does not
+ * end the wait early).
+ */
 static int next_wc(struct fd_ud *u, struct ibv_wc *wc, int timeout_ms)
 {
+    long long start = now_us();
+    long long deadline = start + (long long)timeout_ms * 1000;
+    long long spin_until = start + (u->spin_us < (long long)timeout_ms * 1000 ? u->spin_us : (long long)timeout_ms * 1000);
     for (;;) {
         int n = ibv_poll_cq(u->cq, 1, wc);
         if (n < 0)
@@ -198,19 +236,23 @@ static int next_wc(struct fd_ud *u, struct ibv_wc *wc, int timeout_ms)
             }
             return 1;
         }
-        if (timeout_ms <= 0)
+        long long now = now_us();
+        if (now < spin_until)
+            continue;
+        if (now >= deadline)
             return 0;
         struct pollfd pfd = { .fd = u->ch->fd, .events = POLLIN };
-        int r = poll(&pfd, 1, timeout_ms);
-        if (r <= 0)
-            return 0;
-        struct ibv_cq *cq;
-        void *cctx;
-        if (ibv_get_cq_event(u->ch, &cq, &cctx) == 0) {
-            ibv_ack_cq_events(cq, 1);
-            ibv_req_notify_cq(cq, 0);
+        int r = poll(&pfd, 1, (int)((deadline - now + 999) / 1000));
+        if (r < 0 && errno != EINTR)
+            return -errno;
+        if (r > 0) {
+            struct ibv_cq *cq;
+            void *cctx;
+            if (ibv_get_cq_event(u->ch, &cq, &cctx) == 0) {
+                ibv_ack_cq_events(cq, 1);
+                ibv_req_notify_cq(cq, 0);
+            }
         }
-        timeout_ms = 0; /* one more poll of the CQ, then give up */
     }
 }
 
@@ -273,6 +315,28 @@ static int post_send(struct fd_ud *u, struct ibv_ah *ah, uint32_t qpn, uint32_t 
 }
 
 /*
+ * The sender's GID from a receive slot's 40-byte GRH area: on RoCE v2 over IPv4 the area holds 20
+ * zero bytes and then the IPv4 header (source address at 12), given as ::ffff:a.b.c.d; otherwise a
+ * GRH with the source GID at offset 8; zero without one.
+ */
+static void source_gid(const uint8_t *area, int has_grh, uint8_t *out)
+{
+    memset(out, 0, 16);
+    if (!has_grh)
+        return;
+    int v4 = (area[20] >> 4) == 4;
+    for (int i = 0; i < 20 && v4; i++)
+        v4 = area[i] == 0;
+    if (v4) {
+        out[10] = 0xff;
+        out[11] = 0xff;
+        memcpy(out + 12, area + 20 + 12, 4);
+    } else {
+        memcpy(out, area + 8, 16);
+    }
+}
+
+/*
  * Receives one message within timeout_ms: copies its payload (after the GRH) into out, the sender's
  * GID into src_gid (from the GRH; zero without one), its QPN and LID. Returns the payload length,
  * 0 on timeout, -errno on error.
@@ -296,19 +360,18 @@ int fabricd_ud_recv(struct fd_ud *u, uint8_t *out, int outlen, int timeout_ms, u
         if (n > outlen)
             n = outlen;
         memcpy(out, slot + GRH, (size_t)n);
-        if (wc.wc_flags & IBV_WC_GRH)
-            memcpy(src_gid, slot + 8, 16); /* GRH: sgid at offset 8 */
-        else
-            memset(src_gid, 0, 16);
+        source_gid(slot, wc.wc_flags & IBV_WC_GRH, src_gid);
         *src_qpn = wc.src_qp;
         *src_lid = wc.slid;
-        /* the reply address, while the GRH is still in the slot (it also covers RoCE v2 over IPv4) */
+        /* the reply address: from the cache, else made from the completion and the GRH area while
+         * it is still in the slot (ibv_create_ah_from_wc also covers RoCE v2 over IPv4); making one
+         * per message costs a GID-table search and a kernel call */
         wait_send(u);
-        if (u->reply_ah) {
-            ibv_destroy_ah(u->reply_ah);
-            u->reply_ah = NULL;
+        u->reply_ah = ah_cached(u, src_gid, (uint16_t)wc.slid);
+        if (!u->reply_ah) {
+            struct ibv_ah *ah = ibv_create_ah_from_wc(u->pd, &wc, (struct ibv_grh *)slot, (uint8_t)u->port);
+            u->reply_ah = ah ? ah_keep(u, src_gid, (uint16_t)wc.slid, ah) : NULL;
         }
-        u->reply_ah = ibv_create_ah_from_wc(u->pd, &wc, (struct ibv_grh *)slot, (uint8_t)u->port);
         u->reply_qpn = wc.src_qp;
     }
     post_recv(u, i);

@@ -20,6 +20,8 @@ public final class Main implements Runnable {
     /** JUL holds loggers weakly: keep the ones whose level fabricd sets. */
     private static final Logger NETTY = Logger.getLogger("io.netty");
     private static final Logger MICROMETER = Logger.getLogger("io.micrometer");
+    /** fabric8's informer logs a stack trace at WARNING on every retry; the probe service reports the problem once. */
+    private static final Logger FABRIC8 = Logger.getLogger("io.fabric8");
 
     /** Exit code for bad usage or unusable input (interfaces.md). */
     public static final int USAGE = 2;
@@ -73,6 +75,7 @@ public final class Main implements Runnable {
         NETTY.setLevel(Level.WARNING);
         // vertx-micrometer registers some gauges twice and says so once at WARNING: harmless
         MICROMETER.setLevel(Level.SEVERE);
+        FABRIC8.setLevel(Level.SEVERE);
     }
 
     /** Version from the jar manifest. */

@@ -5,6 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
@@ -17,6 +24,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -121,6 +129,66 @@ class AgentProbeTest {
                     "--size", "64");
             assertThat(text.code()).isZero();
             assertThat(text.out()).contains("peer", "p50_us", "127.0.0.1:" + a.port());
+        }
+    }
+
+    /**
+     * Discovery through the Kubernetes API (fabric8's API server emulation in CRUD mode; no real API
+     * server runs in CI): the Service's EndpointSlices list agent A, this node's labels give B's rack,
+     * and a slice change reaches the plan.
+     */
+    @Test
+    void peersFromTheServiceEndpointSlicesAndTheRackFromTheNode(@TempDir Path tmp) throws Exception {
+        Path key = Files.writeString(tmp.resolve("key"), KEY);
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init();
+        try (NamespacedKubernetesClient kube = server.createClient();
+             Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, List.of()), new ListenAddress("127.0.0.1", 0)).start()) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            kube.resource(new NodeBuilder().withNewMetadata().withName("node-b").addToLabels("fabricd.io/rack", "r3").endMetadata()
+                    .build()).create();
+            kube.resource(new EndpointSliceBuilder().withNewMetadata().withName("fabricd-x").withNamespace("fabric")
+                    .addToLabels("kubernetes.io/service-name", "fabricd").endMetadata().withAddressType("IPv4")
+                    .addNewPort().withName("http").withPort(a.port()).endPort()
+                    .addNewEndpoint().withAddresses("127.0.0.1").withNodeName("node-a").endEndpoint()
+                    .addNewEndpoint().withAddresses("127.0.0.2").withNodeName("node-b").endEndpoint() // itself: skipped
+                    .build()).create();
+            AgentConfig cb = config(key, List.of());
+            cb.probe.kubernetes.service = "fabricd";
+            cb.probe.kubernetes.namespace = "fabric";
+            cb.probe.kubernetes.apiServer = kube.getConfiguration().getMasterUrl();
+            cb.probe.nodeName = "node-b";
+            String peerA = "127.0.0.1:" + a.port();
+            try (Agent b = new Agent(Fixtures.open("host-b-roce"), cb, new ListenAddress("127.0.0.1", 0)).start()) {
+                assertThat(b.awaitReady(Duration.ofSeconds(20))).isTrue();
+                String sent = s("fabric_probe_sent_total", "peer", peerA, "peer_rack", "r12", "transport", "udp", "size", "64");
+                Map<String, Double> v = Map.of();
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (System.nanoTime() < deadline && v.getOrDefault(sent, 0.0) < 20) {
+                    Thread.sleep(100);
+                    v = PromText.parse(Http.get(b.port(), "/metrics?name[]=fabric_probe_sent_total&name[]=fabric_probe_lost_total").body());
+                }
+                assertThat(v.get(sent)).isGreaterThanOrEqualTo(20.0);
+                assertThat(v).containsEntry(s("fabric_probe_lost_total", "peer", peerA, "peer_rack", "r12", "transport", "udp",
+                        "size", "64"), 0.0);
+                assertThat(b.probes().planned()).containsExactly(peerA);
+                assertThat(b.probes().endpoint().labels()).containsEntry("rack", "r3");
+
+                // A's endpoint leaves the Service: it leaves the plan
+                kube.discovery().v1().endpointSlices().inNamespace("fabric").withName("fabricd-x").delete();
+                deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (System.nanoTime() < deadline && !b.probes().planned().isEmpty()) {
+                    Thread.sleep(100);
+                }
+                assertThat(b.probes().planned()).isEmpty();
+            }
+        } finally {
+            try {
+                server.destroy();
+            } catch (IllegalStateException e) { // the emulator's shutdown timing out on a watch: not under test
+                System.err.println("KubernetesMockServer teardown: " + e.getMessage());
+            }
         }
     }
 }

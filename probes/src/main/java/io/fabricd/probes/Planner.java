@@ -29,13 +29,16 @@ public final class Planner {
     private Planner() {
     }
 
-    /** A host: its id (stable: node name or address) and rack. */
-    public record Peer(String id, String rack) {
+    /** A host: its id (stable: node name or address), rack, and the hash of its id (computed once). */
+    public record Peer(String id, String rack, long idHash) {
+        public Peer(String id, String rack) {
+            this(id, rack, hash(id));
+        }
     }
 
     public static List<Peer> plan(Peer self, List<Peer> candidates, int k, int maxInRack) {
         Map<String, List<Peer>> byRack = new HashMap<>();
-        long selfHash = hash(self.id());
+        long selfHash = self.idHash();
         for (Peer p : candidates) {
             if (!p.id().equals(self.id())) {
                 byRack.computeIfAbsent(p.rack(), r -> new ArrayList<>()).add(p);
@@ -70,27 +73,31 @@ public final class Planner {
         return sorted;
     }
 
-    /** The n peers with the highest rendezvous weight for {@code key}. */
+    /**
+     * The n peers with the highest rendezvous weight for {@code key} (ties: the smaller id), in
+     * that order. One pass with a heap of n: O(peers × log n), each weight computed once.
+     */
     private static List<Peer> top(List<Peer> peers, long key, int n) {
         if (n <= 0 || peers.isEmpty()) {
             return List.of();
         }
-        if (n == 1) {
-            Peer best = null;
-            long bw = 0;
-            for (Peer p : peers) {
-                long w = weight(key, hash(p.id()));
-                if (best == null || Long.compareUnsigned(w, bw) > 0 || (w == bw && p.id().compareTo(best.id()) < 0)) {
-                    best = p;
-                    bw = w;
-                }
-            }
-            return List.of(best);
+        record Weighted(Peer peer, long weight) {
         }
-        List<Peer> sorted = new ArrayList<>(peers);
-        sorted.sort(Comparator.comparing((Peer p) -> weight(key, hash(p.id())), Long::compareUnsigned).reversed()
-                .thenComparing(Peer::id));
-        return sorted.subList(0, Math.min(n, sorted.size()));
+        Comparator<Weighted> better = Comparator.comparing(Weighted::weight, Long::compareUnsigned)
+                .thenComparing(w -> w.peer().id(), Comparator.reverseOrder());
+        java.util.PriorityQueue<Weighted> worstFirst = new java.util.PriorityQueue<>(n + 1, better);
+        for (Peer p : peers) {
+            Weighted w = new Weighted(p, weight(key, p.idHash()));
+            if (worstFirst.size() < n) {
+                worstFirst.add(w);
+            } else if (better.compare(w, worstFirst.peek()) > 0) {
+                worstFirst.poll();
+                worstFirst.add(w);
+            }
+        }
+        List<Weighted> best = new ArrayList<>(worstFirst);
+        best.sort(better.reversed());
+        return best.stream().map(Weighted::peer).toList();
     }
 
     /** 64-bit FNV-1a of a string. */

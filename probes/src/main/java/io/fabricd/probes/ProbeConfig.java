@@ -33,6 +33,14 @@ public final class ProbeConfig {
     @JsonProperty("gid_index")
     public Integer gidIndex;
 
+    /**
+     * How long a verbs responder busy-polls for the next probe after each answer before it sleeps
+     * (0: never). A spin saves the wake-up of a sleeping thread per probe at the cost of CPU while
+     * probes keep coming; docs/benchmarks.md has what it gave.
+     */
+    @JsonProperty("responder_spin")
+    public Duration responderSpin = Duration.ZERO;
+
     /** Answers per second the responder gives at most (1000), and its burst (200). */
     @JsonProperty("responder_rate")
     public double responderRate = 1000;
@@ -48,6 +56,10 @@ public final class ProbeConfig {
     @JsonProperty("dns")
     public List<String> dns = List.of();
 
+    /** Peers from the Kubernetes API (off unless {@code probe.kubernetes.service} is set). */
+    @JsonProperty("kubernetes")
+    public Kubernetes kubernetes = new Kubernetes();
+
     /**
      * This agent's name among its peers (default: the environment variable NODE_NAME, as a
      * DaemonSet's downward API sets it, else the host's name). Peers answering with the same name
@@ -56,7 +68,10 @@ public final class ProbeConfig {
     @JsonProperty("node_name")
     public String nodeName = System.getenv("NODE_NAME");
 
-    /** This host's rack (ToR) label for the plan; default: the snapshot/host labels "rack", else "tor". */
+    /**
+     * This host's rack (ToR) label for the plan; default: the Kubernetes node's rack label (with
+     * probe.kubernetes), else the host labels "rack", else "tor".
+     */
     @JsonProperty("rack")
     public String rack;
 
@@ -115,7 +130,48 @@ public final class ProbeConfig {
     @JsonProperty("window")
     public int window = 30;
 
+    /** The {@code probe.kubernetes:} section. */
+    public static final class Kubernetes {
+        /**
+         * The DaemonSet's Service: every ready endpoint of its EndpointSlices is a peer. Setting it
+         * turns Kubernetes discovery on.
+         */
+        @JsonProperty("service")
+        public String service;
+
+        /** Namespace of the Service (default: POD_NAMESPACE, else the pod's service-account namespace). */
+        @JsonProperty("namespace")
+        public String namespace;
+
+        /** Name of the slice port that is the agent's HTTP listener ("http"); a slice with one port uses it whatever its name. */
+        @JsonProperty("port_name")
+        public String portName = "http";
+
+        /** Node labels that name the rack (ToR), first set wins. */
+        @JsonProperty("rack_labels")
+        public List<String> rackLabels = List.of("fabricd.io/rack", "fabricd.io/tor", "rack", "tor");
+
+        /** How long the node's rack label is reused before the node is read again (10m). */
+        @JsonProperty("node_refresh")
+        public Duration nodeRefresh = Duration.ofMinutes(10);
+
+        /** API server URL (default: in-cluster, from the service account; else the kubeconfig). */
+        @JsonProperty("api_server")
+        public String apiServer;
+
+        public boolean enabled() {
+            return service != null && !service.isBlank();
+        }
+    }
+
     public void validate() {
+        if (kubernetes == null) {
+            kubernetes = new Kubernetes();
+        }
+        if (kubernetes.enabled() && (kubernetes.portName == null || kubernetes.portName.isBlank() || kubernetes.rackLabels == null
+                || kubernetes.nodeRefresh == null || kubernetes.nodeRefresh.isNegative())) {
+            throw new IllegalArgumentException("probe.kubernetes: port_name, rack_labels and node_refresh must be set");
+        }
         if (udpPort < 0 || udpPort > 65535) {
             throw new IllegalArgumentException("probe.udp_port must be 0-65535");
         }
@@ -133,6 +189,9 @@ public final class ProbeConfig {
         if (interval == null || interval.toMillis() < 100 || timeout == null || timeout.toMillis() < 1 || pacing == null
                 || pacing.isNegative()) {
             throw new IllegalArgumentException("probe.interval must be at least 100ms, probe.timeout positive, probe.pacing not negative");
+        }
+        if (responderSpin == null || responderSpin.isNegative() || responderSpin.toMillis() > 1000) {
+            throw new IllegalArgumentException("probe.responder_spin must be 0-1s");
         }
         if (jitter < 0 || jitter > 1) {
             throw new IllegalArgumentException("probe.jitter must be in [0, 1]");

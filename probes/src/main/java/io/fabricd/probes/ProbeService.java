@@ -24,7 +24,7 @@ import java.util.logging.Logger;
 
 /**
  * The agent's pingmesh: a UDP responder, the endpoint it publishes, and probe rounds to the planned
- * peers (static list and DNS names), feeding the probe metrics and findings. Its own threads; never
+ * peers (static list, DNS names, the Kubernetes Service's EndpointSlices), feeding the probe metrics and findings. Its own threads; never
  * the event loop.
  */
 public final class ProbeService implements AutoCloseable {
@@ -46,7 +46,14 @@ public final class ProbeService implements AutoCloseable {
     private volatile List<String> planned = List.of();
     private final List<VerbsResponder> verbs = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile String verbsStatus = "off (probe.verbs: false, or the agent reads a snapshot)";
-    private volatile String lastError;
+    /** Problem message → when it was last logged (bounded). */
+    private final Map<String, Long> reported = new java.util.LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+            return size() > 64;
+        }
+    };
+    private KubernetesPeers kube;
 
     private record Cached(Endpoint endpoint, long fetchedNanos) {
     }
@@ -63,10 +70,23 @@ public final class ProbeService implements AutoCloseable {
         this.client = new EndpointClient(key, java.time.Duration.ofSeconds(5));
     }
 
+    /** Uses these Kubernetes peers instead of connecting by {@code probe.kubernetes}; before {@link #start()}. */
+    ProbeService kubernetes(KubernetesPeers peers) {
+        this.kube = peers;
+        return this;
+    }
+
     public ProbeService start() throws IOException {
         responder = new UdpResponder(new InetSocketAddress(bindHost, config.udpPort), key, config.responderRate,
                 config.responderBurst, responderStats).start();
-        if (!config.peers.isEmpty() || !config.dns.isEmpty()) {
+        if (kube == null && config.kubernetes.enabled()) {
+            try {
+                kube = KubernetesPeers.connect(config.kubernetes, hostname.get(), this::problem);
+            } catch (RuntimeException e) { // no usable client configuration
+                problem("probe.kubernetes: " + e.getMessage());
+            }
+        }
+        if (!config.peers.isEmpty() || !config.dns.isEmpty() || kube != null) {
             rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fabricd-probe-rounds"));
             sessions = Executors.newFixedThreadPool(config.concurrency, r -> daemon(r, "fabricd-probe"));
             long period = config.interval.toMillis();
@@ -89,7 +109,7 @@ public final class ProbeService implements AutoCloseable {
         for (VerbsPorts.Port p : VerbsPorts.discover(sys)) {
             try {
                 verbs.add(new VerbsResponder(p.device(), p.port(), config.gidIndex != null ? config.gidIndex : p.gidIndex(), key, config.responderRate, config.responderBurst,
-                        responderStats).start());
+                        (int) Math.min(1_000_000, config.responderSpin.toNanos() / 1000), responderStats).start());
             } catch (IOException e) {
                 failed.add(p.device() + "/" + p.port() + ": " + e.getMessage());
             }
@@ -116,8 +136,9 @@ public final class ProbeService implements AutoCloseable {
     /** What {@code GET /api/v1/probe/endpoint} answers. */
     public Endpoint endpoint() {
         Map<String, String> l = new java.util.TreeMap<>(labels.get());
-        if (config.rack != null) {
-            l.put("rack", config.rack);
+        String rack = configuredRack();
+        if (rack != null) {
+            l.put("rack", rack);
         }
         List<Endpoint.Device> devices = new ArrayList<>();
         for (VerbsResponder v : verbs) {
@@ -152,6 +173,9 @@ public final class ProbeService implements AutoCloseable {
     /** One round: resolve peers, learn their endpoints, plan, probe. Public for tests. */
     public void round() throws InterruptedException {
         Map<String, Endpoint> known = new java.util.TreeMap<>();
+        if (kube != null) {
+            kube.refreshRack();
+        }
         List<String> listed = peers();
         synchronized (endpoints) {
             endpoints.keySet().retainAll(listed); // peers that left the list or DNS
@@ -162,7 +186,7 @@ public final class ProbeService implements AutoCloseable {
                 known.put(peer, ep);
             }
         }
-        String selfRack = config.rack != null ? config.rack : new Endpoint("", labels.get(), null, null, null).rack();
+        String selfRack = configuredRack() != null ? configuredRack() : new Endpoint("", labels.get(), null, null, null).rack();
         List<Planner.Peer> candidates = known.entrySet().stream().map(e -> new Planner.Peer(e.getKey(), e.getValue().rack())).toList();
         List<Planner.Peer> plan = Planner.plan(new Planner.Peer(hostname.get(), selfRack), candidates, config.crossRack,
                 config.maxInRack);
@@ -265,9 +289,20 @@ public final class ProbeService implements AutoCloseable {
         }
     }
 
-    /** The static peers and every address of the DNS names, in order, without duplicates. */
+    /** probe.rack, else the Kubernetes node's rack label; null when neither. */
+    private String configuredRack() {
+        return config.rack != null ? config.rack : kube != null ? kube.rack() : null;
+    }
+
+    /**
+     * The static peers, every address of the DNS names and the Kubernetes Service's ready
+     * endpoints, in order, without duplicates.
+     */
     List<String> peers() {
         Set<String> out = new LinkedHashSet<>(config.peers);
+        if (kube != null) {
+            out.addAll(kube.peers());
+        }
         for (String d : config.dns) {
             int c = d.lastIndexOf(':');
             String name = d.substring(0, c);
@@ -284,12 +319,17 @@ public final class ProbeService implements AutoCloseable {
         return new ArrayList<>(out);
     }
 
-    /** Logs a probing problem once, not every round, until another one replaces it. */
+    /** Logs a probing problem once, not every round or retry: again only after ten minutes. */
     private void problem(String message) {
-        if (!message.equals(lastError)) {
-            LOG.warning("probe: " + message);
+        long now = System.nanoTime();
+        synchronized (reported) {
+            Long last = reported.get(message);
+            if (last != null && now - last < TimeUnit.MINUTES.toNanos(10)) {
+                return;
+            }
+            reported.put(message, now);
         }
-        lastError = message;
+        LOG.warning("probe: " + message);
     }
 
     @Override
@@ -312,5 +352,8 @@ public final class ProbeService implements AutoCloseable {
             }
         }
         allRequesters.forEach(VerbsUd::close);
+        if (kube != null) {
+            kube.close();
+        }
     }
 }

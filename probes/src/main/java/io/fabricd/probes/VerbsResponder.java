@@ -19,9 +19,10 @@ public final class VerbsResponder implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    public VerbsResponder(String device, int port, int gidIndex, ProbeKey key, double rate, int burst,
+    public VerbsResponder(String device, int port, int gidIndex, ProbeKey key, double rate, int burst, int spinMicros,
                           UdpResponder.ResponderStats stats) throws IOException {
         this.ud = new VerbsUd(device, port, gidIndex, 4096, 256);
+        ud.spin(spinMicros);
         this.address = ud.address();
         this.key = key;
         this.limiter = new RateLimiter(rate, burst);

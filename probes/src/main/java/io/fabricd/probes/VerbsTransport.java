@@ -4,6 +4,12 @@ import java.io.IOException;
 
 /** Probes over RDMA UD from a local device to a peer's UD responder (GID/LID, QPN, Q_Key). */
 public final class VerbsTransport implements ProbeTransport {
+    /**
+     * A requester busy-polls this long for each answer before it sleeps: a round trip on a fabric
+     * takes microseconds, so it spins for about one RTT; only a lost probe costs the full window.
+     */
+    static final int SPIN_US = 2_000;
+
     private final VerbsUd ud;
     private final byte[] gid;
     private final int lid;
@@ -18,6 +24,7 @@ public final class VerbsTransport implements ProbeTransport {
         this.qpn = remote.qpn();
         this.qkey = remote.qkey();
         this.maxSize = Math.min(localActiveMtu, remote.activeMtu());
+        ud.spin(SPIN_US);
     }
 
     @Override

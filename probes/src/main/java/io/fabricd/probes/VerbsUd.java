@@ -27,6 +27,8 @@ public final class VerbsUd implements AutoCloseable {
         int fabricd_ud_reply(Pointer u, int qkey, byte[] data, int len);
 
         void fabricd_ud_close(Pointer u);
+
+        void fabricd_ud_set_spin(Pointer u, int spinUs);
     }
 
     private static Lib lib;
@@ -100,6 +102,15 @@ public final class VerbsUd implements AutoCloseable {
         if (rc < 0) {
             throw new IOException("reply on " + device + ": errno " + -rc);
         }
+    }
+
+    /**
+     * Busy-poll the completion queue up to {@code micros} before a {@link #receive} sleeps on the
+     * completion channel: a woken thread costs microseconds on hardware and milliseconds under an
+     * emulator, a spin costs CPU for about one round trip.
+     */
+    public void spin(int micros) {
+        lib.fabricd_ud_set_spin(handle, micros);
     }
 
     /** One message's payload into {@code out}; its length, or -1 on timeout; {@link #reply} answers its sender. */
