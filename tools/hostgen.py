@@ -526,6 +526,16 @@ def host_demo():
     pci_dev(h, hb, "0x8086", "0x352a", "0x060400", speed=gen5)
     pci_dev(h, hb + "/0000:dc:00.0", "0x10de", "0x2330", "0x030200", numa=3, speed="2.5 GT/s PCIe",
             max_speed=gen5, driver="nvidia", cpulist=cpul[3])
+    # QP side-car (`rdma -j resource show qp`): a training job's RC QPs on every NIC, all in RTS, and
+    # each device's GSI QP - what fabric_qp_count and the host dashboard's QP panel show
+    qps = []
+    for i in range(8):
+        dev = "mlx5_%d" % i
+        qps.append({"ifindex": i, "ifname": dev, "port": 1, "lqpn": 1, "type": "GSI", "state": "RTS", "comm": "[ib_core]"})
+        for q in range(4):
+            qps.append({"ifindex": i, "ifname": dev, "port": 1, "lqpn": 0x100 + q, "rqpn": 0x200 + q, "type": "RC",
+                        "state": "RTS", "pdn": 5, "pid": 52000 + i, "comm": "python3"})
+    h.json("fabricd/rdma/qp.json", qps)
     return h
 
 

@@ -54,7 +54,7 @@ final class HostFamilies {
         f.gauge("fabric_pcie_link_speed_transfers_per_second", "Current PCIe link speed (GT/s x 1e9).");
         f.gauge("fabric_pcie_link_max_speed_transfers_per_second", "Best link speed: min(device max, upstream port max).");
         f.gauge("fabric_pci_device_info", "One per PCI function of interest (nic, gpu, nvswitch, bridge): ids, NUMA node, driver; value 1.");
-        f.gauge("fabric_host_info", "One per host: hostname, kernel release; value 1.");
+        f.gauge("fabric_host_info", "One per host: hostname, kernel release, rack (topology label rack, else tor; empty when unknown); value 1.");
         f.gauge("fabric_host_memory_bytes", "Host memory (proc/meminfo MemTotal).");
         f.gauge("fabric_numa_node_cpus", "Logical CPUs per NUMA node.");
         f.gauge("fabric_gpudirect_rdma_enabled", "1 when a GPUDirect RDMA path exists (peer-memory module or DMA-BUF), 0 when not; absent where it does not apply.");
@@ -62,7 +62,8 @@ final class HostFamilies {
 
     static void add(Families f, HostModel m, boolean allStats) {
         if (m.facts() != null) {
-            f.add("fabric_host_info", 1, "hostname", m.hostname(), "kernel", m.facts().kernel());
+            String rack = m.labels().getOrDefault("rack", m.labels().getOrDefault("tor", ""));
+            f.add("fabric_host_info", 1, "hostname", m.hostname(), "kernel", m.facts().kernel(), "rack", rack);
             if (m.facts().memoryBytes() != null) {
                 f.add("fabric_host_memory_bytes", m.facts().memoryBytes());
             }

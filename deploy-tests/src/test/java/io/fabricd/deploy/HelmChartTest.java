@@ -1,0 +1,319 @@
+package io.fabricd.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import com.marcnuri.helm.TemplateCommand;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabricd.deploy.Monitoring.PrometheusRule;
+import io.fabricd.deploy.Monitoring.ServiceMonitor;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * deploy/helm/fabricd through helm-java (the real Helm, bundled; offline): lint --strict, and
+ * templates for several values sets, every object parsed with fabric8's model and rejected if it
+ * carries a field the model does not know.
+ */
+class HelmChartTest {
+    static final Path REPO = Paths.repo();
+    static final Path CHART = REPO.resolve("deploy/helm/fabricd");
+    static final KubernetesSerialization K8S = new KubernetesSerialization();
+
+    static {
+        K8S.registerKubernetesResource(ServiceMonitor.class);
+        K8S.registerKubernetesResource(PrometheusRule.class);
+    }
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    static List<HasMetadata> render(UnaryOperator<TemplateCommand> values) {
+        String out = values.apply(new Helm(CHART).template().withName("fab").withNamespace("monitoring")).call();
+        List<HasMetadata> objects = new ArrayList<>();
+        for (String doc : out.split("(?m)^---\\s*$")) {
+            if (doc.lines().allMatch(l -> l.isBlank() || l.startsWith("#"))) {
+                continue;
+            }
+            Object o = K8S.unmarshal(doc);
+            assertThat(o).as(doc).isInstanceOf(HasMetadata.class);
+            HasMetadata h = (HasMetadata) o;
+            assertThat(unknownFields(h)).as("unknown fields in " + h.getKind() + " " + h.getMetadata().getName()).isEmpty();
+            objects.add(h);
+        }
+        return objects;
+    }
+
+    /** Paths of every non-empty additionalProperties in the object graph (fabric8 keeps unknown fields there). */
+    static List<String> unknownFields(Object root) {
+        List<String> out = new ArrayList<>();
+        walk(root, "$", out, java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
+        return out;
+    }
+
+    private static void walk(Object o, String path, List<String> out, Set<Object> seen) {
+        if (o == null || o instanceof String || o instanceof Number || o instanceof Boolean || o instanceof Enum<?> || !seen.add(o)) {
+            return;
+        }
+        if (o instanceof Collection<?> c) {
+            int i = 0;
+            for (Object x : c) {
+                walk(x, path + "[" + i++ + "]", out, seen);
+            }
+            return;
+        }
+        if (o instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> walk(v, path + "." + k, out, seen));
+            return;
+        }
+        if (!o.getClass().getName().startsWith("io.fabric8.") && !o.getClass().getName().startsWith("io.fabricd.deploy.")) {
+            return;
+        }
+        for (Method g : o.getClass().getMethods()) {
+            if (g.getParameterCount() != 0 || g.getDeclaringClass() == Object.class || !(g.getName().startsWith("get") || g.getName().startsWith("is"))) {
+                continue;
+            }
+            try {
+                Object v = g.invoke(o);
+                if (g.getName().equals("getAdditionalProperties")) {
+                    if (v instanceof Map<?, ?> m && !m.isEmpty()) {
+                        m.keySet().forEach(k -> out.add(path + "." + k));
+                    }
+                } else {
+                    walk(v, path + "." + g.getName().replaceFirst("^(get|is)", ""), out, seen);
+                }
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                // a getter that computes and fails is not a field
+            }
+        }
+    }
+
+    static <T> List<T> all(List<HasMetadata> objects, Class<T> kind) {
+        return objects.stream().filter(kind::isInstance).map(kind::cast).toList();
+    }
+
+    static <T> T one(List<HasMetadata> objects, Class<T> kind) {
+        List<T> l = all(objects, kind);
+        assertThat(l).as(kind.getSimpleName()).hasSize(1);
+        return l.get(0);
+    }
+
+    /** The agent's configuration file from its ConfigMap. */
+    static JsonNode agentConfig(List<HasMetadata> objects) throws IOException {
+        List<ConfigMap> maps = all(objects, ConfigMap.class).stream().filter(m -> m.getData().containsKey("fabricd.yaml")).toList();
+        assertThat(maps).hasSize(1);
+        return YAML.readTree(maps.get(0).getData().get("fabricd.yaml"));
+    }
+
+    @Test
+    void lintsCleanlyWithStrict() {
+        LintResult r = new Helm(CHART).lint().strict().call();
+        assertThat(r.isFailed()).as(String.join("\n", r.getMessages())).isFalse();
+        assertThat(r.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
+    }
+
+    @Test
+    void defaultsGiveALeastPrivilegeDaemonSetWithEverythingOn() throws Exception {
+        List<HasMetadata> objects = render(t -> t);
+        assertThat(objects.stream().map(HasMetadata::getKind).distinct().sorted().toList()).containsExactly("ClusterRole",
+                "ClusterRoleBinding", "ConfigMap", "DaemonSet", "PrometheusRule", "Role", "RoleBinding", "Secret", "Service",
+                "ServiceAccount", "ServiceMonitor");
+
+        DaemonSet ds = one(objects, DaemonSet.class);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(pod.getHostNetwork()).isTrue();
+        assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
+        assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+        assertThat(pod.getServiceAccountName()).isEqualTo("fab-fabricd");
+        assertThat(pod.getTolerations()).extracting("key").contains("nvidia.com/gpu");
+        assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()).hasSize(2);
+        assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable().getStrVal()).isEqualTo("10%");
+        Container c = pod.getContainers().get(0);
+        var sc = c.getSecurityContext();
+        assertThat(sc.getPrivileged()).isFalse();
+        assertThat(sc.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(sc.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(sc.getCapabilities().getAdd()).containsExactly("IPC_LOCK");
+        assertThat(c.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("NODE_NAME");
+            assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
+        });
+        Map<String, VolumeMount> mounts = new java.util.HashMap<>();
+        c.getVolumeMounts().forEach(m -> mounts.put(m.getMountPath(), m));
+        assertThat(mounts.get("/sys").getReadOnly()).isTrue();
+        assertThat(mounts.get("/sys/kernel/config").getReadOnly()).isTrue();
+        assertThat(mounts).containsKeys("/dev/infiniband", "/etc/fabricd/probe", "/etc/fabricd/fabricd.yaml", "/tmp");
+        Map<String, Volume> volumes = new java.util.HashMap<>();
+        pod.getVolumes().forEach(v -> volumes.put(v.getName(), v));
+        assertThat(volumes.get("sys").getHostPath().getPath()).isEqualTo("/sys");
+        assertThat(volumes.get("dev-infiniband").getHostPath().getPath()).isEqualTo("/dev/infiniband");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(c.getPorts()).extracting("name").containsExactly("http", "probe");
+
+        // the agent's configuration: Kubernetes discovery of this release's Service, the mounted key
+        JsonNode cfg = agentConfig(objects);
+        assertThat(cfg.get("listen").asText()).isEqualTo("0.0.0.0:9530");
+        assertThat(cfg.at("/probe/key_file").asText()).isEqualTo("/etc/fabricd/probe/key");
+        assertThat(cfg.at("/probe/kubernetes/service").asText()).isEqualTo("fab-fabricd");
+        assertThat(cfg.at("/probe/kubernetes/namespace").asText()).isEqualTo("monitoring");
+        assertThat(cfg.at("/collection/interval").asText()).isEqualTo("10s");
+
+        Service svc = one(objects, Service.class);
+        assertThat(svc.getSpec().getClusterIP()).isEqualTo("None");
+        assertThat(svc.getSpec().getPorts().get(0).getName()).isEqualTo("http");
+        assertThat(svc.getSpec().getSelector()).isEqualTo(ds.getSpec().getSelector().getMatchLabels());
+
+        Role role = one(objects, Role.class);
+        assertThat(role.getRules()).hasSize(1);
+        assertThat(role.getRules().get(0).getResources()).containsExactly("endpointslices");
+        assertThat(role.getRules().get(0).getVerbs()).containsExactly("list", "watch");
+        ClusterRole nodes = one(objects, ClusterRole.class);
+        assertThat(nodes.getRules().get(0).getResources()).containsExactly("nodes");
+        assertThat(nodes.getRules().get(0).getVerbs()).containsExactly("get");
+        assertThat(one(objects, ServiceAccount.class).getMetadata().getName()).isEqualTo("fab-fabricd");
+
+        Secret key = one(objects, Secret.class);
+        assertThat(Base64.getDecoder().decode(key.getData().get("key"))).hasSizeGreaterThanOrEqualTo(16);
+
+        ServiceMonitor sm = one(objects, ServiceMonitor.class);
+        assertThat(sm.getSpec().getEndpoints().get(0).getPort()).isEqualTo("http");
+        assertThat(sm.getSpec().getSelector().getMatchLabels()).isEqualTo(svc.getSpec().getSelector());
+    }
+
+    @Test
+    void thePrometheusRuleIsTheAlertsFolderUnchangedAndTheDashboardsAreItsFiles() throws Exception {
+        List<HasMetadata> objects = render(t -> t.set("dashboards.enabled", "true"));
+        PrometheusRule rule = one(objects, PrometheusRule.class);
+        List<JsonNode> expected = new ArrayList<>();
+        try (Stream<Path> files = Files.list(REPO.resolve("alerts"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".rules.yaml")).sorted().toList()) {
+                YAML.readTree(f.toFile()).get("groups").forEach(expected::add);
+            }
+        }
+        JsonNode rendered = YAML.readTree(K8S.asYaml(rule)).at("/spec/groups");
+        assertThat(rendered.size()).isEqualTo(expected.size()).isGreaterThanOrEqualTo(7);
+        for (int i = 0; i < expected.size(); i++) {
+            assertThat(rendered.get(i).get("name")).isEqualTo(expected.get(i).get("name"));
+            assertThat(rendered.get(i).get("rules").size()).isEqualTo(expected.get(i).get("rules").size());
+            for (int r = 0; r < expected.get(i).get("rules").size(); r++) {
+                assertThat(rendered.get(i).get("rules").get(r).get("expr").asText().strip())
+                        .isEqualTo(expected.get(i).get("rules").get(r).get("expr").asText().strip());
+            }
+        }
+
+        Set<String> dashboards = new TreeSet<>();
+        try (Stream<Path> files = Files.list(REPO.resolve("dashboards/grafana"))) {
+            files.filter(p -> p.toString().endsWith(".json")).forEach(p -> dashboards.add(p.getFileName().toString()));
+        }
+        List<ConfigMap> maps = all(objects, ConfigMap.class).stream()
+                .filter(m -> "1".equals(m.getMetadata().getLabels().get("grafana_dashboard"))).toList();
+        assertThat(maps).hasSize(dashboards.size()).hasSizeGreaterThanOrEqualTo(4);
+        for (ConfigMap m : maps) {
+            String name = m.getData().keySet().iterator().next();
+            assertThat(dashboards).contains(name);
+            assertThat(m.getData().get(name).strip())
+                    .isEqualTo(Files.readString(REPO.resolve("dashboards/grafana").resolve(name), StandardCharsets.UTF_8).strip());
+        }
+    }
+
+    @Test
+    void everythingOptionalOff(@TempDir Path tmp) throws Exception {
+        Path values = Files.writeString(tmp.resolve("off.yaml"), """
+                probe: {enabled: false}
+                serviceMonitor: {enabled: false}
+                prometheusRule: {enabled: false}
+                dashboards: {enabled: false}
+                rbac: {create: false}
+                serviceAccount: {create: false, name: existing-sa}
+                mountConfigfs: false
+                rdma: {mountDevInfiniband: false}
+                """);
+        List<HasMetadata> objects = render(t -> t.withValuesFile(values));
+        assertThat(objects.stream().map(HasMetadata::getKind).distinct().sorted().toList()).containsExactly("ConfigMap", "DaemonSet",
+                "Service");
+        DaemonSet ds = one(objects, DaemonSet.class);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        assertThat(pod.getServiceAccountName()).isEqualTo("existing-sa");
+        assertThat(pod.getContainers().get(0).getVolumeMounts()).extracting("mountPath")
+                .doesNotContain("/dev/infiniband", "/sys/kernel/config", "/etc/fabricd/probe");
+        assertThat(pod.getContainers().get(0).getPorts()).extracting("name").containsExactly("http");
+        JsonNode cfg = agentConfig(objects);
+        assertThat(cfg.has("probe")).isFalse();
+    }
+
+    @Test
+    void deviceResourceGivenKeyCustomConfigAndNonRoot(@TempDir Path tmp) throws Exception {
+        Path values = Files.writeString(tmp.resolve("custom.yaml"), """
+                fullnameOverride: fabric
+                port: 9600
+                rdma: {devicePluginResource: rdma/rdma_shared_device_a}
+                probe: {key: "0123456789abcdef0123", udpPort: 9700, rackLabels: [example.com/tor]}
+                config:
+                  collection: {interval: 30s}
+                  diagnosis: {roce: {priority: 3}}
+                securityContext:
+                  runAsUser: 65534
+                  runAsNonRoot: true
+                  readOnlyRootFilesystem: true
+                  allowPrivilegeEscalation: false
+                  capabilities: {drop: [ALL]}
+                serviceMonitor: {labels: {release: kube-prometheus-stack}}
+                """);
+        List<HasMetadata> objects = render(t -> t.withValuesFile(values));
+        DaemonSet ds = one(objects, DaemonSet.class);
+        Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(c.getResources().getLimits()).containsKey("rdma/rdma_shared_device_a").containsKey("memory");
+        assertThat(c.getResources().getLimits().get("rdma/rdma_shared_device_a").toString()).isEqualTo("1");
+        assertThat(c.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(c.getSecurityContext().getRunAsUser()).isEqualTo(65534L);
+        assertThat(c.getPorts()).extracting("containerPort").containsExactly(9600, 9700);
+        assertThat(new String(Base64.getDecoder().decode(one(objects, Secret.class).getData().get("key")), StandardCharsets.UTF_8))
+                .isEqualTo("0123456789abcdef0123");
+        JsonNode cfg = agentConfig(objects);
+        assertThat(cfg.get("listen").asText()).isEqualTo("0.0.0.0:9600");
+        assertThat(cfg.at("/collection/interval").asText()).isEqualTo("30s");
+        assertThat(cfg.at("/diagnosis/roce/priority").asInt()).isEqualTo(3);
+        assertThat(cfg.at("/probe/udp_port").asInt()).isEqualTo(9700);
+        assertThat(cfg.at("/probe/kubernetes/service").asText()).isEqualTo("fabric");
+        assertThat(cfg.at("/probe/kubernetes/rack_labels/0").asText()).isEqualTo("example.com/tor");
+        assertThat(one(objects, ServiceMonitor.class).getMetadata().getLabels()).containsEntry("release", "kube-prometheus-stack");
+    }
+
+    @Test
+    void badValuesAreRefusedWithTheReason(@TempDir Path tmp) throws Exception {
+        assertThatThrownBy(() -> render(t -> t.set("probe.key", "short"))).hasMessageContaining("probe.key must be at least 16 bytes");
+        Path typo = Files.writeString(tmp.resolve("typo.yaml"), "serviceMonitr: {enabled: false}\n");
+        assertThatThrownBy(() -> render(t -> t.withValuesFile(typo))).hasMessageContaining("serviceMonitr");
+        assertThatThrownBy(() -> render(t -> t.set("port", "0"))).hasMessageContaining("port");
+    }
+}

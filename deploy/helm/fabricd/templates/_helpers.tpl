@@ -1,0 +1,50 @@
+{{- define "fabricd.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "fabricd.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "fabricd.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "fabricd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "fabricd.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "fabricd.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "fabricd.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "fabricd.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "fabricd.probeSecret" -}}
+{{- default (printf "%s-probe-key" (include "fabricd.fullname" .)) .Values.probe.existingSecret -}}
+{{- end -}}
+
+{{/* The agent's configuration: what the chart needs, with .Values.config merged over it. */}}
+{{- define "fabricd.config" -}}
+{{- $base := dict "listen" (printf "0.0.0.0:%d" (int .Values.port)) -}}
+{{- if .Values.probe.enabled -}}
+{{- $k8s := dict "service" (include "fabricd.fullname" .) "namespace" .Release.Namespace "port_name" "http" "rack_labels" .Values.probe.rackLabels -}}
+{{- $_ := set $base "probe" (dict "key_file" "/etc/fabricd/probe/key" "udp_port" (int .Values.probe.udpPort) "kubernetes" $k8s) -}}
+{{- end -}}
+{{- toYaml (mergeOverwrite $base (deepCopy .Values.config)) -}}
+{{- end -}}
