@@ -38,7 +38,11 @@ struct fd_ud {
     struct ibv_ah *reply_ah;   /* address of the last received message's sender (in the AH cache) */
     uint32_t reply_qpn;
     int spin_us;               /* busy-poll the CQ this long before sleeping in poll(2) */
+    struct ibv_cq_ex *cqx;     /* the CQ as an extended CQ with completion timestamps; NULL without */
+    uint64_t hca_khz;          /* the HCA's core clock (ibv_query_device_ex), to turn cycles into ns */
+    uint64_t send_ts, recv_ts; /* raw completion timestamps of the last send and the last receive */
     struct ibv_wc *pending;    /* receive completions met while waiting for a send, handed out first */
+    uint64_t *pending_ts;      /* their completion timestamps */
     int npending;
 };
 
@@ -68,6 +72,7 @@ void fabricd_ud_close(struct fd_ud *u)
     if (u->mr) ibv_dereg_mr(u->mr);
     free(u->buf);
     free(u->pending);
+    free(u->pending_ts);
     if (u->pd) ibv_dealloc_pd(u->pd);
     if (u->ctx) ibv_close_device(u->ctx);
     free(u);
@@ -112,11 +117,27 @@ struct fd_ud *fabricd_ud_open(const char *name, int port, int gid_index, uint32_
     if (!(u->pd = ibv_alloc_pd(u->ctx))) { fd_err(err, errlen, "ibv_alloc_pd", errno); goto fail; }
     u->buf = calloc((size_t)(depth + 1), (size_t)u->slot);
     u->pending = calloc((size_t)depth, sizeof(struct ibv_wc));
+    u->pending_ts = calloc((size_t)depth, sizeof(uint64_t));
     if (!(u->mr = ibv_reg_mr(u->pd, u->buf, (size_t)(depth + 1) * u->slot, IBV_ACCESS_LOCAL_WRITE))) {
         fd_err(err, errlen, "ibv_reg_mr", errno); goto fail;
     }
     if (!(u->ch = ibv_create_comp_channel(u->ctx))) { fd_err(err, errlen, "ibv_create_comp_channel", errno); goto fail; }
-    if (!(u->cq = ibv_create_cq(u->ctx, depth + 16, NULL, u->ch, 0))) { fd_err(err, errlen, "ibv_create_cq", errno); goto fail; }
+    /* completion timestamps where the device has them (ConnectX: yes; rxe: no, so a plain CQ) */
+    struct ibv_device_attr_ex dx;
+    memset(&dx, 0, sizeof(dx));
+    if (ibv_query_device_ex(u->ctx, NULL, &dx) == 0 && dx.completion_timestamp_mask && dx.hca_core_clock) {
+        struct ibv_cq_init_attr_ex ca;
+        memset(&ca, 0, sizeof(ca));
+        ca.cqe = (uint32_t)depth + 16;
+        ca.channel = u->ch;
+        ca.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+        u->cqx = ibv_create_cq_ex(u->ctx, &ca);
+        if (u->cqx) {
+            u->cq = ibv_cq_ex_to_cq(u->cqx);
+            u->hca_khz = dx.hca_core_clock;
+        }
+    }
+    if (!u->cq && !(u->cq = ibv_create_cq(u->ctx, depth + 16, NULL, u->ch, 0))) { fd_err(err, errlen, "ibv_create_cq", errno); goto fail; }
     struct ibv_qp_init_attr ia = { .send_cq = u->cq, .recv_cq = u->cq, .qp_type = IBV_QPT_UD,
         .cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)depth, .max_send_sge = 1, .max_recv_sge = 1 } };
     if (!(u->qp = ibv_create_qp(u->pd, &ia))) { fd_err(err, errlen, "ibv_create_qp", errno); goto fail; }
@@ -206,10 +227,64 @@ static long long now_us(void)
     return (long long)ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
+static uint64_t cycles_to_ns(uint64_t cycles, uint64_t khz)
+{
+    return cycles / khz * 1000000ULL + cycles % khz * 1000000ULL / khz;
+}
+
+/*
+ * Hardware completion times, in ns of the HCA clock, of the last send and the last receive this
+ * endpoint completed: 1 when the device gives completion timestamps, 0 when it does not (rxe). A
+ * requester that sent a probe and received its answer gets the round trip between its NIC's two
+ * completions, free of its own scheduling delays.
+ */
+int fabricd_ud_hw_times(struct fd_ud *u, uint64_t *send_ns, uint64_t *recv_ns)
+{
+    if (!u->cqx || !u->hca_khz)
+        return 0;
+    *send_ns = cycles_to_ns(u->send_ts, u->hca_khz);
+    *recv_ns = cycles_to_ns(u->recv_ts, u->hca_khz);
+    return 1;
+}
+
 /* Busy-polls the CQ up to spin_us microseconds before a wait sleeps in poll(2) (0: never spin). */
 void fabricd_ud_set_spin(struct fd_ud *u, int spin_us)
 {
     u->spin_us = spin_us < 0 ? 0 : spin_us;
+}
+
+/*
+ * Polls one completion into wc (and its raw completion timestamp into ts, 0 without an extended
+ * CQ): 1, 0 when the CQ is empty, negative on error. With the extended CQ the fields are read one
+ * by one (ibv_wc_read_*), and only those a failed completion has (wr_id, status).
+ */
+static int poll_one(struct fd_ud *u, struct ibv_wc *wc, uint64_t *ts)
+{
+    *ts = 0;
+    if (!u->cqx)
+        return ibv_poll_cq(u->cq, 1, wc);
+    struct ibv_poll_cq_attr pa = { .comp_mask = 0 };
+    int r = ibv_start_poll(u->cqx, &pa);
+    if (r == ENOENT)
+        return 0;
+    if (r)
+        return -1;
+    memset(wc, 0, sizeof(*wc));
+    wc->wr_id = u->cqx->wr_id;
+    wc->status = u->cqx->status;
+    if (wc->status == IBV_WC_SUCCESS) {
+        wc->opcode = ibv_wc_read_opcode(u->cqx);
+        wc->byte_len = ibv_wc_read_byte_len(u->cqx);
+        wc->qp_num = ibv_wc_read_qp_num(u->cqx);
+        wc->src_qp = ibv_wc_read_src_qp(u->cqx);
+        wc->wc_flags = ibv_wc_read_wc_flags(u->cqx);
+        wc->slid = ibv_wc_read_slid(u->cqx);
+        wc->sl = ibv_wc_read_sl(u->cqx);
+        wc->dlid_path_bits = ibv_wc_read_dlid_path_bits(u->cqx);
+        *ts = ibv_wc_read_completion_ts(u->cqx);
+    }
+    ibv_end_poll(u->cqx);
+    return 1;
 }
 
 /*
@@ -224,16 +299,19 @@ static int next_wc(struct fd_ud *u, struct ibv_wc *wc, int timeout_ms)
     long long deadline = start + (long long)timeout_ms * 1000;
     long long spin_until = start + (u->spin_us < (long long)timeout_ms * 1000 ? u->spin_us : (long long)timeout_ms * 1000);
     for (;;) {
-        int n = ibv_poll_cq(u->cq, 1, wc);
+        uint64_t ts;
+        int n = poll_one(u, wc, &ts);
         if (n < 0)
             return -EIO;
         if (n == 1) {
-            if (wc->opcode == IBV_WC_SEND || wc->wr_id == (uint64_t)u->depth) {
+            if (wc->wr_id == (uint64_t)u->depth) { /* the send slot's completion */
                 u->send_busy = 0;
+                u->send_ts = ts;
                 if (wc->status != IBV_WC_SUCCESS)
                     return -EIO;
                 continue;
             }
+            u->recv_ts = ts;
             return 1;
         }
         long long now = now_us();
@@ -266,8 +344,10 @@ static void wait_send(struct fd_ud *u)
         int r = next_wc(u, &wc, 1);
         if (r == 1) {
             /* a receive while waiting for our send: keep it for the next fabricd_ud_recv */
-            if (u->npending < u->depth)
+            if (u->npending < u->depth) {
+                u->pending_ts[u->npending] = u->recv_ts;
                 u->pending[u->npending++] = wc;
+            }
             else
                 post_recv(u, (int)wc.wr_id);
         }
@@ -346,7 +426,10 @@ int fabricd_ud_recv(struct fd_ud *u, uint8_t *out, int outlen, int timeout_ms, u
     struct ibv_wc wc;
     if (u->npending > 0) {
         wc = u->pending[0];
-        memmove(u->pending, u->pending + 1, (size_t)(--u->npending) * sizeof(wc));
+        u->recv_ts = u->pending_ts[0];
+        --u->npending;
+        memmove(u->pending, u->pending + 1, (size_t)u->npending * sizeof(wc));
+        memmove(u->pending_ts, u->pending_ts + 1, (size_t)u->npending * sizeof(uint64_t));
     } else {
         int r = next_wc(u, &wc, timeout_ms);
         if (r <= 0)

@@ -15,13 +15,22 @@ import java.util.Map;
  * @param lost     never answered
  * @param rttNanos round-trip times of the answered probes, ascending
  * @param responderNanos the responder's own processing time per answered probe, ascending
+ * @param networkNanos   per answered probe whose round trip the local NIC timestamped: that
+ *                       hardware round trip minus the responder's processing time, ascending; null
+ *                       without hardware completion timestamps
  */
 @JsonPropertyOrder({"peer", "transport", "local_device", "remote_device", "size", "sent", "received", "late", "lost",
-        "rtt_seconds", "responder_seconds"})
+        "rtt_seconds", "responder_seconds", "network_seconds"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ProbeResult(String peer, String transport, @JsonProperty("local_device") String localDevice,
                           @JsonProperty("remote_device") String remoteDevice, int size, int sent, int received, int late,
-                          int lost, @JsonIgnore long[] rttNanos, @JsonIgnore long[] responderNanos) {
+                          int lost, @JsonIgnore long[] rttNanos, @JsonIgnore long[] responderNanos,
+                          @JsonIgnore long[] networkNanos) {
+
+    public ProbeResult(String peer, String transport, String localDevice, String remoteDevice, int size, int sent, int received,
+                       int late, int lost, long[] rttNanos, long[] responderNanos) {
+        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, null);
+    }
 
     /** min, p50, p99, max of the RTTs in seconds; null when nothing was answered. */
     @JsonProperty("rtt_seconds")
@@ -32,6 +41,12 @@ public record ProbeResult(String peer, String transport, @JsonProperty("local_de
     @JsonProperty("responder_seconds")
     public Map<String, Double> responderSeconds() {
         return summary(responderNanos);
+    }
+
+    /** The network's share of the round trip (hardware timestamps only); null without them. */
+    @JsonProperty("network_seconds")
+    public Map<String, Double> networkSeconds() {
+        return summary(networkNanos);
     }
 
     public double lossRatio() {

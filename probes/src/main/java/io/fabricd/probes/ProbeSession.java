@@ -8,7 +8,8 @@ import java.util.Arrays;
 /**
  * Sends {@code count} probes of one size through a transport, paced by {@code interval}, and collects
  * the answers on the same thread: RTT from the monotonic clock, the responder's processing time
- * from the answer. An answer after {@code timeout} is late, not lost; after the last probe the
+ * from the answer, and where the local NIC timestamps completions (verbs on ConnectX; not rxe) the
+ * network's share: the NIC's round trip minus the responder's time. An answer after {@code timeout} is late, not lost; after the last probe the
  * session waits one more timeout for answers and as long again for late ones.
  */
 public final class ProbeSession {
@@ -79,20 +80,28 @@ public final class ProbeSession {
         long[] resps = Arrays.copyOf(resp, received);
         Arrays.sort(rtts);
         Arrays.sort(resps);
+        long[] network = null;
+        if (st.networked > 0) {
+            network = Arrays.copyOf(st.network, st.networked);
+            Arrays.sort(network);
+        }
         return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, received, late,
-                count - received - late, rtts, resps);
+                count - received - late, rtts, resps, network);
     }
 
     private static final class State {
         final long[] rtt;
         final long[] resp;
+        final long[] network;
         final boolean[] answered;
         int received;
         int late;
+        int networked;
 
         State(int count) {
             rtt = new long[count];
             resp = new long[count];
+            network = new long[count];
             answered = new boolean[count];
         }
     }
@@ -118,6 +127,12 @@ public final class ProbeSession {
             st.rtt[st.received] = r;
             st.resp[st.received] = p.responderNanos();
             st.received++;
+            // the NIC's timestamps belong to the last send and the last receive: they time this
+            // probe only when it is the last one sent
+            long hw = s == sentSoFar - 1 ? transport.hardwareRttNanos() : -1;
+            if (hw > 0) {
+                st.network[st.networked++] = Math.max(0, hw - p.responderNanos());
+            }
         }
     }
 }

@@ -22,6 +22,14 @@ public interface ProbeTransport extends AutoCloseable {
      */
     int receive(byte[] buf, long timeoutNanos) throws IOException;
 
+    /**
+     * The round trip of the last packet sent and the last packet received, between the local NIC's
+     * hardware completion timestamps, in ns; -1 when the transport or device has none (UDP, rxe).
+     */
+    default long hardwareRttNanos() {
+        return -1;
+    }
+
     @Override
     void close();
 }

@@ -49,6 +49,11 @@ public final class VerbsTransport implements ProbeTransport {
     }
 
     @Override
+    public long hardwareRttNanos() {
+        return ud.hardwareRttNanos();
+    }
+
+    @Override
     public void close() {
         ud.close();
     }

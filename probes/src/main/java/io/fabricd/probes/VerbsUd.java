@@ -29,6 +29,8 @@ public final class VerbsUd implements AutoCloseable {
         void fabricd_ud_close(Pointer u);
 
         void fabricd_ud_set_spin(Pointer u, int spinUs);
+
+        int fabricd_ud_hw_times(Pointer u, long[] sendNs, long[] recvNs);
     }
 
     private static Lib lib;
@@ -111,6 +113,21 @@ public final class VerbsUd implements AutoCloseable {
      */
     public void spin(int micros) {
         lib.fabricd_ud_set_spin(handle, micros);
+    }
+
+    private final long[] hwSend = new long[1];
+    private final long[] hwRecv = new long[1];
+
+    /**
+     * The HCA-clock time between the completion of the last send and of the last receive (ns), or
+     * -1 without completion timestamps (rxe, devices without an extended CQ).
+     */
+    public long hardwareRttNanos() {
+        if (lib.fabricd_ud_hw_times(handle, hwSend, hwRecv) != 1) {
+            return -1;
+        }
+        long d = hwRecv[0] - hwSend[0];
+        return d > 0 ? d : -1;
     }
 
     /** One message's payload into {@code out}; its length, or -1 on timeout; {@link #reply} answers its sender. */

@@ -87,4 +87,66 @@ class UdpProbeTest {
             return false;
         }
     }
+
+    /**
+     * The network/responder split where the NIC timestamps completions (ConnectX; not rxe, so no VM
+     * test can show it): a real UDP exchange whose transport reports a NIC round trip of 50 µs more
+     * than the responder's processing time. Only the probe sent last is timed: the NIC's timestamps
+     * belong to the last send and the last receive.
+     */
+    @Test
+    void withNicTimestampsTheNetworkShareIsTheNicRoundTripMinusTheResponderTime() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport udp = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            ProbeTransport timed = new ProbeTransport() {
+                final byte[] last = new byte[4096];
+                int lastLength;
+
+                public String name() {
+                    return udp.name();
+                }
+
+                public int maxSize() {
+                    return udp.maxSize();
+                }
+
+                public void send(byte[] packet, int length) throws java.io.IOException {
+                    udp.send(packet, length);
+                }
+
+                public int receive(byte[] buf, long timeoutNanos) throws java.io.IOException {
+                    int n = udp.receive(buf, timeoutNanos);
+                    if (n > 0) {
+                        System.arraycopy(buf, 0, last, 0, n);
+                        lastLength = n;
+                    }
+                    return n;
+                }
+
+                public long hardwareRttNanos() { // what a NIC would say: the responder's time + 50 µs of wire
+                    try {
+                        return ProbePacket.decode(last, lastLength, KEY).responderNanos() + 50_000;
+                    } catch (ProbePacket.RejectedException e) {
+                        return -1;
+                    }
+                }
+
+                public void close() {
+                }
+            };
+            ProbeResult res = new ProbeSession(timed, KEY, Duration.ofMillis(2), Duration.ofSeconds(1)).run("p", null, null, 64, 50);
+            assertThat(res.received()).isEqualTo(50);
+            assertThat(java.util.Arrays.stream(res.networkNanos()).boxed().toList()).isNotEmpty().allMatch(n -> n == 50_000L);
+            assertThat(res.networkSeconds()).containsEntry("p50", 50e-6);
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(res)).contains("\"network_seconds\"");
+        }
+        // plain UDP has no NIC timestamps: no network_seconds in the JSON
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 10);
+            assertThat(res.networkNanos()).isNull();
+            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(res)).doesNotContain("network_seconds");
+        }
+    }
 }
