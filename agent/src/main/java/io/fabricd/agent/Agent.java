@@ -38,13 +38,14 @@ public final class Agent implements AutoCloseable {
     private io.fabricd.probes.ProbeService probes;
     private Vertx vertx;
     private HttpServer server;
+    private final FabricMetrics fabric;
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
         this.listen = listen;
         this.config = config;
         this.probeKey = io.fabricd.probes.ProbeKey.resolve(config.probe.keyFile);
-        FabricMetrics fabric = new FabricMetrics(config.netdev.allStats);
+        fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
         JvmMetrics.builder().register(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
@@ -78,14 +79,20 @@ public final class Agent implements AutoCloseable {
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + io.fabricd.probes.ProbeKey.ENV + ")");
         }
+        AgentConfig.Http limits = config.http;
+        // idle: no traffic either way; write idle: nothing answered, however much the client sends
+        // (a slowloris trickling a request head). Vert.x 5 creates an HTTP/1 connection object only
+        // once a request arrives, so a per-connection timer cannot see idle sockets; these can.
         HttpServerOptions opts = new HttpServerOptions()
-                .setIdleTimeout(60)
-                .setMaxHeaderSize(16 * 1024)
-                .setMaxInitialLineLength(8 * 1024)
+                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                .setIdleTimeout((int) limits.idleTimeout.toMillis())
+                .setWriteIdleTimeout((int) limits.idleTimeout.toMillis())
+                .setMaxHeaderSize(limits.maxHeaderBytes)
+                .setMaxInitialLineLength(limits.maxRequestLineBytes)
                 .setCompressionSupported(true);
         try {
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(loop, registry, probes).router(vertx))
+                    .requestHandler(new HttpApi(loop, registry, fabric, probes).router(vertx))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {

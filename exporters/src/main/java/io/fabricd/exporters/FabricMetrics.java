@@ -12,7 +12,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshots;
  * touches the host.
  */
 public final class FabricMetrics implements MultiCollector {
-    private volatile MetricSnapshots latest = new MetricSnapshots();
+    private volatile Served served = new Served(new MetricSnapshots());
     private final boolean allNetdevStats;
 
     public FabricMetrics() {
@@ -31,7 +31,39 @@ public final class FabricMetrics implements MultiCollector {
 
     /** Replaces the served families with those of a new host model and its open findings. */
     public void update(HostModel model, List<Finding> findings) {
-        latest = build(model, allNetdevStats, findings);
+        served = new Served(build(model, allNetdevStats, findings));
+    }
+
+    /**
+     * The families served now, their names, and their renderings per exposition format, published
+     * together (one volatile write): a scrape racing an update uses one set, never a mix.
+     */
+    public Served served() {
+        return served;
+    }
+
+    /** One collection's families and their renderings, each made on the first scrape that needs it. */
+    public static final class Served {
+        private final MetricSnapshots snapshots;
+        private final java.util.Set<String> names;
+        private final java.util.concurrent.ConcurrentHashMap<String, byte[]> rendered = new java.util.concurrent.ConcurrentHashMap<>();
+
+        Served(MetricSnapshots snapshots) {
+            this.snapshots = snapshots;
+            java.util.Set<String> n = new java.util.HashSet<>();
+            snapshots.forEach(m -> n.add(m.getMetadata().getPrometheusName()));
+            this.names = java.util.Set.copyOf(n);
+        }
+
+        /** Prometheus names (counters without _total) of these families. */
+        public java.util.Set<String> names() {
+            return names;
+        }
+
+        /** These families rendered by {@code render}, cached under {@code format}. */
+        public byte[] rendered(String format, java.util.function.Function<MetricSnapshots, byte[]> render) {
+            return rendered.computeIfAbsent(format, k -> render.apply(snapshots));
+        }
     }
 
     public static MetricSnapshots build(HostModel model) {
@@ -55,6 +87,6 @@ public final class FabricMetrics implements MultiCollector {
 
     @Override
     public MetricSnapshots collect() {
-        return latest;
+        return served.snapshots;
     }
 }

@@ -18,6 +18,10 @@ public final class AgentConfig {
     @JsonProperty("collection")
     public Collection collection = new Collection();
 
+    /** {@code http:} limits that keep slow and bad clients from holding the server. */
+    @JsonProperty("http")
+    public Http http = new Http();
+
     @JsonProperty("rdma")
     public Rdma rdma = new Rdma();
 
@@ -53,6 +57,24 @@ public final class AgentConfig {
         public Duration readTimeout = Duration.ofSeconds(2);
     }
 
+    /** {@code http:} limits of the HTTP server (docs/configuration.md). */
+    public static final class Http {
+        /**
+         * A connection the server has not written to for this long is closed (30s), however much the
+         * client sends: idle sockets and slowloris clients that trickle a request head never answered
+         * cannot pile up. A keep-alive scraper idle longer than this reconnects.
+         */
+        @JsonProperty("idle_timeout")
+        public Duration idleTimeout = Duration.ofSeconds(30);
+
+        /** Largest request head (headers, 16 KiB) and request line (8 KiB); larger ones get 431 / 414. */
+        @JsonProperty("max_header_bytes")
+        public int maxHeaderBytes = 16 * 1024;
+
+        @JsonProperty("max_request_line_bytes")
+        public int maxRequestLineBytes = 8 * 1024;
+    }
+
     /** {@code rdma:} the RDMA port collector. */
     public static final class Rdma {
         /** Device name globs to read (all). */
@@ -75,6 +97,13 @@ public final class AgentConfig {
         }
         if (collection.readTimeout == null || collection.readTimeout.isNegative() || collection.readTimeout.isZero()) {
             throw new IllegalArgumentException("collection.read_timeout must be positive");
+        }
+        if (http == null) {
+            http = new Http();
+        }
+        if (http.idleTimeout == null || http.idleTimeout.toMillis() < 100 || http.maxHeaderBytes < 1024 || http.maxRequestLineBytes < 256) {
+            throw new IllegalArgumentException("http: idle_timeout must be at least 100ms, max_header_bytes at least 1024, "
+                    + "max_request_line_bytes at least 256");
         }
         ListenAddress.parse(listen);
         collectorConfig().validate();

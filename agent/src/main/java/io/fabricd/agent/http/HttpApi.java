@@ -19,12 +19,18 @@ public final class HttpApi {
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
     private final io.fabricd.probes.ProbeService probes;
+    private final io.fabricd.exporters.FabricMetrics fabric;
 
-    /** @param probes the probe service; null when probing is off */
-    public HttpApi(CollectionLoop loop, PrometheusRegistry registry, io.fabricd.probes.ProbeService probes) {
+    /**
+     * @param fabric the fabricd families in {@code registry}, served pre-rendered once per collection
+     * @param probes the probe service; null when probing is off
+     */
+    public HttpApi(CollectionLoop loop, PrometheusRegistry registry, io.fabricd.exporters.FabricMetrics fabric,
+                   io.fabricd.probes.ProbeService probes) {
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
+        this.fabric = fabric;
     }
 
     public Router router(Vertx vertx) {
@@ -68,14 +74,45 @@ public final class HttpApi {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
     }
 
+    /**
+     * How long a whole rendered scrape is served again as it is: the fabricd families change only
+     * with a collection (and a new collection always renders anew), the agent's own metrics (JVM,
+     * HTTP server, probes) may be this much older than the scrape.
+     */
+    static final long REUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
+    private record Body(io.fabricd.exporters.FabricMetrics.Served served, long renderedAt, Exposition.Rendered rendered) {
+    }
+
+    /** The latest whole scrape per exposition format (a handful of keys: text, OpenMetrics, escapings). */
+    private final java.util.concurrent.ConcurrentHashMap<String, Body> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+
     private void metrics(RoutingContext ctx) {
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         List<String> names = ctx.queryParam("name[]");
+        if (names.isEmpty()) {
+            String format = Exposition.formatKey(accept);
+            Body b = bodies.get(format);
+            if (b != null && b.served() == fabric.served() && System.nanoTime() - b.renderedAt() < REUSE_NANOS) {
+                send(ctx, b.rendered()); // fresh enough: no worker hop, no rendering
+                return;
+            }
+            io.fabricd.exporters.FabricMetrics.Served served = fabric.served();
+            // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
+            ctx.vertx().executeBlocking(() -> {
+                Exposition.Rendered r = Exposition.render(registry, fabric, accept, names);
+                bodies.put(format, new Body(served, System.nanoTime(), r));
+                return r;
+            }, false).onSuccess(r -> send(ctx, r)).onFailure(ctx::fail);
+            return;
+        }
         ctx.vertx().executeBlocking(() -> Exposition.render(registry, accept, names), false)
-                .onSuccess(rendered -> ctx.response()
-                        .putHeader(HttpHeaders.CONTENT_TYPE, rendered.contentType())
-                        .end(Buffer.buffer(rendered.body())))
+                .onSuccess(r -> send(ctx, r))
                 .onFailure(ctx::fail);
+    }
+
+    private static void send(RoutingContext ctx, Exposition.Rendered r) {
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, r.contentType()).end(Buffer.buffer(r.body()));
     }
 
     /** A JSON document of the latest collection, rendered off the event loop on first request. */

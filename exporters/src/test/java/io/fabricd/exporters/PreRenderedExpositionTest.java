@@ -1,0 +1,55 @@
+package io.fabricd.exporters;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.testing.PromText;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The pre-rendered scrape (fabricd families rendered once per collection) equals a full render. */
+class PreRenderedExpositionTest {
+    static final String OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+    static String body(Exposition.Rendered r) {
+        return new String(r.body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void sameSeriesAsAFullRenderInBothFormatsAndRebuiltAfterAnUpdate() {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        FabricMetrics fabric = new FabricMetrics();
+        registry.register(fabric);
+        Counter other = Counter.builder().name("other_requests").help("another collector").labelNames("path").register(registry);
+        other.labelValues("/metrics").inc(3);
+        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-a-ib")));
+
+        for (String accept : new String[] {null, "text/plain; version=0.0.4", OPENMETRICS}) {
+            Exposition.Rendered full = Exposition.render(registry, accept, List.of());
+            Exposition.Rendered fast = Exposition.render(registry, fabric, accept, List.of());
+            assertThat(fast.contentType()).isEqualTo(full.contentType());
+            assertThat(PromText.parse(body(fast))).isEqualTo(PromText.parse(body(full))).containsKey("other_requests_total{path=\"/metrics\"}");
+            assertThat(body(fast).length()).isEqualTo(body(full).length());
+            if (OPENMETRICS.equals(accept)) {
+                assertThat(body(fast)).endsWith("# EOF\n");
+                assertThat(body(fast).split("# EOF", -1)).hasSize(2);
+            }
+        }
+        // served twice from the cache: the same bytes for the fabricd part; the other collector is live
+        other.labelValues("/metrics").inc();
+        assertThat(PromText.parse(body(Exposition.render(registry, fabric, null, List.of())))).containsEntry(
+                "other_requests_total{path=\"/metrics\"}", 4.0);
+        // a new collection replaces the rendering
+        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-c-rxe")));
+        String after = body(Exposition.render(registry, fabric, null, List.of()));
+        assertThat(after).contains("device=\"rxe0\"").doesNotContain("device=\"mlx5_0\"");
+        // a name[] filter renders only what it names
+        assertThat(body(Exposition.render(registry, fabric, null, List.of("fabric_port_up")))).contains("fabric_port_up{")
+                .doesNotContain("other_requests");
+    }
+}
