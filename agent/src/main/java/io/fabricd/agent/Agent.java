@@ -89,6 +89,9 @@ public final class Agent implements AutoCloseable {
                 .setWriteIdleTimeout((int) limits.idleTimeout.toMillis())
                 .setMaxHeaderSize(limits.maxHeaderBytes)
                 .setMaxInitialLineLength(limits.maxRequestLineBytes)
+                // HTTP/1.1 only: scrapers speak it; no h2c upgrade (Java's HttpClient asks for one)
+                // means one protocol to bound and no HTTP/2 stream floods
+                .setHttp2ClearTextEnabled(false)
                 .setCompressionSupported(true);
         try {
             server = vertx.createHttpServer(opts)

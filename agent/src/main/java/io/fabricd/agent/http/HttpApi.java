@@ -94,7 +94,11 @@ public final class HttpApi {
             String format = Exposition.formatKey(accept);
             Body b = bodies.get(format);
             if (b != null && b.served() == fabric.served() && System.nanoTime() - b.renderedAt() < REUSE_NANOS) {
-                send(ctx, b.rendered()); // fresh enough: no worker hop, no rendering
+                // fresh enough: no worker hop, no rendering; answered on the next turn of the event
+                // loop, like the rendered answers (ending a 30 KB response inside the route handler
+                // stalled some of 50 concurrent h2c-upgraded connections of Java's HttpClient until
+                // the idle timeout, AgentLoadTest; the server now also refuses h2c, see Agent)
+                ctx.vertx().runOnContext(v -> send(ctx, b.rendered()));
                 return;
             }
             io.fabricd.exporters.FabricMetrics.Served served = fabric.served();

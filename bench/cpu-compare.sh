@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# CPU per collection (fabricd) against CPU per scrape (node_exporter's infiniband collector) on the
+# same snapshot (issue 7). fabricd collects every INTERVAL on its own and is not scraped; node_exporter
+# reads sysfs on every scrape and is scraped every INTERVAL. Both run for DURATION seconds; the CPU
+# time (utime+stime of /proc/<pid>/stat) spent after a warm-up, divided by the number of
+# collections or scrapes, is what one costs. Also: RSS at the end, and fabricd's idle CPU share.
+#
+#   bench/cpu-compare.sh [SNAPSHOT_DIR] [DURATION] [INTERVAL_MS]     (defaults host-a-ib 60 250)
+#
+# The demo host (8 NICs, 8 GPUs) as a folder: `bin/fabricd snapshot --demo --out /tmp/demo-snap`.
+# Needs: curl, prometheus-node-exporter, the fabricd jar (built if missing). Results: stdout; record
+# them in docs/benchmarks.md with the date and commit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+snap=$(realpath "${1:-collectors/src/test/fixtures/host-a-ib}")
+dur=${2:-60}; ms=${3:-250}
+fport=19550; nport=19150
+[ -f agent/target/fabricd.jar ] || mvn -B -q -DskipTests package
+command -v prometheus-node-exporter >/dev/null || { echo "apt-get install prometheus-node-exporter" >&2; exit 2; }
+work=$(mktemp -d)
+printf 'collection:\n  interval: %dms\n' "$ms" > "$work/fabricd.yaml"
+bin/fabricd run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$fport > "$work/fabricd.log" 2>&1 &
+fpid=$!
+prometheus-node-exporter --path.sysfs="$snap/sys" --collector.disable-defaults --collector.infiniband \
+  --web.listen-address=127.0.0.1:$nport > "$work/ne.log" 2>&1 &
+npid=$!
+trap 'kill $fpid $npid 2>/dev/null || true; rm -rf "$work"' EXIT
+until curl -sf -o /dev/null http://127.0.0.1:$fport/readyz; do sleep 0.05; done
+until curl -sf -o /dev/null http://127.0.0.1:$nport/metrics; do sleep 0.05; done
+tick=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+count() { curl -s "http://127.0.0.1:$fport/metrics?name[]=fabric_agent_collection_seconds" | awk '/^fabric_agent_collection_seconds_count/ {print int($2)}'; }
+sleep 10   # warm-up: JIT, first collections
+
+f0=$(cpu $fpid); n0=$(cpu $npid); c0=$(count)
+end=$(( $(date +%s) + dur )); scrapes=0
+while [ "$(date +%s)" -lt "$end" ]; do
+  curl -s -o /dev/null http://127.0.0.1:$nport/metrics; scrapes=$((scrapes + 1))
+  sleep "$(awk -v m="$ms" 'BEGIN {print m / 1000}')"
+done
+f1=$(cpu $fpid); n1=$(cpu $npid); c1=$(count)
+collections=$(( c1 - c0 - 1 ))   # the count scrape itself is not a collection; -1 for the boundary
+awk -v f=$((f1 - f0)) -v n=$((n1 - n0)) -v c="$collections" -v s="$scrapes" -v t="$tick" -v d="$dur" 'BEGIN {
+  printf "fabricd:       %d collections, %.2f ms CPU per collection (%.2f %% of a core at this rate)\n", c, f * 1000 / t / c, f * 100 / t / d
+  printf "node_exporter: %d scrapes,     %.2f ms CPU per scrape     (%.2f %% of a core at this rate)\n", s, n * 1000 / t / s, n * 100 / t / d
+}'
+rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/"$1"/status; }
+echo "RSS: fabricd $(rss $fpid), node_exporter $(rss $npid)"
