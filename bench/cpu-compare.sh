@@ -30,7 +30,7 @@ until curl -sf -o /dev/null http://127.0.0.1:$nport/metrics; do sleep 0.05; done
 tick=$(getconf CLK_TCK)
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 count() { curl -s "http://127.0.0.1:$fport/metrics?name[]=fabric_agent_collection_seconds" | awk '/^fabric_agent_collection_seconds_count/ {print int($2)}'; }
-sleep 10   # warm-up: JIT, first collections
+sleep "${WARMUP:-10}"   # warm-up: JIT, first collections (WARMUP seconds)
 
 f0=$(cpu $fpid); n0=$(cpu $npid); c0=$(count)
 end=$(( $(date +%s) + dur )); scrapes=0

@@ -539,6 +539,58 @@ def host_demo():
     return h
 
 
+def host_big():
+    """The benchmark's big host (issue 7): 8 GPUs and 16 RoCE ports (two ConnectX-7 per GPU, behind
+    the GPU's PCIe switch), every port with full counters/hw_counters, an ethtool -S side-car of
+    about 290 statistics (per-channel ones included, as a real ConnectX-7 prints), pause and DCB
+    side-cars; no planted problem."""
+    h = Host()
+    manifest(h, "big-gpu-node-01", {"rack": "r11"})
+    cpul = ["0-27,112-139", "28-55,140-167", "56-83,168-195", "84-111,196-223"]
+    numa_nodes(h, cpul)
+    peermem(h)
+    gen5 = "32.0 GT/s PCIe"
+    n = 0
+    for unit, base in enumerate((0x15, 0x2a, 0x3f, 0x54, 0x95, 0xaa, 0xbf, 0xd4)):
+        numa = unit // 2
+        hb = "sys/devices/pci0000:%02x" % base
+        rp = hb + "/0000:%02x:01.0" % base
+        pci_dev(h, rp, "0x8086", "0x352a", "0x060400", speed=gen5)
+        sw = rp + "/0000:%02x:00.0" % (base + 1)
+        pci_dev(h, sw, "0x1000", "0xc030", "0x060400", speed=gen5)
+        ds = sw + "/0000:%02x:00.0" % (base + 2)
+        pci_dev(h, ds, "0x1000", "0xc030", "0x060400", speed=gen5)
+        pci_dev(h, ds + "/0000:%02x:00.0" % (base + 3), "0x10de", "0x2330", "0x030200", numa=numa,
+                speed=gen5, driver="nvidia", cpulist=cpul[numa])
+        for k in range(2):
+            ds = sw + "/0000:%02x:%02x.0" % (base + 2, k + 1)
+            pci_dev(h, ds, "0x1000", "0xc030", "0x060400", speed=gen5)
+            nic = ds + "/0000:%02x:00.0" % (base + 4 + k)
+            name = "mlx5_%d" % n
+            netdev = "ens%df%dnp0" % (unit + 1, k)
+            mac = "b8:3f:d2:aa:%02x:%02x" % (unit, k)
+            pci_dev(h, nic, "0x15b3", "0x1021", "0x020000", numa=numa, speed=gen5, driver="mlx5_core",
+                    cpulist=cpul[numa])
+            mlx5(h, name, nic, "b83f:d2ff:feaa:%02x%02x" % (unit, k), "28.39.1002", "MT4129", "MT_0000000838",
+                 "Ethernet", "400 Gb/sec (4X NDR)", netdev, 9000, seed=n, mac=mac, ipv4="10.30.%d.17" % n,
+                 speed_mbps=400000, hw={"np_ecn_marked_roce_packets": 48211 + n, "np_cnp_sent": 47990,
+                                        "rp_cnp_handled": 51234})
+            roce_sidecars(h, netdev, [3], n)
+            # a real ConnectX-7 prints per-channel statistics too: most of its ~290 lines
+            chan = "".join("     %s%d_%s: %d\n" % (d, c, k2, (c + 1) * 1000 + n) for c in range(24)
+                           for d, k2 in (("rx", "packets"), ("rx", "bytes"), ("tx", "packets"), ("tx", "bytes"),
+                                         ("rx", "cache_reuse"), ("tx", "xmit_more"), ("rx", "csum_complete"),
+                                         ("tx", "cqes")))
+            path = "fabricd/ethtool/%s.txt" % netdev
+            h.files[path] = h.files[path] + chan
+            verbs(h, name, "Ethernet", 4096, "4X", "NDR")
+            h.file("sys/kernel/config/rdma_cm/%s/ports/1/default_roce_mode" % name, "RoCE v2")
+            h.file("sys/kernel/config/rdma_cm/%s/ports/1/default_roce_tos" % name, "106")
+            h.file("sys/class/infiniband_verbs/uverbs%d/ibdev" % n, name)
+            n += 1
+    return h
+
+
 def host_topology():
     """GPU <-> NIC path classes and PCIe link states around one ConnectX-7 (mlx5_0 at 0000:19:00.0):
     PIX (same switch), PXB (two switch levels), PHB (same host bridge, other root port), NODE (other
@@ -617,7 +669,7 @@ def main():
     fx = os.path.join(REPO, "collectors", "src", "test", "fixtures")
     for name, fn in (("host-a-ib", host_a), ("host-b-roce", host_b), ("host-c-rxe", host_c),
                      ("host-broken", host_broken), ("host-d-topology", host_topology),
-                     ("host-e-roce-variants", host_roce_variants)):
+                     ("host-e-roce-variants", host_roce_variants), ("host-f-big", host_big)):
         fn().write_dir(os.path.join(fx, name))
     host_demo().write_ttar(os.path.join(REPO, "collectors", "src", "main", "resources", "io", "fabricd",
                                         "demo", "demo-host.ttar"))

@@ -49,7 +49,7 @@ public final class Agent implements AutoCloseable {
         registry.register(fabric);
         JvmMetrics.builder().register(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
-        loop = new CollectionLoop(source, HostCollection.standard(config.collectorConfig()), fabric,
+        loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished").register(meters);
@@ -57,12 +57,14 @@ public final class Agent implements AutoCloseable {
 
     /** Starts collecting and listening; returns once the server listens. */
     public Agent start() {
+        // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
+        // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
+        loop.start();
         vertx = Vertx.builder()
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
                         .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2))
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
-        loop.start();
         if (probeKey != null) {
             try {
                 probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, listen.host(), this::hostname,

@@ -15,13 +15,19 @@ public final class CollectContext {
     private final HostSource source;
     private final CollectorConfig config;
     private final HostModelBuilder model;
+    private final StableFacts stable;
     private final List<ReadError> errors = new ArrayList<>();
     private int dropped;
 
     CollectContext(HostSource source, CollectorConfig config, HostModelBuilder model) {
+        this(source, config, model, StableFacts.none());
+    }
+
+    CollectContext(HostSource source, CollectorConfig config, HostModelBuilder model, StableFacts stable) {
         this.source = source;
         this.config = config;
         this.model = model;
+        this.stable = stable;
     }
 
     public HostSource source() {
@@ -68,6 +74,76 @@ public final class CollectContext {
             }
             return Optional.empty();
         }
+    }
+
+    /**
+     * {@link #optional} for a fact that does not change while the hardware stays (a PCI vendor, a
+     * GUID, a NUMA node): read once and kept across collections ({@link StableFacts}).
+     */
+    public Optional<String> stable(String path) {
+        return stable(path, false);
+    }
+
+    /** {@link #required} for a fact that does not change while the hardware stays. */
+    public Optional<String> stableRequired(String path) {
+        return stable(path, true);
+    }
+
+    private Optional<String> stable(String path, boolean required) {
+        String key = "r:" + path;
+        Object v = stable.get(key);
+        if (v == null) {
+            try {
+                v = source.readLine(path);
+            } catch (HostReadException e) {
+                v = e;
+            }
+            stable.put(key, v);
+        }
+        if (v instanceof HostReadException e) {
+            if (required || !e.isMissing()) {
+                error(e);
+            }
+            return Optional.empty();
+        }
+        return Optional.of((String) v);
+    }
+
+    /** {@link HostSource#exists} of a path that does not come and go while the hardware stays. */
+    public boolean stableExists(String path) {
+        String key = "e:" + path;
+        Object v = stable.get(key);
+        if (v == null) {
+            v = source.exists(path);
+            stable.put(key, v);
+        }
+        return (Boolean) v;
+    }
+
+    /** {@link HostSource#realPath} of a device or driver link, kept while the hardware stays. */
+    public String stableRealPath(String path) throws HostReadException {
+        String key = "p:" + path;
+        Object v = stable.get(key);
+        if (v == null) {
+            try {
+                v = source.realPath(path);
+            } catch (HostReadException e) {
+                v = e;
+            }
+            stable.put(key, v);
+        }
+        if (v instanceof HostReadException e) {
+            throw e;
+        }
+        return (String) v;
+    }
+
+    /**
+     * Tells the kept facts what hardware there is now (the names of a listing such as
+     * sys/class/infiniband): a change drops them all, so a new or re-plugged device is read afresh.
+     */
+    public void hardware(String listing, List<String> names) {
+        stable.listing(listing, names);
     }
 
     /** A directory listing; absent directory gives an empty list (not recorded), other failures are recorded. */

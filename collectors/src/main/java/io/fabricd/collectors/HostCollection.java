@@ -18,11 +18,19 @@ public final class HostCollection {
     private final List<Collector> collectors;
     private final CollectorConfig config;
     private final Clock clock;
+    private final StableFacts stable;
 
+    /** Reads everything on every collection (nothing kept between collections). */
     public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock) {
+        this(collectors, config, clock, StableFacts.none());
+    }
+
+    /** Keeps the hardware's identity between collections in {@code stable} (the agent's loop). */
+    public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock, StableFacts stable) {
         this.collectors = List.copyOf(collectors);
         this.config = config;
         this.clock = clock;
+        this.stable = stable;
     }
 
     /** The collectors fabricd ships, in the order they run. */
@@ -34,21 +42,33 @@ public final class HostCollection {
                 new io.fabricd.collectors.topology.GpuDirectCollector());
     }
 
+    /** One collection, or several that each read everything (CLI commands, snapshots). */
     public static HostCollection standard(CollectorConfig config) {
         return new HostCollection(defaultCollectors(), config, Clock.systemUTC());
     }
 
-    public HostModel collect(HostSource source) {
+    /**
+     * For a loop over the same host: identity facts are kept between collections and read again
+     * after {@code refresh} or when the hardware listing changes ({@link StableFacts}).
+     */
+    public static HostCollection repeating(CollectorConfig config, java.time.Duration refresh) {
+        return new HostCollection(defaultCollectors(), config, Clock.systemUTC(), new StableFacts(refresh, System::nanoTime));
+    }
+
+    public synchronized HostModel collect(HostSource source) {
         Instant started = clock.instant();
+        stable.begin();
         HostModelBuilder builder = new HostModelBuilder();
         List<CollectorRun> runs = new ArrayList<>();
         for (Collector c : collectors) {
-            CollectContext ctx = new CollectContext(source, config, builder);
+            CollectContext ctx = new CollectContext(source, config, builder, stable);
             long t0 = System.nanoTime();
             boolean ok = true;
             try {
                 c.collect(ctx);
-            } catch (RuntimeException | StackOverflowError e) {
+            } catch (RuntimeException | StackOverflowError | LinkageError e) {
+                // LinkageError: a native library that cannot load (JNA, the verbs shim) fails its
+                // collector, never the collection (VerbsMissingTest)
                 ok = false;
                 ctx.error("", "collector failed: " + e);
             }

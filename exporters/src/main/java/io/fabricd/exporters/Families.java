@@ -33,18 +33,45 @@ final class Families {
         if (f == null) {
             throw new IllegalStateException("family not declared: " + name);
         }
-        String[] kv = labels.clone();
-        for (int i = 1; i < kv.length; i += 2) {
-            if (kv[i] == null) {
-                kv[i] = "";
-            }
-        }
-        Labels l = Labels.of(kv);
+        Labels l = labels(labels);
         if (f.counter()) {
             f.points().add(CounterSnapshot.CounterDataPointSnapshot.builder().labels(l).value(value).build());
         } else {
             f.points().add(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(value).build());
         }
+    }
+
+    /**
+     * Label sets by their names and values, kept across collections: a host's series are the same
+     * from one collection to the next, and client_java validates every label name of every
+     * {@code Labels.of} with a fresh UTF-8 encoder, which was a third of building the families
+     * (issue 7, bench/jmh). Bounded: cleared when it grows past {@link #MAX_LABEL_SETS}.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Labels> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
+    static final int MAX_LABEL_SETS = 200_000;
+
+    static Labels labels(String... kv) {
+        StringBuilder key = new StringBuilder(64);
+        for (String s : kv) {
+            String v = s == null ? "" : s;
+            key.append(v.length()).append(':').append(v); // length-prefixed: no value can forge another key
+        }
+        String k = key.toString();
+        Labels l = LABEL_SETS.get(k);
+        if (l == null) {
+            String[] copy = kv.clone();
+            for (int i = 1; i < copy.length; i += 2) {
+                if (copy[i] == null) {
+                    copy[i] = "";
+                }
+            }
+            l = Labels.of(copy);
+            if (LABEL_SETS.size() >= MAX_LABEL_SETS) {
+                LABEL_SETS.clear();
+            }
+            LABEL_SETS.put(k, l);
+        }
+        return l;
     }
 
     List<MetricSnapshot> build() {

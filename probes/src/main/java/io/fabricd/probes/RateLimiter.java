@@ -25,6 +25,13 @@ public final class RateLimiter {
         this(perSecond, burst, System::nanoTime);
     }
 
+    /** Nanoseconds until a permit is available; 0 when one is now (takes none). */
+    public long nanosUntilPermit() {
+        long now = nanos.getAsLong();
+        double have = Math.min(burst, tokens + (now - last) * ratePerNano);
+        return have >= 1 ? 0 : (long) Math.ceil((1 - have) / ratePerNano);
+    }
+
     public boolean tryAcquire() {
         long now = nanos.getAsLong();
         tokens = Math.min(burst, tokens + (now - last) * ratePerNano);

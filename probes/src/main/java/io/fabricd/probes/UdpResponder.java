@@ -14,6 +14,12 @@ import java.util.logging.Logger;
  * that are malformed or carry no valid authenticator are dropped and counted; answers are
  * rate-limited (a token bucket) so the responder cannot be turned into a flood source, and the
  * excess is dropped and counted. One daemon thread; never the event loop.
+ *
+ * <p>Under a flood the responder's CPU is bounded too: it takes at most {@code WORK_FACTOR} times the
+ * answer rate of packets per second off the socket (checking an authenticator costs an HMAC), and
+ * otherwise waits; the kernel keeps what fits in the socket buffer and drops the rest, and those
+ * drops are read from {@code /proc/net/udp} and counted as {@code overflow}. So a flood costs the
+ * host at most about rate × 4 packets' work per second (issue 7, UdpFloodTest).
  */
 public final class UdpResponder implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
@@ -21,6 +27,9 @@ public final class UdpResponder implements AutoCloseable {
     private final DatagramSocket socket;
     private final ProbeKey key;
     private final RateLimiter limiter;
+    /** Packets taken off the socket per second, whatever they turn out to be. */
+    private final RateLimiter work;
+    static final int WORK_FACTOR = 4;
     private final Thread thread;
     private final ResponderStats stats;
     private volatile boolean closed;
@@ -32,7 +41,10 @@ public final class UdpResponder implements AutoCloseable {
         socket.setReceiveBufferSize(4 << 20);
         this.key = key;
         this.limiter = new RateLimiter(ratePerSecond, burst);
+        this.work = new RateLimiter(ratePerSecond * WORK_FACTOR, burst * WORK_FACTOR);
         this.stats = stats;
+        int port = socket.getLocalPort();
+        stats.kernelDrops(() -> UdpSocketDrops.of(port));
         this.thread = new Thread(this::serve, "fabricd-probe-udp");
         thread.setDaemon(true);
     }
@@ -40,6 +52,11 @@ public final class UdpResponder implements AutoCloseable {
     public UdpResponder start() {
         thread.start();
         return this;
+    }
+
+    /** The serving thread (tests measure its CPU time). */
+    Thread thread() {
+        return thread;
     }
 
     public int port() {
@@ -50,6 +67,13 @@ public final class UdpResponder implements AutoCloseable {
         byte[] buf = new byte[ProbePacket.MAX_SIZE];
         DatagramPacket in = new DatagramPacket(buf, buf.length);
         while (!closed) {
+            long wait = work.nanosUntilPermit();
+            if (wait > 0) {
+                // over budget: leave the packets to the socket buffer (and the kernel's drop counter)
+                java.util.concurrent.locks.LockSupport.parkNanos(Math.max(wait, 1_000_000L));
+                continue;
+            }
+            work.tryAcquire();
             try {
                 in.setLength(buf.length);
                 socket.receive(in);
@@ -116,8 +140,22 @@ public final class UdpResponder implements AutoCloseable {
         }
 
         public long droppedCount(String reason) {
+            if (reason.equals("overflow")) {
+                long n = 0;
+                for (java.util.function.LongSupplier k : kernel) {
+                    n += k.getAsLong();
+                }
+                return n;
+            }
             AtomicLong a = dropped.get(reason);
             return a == null ? 0 : a.get();
+        }
+
+        private final java.util.List<java.util.function.LongSupplier> kernel = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        /** Where the kernel's drops of a responder's socket are read ("overflow"). */
+        void kernelDrops(java.util.function.LongSupplier drops) {
+            kernel.add(drops);
         }
 
     }

@@ -41,8 +41,10 @@ public final class VerbsUd implements AutoCloseable {
         if (lib == null && unavailable == null) {
             try {
                 lib = Native.load("fabricd_verbs", Lib.class);
-            } catch (UnsatisfiedLinkError e) {
-                unavailable = "the verbs shim or libibverbs is not available: " + e.getMessage().lines().findFirst().orElse("");
+            } catch (LinkageError e) {
+                // UnsatisfiedLinkError: no shim or no libibverbs; NoClassDefFoundError: JNA itself cannot load
+                String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+                unavailable = "the verbs shim or libibverbs is not available: " + why;
             }
         }
         return unavailable;

@@ -55,6 +55,14 @@ public final class AgentConfig {
         /** Bound on one sysfs read on the live host (2s); a read that hangs fails with ETIMEDOUT. */
         @JsonProperty("read_timeout")
         public Duration readTimeout = Duration.ofSeconds(2);
+
+        /**
+         * Hardware identity (PCI ids, NUMA nodes, max link speed/width, drivers, GUIDs, firmware) is
+         * read once and kept for this long (5m), or until an RDMA device or PCI function comes or
+         * goes; 0s reads everything on every collection (docs/configuration.md).
+         */
+        @JsonProperty("identity_refresh")
+        public Duration identityRefresh = io.fabricd.collectors.StableFacts.DEFAULT_REFRESH;
     }
 
     /** {@code http:} limits of the HTTP server (docs/configuration.md). */
@@ -97,6 +105,9 @@ public final class AgentConfig {
         }
         if (collection.readTimeout == null || collection.readTimeout.isNegative() || collection.readTimeout.isZero()) {
             throw new IllegalArgumentException("collection.read_timeout must be positive");
+        }
+        if (collection.identityRefresh == null || collection.identityRefresh.isNegative()) {
+            throw new IllegalArgumentException("collection.identity_refresh must be 0s or more");
         }
         if (http == null) {
             http = new Http();

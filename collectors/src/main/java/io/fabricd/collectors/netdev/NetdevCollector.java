@@ -43,11 +43,11 @@ public final class NetdevCollector implements Collector {
                 Integer v = parseInt(ctx, base + "/speed", s);
                 return v == null || v < 0 ? null : v.longValue();
             }).orElse(null);
-            Integer type = ctx.optional(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
+            Integer type = ctx.stable(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
             String driver = null;
-            if (ctx.source().exists(base + "/device/driver")) {
+            if (ctx.stableExists(base + "/device/driver")) {
                 try {
-                    String real = ctx.source().realPath(base + "/device/driver");
+                    String real = ctx.stableRealPath(base + "/device/driver");
                     driver = real.substring(real.lastIndexOf('/') + 1);
                 } catch (HostReadException e) {
                     ctx.error(e);

@@ -14,7 +14,6 @@ import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -47,6 +46,7 @@ public final class RdmaCollector implements Collector {
             }
             return; // no RDMA stack on this host: zero devices, not a failure
         }
+        ctx.hardware(CLASS, names);
         for (String dev : names) {
             if (!ctx.config().deviceSelected(dev)) {
                 continue;
@@ -66,9 +66,9 @@ public final class RdmaCollector implements Collector {
         String base = HostSource.join(CLASS, dev);
         String pci = null;
         Integer numa = null;
-        if (ctx.source().exists(base + "/device")) {
+        if (ctx.stableExists(base + "/device")) {
             try {
-                String real = ctx.source().realPath(base + "/device");
+                String real = ctx.stableRealPath(base + "/device");
                 String last = real.substring(real.lastIndexOf('/') + 1);
                 if (PCI_BDF.matcher(last).matches()) {
                     pci = last;
@@ -76,7 +76,7 @@ public final class RdmaCollector implements Collector {
             } catch (HostReadException e) {
                 ctx.error(e);
             }
-            numa = ctx.optional(base + "/device/numa_node").map(s -> parseInt(ctx, base + "/device/numa_node", s)).orElse(null);
+            numa = ctx.stable(base + "/device/numa_node").map(s -> parseInt(ctx, base + "/device/numa_node", s)).orElse(null);
         }
         SortedMap<String, Long> devHw = counterDir(ctx, base + "/hw_counters", true);
         List<RdmaPort> ports = new ArrayList<>();
@@ -85,8 +85,8 @@ public final class RdmaCollector implements Collector {
             ctx.error(base + "/ports", "ENOENT");
         }
         portNames.sort(Comparator.comparingInt(RdmaCollector::portNumber));
-        String parent = ctx.optional(base + "/parent").map(String::strip).filter(s -> !s.isEmpty()).orElse(null);
-        List<String> pciNetdevs = ctx.source().exists(base + "/device/net") ? ctx.listOptional(base + "/device/net") : List.of();
+        String parent = ctx.stable(base + "/parent").map(String::strip).filter(s -> !s.isEmpty()).orElse(null);
+        List<String> pciNetdevs = ctx.stableExists(base + "/device/net") ? ctx.listOptional(base + "/device/net") : List.of();
         for (String p : portNames) {
             int n = portNumber(p);
             if (n <= 0) {
@@ -96,12 +96,12 @@ public final class RdmaCollector implements Collector {
             ports.add(port(ctx, dev, base + "/ports/" + p, n, parent, pciNetdevs));
         }
         return new RdmaDevice(dev,
-                ctx.required(base + "/node_guid").map(String::strip).orElse(null),
-                ctx.optional(base + "/sys_image_guid").map(String::strip).orElse(null),
-                ctx.required(base + "/node_type").map(String::strip).orElse(null),
-                ctx.optional(base + "/fw_ver").map(String::strip).orElse(null),
-                ctx.optional(base + "/hca_type").map(String::strip).orElse(null),
-                ctx.optional(base + "/board_id").map(String::strip).orElse(null),
+                ctx.stableRequired(base + "/node_guid").map(String::strip).orElse(null),
+                ctx.stable(base + "/sys_image_guid").map(String::strip).orElse(null),
+                ctx.stableRequired(base + "/node_type").map(String::strip).orElse(null),
+                ctx.stable(base + "/fw_ver").map(String::strip).orElse(null),
+                ctx.stable(base + "/hca_type").map(String::strip).orElse(null),
+                ctx.stable(base + "/board_id").map(String::strip).orElse(null),
                 pci, numa, parent, devHw, ports);
     }
 
@@ -150,7 +150,7 @@ public final class RdmaCollector implements Collector {
             }
             return r;
         }).orElse(null);
-        String linkLayer = ctx.required(base + "/link_layer").map(String::strip).orElse(null);
+        String linkLayer = ctx.stableRequired(base + "/link_layer").map(String::strip).orElse(null);
         Integer lid = ctx.optional(base + "/lid").map(s -> parseHex(ctx, base + "/lid", s)).orElse(null);
         Integer smLid = ctx.optional(base + "/sm_lid").map(s -> parseHex(ctx, base + "/sm_lid", s)).orElse(null);
 
@@ -185,18 +185,27 @@ public final class RdmaCollector implements Collector {
      */
     private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, boolean hw) {
         SortedMap<String, Long> out = new TreeMap<>();
-        for (String name : ctx.listOptional(dir)) {
-            if (hw && name.equals("lifespan")) {
-                continue;
-            }
+        List<String> names = new ArrayList<>(ctx.listOptional(dir));
+        if (hw) {
+            names.remove("lifespan");
+        }
+        // one batch per folder: the live host reads it in one bounded task, not one hand-off per file
+        java.util.Map<String, Object> texts = ctx.source().readAll(dir, names);
+        for (String name : names) {
             String path = dir + "/" + name;
-            Optional<String> text = ctx.optional(path);
-            if (text.isEmpty()) {
+            Object text = texts.get(name);
+            if (text instanceof HostReadException e) {
+                if (!e.isMissing()) {
+                    ctx.error(e);
+                }
                 continue;
             }
-            Long v = Counters.parse(text.get());
+            if (!(text instanceof String s)) {
+                continue;
+            }
+            Long v = Counters.parse(s);
             if (v == null) {
-                ctx.error(path, text.get().isBlank() ? "empty" : "not a counter: '" + abbreviate(text.get()) + "'");
+                ctx.error(path, s.isBlank() ? "empty" : "not a counter: '" + abbreviate(s) + "'");
                 continue;
             }
             out.put(name, v);

@@ -1,9 +1,6 @@
 package io.fabricd.collectors.source;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
@@ -12,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -160,6 +156,13 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
             return new HostReadException(path, errno != null ? errno : "EIO", fse.getReason());
         }
         String msg = t.getMessage();
+        if (msg != null && msg.endsWith(")") && msg.lastIndexOf(" (") >= 0) {
+            // java.io's "PATH (Reason)", as FileInputStream reports a failed open
+            String errno = REASONS.get(msg.substring(msg.lastIndexOf(" (") + 2, msg.length() - 1));
+            if (errno != null) {
+                return new HostReadException(path, errno);
+            }
+        }
         if (msg != null) {
             for (Map.Entry<String, String> e : REASONS.entrySet()) {
                 if (msg.contains(e.getKey())) {
@@ -176,39 +179,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     }
 
     private String readNow(String path) throws java.io.IOException {
-        Path p = abs(path);
-        {
-            if (Files.isDirectory(p)) {
-                throw new HostReadException(path, "EISDIR");
-            }
-            try (FileChannel ch = FileChannel.open(p, StandardOpenOption.READ)) {
-                ByteBuffer buf = ByteBuffer.allocate(4096);
-                java.io.ByteArrayOutputStream out = null;
-                int total = 0;
-                while (true) {
-                    int n = ch.read(buf);
-                    if (n < 0) {
-                        break;
-                    }
-                    total += n;
-                    if (total > MAX_FILE_BYTES) {
-                        throw new HostReadException(path, "EFBIG");
-                    }
-                    if (!buf.hasRemaining()) {
-                        if (out == null) {
-                            out = new java.io.ByteArrayOutputStream();
-                        }
-                        out.write(buf.array(), 0, buf.position());
-                        buf.clear();
-                    }
-                }
-                if (out == null) {
-                    return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
-                }
-                out.write(buf.array(), 0, buf.position());
-                return out.toString(StandardCharsets.UTF_8);
-            }
-        }
+        return SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
     }
 
     /** All reads in one bounded task; if it times out, file by file (so only the hung file fails). */

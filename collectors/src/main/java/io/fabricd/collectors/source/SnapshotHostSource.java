@@ -2,7 +2,6 @@ package io.fabricd.collectors.source;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -32,6 +31,7 @@ public final class SnapshotHostSource implements HostSource {
     public static final String MANIFEST = "fabricd-snapshot.json";
 
     private final Path root;
+    private final String rootPrefix;
     private final Map<String, String> unreadable;
     /** Unreadable paths by parent folder: they exist on the host, so listings show them. */
     private final Map<String, List<String>> unreadableByParent = new HashMap<>();
@@ -40,6 +40,7 @@ public final class SnapshotHostSource implements HostSource {
 
     private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
         this.root = root;
+        this.rootPrefix = root.toString().endsWith("/") ? root.toString() : root + "/";
         this.unreadable = unreadable;
         this.manifest = manifest;
         for (String p : unreadable.keySet()) {
@@ -136,17 +137,30 @@ public final class SnapshotHostSource implements HostSource {
         return root.toString();
     }
 
+    /**
+     * A path resolved once: its real path under the root, what is there (a snapshot's shape does
+     * not change while it is read, its file contents may) and the unreadable.txt errno that applies.
+     */
+    private record Resolved(String real, Kind kind, String errno) {
+    }
+
+    private enum Kind { FILE, DIR, OTHER, ABSENT }
+
     /** Resolved path: list of components under the root. Cached, since a snapshot does not change. */
     private String resolve(String path) throws HostReadException {
+        return resolved(path).real();
+    }
+
+    private Resolved resolved(String path) throws HostReadException {
         Object cached = resolveCache.get(path);
-        if (cached instanceof String s) {
-            return s;
+        if (cached instanceof Resolved r) {
+            return r;
         }
         if (cached instanceof HostReadException e) {
             throw new HostReadException(path, e.errno());
         }
         try {
-            String r = doResolve(path);
+            Resolved r = doResolve(path);
             if (resolveCache.size() < 200_000) {
                 resolveCache.put(path, r);
             }
@@ -159,13 +173,14 @@ public final class SnapshotHostSource implements HostSource {
         }
     }
 
-    private String doResolve(String path) throws HostReadException {
+    private Resolved doResolve(String path) throws HostReadException {
         Deque<String> todo = new ArrayDeque<>();
         for (String c : path.split("/")) {
             todo.addLast(c);
         }
         List<String> done = new ArrayList<>();
         int hops = 0;
+        Kind kind = Kind.DIR; // the root
         while (!todo.isEmpty()) {
             String c = todo.pollFirst();
             if (c.isEmpty() || c.equals(".")) {
@@ -196,8 +211,9 @@ public final class SnapshotHostSource implements HostSource {
                     }
                 }
                 String joined = String.join("/", done);
-                if (unreadableErrno(joined) != null) {
-                    return joined; // listed as unreadable: exists on the host, absent in the folder
+                String errno = unreadableErrno(joined);
+                if (errno != null) {
+                    return new Resolved(joined, Kind.ABSENT, errno); // listed as unreadable: exists on the host, absent in the folder
                 }
                 throw new HostReadException(path, "ENOENT");
             }
@@ -224,8 +240,10 @@ public final class SnapshotHostSource implements HostSource {
                 throw new HostReadException(path, "ENOTDIR");
             }
             done.add(c);
+            kind = attrs.isRegularFile() ? Kind.FILE : attrs.isDirectory() ? Kind.DIR : Kind.OTHER;
         }
-        return String.join("/", done);
+        String real = String.join("/", done);
+        return new Resolved(real, kind, unreadableErrno(real));
     }
 
     /** The errno of the path or of the nearest unreadable folder above it; null when readable. */
@@ -247,38 +265,25 @@ public final class SnapshotHostSource implements HostSource {
         }
     }
 
-    private void checkReadable(String path, String real) throws HostReadException {
-        String errno = unreadableErrno(real);
-        if (errno != null) {
-            throw new HostReadException(path, errno);
-        }
-    }
-
     @Override
     public String read(String path) throws HostReadException {
-        String real = resolve(path);
-        checkReadable(path, real);
-        Path p = root.resolve(real);
-        BasicFileAttributes attrs;
-        try {
-            attrs = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (IOException e) {
-            throw new HostReadException(path, "ENOENT");
+        Resolved r = resolved(path);
+        if (r.errno() != null) {
+            throw new HostReadException(path, r.errno());
         }
-        if (attrs.isDirectory()) {
-            throw new HostReadException(path, "EISDIR");
-        }
-        if (!attrs.isRegularFile()) {
-            throw new HostReadException(path, "EINVAL", "not a regular file");
-        }
-        try (InputStream in = Files.newInputStream(p, LinkOption.NOFOLLOW_LINKS)) {
-            byte[] b = in.readNBytes(MAX_FILE_BYTES + 1);
-            if (b.length > MAX_FILE_BYTES) {
-                throw new HostReadException(path, "EFBIG", "larger than " + MAX_FILE_BYTES + " bytes");
+        switch (r.kind()) {
+            case DIR -> throw new HostReadException(path, "EISDIR");
+            case OTHER -> throw new HostReadException(path, "EINVAL", "not a regular file");
+            default -> {
             }
-            return new String(b, StandardCharsets.UTF_8);
+        }
+        try {
+            return SmallFiles.read(rootPrefix + r.real(), path, MAX_FILE_BYTES, false);
         } catch (HostReadException e) {
             throw e;
+        } catch (java.io.FileNotFoundException e) {
+            resolveCache.remove(path); // removed (or replaced) since it was resolved: resolve again next time
+            throw new HostReadException(path, "ENOENT");
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());
         }
@@ -286,21 +291,28 @@ public final class SnapshotHostSource implements HostSource {
 
     @Override
     public List<String> list(String path) throws HostReadException {
-        String real = resolve(path);
-        checkReadable(path, real);
-        Path p = root.resolve(real);
-        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-            throw new HostReadException(path, Files.exists(p, LinkOption.NOFOLLOW_LINKS) ? "ENOTDIR" : "ENOENT");
+        Resolved r = resolved(path);
+        if (r.errno() != null) {
+            throw new HostReadException(path, r.errno());
+        }
+        if (r.kind() != Kind.DIR) {
+            throw new HostReadException(path, "ENOTDIR");
         }
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(p)) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(root.resolve(r.real()))) {
             for (Path e : ds) {
                 names.add(e.getFileName().toString());
             }
+        } catch (java.nio.file.NoSuchFileException e) {
+            resolveCache.remove(path);
+            throw new HostReadException(path, "ENOENT");
+        } catch (java.nio.file.NotDirectoryException e) {
+            resolveCache.remove(path);
+            throw new HostReadException(path, "ENOTDIR");
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());
         }
-        for (String n : unreadableByParent.getOrDefault(real, List.of())) {
+        for (String n : unreadableByParent.getOrDefault(r.real(), List.of())) {
             if (!names.contains(n)) {
                 names.add(n);
             }

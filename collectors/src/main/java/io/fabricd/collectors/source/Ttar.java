@@ -28,6 +28,10 @@ public final class Ttar {
         String line;
         int lineNo = 0;
         Path current = null;
+        // folders made so far: Files.createDirectories on an existing folder throws and catches an
+        // exception inside, which made unpacking the demo (1 200 files) take 2 s of a 2.5 s start
+        java.util.Set<Path> made = new java.util.HashSet<>();
+        made.add(base);
         while ((line = in.readLine()) != null) {
             lineNo++;
             if (line.isEmpty() || line.startsWith("#")) {
@@ -35,10 +39,14 @@ public final class Ttar {
             }
             if (line.startsWith("Directory: ")) {
                 current = target(base, line.substring(11), stripPrefix, lineNo);
-                Files.createDirectories(current);
+                if (made.add(current)) {
+                    Files.createDirectories(current);
+                }
             } else if (line.startsWith("Path: ")) {
                 current = target(base, line.substring(6), stripPrefix, lineNo);
-                Files.createDirectories(current.getParent());
+                if (made.add(current.getParent())) {
+                    Files.createDirectories(current.getParent());
+                }
             } else if (line.startsWith("Lines: ")) {
                 if (current == null) {
                     throw new IOException("ttar line " + lineNo + ": Lines without Path");
@@ -57,7 +65,10 @@ public final class Ttar {
                         sb.append(l).append('\n');
                     }
                 }
-                Files.writeString(current, sb.toString().replace("NULLBYTE", "\0"), StandardCharsets.UTF_8);
+                String text = sb.indexOf("NULLBYTE") >= 0 ? sb.toString().replace("NULLBYTE", "\0") : sb.toString();
+                try (java.io.OutputStream out = new java.io.FileOutputStream(current.toFile())) {
+                    out.write(text.getBytes(StandardCharsets.UTF_8));
+                }
             } else if (line.startsWith("SymlinkTo: ")) {
                 if (current == null) {
                     throw new IOException("ttar line " + lineNo + ": SymlinkTo without Path");

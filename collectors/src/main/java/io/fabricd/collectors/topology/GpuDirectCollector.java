@@ -46,7 +46,7 @@ public final class GpuDirectCollector implements Collector {
         }
         String kernel = ctx.source().manifest().map(m -> m.kernel()).orElse(null);
         if (kernel == null) {
-            kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip).orElse(null);
+            kernel = ctx.stable("proc/sys/kernel/osrelease").map(String::strip).orElse(null);
         }
         String nvidia = ctx.optional("proc/driver/nvidia/version").orElse("");
         boolean open = nvidia.contains("Open Kernel Module");

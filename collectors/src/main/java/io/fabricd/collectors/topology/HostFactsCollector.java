@@ -34,9 +34,9 @@ public final class HostFactsCollector implements Collector {
                     new TreeMap<Integer, Integer>(h.numaCpus() == null ? java.util.Map.of() : h.numaCpus())));
             return;
         }
-        String kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip)
+        String kernel = ctx.stable("proc/sys/kernel/osrelease").map(String::strip)
                 .orElse(ctx.source().manifest().map(m -> m.kernel()).orElse(null));
-        Long mem = ctx.optional("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
+        Long mem = ctx.stable("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
                 .map(l -> {
                     String[] p = l.split("\\s+");
                     try {
@@ -52,7 +52,7 @@ public final class HostFactsCollector implements Collector {
                 continue;
             }
             int id = Integer.parseInt(n.substring(4));
-            ctx.optional("sys/devices/system/node/" + n + "/cpulist").ifPresent(cl -> {
+            ctx.stable("sys/devices/system/node/" + n + "/cpulist").ifPresent(cl -> {
                 Integer c = countCpus(cl);
                 if (c == null) {
                     ctx.error("sys/devices/system/node/" + n + "/cpulist", "not a cpulist: '" + cl.strip() + "'");

@@ -31,13 +31,15 @@ public final class TopologyCollector implements Collector {
     public void collect(CollectContext ctx) {
         Map<String, String> kinds = new LinkedHashMap<>(); // address -> kind, for the devices of interest
         Map<String, String> realPaths = new LinkedHashMap<>();
-        for (String bdf : ctx.listOptional("sys/bus/pci/devices")) {
+        List<String> bus = ctx.listOptional("sys/bus/pci/devices");
+        ctx.hardware("sys/bus/pci/devices", bus);
+        for (String bdf : bus) {
             String base = "sys/bus/pci/devices/" + bdf;
-            String vendor = ctx.optional(base + "/vendor").map(String::strip).orElse("");
+            String vendor = ctx.stable(base + "/vendor").map(String::strip).orElse("");
             if (!vendor.equalsIgnoreCase(NVIDIA)) {
                 continue;
             }
-            String cls = ctx.optional(base + "/class").map(String::strip).orElse("");
+            String cls = ctx.stable(base + "/class").map(String::strip).orElse("");
             String kind = cls.startsWith("0x0302") || cls.startsWith("0x0300") ? "gpu"
                     : cls.startsWith("0x0680") ? "nvswitch" : null;
             if (kind != null) {
@@ -55,7 +57,7 @@ public final class TopologyCollector implements Collector {
         for (Map.Entry<String, String> e : kinds.entrySet()) {
             String real;
             try {
-                real = ctx.source().realPath("sys/bus/pci/devices/" + e.getKey());
+                real = ctx.stableRealPath("sys/bus/pci/devices/" + e.getKey());
             } catch (HostReadException ex) {
                 ctx.error(ex);
                 continue;
@@ -133,27 +135,27 @@ public final class TopologyCollector implements Collector {
     }
 
     private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
-        String vendor = ctx.optional(path + "/vendor").map(String::strip).orElse(null);
-        String device = ctx.optional(path + "/device").map(String::strip).orElse(null);
-        String cls = ctx.optional(path + "/class").map(String::strip).orElse(null);
-        Integer numa = ctx.optional(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
+        String vendor = ctx.stable(path + "/vendor").map(String::strip).orElse(null);
+        String device = ctx.stable(path + "/device").map(String::strip).orElse(null);
+        String cls = ctx.stable(path + "/class").map(String::strip).orElse(null);
+        Integer numa = ctx.stable(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
         Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
         Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
-        Long maxSpeed = ctx.optional(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
-        Integer maxWidth = ctx.optional(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+        Long maxSpeed = ctx.stable(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer maxWidth = ctx.stable(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
         int slash = path.lastIndexOf('/');
         String parent = path.substring(0, slash);
         if (BDF.matcher(parent.substring(parent.lastIndexOf('/') + 1)).matches()) {
             // the link's best is what both ends support (a Gen5 card in a Gen4 slot is not degraded)
-            Long upSpeed = ctx.optional(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
-            Integer upWidth = ctx.optional(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+            Long upSpeed = ctx.stable(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+            Integer upWidth = ctx.stable(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
             maxSpeed = min(maxSpeed, upSpeed);
             maxWidth = min(maxWidth, upWidth);
         }
         String driver = null;
-        if (ctx.source().exists(path + "/driver")) {
+        if (ctx.stableExists(path + "/driver")) {
             try {
-                String r = ctx.source().realPath(path + "/driver");
+                String r = ctx.stableRealPath(path + "/driver");
                 driver = r.substring(r.lastIndexOf('/') + 1);
             } catch (HostReadException e) {
                 ctx.error(e);

@@ -32,8 +32,10 @@ final class VerbsShim {
         if (lib == null && unavailable == null) {
             try {
                 lib = Native.load("fabricd_verbs", Lib.class);
-            } catch (UnsatisfiedLinkError e) {
-                unavailable = "verbs shim or libibverbs not available: " + e.getMessage().lines().findFirst().orElse("");
+            } catch (LinkageError e) {
+                // UnsatisfiedLinkError: no shim or no libibverbs; NoClassDefFoundError: JNA itself cannot load
+                String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
+                unavailable = "verbs shim or libibverbs not available: " + why;
             }
         }
         return unavailable;

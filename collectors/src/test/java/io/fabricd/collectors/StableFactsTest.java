@@ -1,0 +1,131 @@
+package io.fabricd.collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.source.ForwardingHostSource;
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.LiveHostSource;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hardware identity kept between collections (issue 7): fewer files read from the second
+ * collection on, the same model as reading everything, counters still fresh, and everything read
+ * again after the refresh time or when a device comes or goes. On a live-reader copy of a real
+ * fixture with a PCIe switch, a GPU and a ConnectX port.
+ */
+class StableFactsTest {
+    /** Counts the files read, by path. */
+    static final class Counting extends ForwardingHostSource {
+        final List<String> reads = new ArrayList<>();
+
+        Counting(HostSource delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public String read(String path) throws HostReadException {
+            reads.add(path);
+            return super.read(path);
+        }
+    }
+
+    static Path copy(Path tmp) throws Exception {
+        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host("host-d-topology") + "/.", tmp.toString()).inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        return tmp;
+    }
+
+    static Path device(Path root) throws IOException {
+        return root.resolve("sys/class/infiniband/mlx5_0").toRealPath();
+    }
+
+    @Test
+    void keptFactsGiveTheSameModelFromFewerReadsAndCountersStayFresh(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        AtomicLong now = new AtomicLong();
+        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
+                Clock.systemUTC(), new StableFacts(Duration.ofMinutes(5), now::get));
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            Counting src = new Counting(live);
+            HostModel first = repeating.collect(src);
+            int firstReads = src.reads.size();
+            src.reads.clear();
+            Path counter = device(root).resolve("ports/1/counters/port_rcv_data");
+            Files.writeString(counter, "123456789\n");
+            HostModel second = repeating.collect(src);
+
+            assertThat(src.reads.size()).as("files read by the second collection").isLessThan(firstReads * 3 / 4);
+            assertThat(src.reads).noneMatch(p -> p.endsWith("/vendor") || p.endsWith("/fw_ver") || p.endsWith("/node_guid")
+                    || p.endsWith("/max_link_speed"));
+            assertThat(src.reads).anyMatch(p -> p.endsWith("/current_link_speed"));
+            assertThat(second.devices().get(0).ports().get(0).counters()).containsEntry("port_rcv_data", 123456789L);
+
+            HostModel everything = HostCollection.standard(CollectorConfig.DEFAULT).collect(live);
+            assertThat(second.devices()).isEqualTo(everything.devices());
+            assertThat(second.pci()).isEqualTo(everything.pci()).isEqualTo(first.pci()).isNotEmpty();
+            assertThat(second.gpuNicPaths()).isEqualTo(everything.gpuNicPaths());
+            assertThat(second.netdevs()).isEqualTo(everything.netdevs());
+            assertThat(second.facts()).isEqualTo(everything.facts());
+            assertThat(second.collectors()).extracting(r -> r.errors()).isEqualTo(everything.collectors().stream().map(r -> r.errors()).toList());
+        }
+    }
+
+    @Test
+    void factsAreReadAgainAfterTheRefreshTimeOrWhenADeviceComesOrGoes(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        AtomicLong now = new AtomicLong();
+        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
+                Clock.systemUTC(), new StableFacts(Duration.ofMinutes(5), now::get));
+        Path fw = device(root).resolve("fw_ver");
+        String before;
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            before = fwVer(repeating.collect(live));
+            Files.writeString(fw, "28.99.9999\n"); // a firmware update
+            now.addAndGet(Duration.ofMinutes(4).toNanos());
+            assertThat(fwVer(repeating.collect(live))).as("kept within the refresh time").isEqualTo(before);
+            now.addAndGet(Duration.ofMinutes(1).toNanos());
+            assertThat(fwVer(repeating.collect(live))).as("read again after it").isEqualTo("28.99.9999");
+
+            // a device that goes and comes back (a firmware reset re-probes it) is read afresh at once
+            Files.writeString(fw, "28.11.1111\n");
+            Path link = root.resolve("sys/class/infiniband/mlx5_0");
+            Path target = Files.readSymbolicLink(link);
+            Files.delete(link);
+            assertThat(repeating.collect(live).devices()).isEmpty();
+            Files.createSymbolicLink(link, target);
+            assertThat(fwVer(repeating.collect(live))).isEqualTo("28.11.1111");
+        }
+        assertThat(before).isNotEqualTo("28.99.9999");
+    }
+
+    @Test
+    void zeroRefreshKeepsNothing(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
+                Clock.systemUTC(), new StableFacts(Duration.ZERO, System::nanoTime));
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            Counting src = new Counting(live);
+            repeating.collect(src);
+            int firstReads = src.reads.size();
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).hasSize(firstReads);
+        }
+    }
+
+    private static String fwVer(HostModel m) {
+        return m.devices().stream().map(RdmaDevice::fwVer).findFirst().orElseThrow();
+    }
+}
