@@ -90,16 +90,7 @@ public final class CollectContext {
     }
 
     private Optional<String> stable(String path, boolean required) {
-        String key = "r:" + path;
-        Object v = stable.get(key);
-        if (v == null) {
-            try {
-                v = source.readLine(path);
-            } catch (HostReadException e) {
-                v = e;
-            }
-            stable.put(key, v);
-        }
+        Object v = kept("r:" + path, () -> source.readLine(path));
         if (v instanceof HostReadException e) {
             if (required || !e.isMissing()) {
                 error(e);
@@ -111,31 +102,34 @@ public final class CollectContext {
 
     /** {@link HostSource#exists} of a path that does not come and go while the hardware stays. */
     public boolean stableExists(String path) {
-        String key = "e:" + path;
-        Object v = stable.get(key);
-        if (v == null) {
-            v = source.exists(path);
-            stable.put(key, v);
-        }
-        return (Boolean) v;
+        return (Boolean) kept("e:" + path, () -> source.exists(path));
     }
 
     /** {@link HostSource#realPath} of a device or driver link, kept while the hardware stays. */
     public String stableRealPath(String path) throws HostReadException {
-        String key = "p:" + path;
+        Object v = kept("p:" + path, () -> source.realPath(path));
+        if (v instanceof HostReadException e) {
+            throw e;
+        }
+        return (String) v;
+    }
+
+    private interface Read {
+        Object get() throws HostReadException;
+    }
+
+    /** The kept answer under {@code key}, or {@code read}'s (a value or its failure), then kept. */
+    private Object kept(String key, Read read) {
         Object v = stable.get(key);
         if (v == null) {
             try {
-                v = source.realPath(path);
+                v = read.get();
             } catch (HostReadException e) {
                 v = e;
             }
             stable.put(key, v);
         }
-        if (v instanceof HostReadException e) {
-            throw e;
-        }
-        return (String) v;
+        return v;
     }
 
     /**

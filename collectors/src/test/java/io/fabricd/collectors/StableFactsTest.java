@@ -47,6 +47,12 @@ class StableFactsTest {
         return tmp;
     }
 
+    /** A collection loop keeping facts for {@code refresh}, on a clock the test moves. */
+    static HostCollection repeating(Duration refresh, AtomicLong now) {
+        return new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT, Clock.systemUTC(),
+                new StableFacts(refresh, now::get));
+    }
+
     static Path device(Path root) throws IOException {
         return root.resolve("sys/class/infiniband/mlx5_0").toRealPath();
     }
@@ -55,8 +61,7 @@ class StableFactsTest {
     void keptFactsGiveTheSameModelFromFewerReadsAndCountersStayFresh(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
         AtomicLong now = new AtomicLong();
-        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
-                Clock.systemUTC(), new StableFacts(Duration.ofMinutes(5), now::get));
+        HostCollection repeating = repeating(Duration.ofMinutes(5), now);
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
             Counting src = new Counting(live);
             HostModel first = repeating.collect(src);
@@ -86,8 +91,7 @@ class StableFactsTest {
     void factsAreReadAgainAfterTheRefreshTimeOrWhenADeviceComesOrGoes(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
         AtomicLong now = new AtomicLong();
-        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
-                Clock.systemUTC(), new StableFacts(Duration.ofMinutes(5), now::get));
+        HostCollection repeating = repeating(Duration.ofMinutes(5), now);
         Path fw = device(root).resolve("fw_ver");
         String before;
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
@@ -113,8 +117,7 @@ class StableFactsTest {
     @Test
     void zeroRefreshKeepsNothing(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
-        HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
-                Clock.systemUTC(), new StableFacts(Duration.ZERO, System::nanoTime));
+        HostCollection repeating = repeating(Duration.ZERO, new AtomicLong());
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
             Counting src = new Counting(live);
             repeating.collect(src);

@@ -61,13 +61,15 @@ class UdpProbeTest {
             // 500 probes in half a second: the burst (20) and ~50/s are answered, the rest dropped and counted
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 500);
             assertThat(res.received() + res.late()).isBetween(20, 120);
-            assertThat(res.received() + res.late()).isEqualTo((int) stats.answeredCount());
             // the responder takes at most 4 x rate packets per second off the socket (UdpFloodTest):
-            // the rest waits in the socket buffer and is dropped as rate_limited when its turn comes
+            // the rest waits in the socket buffer and is answered (when a token is free again) or
+            // dropped as rate_limited when its turn comes, after the session may have ended
             long deadline = System.nanoTime() + 5_000_000_000L;
             while (stats.answeredCount() + stats.droppedCount("rate_limited") < 500 && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            assertThat(res.received() + res.late()).isLessThanOrEqualTo((int) stats.answeredCount());
+            assertThat(stats.answeredCount()).as("the burst and ~50/s over the ~3 s it took").isLessThan(20 + 50 * 6);
             assertThat(stats.droppedCount("rate_limited")).isEqualTo(500 - stats.answeredCount());
         }
     }

@@ -68,7 +68,7 @@ public class HotPaths {
 
     @Setup
     public void setUp() throws IOException {
-        Path fixtures = fixtures();
+        Path fixtures = io.fabricd.collectors.Fixtures.dir();
         source = SnapshotHostSource.open(fixtures.resolve(host));
         rdmaOnly = new HostCollection(List.of(new RdmaCollector()), CollectorConfig.DEFAULT, Clock.systemUTC());
         repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
@@ -78,18 +78,6 @@ public class HotPaths {
         Path big = fixtures.resolve("host-f-big/fabricd/ethtool/ens1f0np0.txt");
         ethtool = Files.readString(big);
         counterTexts = new String[] {"0\n", "18446744073709551615\n", "24543663075294\n", "65535\n", "not a counter\n"};
-    }
-
-    static Path fixtures() {
-        Path p = Path.of("").toAbsolutePath();
-        while (p != null) {
-            Path f = p.resolve("collectors/src/test/fixtures");
-            if (Files.isDirectory(f)) {
-                return f;
-            }
-            p = p.getParent();
-        }
-        throw new IllegalStateException("run from the repository: collectors/src/test/fixtures not found");
     }
 
     /** Lists, reads and parses every RDMA device and port (counters, hw_counters, GIDs) of the host. */

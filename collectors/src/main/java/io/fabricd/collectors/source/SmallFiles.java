@@ -6,11 +6,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The one way fabricd reads a file: open, read into a per-thread buffer, close — three system calls
- * for a sysfs attribute, and no garbage but the returned String. A collection reads about a
- * thousand files; {@code Files.newInputStream(...).readNBytes(...)} cost a {@code stat}, a second
- * {@code read} and an 8 KiB array per file, which made the file reads most of a collection's CPU
- * (docs/benchmarks.md, issue 7).
+ * The one way fabricd reads a file: open (with the JDK's fstat), read into a per-thread buffer,
+ * close, and no garbage but the returned String. A collection reads hundreds of files; the path
+ * through {@code Files.newInputStream(...).readNBytes(...)} cost a {@code stat} before, a second
+ * {@code read} and an 8 KiB array per file (docs/benchmarks.md, issue 7).
  *
  * <p>{@link FileInputStream} refuses a directory itself (EISDIR), so no {@code stat} is needed
  * first; a FIFO would block the open, so callers that may meet one (the live host) call this on a

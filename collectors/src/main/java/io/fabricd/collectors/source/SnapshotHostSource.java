@@ -324,8 +324,8 @@ public final class SnapshotHostSource implements HostSource {
     @Override
     public boolean exists(String path) {
         try {
-            String real = resolve(path);
-            return unreadableErrno(real) != null || Files.exists(root.resolve(real), LinkOption.NOFOLLOW_LINKS);
+            Resolved r = resolved(path);
+            return r.errno() != null || Files.exists(root.resolve(r.real()), LinkOption.NOFOLLOW_LINKS);
         } catch (HostReadException e) {
             return false;
         }
