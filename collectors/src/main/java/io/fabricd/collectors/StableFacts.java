@@ -31,7 +31,6 @@ public final class StableFacts {
     private final Map<String, Object> values = new HashMap<>();
     private final Map<String, List<String>> listings = new HashMap<>();
     private long filledAt;
-    private boolean empty = true;
 
     public StableFacts(Duration refresh, LongSupplier nanos) {
         this.refreshNanos = refresh.toNanos();
@@ -46,16 +45,11 @@ public final class StableFacts {
     /** Called at the start of each collection. */
     void begin() {
         long now = nanos.getAsLong();
-        if (refreshNanos <= 0 || empty || now - filledAt >= refreshNanos) {
-            clear();
-            filledAt = now;
+        if (values.isEmpty() || now - filledAt >= refreshNanos) {
+            values.clear();
+            listings.clear();
+            filledAt = now; // the refresh time counts from the collection that fills them
         }
-    }
-
-    private void clear() {
-        values.clear();
-        listings.clear();
-        empty = true;
     }
 
     /**
@@ -79,12 +73,6 @@ public final class StableFacts {
     void put(String key, Object value) {
         if (refreshNanos > 0 && values.size() < MAX_ENTRIES) {
             values.put(key, value);
-            empty = false;
         }
-    }
-
-    /** How many facts are kept now (tests, self-metrics). */
-    public int size() {
-        return values.size();
     }
 }
