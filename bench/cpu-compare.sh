@@ -7,7 +7,15 @@
 #
 #   bench/cpu-compare.sh [SNAPSHOT_DIR] [DURATION] [INTERVAL_MS]     (defaults host-a-ib 60 250)
 #
+# WARMUP=seconds before the window (default 10). SCRAPE_FABRICD=1 scrapes fabricd's /metrics too,
+# once per INTERVAL, as Prometheus would: with fabricd's default 10 s interval and a 15 s scrape
+# that gives its CPU share in a real deployment (Pingmesh's budget: 0.26 % of a core):
+#   FABRICD_INTERVAL_MS=10000 SCRAPE_FABRICD=1 bench/cpu-compare.sh SNAPSHOT 300 15000
+#
 # The demo host (8 NICs, 8 GPUs) as a folder: `bin/fabricd snapshot --demo --out /tmp/demo-snap`.
+# With strace and a C compiler it also counts the files each opens per collection or scrape (5 s
+# attached, after the CPU window) and times bench/read-floor.c opening, reading and closing those
+# same files: what the reads alone cost on this machine, in C, with nothing else.
 # Needs: curl, prometheus-node-exporter, the fabricd jar (built if missing). Results: stdout; record
 # them in docs/benchmarks.md with the date and commit.
 set -euo pipefail
@@ -18,7 +26,7 @@ fport=19550; nport=19150
 [ -f agent/target/fabricd.jar ] || mvn -B -q -DskipTests package
 command -v prometheus-node-exporter >/dev/null || { echo "apt-get install prometheus-node-exporter" >&2; exit 2; }
 work=$(mktemp -d)
-printf 'collection:\n  interval: %dms\n' "$ms" > "$work/fabricd.yaml"
+printf 'collection:\n  interval: %dms\n' "${FABRICD_INTERVAL_MS:-$ms}" > "$work/fabricd.yaml"
 bin/fabricd run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$fport > "$work/fabricd.log" 2>&1 &
 fpid=$!
 prometheus-node-exporter --path.sysfs="$snap/sys" --collector.disable-defaults --collector.infiniband \
@@ -36,6 +44,7 @@ f0=$(cpu $fpid); n0=$(cpu $npid); c0=$(count)
 end=$(( $(date +%s) + dur )); scrapes=0
 while [ "$(date +%s)" -lt "$end" ]; do
   curl -s -o /dev/null http://127.0.0.1:$nport/metrics; scrapes=$((scrapes + 1))
+  [ "${SCRAPE_FABRICD:-0}" = 1 ] && curl -s -o /dev/null http://127.0.0.1:$fport/metrics
   sleep "$(awk -v m="$ms" 'BEGIN {print m / 1000}')"
 done
 f1=$(cpu $fpid); n1=$(cpu $npid); c1=$(count)
@@ -46,3 +55,18 @@ awk -v f=$((f1 - f0)) -v n=$((n1 - n0)) -v c="$collections" -v s="$scrapes" -v t
 }'
 rss() { awk '/VmRSS/ {printf "%.1f MiB", $2/1024}' /proc/"$1"/status; }
 echo "RSS: fabricd $(rss $fpid), node_exporter $(rss $npid)"
+command -v strace >/dev/null && command -v cc >/dev/null || { echo "(strace or cc missing: no file counts)"; exit 0; }
+cc -O2 -o "$work/read-floor" bench/read-floor.c
+opened() { grep -o "\"$snap/[^\"]*\"" "$1" | tr -d '"' | grep -v -e '/$' > "$2" || true; }
+strace -f -qq -e trace=openat -o "$work/f.strace" -p $fpid & spid=$!
+sleep 1; c0=$(count); sleep 5; c1=$(count); kill $spid; wait $spid 2>/dev/null || true
+fc=$(( c1 - c0 - 1 ))
+strace -f -qq -e trace=openat -o "$work/n.strace" -p $npid & spid=$!
+sleep 1; for i in 1 2 3 4 5; do curl -s -o /dev/null http://127.0.0.1:$nport/metrics; done; sleep 0.5; kill $spid; wait $spid 2>/dev/null || true
+opened "$work/f.strace" "$work/f.list"; opened "$work/n.strace" "$work/n.list"
+# one collection's (one scrape's) files: each file a collection reads is opened once per collection
+# (checked: every path the same number of times in the window), so the distinct paths are one's
+one() { sort -u "$1" > "$2"; wc -l < "$2"; }
+fn=$(one "$work/f.list" "$work/f.one"); nn=$(one "$work/n.list" "$work/n.one")
+echo "files opened: fabricd $fn per collection, node_exporter $nn per scrape (strace, 5 s)"
+echo "those reads alone, in C (bench/read-floor.c): fabricd $("$work/read-floor" "$work/f.one" 50), node_exporter $("$work/read-floor" "$work/n.one" 50)"

@@ -114,6 +114,49 @@ public final class CollectContext {
         return (String) v;
     }
 
+    /**
+     * {@link #listOptional} of a folder whose names are fixed while the hardware stays (a port's
+     * counters/ and hw_counters/: the driver defines them), kept across collections.
+     */
+    @SuppressWarnings("unchecked")
+    public List<String> stableListOptional(String path) {
+        Object v = kept("l:" + path, () -> List.copyOf(source.list(path)));
+        if (v instanceof HostReadException e) {
+            if (!e.isMissing()) {
+                error(e);
+            }
+            return List.of();
+        }
+        return (List<String>) v;
+    }
+
+    /**
+     * A value derived from kept facts only (a GPU-NIC path class from two resolved paths), computed
+     * once and kept as long as they are. {@code key} must name everything the value depends on.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T derived(String key, java.util.function.Supplier<T> compute) {
+        return (T) kept("d:" + key, compute::get);
+    }
+
+    /**
+     * True when the folder can be listed, kept while the hardware stays; a failure (missing too)
+     * is recorded on every collection.
+     */
+    public boolean stableReadable(String folder) {
+        Object v = kept("l:" + folder, () -> List.copyOf(source.list(folder)));
+        if (v instanceof HostReadException e) {
+            error(e);
+            return false;
+        }
+        return true;
+    }
+
+    /** True when {@link #derived} has {@code key} kept (false always when nothing is kept). */
+    public boolean isDerived(String key) {
+        return stable.get("d:" + key) != null;
+    }
+
     private interface Read {
         Object get() throws HostReadException;
     }

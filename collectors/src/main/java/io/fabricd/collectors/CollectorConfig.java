@@ -20,10 +20,24 @@ public record CollectorConfig(List<String> includeDevices, List<String> excludeD
         excludeDevices = excludeDevices == null ? List.of() : List.copyOf(excludeDevices);
     }
 
+    /** Compiled globs, shared by every config (a config is asked per device on every collection). */
+    private static final java.util.Map<String, Pattern> GLOBS = new java.util.concurrent.ConcurrentHashMap<>();
+
     /** True when the device is to be read. */
     public boolean deviceSelected(String name) {
-        return includeDevices.stream().anyMatch(g -> glob(g).matcher(name).matches())
-                && excludeDevices.stream().noneMatch(g -> glob(g).matcher(name).matches());
+        return includeDevices.stream().anyMatch(g -> compiled(g).matcher(name).matches())
+                && excludeDevices.stream().noneMatch(g -> compiled(g).matcher(name).matches());
+    }
+
+    private static Pattern compiled(String glob) {
+        Pattern p = GLOBS.get(glob);
+        if (p == null) {
+            p = glob(glob);
+            if (GLOBS.size() < 1000) {
+                GLOBS.put(glob, p);
+            }
+        }
+        return p;
     }
 
     /** Shell-style glob: {@code *}, {@code ?}, {@code [abc]}, {@code [a-z]}, {@code [!x]}. */

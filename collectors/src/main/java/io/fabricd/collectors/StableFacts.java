@@ -9,9 +9,12 @@ import java.util.function.LongSupplier;
 /**
  * What a host says about its hardware's identity, kept from one collection to the next: PCI
  * vendor/device/class, NUMA node, maximum link speed and width, drivers, GUIDs, firmware version,
- * resolved device links. These do not change while a device stays plugged in, yet they were more
- * than half of the files a collection read (issue 7, docs/benchmarks.md). State, rates, counters,
- * current PCIe link speed/width, GIDs and everything else are still read on every collection.
+ * resolved device links, the names in a port's counters/ and hw_counters/ folders, and values
+ * derived from these alone. They do not change while a device stays plugged in, yet they were more
+ * than half of the files a collection read (issue 7, docs/benchmarks.md). Also kept: which slots of
+ * a port's GID table are populated (addresses change rarely; a GID in a new slot shows after the
+ * refresh, see RdmaCollector#gids). State, rates, counter values, current PCIe link speed/width, the populated
+ * GIDs and everything else are still read on every collection.
  *
  * <p>Everything kept is dropped, and read again, when {@code refresh} has passed since it was
  * filled, or when a listing that names the hardware changes between two collections (an RDMA
@@ -65,7 +68,7 @@ public final class StableFacts {
         listings.put(name, List.copyOf(names));
     }
 
-    /** The kept value of {@code key} (a String or the failure), or null when not kept. */
+    /** The kept value of {@code key} (a text, a listing, a derived value or the failure), or null when not kept. */
     Object get(String key) {
         return refreshNanos <= 0 ? null : values.get(key);
     }

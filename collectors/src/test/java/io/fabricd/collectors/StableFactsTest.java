@@ -115,6 +115,48 @@ class StableFactsTest {
     }
 
     @Test
+    void gidSlotsFoundByTheScanAreReadFreshANewSlotWaitsForTheRefresh(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        AtomicLong now = new AtomicLong();
+        HostCollection repeating = repeating(Duration.ofMinutes(5), now);
+        Path port = device(root).resolve("ports/1");
+        String zero = "0000:0000:0000:0000:0000:0000:0000:0000\n";
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            Counting src = new Counting(live);
+            assertThat(gids(repeating.collect(src))).containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:b2c4");
+            assertThat(src.reads).as("the first collection scans every slot").anyMatch(p -> p.endsWith("/gids/2"));
+            src.reads.clear();
+
+            Files.writeString(port.resolve("gids/0"), "fe80:0000:0000:0000:a088:c203:00a1:ffff\n"); // changed
+            Files.writeString(port.resolve("gids/2"), "fe80:0000:0000:0000:a088:c203:00a1:2222\n"); // new slot
+            Files.writeString(port.resolve("gid_attrs/types/2"), "IB/RoCE v1\n");
+            HostModel second = repeating.collect(src);
+            assertThat(gids(second)).as("a changed GID at once, a new slot not yet")
+                    .containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:ffff");
+            assertThat(src.reads).noneMatch(p -> p.endsWith("/gids/1") || p.endsWith("/gids/2"));
+            assertThat(src.reads).as("the changed GID's type is read again").anyMatch(p -> p.endsWith("/gid_attrs/types/0"));
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).as("an unchanged GID's type is kept").noneMatch(p -> p.contains("/gid_attrs/"));
+
+            now.addAndGet(Duration.ofMinutes(5).toNanos());
+            assertThat(gids(repeating.collect(live))).as("the new slot after the refresh")
+                    .containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:ffff", "2=fe80:0000:0000:0000:a088:c203:00a1:2222");
+
+            Files.writeString(port.resolve("gids/0"), zero); // cleared: gone at once
+            HostModel cleared = repeating.collect(live);
+            assertThat(gids(cleared)).containsExactly("2=fe80:0000:0000:0000:a088:c203:00a1:2222");
+            assertThat(cleared.devices().get(0).ports().get(0).gids().get(0).type()).isEqualTo("IB/RoCE v1");
+            HostModel everything = HostCollection.standard(CollectorConfig.DEFAULT).collect(live);
+            assertThat(cleared.devices()).isEqualTo(everything.devices());
+        }
+    }
+
+    private static List<String> gids(HostModel m) {
+        return m.devices().get(0).ports().get(0).gids().stream().map(g -> g.index() + "=" + g.gid()).toList();
+    }
+
+    @Test
     void zeroRefreshKeepsNothing(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
         HostCollection repeating = repeating(Duration.ZERO, new AtomicLong());

@@ -47,17 +47,32 @@ final class Families {
      * {@code Labels.of} with a fresh UTF-8 encoder, which was a third of building the families
      * (issue 7, bench/jmh). Bounded: cleared when it grows past {@link #MAX_LABEL_SETS}.
      */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Labels> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.concurrent.ConcurrentHashMap<Key, Labels> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
     static final int MAX_LABEL_SETS = 200_000;
 
-    static Labels labels(String... kv) {
-        StringBuilder key = new StringBuilder(64);
-        for (String s : kv) {
-            String v = s == null ? "" : s;
-            key.append(v.length()).append(':').append(v); // length-prefixed: no value can forge another key
+    /** Alternating names and values as a map key: no string built per lookup (names are literals, values mostly kept strings). */
+    private static final class Key {
+        private final String[] kv;
+        private final int hash;
+
+        Key(String[] kv) {
+            this.kv = kv;
+            this.hash = java.util.Arrays.hashCode(kv);
         }
-        String k = key.toString();
-        Labels l = LABEL_SETS.get(k);
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.hash == hash && java.util.Arrays.equals(k.kv, kv);
+        }
+    }
+
+    static Labels labels(String... kv) {
+        Labels l = LABEL_SETS.get(new Key(kv));
         if (l == null) {
             String[] copy = kv.clone();
             for (int i = 1; i < copy.length; i += 2) {
@@ -69,7 +84,7 @@ final class Families {
             if (LABEL_SETS.size() >= MAX_LABEL_SETS) {
                 LABEL_SETS.clear();
             }
-            LABEL_SETS.put(k, l);
+            LABEL_SETS.put(new Key(kv.clone()), l);
         }
         return l;
     }

@@ -52,11 +52,8 @@ public final class RdmaCollector implements Collector {
                 continue;
             }
             String base = HostSource.join(CLASS, dev);
-            try {
-                src.list(base);
-            } catch (HostReadException e) {
-                ctx.error(e); // a dangling, looping, escaping or unreadable device folder: one error, no device
-                continue;
+            if (!ctx.stableReadable(base)) {
+                continue; // a dangling, looping, escaping or unreadable device folder: one error, no device
             }
             ctx.model().addDevice(device(ctx, dev));
         }
@@ -80,7 +77,7 @@ public final class RdmaCollector implements Collector {
         }
         SortedMap<String, Long> devHw = counterDir(ctx, base + "/hw_counters", true);
         List<RdmaPort> ports = new ArrayList<>();
-        List<String> portNames = new ArrayList<>(ctx.listOptional(base + "/ports"));
+        List<String> portNames = new ArrayList<>(ctx.stableListOptional(base + "/ports"));
         if (portNames.isEmpty() && !ctx.source().exists(base + "/ports")) {
             ctx.error(base + "/ports", "ENOENT");
         }
@@ -185,7 +182,8 @@ public final class RdmaCollector implements Collector {
      */
     private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, boolean hw) {
         SortedMap<String, Long> out = new TreeMap<>();
-        List<String> names = new ArrayList<>(ctx.listOptional(dir));
+        // the names are the driver's: kept with the hardware's identity, the values read every time
+        List<String> names = new ArrayList<>(ctx.stableListOptional(dir));
         if (hw) {
             names.remove("lifespan");
         }
@@ -213,37 +211,81 @@ public final class RdmaCollector implements Collector {
         return out;
     }
 
+    /**
+     * The port's GID table. A full scan (every slot; a RoCE table has 255 or more, most of them
+     * zero) runs with the identity refresh; in between, only the slots that scan found populated
+     * are read (a changed or cleared GID shows at once, a GID in a new slot within
+     * {@code collection.identity_refresh}), and a slot's type and netdev are read again only when
+     * its GID changes.
+     */
     private static List<Gid> gids(CollectContext ctx, String base) {
+        // the table's size is the driver's: kept, and a failing listing reported on every collection
+        List<String> table = ctx.stableListOptional(base + "/gids");
+        List<java.util.Map<String, Object>> scan = new ArrayList<>(1);
+        List<String> slots = ctx.derived("gid-slots:" + base, () -> populatedSlots(ctx, base, table, scan));
+        java.util.Map<String, Object> gids = scan.isEmpty() ? ctx.source().readAll(base + "/gids", slots) : scan.get(0);
         List<Gid> out = new ArrayList<>();
-        List<String> idx = new ArrayList<>(ctx.listOptional(base + "/gids"));
-        idx.removeIf(s -> portNumber(s) < 0);
-        idx.sort(Comparator.comparingInt(RdmaCollector::portNumber));
-        java.util.Map<String, Object> gids = ctx.source().readAll(base + "/gids", idx);
-        List<String> populated = new ArrayList<>();
-        for (String i : idx) {
+        List<String> fresh = new ArrayList<>();
+        for (String i : slots) {
             Object g = gids.get(i);
             if (g instanceof HostReadException e) {
                 if (!e.isMissing()) {
                     ctx.error(e);
                 }
-            } else if (g instanceof String s && !s.strip().isEmpty() && !s.strip().equals(ZERO_GID)) {
-                populated.add(i);
+            } else if (g instanceof String s && populated(s) && !ctx.isDerived(attrsKey(base, i, s))) {
+                fresh.add(i);
             }
         }
         // gid_attrs of empty slots fail with EINVAL by design: read only the populated ones
-        java.util.Map<String, Object> types = ctx.source().readAll(base + "/gid_attrs/types", populated);
-        java.util.Map<String, Object> ndevs = ctx.source().readAll(base + "/gid_attrs/ndevs", populated);
-        for (String i : populated) {
+        java.util.Map<String, Object> types = fresh.isEmpty() ? java.util.Map.of() : ctx.source().readAll(base + "/gid_attrs/types", fresh);
+        java.util.Map<String, Object> ndevs = fresh.isEmpty() ? java.util.Map.of() : ctx.source().readAll(base + "/gid_attrs/ndevs", fresh);
+        for (String i : slots) {
+            if (!(gids.get(i) instanceof String s) || !populated(s)) {
+                continue;
+            }
+            // {type or its failure, netdev}; IB GIDs have no netdev: that read fails by design
+            Object[] attrs = ctx.derived(attrsKey(base, i, s), () -> new Object[] {
+                types.get(i) instanceof String t ? t.strip() : types.get(i),
+                ndevs.get(i) instanceof String n ? n.strip() : null});
             String type = null;
-            if (types.get(i) instanceof String t) {
-                type = t.strip();
-            } else if (types.get(i) instanceof HostReadException e && !e.isMissing()) {
+            if (attrs[0] instanceof String t) {
+                type = t;
+            } else if (attrs[0] instanceof HostReadException e && !e.isMissing()) {
                 ctx.error(e);
             }
-            // IB GIDs have no netdev: that read fails by design and is not an error
-            String ndev = ndevs.get(i) instanceof String n ? n.strip() : null;
-            out.add(new Gid(portNumber(i), ((String) gids.get(i)).strip(), type, ndev));
+            out.add(new Gid(portNumber(i), s.strip(), type, (String) attrs[1]));
         }
         return out;
+    }
+
+    private static String attrsKey(String base, String slot, String gid) {
+        return "gid-attrs:" + base + "/" + slot + "=" + gid.strip();
+    }
+
+    private static boolean populated(String gid) {
+        String s = gid.strip();
+        return !s.isEmpty() && !s.equals(ZERO_GID);
+    }
+
+    /**
+     * Every slot of the table read once: the indices of the populated ones and of those whose read
+     * failed (so the failure is reported on every collection), in slot order. The texts go to
+     * {@code scan}, so the collection that scans does not read them twice.
+     */
+    private static List<String> populatedSlots(CollectContext ctx, String base, List<String> table,
+                                               List<java.util.Map<String, Object>> scan) {
+        List<String> idx = new ArrayList<>(table);
+        idx.removeIf(s -> portNumber(s) < 0);
+        idx.sort(Comparator.comparingInt(RdmaCollector::portNumber));
+        java.util.Map<String, Object> gids = ctx.source().readAll(base + "/gids", idx);
+        scan.add(gids);
+        List<String> slots = new ArrayList<>();
+        for (String i : idx) {
+            Object g = gids.get(i);
+            if (g instanceof String s ? populated(s) : g instanceof HostReadException e && !e.isMissing()) {
+                slots.add(i);
+            }
+        }
+        return List.copyOf(slots);
     }
 }

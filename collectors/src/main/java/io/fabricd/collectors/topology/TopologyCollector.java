@@ -65,7 +65,7 @@ public final class TopologyCollector implements Collector {
             realPaths.put(e.getKey(), real);
             functions.put(e.getKey(), function(ctx, e.getKey(), e.getValue(), real));
             // the bridges above it
-            List<String> parts = components(real);
+            List<String> parts = ctx.derived("components:" + real, () -> components(real));
             StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
             for (int i = 1; i < parts.size() - 1; i++) {
                 p.append('/').append(parts.get(i));
@@ -83,9 +83,11 @@ public final class TopologyCollector implements Collector {
                 if (!realPaths.containsKey(nic.getValue())) {
                     continue;
                 }
-                ctx.model().addPath(classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()),
-                        realPaths.get(nic.getValue()), functions.get(gpu.getKey()).numaNode(),
-                        functions.get(nic.getValue()).numaNode()));
+                // from resolved paths and NUMA nodes only: kept with them
+                ctx.model().addPath(ctx.derived("path:" + gpu.getKey() + "|" + nic.getKey() + "|" + nic.getValue(),
+                        () -> classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()),
+                                realPaths.get(nic.getValue()), functions.get(gpu.getKey()).numaNode(),
+                                functions.get(nic.getValue()).numaNode())));
             }
         }
     }
