@@ -120,7 +120,7 @@ public final class CollectContext {
      */
     @SuppressWarnings("unchecked")
     public List<String> stableListOptional(String path) {
-        Object v = kept("l:" + path, () -> List.copyOf(source.list(path)));
+        Object v = keptListing(path);
         if (v instanceof HostReadException e) {
             if (!e.isMissing()) {
                 error(e);
@@ -144,12 +144,16 @@ public final class CollectContext {
      * is recorded on every collection.
      */
     public boolean stableReadable(String folder) {
-        Object v = kept("l:" + folder, () -> List.copyOf(source.list(folder)));
-        if (v instanceof HostReadException e) {
+        if (keptListing(folder) instanceof HostReadException e) {
             error(e);
             return false;
         }
         return true;
+    }
+
+    /** The kept listing of a folder (an unmodifiable list) or its failure. */
+    private Object keptListing(String folder) {
+        return kept("l:" + folder, () -> List.copyOf(source.list(folder)));
     }
 
     /** True when {@link #derived} has {@code key} kept (false always when nothing is kept). */
