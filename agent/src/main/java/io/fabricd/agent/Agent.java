@@ -9,7 +9,15 @@ import io.fabricd.exporters.FabricMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmBufferPoolMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmClassLoadingMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmCompilationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmGarbageCollectorMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmMemoryPoolAllocationMetrics;
+import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
+import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
+import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -47,12 +55,31 @@ public final class Agent implements AutoCloseable {
         this.probeKey = io.fabricd.probes.ProbeKey.resolve(config.probe.keyFile);
         fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
-        JvmMetrics.builder().register(registry);
+        registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished").register(meters);
+    }
+
+    /**
+     * client_java's JVM and process metrics: what {@code JvmMetrics.builder()} registers, less
+     * {@code JvmNativeMemoryMetrics}. That one asks the DiagnosticCommand MBean through the platform
+     * MBean server, which is created for it at start — ~250 JMX and JFR classes (~2 MiB of class
+     * metadata, docs/benchmarks.md) — and it exports nothing unless the JVM runs with
+     * -XX:NativeMemoryTracking, which bin/fabricd does not.
+     */
+    static void registerJvmMetrics(PrometheusRegistry registry) {
+        JvmThreadsMetrics.builder().register(registry);
+        JvmBufferPoolMetrics.builder().register(registry);
+        JvmClassLoadingMetrics.builder().register(registry);
+        JvmCompilationMetrics.builder().register(registry);
+        JvmGarbageCollectorMetrics.builder().register(registry);
+        JvmMemoryPoolAllocationMetrics.builder().register(registry);
+        JvmMemoryMetrics.builder().register(registry);
+        JvmRuntimeInfoMetric.builder().register(registry);
+        ProcessMetrics.builder().register(registry);
     }
 
     /** Starts collecting and listening; returns once the server listens. */
@@ -94,10 +121,12 @@ public final class Agent implements AutoCloseable {
                 // HTTP/1.1 only: scrapers speak it; no h2c upgrade (Java's HttpClient asks for one)
                 // means one protocol to bound and no HTTP/2 stream floods
                 .setHttp2ClearTextEnabled(false)
-                .setCompressionSupported(true);
+                // HttpApi gzips the large answers itself (off the event loop; /metrics once per
+                // body, not per response): no compressor in every connection's pipeline
+                .setCompressionSupported(false);
         try {
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(loop, registry, fabric, probes).router(vertx))
+                    .requestHandler(new HttpApi(loop, registry, fabric, probes, meters).router(vertx))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {

@@ -80,6 +80,7 @@ public final class CollectionLoop implements AutoCloseable {
     private final Timer timer;
     private final Counter failures;
     private volatile Published latest;
+    private final java.util.List<Runnable> afterEach = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean saidNoDevices;
 
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
@@ -103,6 +104,18 @@ public final class CollectionLoop implements AutoCloseable {
     /** Findings from outside the host model (the probes'), merged into every report. */
     public void extraFindings(java.util.function.Supplier<java.util.List<io.fabricd.diagnosis.Finding>> source) {
         this.extraFindings = source;
+    }
+
+    /**
+     * Runs {@code task} on the collection thread after each collection was published (HttpApi renders
+     * the bodies of the scrapes it expects next); its failure is logged and does not stop the loop.
+     */
+    public void afterEachCollection(Runnable task) {
+        afterEach.add(task);
+    }
+
+    public Duration interval() {
+        return interval;
     }
 
     public void start() {
@@ -130,6 +143,13 @@ public final class CollectionLoop implements AutoCloseable {
         } finally {
             timer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
             first.countDown();
+        }
+        for (Runnable task : afterEach) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "after-collection task failed", e);
+            }
         }
     }
 

@@ -199,4 +199,46 @@ class AgentHttpTest {
             assertThat(count).isGreaterThanOrEqualTo(3);
         }
     }
+
+    @Test
+    void servesGzipToScrapersThatAskAndRendersTheBodiesOfRhythmicScrapesAhead() throws Exception {
+        try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofMillis(300))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            java.net.http.HttpRequest gz = java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + a.port() + "/metrics"))
+                    .header("Accept-Encoding", "gzip").timeout(Duration.ofSeconds(20)).build();
+            // a scraper with a rhythm (every 450 ms against collections every 300 ms), as Prometheus
+            for (int i = 0; i < 10; i++) {
+                HttpResponse<byte[]> r = Http.CLIENT.send(gz, HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.headers().firstValue("Content-Encoding")).hasValue("gzip");
+                String body;
+                try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(r.body()))) {
+                    body = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                }
+                Map<String, Double> v = PromText.parse(body);
+                assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_0", "port", "1"), 1.0);
+                assertThat(body).contains("# TYPE jvm_memory_used_bytes gauge");
+                Thread.sleep(450);
+            }
+            // the JSON documents and a filtered scrape: gzipped by fabricd too (the server has no compressor)
+            for (String path : List.of("/api/v1/snapshot", "/api/v1/findings", "/metrics?name[]=fabric_port_up")) {
+                HttpResponse<byte[]> r = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
+                                java.net.URI.create("http://127.0.0.1:" + a.port() + path))
+                        .header("Accept-Encoding", "gzip").timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofByteArray());
+                assertThat(r.headers().firstValue("Content-Encoding")).as(path).hasValue("gzip");
+                try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(r.body()))) {
+                    String body = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    assertThat(body).as(path).contains(path.startsWith("/metrics") ? "fabric_port_up{" : "\"");
+                    assertThat(Http.get(a.port(), path).headers().firstValue("Content-Encoding")).as(path).isEmpty();
+                }
+            }
+            HttpResponse<String> plain = Http.get(a.port(), "/metrics");
+            assertThat(plain.headers().firstValue("Content-Encoding")).isEmpty();
+            Map<String, Double> v = PromText.parse(plain.body());
+            assertThat(v.get(s("fabric_agent_scrape_bodies_rendered_total", "when", "ahead")))
+                    .as("bodies rendered ahead of the expected scrape").isGreaterThan(0);
+            assertThat(v).containsKey(s("fabric_agent_scrape_bodies_rendered_total", "when", "on_request"));
+        }
+    }
 }

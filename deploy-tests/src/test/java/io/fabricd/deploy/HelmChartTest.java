@@ -272,6 +272,21 @@ class HelmChartTest {
     }
 
     @Test
+    void jvmFlagsReplaceOrAddToTheLaunchersDefaults() throws Exception {
+        var env = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).extracting("name").doesNotContain("FABRICD_JAVA_OPTS", "FABRICD_EXTRA_JAVA_OPTS");
+        env = one(render(t -> t.set("extraJavaOpts", "-Xmn2m").set("javaOpts", "-Xmx64m")), DaemonSet.class)
+                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("FABRICD_EXTRA_JAVA_OPTS");
+            assertThat(e.getValue()).isEqualTo("-Xmn2m");
+        }).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("FABRICD_JAVA_OPTS");
+            assertThat(e.getValue()).isEqualTo("-Xmx64m");
+        });
+    }
+
+    @Test
     void deviceResourceGivenKeyCustomConfigAndNonRoot(@TempDir Path tmp) throws Exception {
         Path values = Files.writeString(tmp.resolve("custom.yaml"), """
                 fullnameOverride: fabric

@@ -24,13 +24,23 @@ public final class HttpApi {
     /**
      * @param fabric the fabricd families in {@code registry}, served pre-rendered once per collection
      * @param probes the probe service; null when probing is off
+     * @param meters  where the agent's own meters go (the same Prometheus registry)
      */
     public HttpApi(CollectionLoop loop, PrometheusRegistry registry, io.fabricd.exporters.FabricMetrics fabric,
-                   io.fabricd.probes.ProbeService probes) {
+                   io.fabricd.probes.ProbeService probes, io.micrometer.core.instrument.MeterRegistry meters) {
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
         this.fabric = fabric;
+        this.bodies = new ScrapeBodies(fabric::served, (accept, gzip) -> gzipped(Exposition.render(registry, fabric, accept, List.of()), gzip),
+                loop.interval().toNanos(), System::nanoTime);
+        loop.afterEachCollection(bodies::afterCollection);
+        for (String when : List.of("ahead", "on_request")) {
+            io.micrometer.core.instrument.FunctionCounter.builder("fabric.agent.scrape.bodies.rendered", bodies,
+                            b -> when.equals("ahead") ? b.renderedAhead() : b.renderedOnRequest())
+                    .description("Whole /metrics bodies rendered: ahead of an expected scrape, or on request")
+                    .tag("when", when).register(meters);
+        }
     }
 
     public Router router(Vertx vertx) {
@@ -64,7 +74,7 @@ public final class HttpApi {
             return;
         }
         ctx.vertx().executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
-                .onSuccess(json -> ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(json)))
+                .onSuccess(json -> send(ctx, new Exposition.Rendered("application/json", json)))
                 .onFailure(ctx::fail);
     }
 
@@ -74,49 +84,86 @@ public final class HttpApi {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
     }
 
-    /**
-     * How long a whole rendered scrape is served again as it is: the fabricd families change only
-     * with a collection (and a new collection always renders anew), the agent's own metrics (JVM,
-     * HTTP server, probes) may be this much older than the scrape.
-     */
-    static final long REUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-
-    private record Body(io.fabricd.exporters.FabricMetrics.Served served, long renderedAt, Exposition.Rendered rendered) {
-    }
-
-    /** The latest whole scrape per exposition format (a handful of keys: text, OpenMetrics, escapings). */
-    private final java.util.concurrent.ConcurrentHashMap<String, Body> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Whole bodies per exposition format, rendered ahead of the expected scrape or on request (ScrapeBodies). */
+    private final ScrapeBodies bodies;
 
     private void metrics(RoutingContext ctx) {
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         List<String> names = ctx.queryParam("name[]");
         if (names.isEmpty()) {
-            String format = Exposition.formatKey(accept);
-            Body b = bodies.get(format);
-            if (b != null && b.served() == fabric.served() && System.nanoTime() - b.renderedAt() < REUSE_NANOS) {
-                // fresh enough: no worker hop, no rendering; answered on the next turn of the event
-                // loop, like the rendered answers (ending a 30 KB response inside the route handler
-                // stalled some of 50 concurrent h2c-upgraded connections of Java's HttpClient until
-                // the idle timeout, AgentLoadTest; the server now also refuses h2c, see Agent)
-                ctx.vertx().runOnContext(v -> send(ctx, b.rendered()));
+            boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
+            String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
+            Exposition.Rendered ready = bodies.request(format, accept, gzip);
+            if (ready != null) {
+                // no worker hop, no rendering; answered on the next turn of the event loop, like the
+                // rendered answers (ending a 30 KB response inside the route handler stalled some of
+                // 50 concurrent h2c-upgraded connections of Java's HttpClient until the idle
+                // timeout, AgentLoadTest; the server now also refuses h2c, see Agent)
+                ctx.vertx().runOnContext(v -> send(ctx, ready, gzip));
                 return;
             }
-            io.fabricd.exporters.FabricMetrics.Served served = fabric.served();
             // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
-            ctx.vertx().executeBlocking(() -> {
-                Exposition.Rendered r = Exposition.render(registry, fabric, accept, names);
-                bodies.put(format, new Body(served, System.nanoTime(), r));
-                return r;
-            }, false).onSuccess(r -> send(ctx, r)).onFailure(ctx::fail);
+            ctx.vertx().executeBlocking(() -> bodies.renderNow(format, accept, gzip), false)
+                    .onSuccess(r -> send(ctx, r, gzip)).onFailure(ctx::fail);
             return;
         }
-        ctx.vertx().executeBlocking(() -> Exposition.render(registry, accept, names), false)
-                .onSuccess(r -> send(ctx, r))
+        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
+        ctx.vertx().executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
+                .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(ctx::fail);
     }
 
     private static void send(RoutingContext ctx, Exposition.Rendered r) {
+        send(ctx, r, false);
+    }
+
+    /**
+     * @param gzip the body is gzip-compressed already: labelled so, which also keeps the HTTP
+     *             server's own compressor off it (it leaves a response with a Content-Encoding alone)
+     */
+    private static void send(RoutingContext ctx, Exposition.Rendered r, boolean gzip) {
+        if (gzip) {
+            ctx.response().putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").putHeader(HttpHeaders.VARY, "Accept-Encoding");
+        }
         ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, r.contentType()).end(Buffer.buffer(r.body()));
+    }
+
+    /** Whether an Accept-Encoding header accepts gzip (not with q=0). */
+    static boolean acceptsGzip(String acceptEncoding) {
+        if (acceptEncoding == null) {
+            return false;
+        }
+        for (String part : acceptEncoding.split(",")) {
+            String[] p = part.split(";");
+            if (!p[0].trim().equalsIgnoreCase("gzip")) {
+                continue;
+            }
+            for (int i = 1; i < p.length; i++) {
+                String q = p[i].trim().replace(" ", "");
+                if (q.startsWith("q=") || q.startsWith("Q=")) {
+                    try {
+                        return Double.parseDouble(q.substring(2)) > 0;
+                    } catch (NumberFormatException e) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private static Exposition.Rendered gzipped(Exposition.Rendered r, boolean gzip) {
+        if (!gzip) {
+            return r;
+        }
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(r.body().length / 6 + 64);
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out, 8192)) {
+            z.write(r.body());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+        }
+        return new Exposition.Rendered(r.contentType(), out.toByteArray());
     }
 
     /** A JSON document of the latest collection, rendered off the event loop on first request. */
@@ -126,10 +173,9 @@ public final class HttpApi {
             text(ctx, 503, "first collection not finished\n");
             return;
         }
-        ctx.vertx().executeBlocking(() -> doc.apply(p), false)
-                .onSuccess(json -> ctx.response()
-                        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                        .end(Buffer.buffer(json)))
+        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
+        ctx.vertx().executeBlocking(() -> gzipped(new Exposition.Rendered("application/json", doc.apply(p)), gzip), false)
+                .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(ctx::fail);
     }
 }

@@ -37,6 +37,6 @@ public final class Counters {
     }
 
     static SortedMap<String, Long> copy(SortedMap<String, Long> m) {
-        return Collections.unmodifiableSortedMap(new TreeMap<>(m == null ? new TreeMap<>() : m));
+        return FrozenSortedMap.of(m);
     }
 }

@@ -4,7 +4,6 @@ import io.fabricd.collectors.kernel.DcbState;
 import io.fabricd.collectors.kernel.PauseParams;
 import java.util.Map;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * A netdev bound to an RDMA port (facts §2): sysfs state, driver statistics, global pause, DCB,
@@ -24,15 +23,16 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
                          String trustSource, SortedMap<Integer, Boolean> ecnNp, SortedMap<Integer, Boolean> ecnRp) {
 
     public NetdevInfo {
-        stats = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(stats == null ? Map.of() : stats));
-        ecnNp = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(ecnNp == null ? Map.of() : ecnNp));
-        ecnRp = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(ecnRp == null ? Map.of() : ecnRp));
+        // copied once: a copy's copy (withDcb, withStats) is the copy itself
+        stats = FrozenSortedMap.of(stats);
+        ecnNp = FrozenSortedMap.of(ecnNp);
+        ecnRp = FrozenSortedMap.of(ecnRp);
     }
 
     /** With driver statistics and pause parameters (the driver name stays the sysfs one, as snapshots keep it). */
     public NetdevInfo withStats(Map<String, Long> s, PauseParams p) {
         return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver,
-                new TreeMap<>(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
+                FrozenSortedMap.of(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
     }
 
     public NetdevInfo withDcb(DcbState d, String tr, String trSource) {
