@@ -118,8 +118,8 @@ public final class HttpApi {
     }
 
     /**
-     * @param gzip the body is gzip-compressed already: labelled so, which also keeps the HTTP
-     *             server's own compressor off it (it leaves a response with a Content-Encoding alone)
+     * @param gzip the body is gzip-compressed already (the server has no compressor of its own,
+     *             see Agent): labelled so
      */
     private static void send(RoutingContext ctx, Exposition.Rendered r, boolean gzip) {
         if (gzip) {

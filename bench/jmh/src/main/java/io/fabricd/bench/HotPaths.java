@@ -51,7 +51,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-XX:+UseSerialGC", "-Xms16m", "-Xmx96m", "-XX:TieredStopAtLevel=1"})
+@Fork(value = 1, jvmArgsAppend = {"-XX:+UseSerialGC", "-Xms16m", "-Xmx96m", "-Xmn3m", "-XX:MinHeapFreeRatio=25",
+        "-XX:MaxHeapFreeRatio=50", "-XX:TieredStopAtLevel=1"})
 public class HotPaths {
     /** A fixture folder under collectors/src/test/fixtures. */
     @Param({"host-a-ib", "host-f-big"})
