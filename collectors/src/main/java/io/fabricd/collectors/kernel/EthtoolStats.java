@@ -39,7 +39,7 @@ public record EthtoolStats(String driver, Map<String, Long> stats) {
                 continue;
             }
             int colon = text.lastIndexOf(':', e - 1);
-            Long v = colon <= b ? null : unsigned(text, colon + 1, e);
+            Long v = colon <= b ? null : io.fabricd.collectors.model.Counters.parse(text, colon + 1, e);
             if (v == null) {
                 if (bad != null) {
                     bad[0]++;
@@ -53,29 +53,5 @@ public record EthtoolStats(String driver, Map<String, Long> stats) {
             m.put(text.substring(b, ke), v);
         }
         return new EthtoolStats(null, m);
-    }
-
-    /** The unsigned decimal in {@code text[from, to)} (blanks around it allowed), null if not one or above 2^64-1. */
-    static Long unsigned(String text, int from, int to) {
-        while (from < to && Character.isWhitespace(text.charAt(from))) {
-            from++;
-        }
-        if (from == to || to - from > 20) {
-            return null;
-        }
-        long v = 0;
-        for (int i = from; i < to; i++) {
-            char c = text.charAt(i);
-            if (c < '0' || c > '9') {
-                return null;
-            }
-            int d = c - '0';
-            // v * 10 + d overflows 64 unsigned bits when v > (2^64-1-d)/10
-            if (Long.compareUnsigned(v, Long.divideUnsigned(-1L - d, 10)) > 0) {
-                return null;
-            }
-            v = v * 10 + d;
-        }
-        return v;
     }
 }
