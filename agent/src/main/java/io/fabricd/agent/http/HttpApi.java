@@ -19,7 +19,6 @@ public final class HttpApi {
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
     private final io.fabricd.probes.ProbeService probes;
-    private final io.fabricd.exporters.FabricMetrics fabric;
 
     /**
      * @param fabric the fabricd families in {@code registry}, served pre-rendered once per collection
@@ -31,7 +30,6 @@ public final class HttpApi {
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
-        this.fabric = fabric;
         this.bodies = new ScrapeBodies(fabric::served, (accept, gzip) -> gzipped(Exposition.render(registry, fabric, accept, List.of()), gzip),
                 loop.interval().toNanos(), System::nanoTime);
         loop.afterEachCollection(bodies::afterCollection);
@@ -90,8 +88,8 @@ public final class HttpApi {
     private void metrics(RoutingContext ctx) {
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         List<String> names = ctx.queryParam("name[]");
+        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (names.isEmpty()) {
-            boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
             String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
             Exposition.Rendered ready = bodies.request(format, accept, gzip);
             if (ready != null) {
@@ -107,7 +105,6 @@ public final class HttpApi {
                     .onSuccess(r -> send(ctx, r, gzip)).onFailure(ctx::fail);
             return;
         }
-        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
         ctx.vertx().executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(ctx::fail);
