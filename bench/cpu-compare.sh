@@ -13,9 +13,10 @@
 #   FABRICD_INTERVAL_MS=10000 SCRAPE_FABRICD=1 bench/cpu-compare.sh SNAPSHOT 300 15000
 #
 # The demo host (8 NICs, 8 GPUs) as a folder: `bin/fabricd snapshot --demo --out /tmp/demo-snap`.
-# With strace and a C compiler it also counts the files each opens per collection or scrape (5 s
-# attached, after the CPU window) and times bench/read-floor.c opening, reading and closing those
-# same files: what the reads alone cost on this machine, in C, with nothing else.
+# With strace and a C compiler it also counts the files each reads per collection or scrape (5 s
+# attached, after the CPU window; fabricd's kept-open files from /proc/PID/fd) and times
+# bench/read-floor.c opening, reading and closing those same files (re-reading the kept ones
+# through open descriptors): what the reads alone cost on this machine, in C, with nothing else.
 # Needs: curl, prometheus-node-exporter, the fabricd jar (built if missing). Results: stdout; record
 # them in docs/benchmarks.md with the date and commit.
 set -euo pipefail
@@ -68,5 +69,10 @@ opened "$work/f.strace" "$work/f.list"; opened "$work/n.strace" "$work/n.list"
 # (checked: every path the same number of times in the window), so the distinct paths are one's
 one() { sort -u "$1" > "$2"; wc -l < "$2"; }
 fn=$(one "$work/f.list" "$work/f.one"); nn=$(one "$work/n.list" "$work/n.one")
-echo "files opened: fabricd $fn per collection, node_exporter $nn per scrape (strace, 5 s)"
-echo "those reads alone, in C (bench/read-floor.c): fabricd $("$work/read-floor" "$work/f.one" 50), node_exporter $("$work/read-floor" "$work/n.one" 50)"
+# files fabricd keeps open between collections (collection.max_open_files): read again with
+# lseek + read, so strace's openat does not see them; /proc/PID/fd names them
+for fd in /proc/$fpid/fd/*; do readlink "$fd"; done 2>/dev/null | grep "^$snap/" | sort -u > "$work/f.kept" || true
+comm -23 "$work/f.one" "$work/f.kept" > "$work/f.opened"
+fk=$(wc -l < "$work/f.kept"); fo=$(wc -l < "$work/f.opened")
+echo "files read: fabricd $((fo + fk)) per collection ($fo opened, $fk kept open), node_exporter $nn opened per scrape (strace, 5 s)"
+echo "those reads alone, in C (bench/read-floor.c): fabricd $("$work/read-floor" "$work/f.opened" 50) + $("$work/read-floor" "$work/f.kept" 50 kept), node_exporter $("$work/read-floor" "$work/n.one" 50)"

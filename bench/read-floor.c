@@ -4,7 +4,10 @@
  * feeds it the files fabricd and node_exporter opened, so "what the reads alone cost on this
  * machine" sits next to what each process spent (issue 7, docs/benchmarks.md).
  *
- *   cc -O2 -o read-floor bench/read-floor.c && ./read-floor LIST [PASSES]
+ *   cc -O2 -o read-floor bench/read-floor.c && ./read-floor LIST [PASSES] [kept]
+ *
+ * With "kept" the files are opened once and each pass seeks to 0 and reads them again, as fabricd
+ * does with the files it keeps open between collections (collection.max_open_files).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,11 +38,20 @@ int main(int argc, char **argv) {
     fclose(f);
     int passes = argc > 2 ? atoi(argv[2]) : 20;
     static char buf[65536];
+    int keep = argc > 3 && strcmp(argv[3], "kept") == 0;
+    int *fds = calloc(n ? n : 1, sizeof *fds);
+    for (size_t i = 0; keep && i < n; i++) fds[i] = open(paths[i], O_RDONLY | O_CLOEXEC);
     double best = -1, total = 0;
     for (int p = 0; p < passes; p++) {
         struct timespec a, b;
         clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
         for (size_t i = 0; i < n; i++) {
+            if (keep) {
+                if (fds[i] < 0 || lseek(fds[i], 0, SEEK_SET) < 0) continue;
+                while (read(fds[i], buf, sizeof buf) > 0) {
+                }
+                continue;
+            }
             int fd = open(paths[i], O_RDONLY | O_CLOEXEC);
             if (fd < 0) continue;
             while (read(fd, buf, sizeof buf) > 0) {
@@ -51,6 +63,6 @@ int main(int argc, char **argv) {
         total += ms;
         if (best < 0 || ms < best) best = ms;
     }
-    printf("%zu files: %.2f ms per pass (best %.2f ms, %d passes)\n", n, total / passes, best, passes);
+    printf("%zu files%s: %.2f ms per pass (best %.2f ms, %d passes)\n", n, keep ? " kept open" : "", total / passes, best, passes);
     return 0;
 }

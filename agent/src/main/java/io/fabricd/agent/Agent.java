@@ -57,6 +57,8 @@ public final class Agent implements AutoCloseable {
         registry.register(fabric);
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
+        // files kept open go with the kept identity: none when everything is read every time
+        source.keepFilesOpen(config.collection.identityRefresh.isZero() ? 0 : config.collection.maxOpenFiles);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
@@ -174,6 +176,7 @@ public final class Agent implements AutoCloseable {
             probes.close();
         }
         loop.close();
+        source.closeKeptFiles();
         if (vertx != null) {
             vertx.close().await();
         }

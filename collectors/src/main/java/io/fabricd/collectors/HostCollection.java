@@ -57,7 +57,8 @@ public final class HostCollection {
 
     public synchronized HostModel collect(HostSource source) {
         Instant started = clock.instant();
-        stable.begin();
+        source.collectionStarts();
+        stable.begin(source::closeKeptFiles);
         HostModelBuilder builder = new HostModelBuilder();
         List<CollectorRun> runs = new ArrayList<>();
         for (Collector c : collectors) {

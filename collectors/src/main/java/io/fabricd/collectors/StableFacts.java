@@ -34,6 +34,7 @@ public final class StableFacts {
     private final Map<String, Object> values = new HashMap<>();
     private final Map<String, List<String>> listings = new HashMap<>();
     private long filledAt;
+    private Runnable onDrop = () -> { };
 
     public StableFacts(Duration refresh, LongSupplier nanos) {
         this.refreshNanos = refresh.toNanos();
@@ -45,14 +46,23 @@ public final class StableFacts {
         return new StableFacts(Duration.ZERO, System::nanoTime);
     }
 
-    /** Called at the start of each collection. */
-    void begin() {
+    /**
+     * Called at the start of each collection; {@code onDrop} runs whenever what is kept is dropped
+     * (the source's kept-open files go with the identity they were opened under).
+     */
+    void begin(Runnable onDrop) {
+        this.onDrop = onDrop;
         long now = nanos.getAsLong();
         if (values.isEmpty() || now - filledAt >= refreshNanos) {
-            values.clear();
-            listings.clear();
+            drop();
             filledAt = now; // the refresh time counts from the collection that fills them
         }
+    }
+
+    private void drop() {
+        values.clear();
+        listings.clear();
+        onDrop.run();
     }
 
     /**
@@ -62,8 +72,7 @@ public final class StableFacts {
     void listing(String name, List<String> names) {
         List<String> old = listings.get(name);
         if (old != null && !old.equals(names)) {
-            values.clear();
-            listings.clear();
+            drop();
         }
         listings.put(name, List.copyOf(names));
     }

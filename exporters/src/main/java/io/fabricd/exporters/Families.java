@@ -89,19 +89,79 @@ final class Families {
         return l;
     }
 
+    /**
+     * A family's data points in the order they were added (their label sets, which {@link #labels}
+     * keeps, so the same instances every collection) and the order client_java sorts them into.
+     */
+    private record Order(Labels[] added, int[] sorted) {
+    }
+
+    /**
+     * The last order of each family. client_java sorts every family's points by their labels when it
+     * builds a snapshot; a host adds the same series in the same order every collection, so the
+     * sorted order is computed once and the points handed over already sorted: the sort then only
+     * confirms it (n - 1 comparisons instead of n log n; it was half of building the families,
+     * issue 7). Bounded by the number of families.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, Order> ORDERS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static Labels labelsOf(Object point) {
+        return ((io.prometheus.metrics.model.snapshots.DataPointSnapshot) point).getLabels();
+    }
+
+    /** The family's points in label order. */
+    private static List<Object> sorted(Family f) {
+        List<Object> points = f.points();
+        int n = points.size();
+        Order o = ORDERS.get(f.name());
+        if (o == null || !sameOrder(o.added(), points)) {
+            Labels[] added = new Labels[n];
+            Integer[] idx = new Integer[n];
+            for (int i = 0; i < n; i++) {
+                added[i] = labelsOf(points.get(i));
+                idx[i] = i;
+            }
+            java.util.Arrays.sort(idx, (a, b) -> added[a].compareTo(added[b]));
+            int[] sorted = new int[n];
+            for (int i = 0; i < n; i++) {
+                sorted[i] = idx[i];
+            }
+            o = new Order(added, sorted);
+            ORDERS.put(f.name(), o);
+        }
+        List<Object> out = new ArrayList<>(n);
+        for (int i : o.sorted()) {
+            out.add(points.get(i));
+        }
+        return out;
+    }
+
+    private static boolean sameOrder(Labels[] added, List<Object> points) {
+        if (added.length != points.size()) {
+            return false;
+        }
+        for (int i = 0; i < added.length; i++) {
+            if (added[i] != labelsOf(points.get(i))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     List<MetricSnapshot> build() {
         List<MetricSnapshot> out = new ArrayList<>();
         for (Family f : families.values()) {
             if (f.points().isEmpty()) {
                 continue;
             }
+            List<Object> points = sorted(f);
             if (f.counter()) {
                 CounterSnapshot.Builder b = CounterSnapshot.builder().name(f.name()).help(f.help());
-                f.points().forEach(p -> b.dataPoint((CounterSnapshot.CounterDataPointSnapshot) p));
+                points.forEach(p -> b.dataPoint((CounterSnapshot.CounterDataPointSnapshot) p));
                 out.add(b.build());
             } else {
                 GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(f.name()).help(f.help());
-                f.points().forEach(p -> b.dataPoint((GaugeSnapshot.GaugeDataPointSnapshot) p));
+                points.forEach(p -> b.dataPoint((GaugeSnapshot.GaugeDataPointSnapshot) p));
                 out.add(b.build());
             }
         }

@@ -32,13 +32,36 @@ public final class SideCarKernel implements KernelQueries {
         return "side-cars";
     }
 
+    /** A side-car's text and its tree, kept while the text stays the same. */
+    private record Parsed(String text, JsonNode tree) {
+    }
+
+    /**
+     * The last parse of each side-car path (a snapshot's side-cars are read on every collection
+     * and rarely change: parsing the same JSON again was a fifth of a collection of the demo host,
+     * issue 7). Keyed by path, so bounded by the side-cars a snapshot has; the trees are only read.
+     */
+    private static final java.util.Map<String, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final int MAX_PARSED = 10_000;
+
     private JsonNode json(String path) throws HostReadException {
         String text = src.read(path);
+        String key = src.describe() + "/" + path;
+        Parsed p = PARSED.get(key);
+        if (p != null && p.text().equals(text)) {
+            return p.tree();
+        }
+        JsonNode tree;
         try {
-            return JSON.readTree(text);
+            tree = JSON.readTree(text);
         } catch (IOException e) {
             throw new HostReadException(path, "not valid JSON");
         }
+        if (PARSED.size() >= MAX_PARSED) {
+            PARSED.clear();
+        }
+        PARSED.put(key, new Parsed(text, tree));
+        return tree;
     }
 
     @Override

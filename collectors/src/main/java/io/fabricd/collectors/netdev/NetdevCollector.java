@@ -25,11 +25,15 @@ public final class NetdevCollector implements Collector {
     @Override
     public void collect(CollectContext ctx) {
         TreeSet<String> names = new TreeSet<>();
+        java.util.List<String> bound = new java.util.ArrayList<>();
         for (RdmaPort p : ctx.model().ports()) {
             if (p.netdev() != null) {
                 names.add(p.netdev());
+                bound.add(p.device() + "/" + p.port() + "=" + p.netdev());
             }
         }
+        // a netdev renamed or bound to another port drops what is kept (files kept open by name too)
+        ctx.hardware("netdevs of RDMA ports", bound);
         for (String n : names) {
             String base = "sys/class/net/" + n;
             if (!ctx.source().exists(base)) {

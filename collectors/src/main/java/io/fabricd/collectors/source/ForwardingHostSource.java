@@ -60,4 +60,19 @@ public abstract class ForwardingHostSource implements HostSource {
     public String describe() {
         return delegate.describe();
     }
+
+    @Override
+    public void keepFilesOpen(int max) {
+        delegate.keepFilesOpen(max);
+    }
+
+    @Override
+    public void closeKeptFiles() {
+        delegate.closeKeptFiles();
+    }
+
+    @Override
+    public void collectionStarts() {
+        delegate.collectionStarts();
+    }
 }

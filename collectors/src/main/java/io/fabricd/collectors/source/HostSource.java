@@ -62,6 +62,23 @@ public interface HostSource {
         return Optional.empty();
     }
 
+    /**
+     * Keeps up to {@code max} files open between reads and reads them again from offset 0 instead of
+     * opening them anew ({@link KeptFiles}; 0, the default, keeps none). For a source read over and
+     * over: the agent's collection loop, which calls {@link #collectionStarts} and, whenever the kept
+     * hardware identity is dropped, {@link #closeKeptFiles}.
+     */
+    default void keepFilesOpen(int max) {
+    }
+
+    /** Closes every file kept open; the next reads open them anew. */
+    default void closeKeptFiles() {
+    }
+
+    /** A collection starts (files kept open are checked again where a source needs to). */
+    default void collectionStarts() {
+    }
+
     /** What this source reads, for logs and messages ("/" or the snapshot folder). */
     String describe();
 

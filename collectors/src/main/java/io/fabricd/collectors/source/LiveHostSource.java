@@ -54,6 +54,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Duration timeout;
     private final Set<String> hung = ConcurrentHashMap.newKeySet();
     private ExecutorService worker = newWorker();
+    private volatile KeptFiles kept;
     private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
 
     /** The real host: root "/". */
@@ -179,7 +180,37 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     }
 
     private String readNow(String path) throws java.io.IOException {
-        return SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
+        KeptFiles k = kept;
+        return k != null ? k.read(path, abs(path).toString(), path, MAX_FILE_BYTES, true)
+                : SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
+    }
+
+    /**
+     * Files kept open between collections (sysfs answers ENODEV through a removed device's kept
+     * files; renames are caught by the listings StableFacts watches, which close them all), at most
+     * a quarter of this process's descriptor limit.
+     */
+    @Override
+    public void keepFilesOpen(int max) {
+        KeptFiles old = kept;
+        kept = max > 0 ? new KeptFiles(KeptFiles.bound(max), false, System::currentTimeMillis) : null;
+        if (old != null) {
+            old.closeAll();
+        }
+    }
+
+    /** The files kept open (tests); an empty set when none are. */
+    KeptFiles keptFiles() {
+        KeptFiles k = kept;
+        return k != null ? k : KeptFiles.NONE;
+    }
+
+    @Override
+    public void closeKeptFiles() {
+        KeptFiles k = kept;
+        if (k != null) {
+            k.closeAll();
+        }
     }
 
     /** All reads in one bounded task; if it times out, file by file (so only the hung file fails). */
@@ -243,6 +274,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closeKeptFiles();
         worker.shutdownNow();
     }
 }

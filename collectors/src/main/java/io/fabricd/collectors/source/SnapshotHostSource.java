@@ -37,6 +37,7 @@ public final class SnapshotHostSource implements HostSource {
     private final Map<String, List<String>> unreadableByParent = new HashMap<>();
     private final Optional<SnapshotManifest> manifest;
     private final Map<String, Object> resolveCache = new ConcurrentHashMap<>();
+    private volatile KeptFiles kept;
 
     private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
         this.root = root;
@@ -278,7 +279,9 @@ public final class SnapshotHostSource implements HostSource {
             }
         }
         try {
-            return SmallFiles.read(rootPrefix + r.real(), path, MAX_FILE_BYTES, false);
+            KeptFiles k = kept;
+            return k != null ? k.read(path, rootPrefix + r.real(), path, MAX_FILE_BYTES, false)
+                    : SmallFiles.read(rootPrefix + r.real(), path, MAX_FILE_BYTES, false);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {
@@ -286,6 +289,38 @@ public final class SnapshotHostSource implements HostSource {
             throw new HostReadException(path, "ENOENT");
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());
+        }
+    }
+
+    /** Files kept open in folders unchanged for a while, checked once per collection; at most a quarter of the descriptor limit. */
+    @Override
+    public void keepFilesOpen(int max) {
+        KeptFiles old = kept;
+        kept = max > 0 ? new KeptFiles(KeptFiles.bound(max), true, System::currentTimeMillis) : null;
+        if (old != null) {
+            old.closeAll();
+        }
+    }
+
+    /** The files kept open (tests); an empty set when none are. */
+    KeptFiles keptFiles() {
+        KeptFiles k = kept;
+        return k != null ? k : KeptFiles.NONE;
+    }
+
+    @Override
+    public void closeKeptFiles() {
+        KeptFiles k = kept;
+        if (k != null) {
+            k.closeAll();
+        }
+    }
+
+    @Override
+    public void collectionStarts() {
+        KeptFiles k = kept;
+        if (k != null) {
+            k.collectionStarts();
         }
     }
 
