@@ -130,6 +130,23 @@ final class HostFamilies {
         }
     }
 
+    private static final String[] NOT_PRIO = new String[0];
+    /** A statistic's name -> direction, priority, kind (NOT_PRIO when it is none): the names repeat every collection. */
+    private static final java.util.Map<String, String[]> PRIO_PARTS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static String[] prioParts(String key) {
+        String[] parts = PRIO_PARTS.get(key);
+        if (parts == null) {
+            Matcher mt = PRIO.matcher(key);
+            parts = mt.matches() ? new String[] {mt.group(1), mt.group(2), mt.group(3)} : NOT_PRIO;
+            if (PRIO_PARTS.size() > 10_000) {
+                PRIO_PARTS.clear();
+            }
+            PRIO_PARTS.put(key, parts);
+        }
+        return parts == NOT_PRIO ? null : parts;
+    }
+
     private static void netdev(Families f, NetdevInfo n, boolean allStats) {
         String nd = n.name();
         if (n.mtu() != null) {
@@ -159,14 +176,14 @@ final class HostFamilies {
             if (!key.startsWith("_prio", 2)) { // most of a ConnectX's ~300 statistics: skip the regex
                 continue;
             }
-            Matcher mt = PRIO.matcher(key);
-            if (!mt.matches()) {
+            String[] parts = prioParts(key);
+            if (parts == null) {
                 continue;
             }
-            String dir = mt.group(1);
-            String prio = mt.group(2);
+            String dir = parts[0];
+            String prio = parts[1];
             double v = toDouble(e.getValue());
-            switch (mt.group(3)) {
+            switch (parts[2]) {
                 case "pause" -> {
                     ethtoolPause = true;
                     f.add("fabric_pfc_pause_frames", v, "netdev", nd, "priority", prio, "direction", dir);

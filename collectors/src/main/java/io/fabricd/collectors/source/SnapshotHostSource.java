@@ -142,7 +142,10 @@ public final class SnapshotHostSource implements HostSource {
      * A path resolved once: its real path under the root, what is there (a snapshot's shape does
      * not change while it is read, its file contents may) and the unreadable.txt errno that applies.
      */
-    private record Resolved(String real, Kind kind, String errno) {
+    private record Resolved(String real, Kind kind, String errno, String file) {
+        Resolved(String real, Kind kind, String errno) {
+            this(real, kind, errno, null);
+        }
     }
 
     private enum Kind { FILE, DIR, OTHER, ABSENT }
@@ -244,7 +247,7 @@ public final class SnapshotHostSource implements HostSource {
             kind = attrs.isRegularFile() ? Kind.FILE : attrs.isDirectory() ? Kind.DIR : Kind.OTHER;
         }
         String real = String.join("/", done);
-        return new Resolved(real, kind, unreadableErrno(real));
+        return new Resolved(real, kind, unreadableErrno(real), kind == Kind.FILE ? rootPrefix + real : null);
     }
 
     /** The errno of the path or of the nearest unreadable folder above it; null when readable. */
@@ -280,8 +283,8 @@ public final class SnapshotHostSource implements HostSource {
         }
         try {
             KeptFiles k = kept;
-            return k != null ? k.read(path, rootPrefix + r.real(), path, MAX_FILE_BYTES, false)
-                    : SmallFiles.read(rootPrefix + r.real(), path, MAX_FILE_BYTES, false);
+            return k != null ? k.read(path, r.file(), path, MAX_FILE_BYTES, false)
+                    : SmallFiles.read(r.file(), path, MAX_FILE_BYTES, false);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {
@@ -322,6 +325,59 @@ public final class SnapshotHostSource implements HostSource {
         if (k != null) {
             k.collectionStarts();
         }
+    }
+
+    /** A folder's files as read by {@link #readAll}: their paths built once, so every lookup finds them by hash and identity. */
+    private record Batch(String[] names, String[] paths) {
+    }
+
+    private final Map<String, Batch> batches = new ConcurrentHashMap<>();
+
+    /**
+     * Reads a folder's files (a port's counters) like {@link HostSource#readAll}, with the paths of
+     * the last call for the same names reused: no path is built again, and the resolved-path and
+     * kept-file lookups compare the very same strings (issue 7).
+     */
+    @Override
+    public Map<String, Object> readAll(String dir, List<String> names) {
+        Batch b = batches.get(dir);
+        if (b == null || !sameNames(b.names(), names)) {
+            String[] ns = names.toArray(new String[0]);
+            String[] paths = new String[ns.length];
+            for (int i = 0; i < ns.length; i++) {
+                paths[i] = dir + "/" + ns[i];
+            }
+            b = new Batch(ns, paths);
+            if (batches.size() >= 100_000) {
+                batches.clear();
+            }
+            batches.put(dir, b);
+        }
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        String[] ns = b.names();
+        String[] paths = b.paths();
+        for (int i = 0; i < ns.length; i++) {
+            try {
+                out.put(ns[i], read(paths[i]));
+            } catch (HostReadException e) {
+                out.put(ns[i], e);
+            }
+        }
+        return out;
+    }
+
+    /** The same names, the same String instances (a kept listing), in the same order. */
+    private static boolean sameNames(String[] kept, List<String> names) {
+        if (kept.length != names.size()) {
+            return false;
+        }
+        for (int i = 0; i < kept.length; i++) {
+            String n = names.get(i);
+            if (kept[i] != n && !kept[i].equals(n)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override
