@@ -190,7 +190,6 @@ public final class RdmaCollector implements Collector {
         // one batch per folder: the live host reads it in one bounded task, not one hand-off per file
         java.util.Map<String, Object> texts = ctx.source().readAll(dir, names);
         for (String name : names) {
-            String path = dir + "/" + name;
             Object text = texts.get(name);
             if (text instanceof HostReadException e) {
                 if (!e.isMissing()) {
@@ -203,7 +202,7 @@ public final class RdmaCollector implements Collector {
             }
             Long v = Counters.parse(s);
             if (v == null) {
-                ctx.error(path, s.isBlank() ? "empty" : "not a counter: '" + abbreviate(s) + "'");
+                ctx.error(dir + "/" + name, s.isBlank() ? "empty" : "not a counter: '" + abbreviate(s) + "'");
                 continue;
             }
             out.put(name, v);

@@ -33,19 +33,8 @@ public final class TopologyCollector implements Collector {
         Map<String, String> realPaths = new LinkedHashMap<>();
         List<String> bus = ctx.listOptional("sys/bus/pci/devices");
         ctx.hardware("sys/bus/pci/devices", bus);
-        for (String bdf : bus) {
-            String base = "sys/bus/pci/devices/" + bdf;
-            String vendor = ctx.stable(base + "/vendor").map(String::strip).orElse("");
-            if (!vendor.equalsIgnoreCase(NVIDIA)) {
-                continue;
-            }
-            String cls = ctx.stable(base + "/class").map(String::strip).orElse("");
-            String kind = cls.startsWith("0x0302") || cls.startsWith("0x0300") ? "gpu"
-                    : cls.startsWith("0x0680") ? "nvswitch" : null;
-            if (kind != null) {
-                kinds.put(bdf, kind);
-            }
-        }
+        // the GPUs and NVSwitches among the bus's functions: ids kept, and a changed listing drops them
+        kinds.putAll(ctx.stableGroup("pci kinds", c -> nvidiaKinds(c, bus)));
         Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
         for (RdmaDevice d : ctx.model().devices()) {
             if (d.pciAddress() != null) {
@@ -92,6 +81,24 @@ public final class TopologyCollector implements Collector {
         }
     }
 
+    private static Map<String, String> nvidiaKinds(CollectContext ctx, List<String> bus) {
+        Map<String, String> kinds = new LinkedHashMap<>();
+        for (String bdf : bus) {
+            String base = "sys/bus/pci/devices/" + bdf;
+            String vendor = ctx.stable(base + "/vendor").map(String::strip).orElse("");
+            if (!vendor.equalsIgnoreCase(NVIDIA)) {
+                continue;
+            }
+            String cls = ctx.stable(base + "/class").map(String::strip).orElse("");
+            String kind = cls.startsWith("0x0302") || cls.startsWith("0x0300") ? "gpu"
+                    : cls.startsWith("0x0680") ? "nvswitch" : null;
+            if (kind != null) {
+                kinds.put(bdf, kind);
+            }
+        }
+        return java.util.Collections.unmodifiableMap(kinds);
+    }
+
     /** "sys/devices/pci0000:15/0000:15:01.0/..." -> ["pci0000:15", "0000:15:01.0", ...] (BDF components only after the root). */
     static List<String> components(String real) {
         String rest = real.startsWith("sys/devices/") ? real.substring("sys/devices/".length()) : real;
@@ -136,13 +143,23 @@ public final class TopologyCollector implements Collector {
         return new GpuNicPath(gpu, device, "PXB", "several PCIe bridges below " + g.get(common));
     }
 
+    /** What a function says about itself that does not change while it stays: kept as one group. */
+    private record Identity(String vendor, String device, String cls, Integer numa, Long maxSpeed, Integer maxWidth, String driver) {
+    }
+
     private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
+        Identity id = ctx.stableGroup("pci:" + path, c -> identity(c, path));
+        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
+        return new PciFunction(addr, kind, path, id.vendor(), id.device(), id.cls(), id.numa(), speed, width, id.maxSpeed(),
+                id.maxWidth(), id.driver());
+    }
+
+    private static Identity identity(CollectContext ctx, String path) {
         String vendor = ctx.stable(path + "/vendor").map(String::strip).orElse(null);
         String device = ctx.stable(path + "/device").map(String::strip).orElse(null);
         String cls = ctx.stable(path + "/class").map(String::strip).orElse(null);
         Integer numa = ctx.stable(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
-        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
-        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
         Long maxSpeed = ctx.stable(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
         Integer maxWidth = ctx.stable(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
         int slash = path.lastIndexOf('/');
@@ -163,7 +180,7 @@ public final class TopologyCollector implements Collector {
                 ctx.error(e);
             }
         }
-        return new PciFunction(addr, kind, path, vendor, device, cls, numa, speed, width, maxSpeed, maxWidth, driver);
+        return new Identity(vendor, device, cls, numa, maxSpeed, maxWidth, driver);
     }
 
     private static <T extends Comparable<T>> T min(T a, T b) {
