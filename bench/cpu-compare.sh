@@ -7,8 +7,8 @@
 #
 #   bench/cpu-compare.sh [SNAPSHOT_DIR] [DURATION] [INTERVAL_MS]     (defaults host-a-ib 60 250)
 #
-# WARMUP=seconds before the window (default 10). SCRAPE_FABRICD=1 scrapes fabricd's /metrics too,
-# once per INTERVAL, as Prometheus would: with fabricd's default 10 s interval and a 15 s scrape
+# WARMUP=seconds before the window (default 10). DISABLED=comma-separated collectors fabricd does
+# not run. SCRAPE_FABRICD=1 scrapes fabricd's /metrics too, once per INTERVAL, as Prometheus would: with fabricd's default 10 s interval and a 15 s scrape
 # that gives its CPU share in a real deployment (Pingmesh's budget: 0.26 % of a core):
 #   FABRICD_INTERVAL_MS=10000 SCRAPE_FABRICD=1 bench/cpu-compare.sh SNAPSHOT 300 15000
 #
@@ -28,6 +28,9 @@ fport=19550; nport=19150
 command -v prometheus-node-exporter >/dev/null || { echo "apt-get install prometheus-node-exporter" >&2; exit 2; }
 work=$(mktemp -d)
 printf 'collection:\n  interval: %dms\n' "${FABRICD_INTERVAL_MS:-$ms}" > "$work/fabricd.yaml"
+# DISABLED=host,netdev,... : collectors fabricd does not run (collection.disabled_collectors); with
+# every one but rdma it reads what node_exporter's infiniband collector reads (and hw_counters)
+[ -n "${DISABLED:-}" ] && printf '  disabled_collectors: [%s]\n' "$DISABLED" >> "$work/fabricd.yaml"
 bin/fabricd run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$fport > "$work/fabricd.log" 2>&1 &
 fpid=$!
 prometheus-node-exporter --path.sysfs="$snap/sys" --collector.disable-defaults --collector.infiniband \

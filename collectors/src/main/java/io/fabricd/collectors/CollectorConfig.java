@@ -10,14 +10,27 @@ import java.util.regex.Pattern;
  * @param excludeDevices RDMA device name globs never to read, even when included; some
  *                       firmware-restricted PFs flood the kernel log when their counters are read
  *                       (node_exporter#3434)
+ * @param disabledCollectors collectors not run at all (by name: host, rdma, netdev, ethtool, dcb,
+ *                       verbs, qp, topology, gpudirect); what they would find is absent, as on a host
+ *                       without it, and the checks that need it say nothing
  */
-public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices) {
+public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices, java.util.Set<String> disabledCollectors) {
 
     public static final CollectorConfig DEFAULT = new CollectorConfig(List.of("*"), List.of());
 
     public CollectorConfig {
         includeDevices = includeDevices == null || includeDevices.isEmpty() ? List.of("*") : List.copyOf(includeDevices);
         excludeDevices = excludeDevices == null ? List.of() : List.copyOf(excludeDevices);
+        disabledCollectors = disabledCollectors == null ? java.util.Set.of() : java.util.Set.copyOf(disabledCollectors);
+    }
+
+    public CollectorConfig(List<String> includeDevices, List<String> excludeDevices) {
+        this(includeDevices, excludeDevices, java.util.Set.of());
+    }
+
+    /** True unless the collector is disabled. */
+    public boolean runs(String collector) {
+        return !disabledCollectors.contains(collector);
     }
 
     /** Compiled globs, shared by every config (a config is asked per device on every collection). */
@@ -81,5 +94,13 @@ public record CollectorConfig(List<String> includeDevices, List<String> excludeD
     public void validate() {
         includeDevices.forEach(CollectorConfig::glob);
         excludeDevices.forEach(CollectorConfig::glob);
+        java.util.Set<String> known = new java.util.TreeSet<>();
+        HostCollection.defaultCollectors().forEach(c -> known.add(c.name()));
+        for (String d : new java.util.TreeSet<>(disabledCollectors)) {
+            if (!known.contains(d)) {
+                throw new IllegalArgumentException("unknown collector '" + d + "' in collection.disabled_collectors; known: "
+                        + String.join(", ", known));
+            }
+        }
     }
 }

@@ -62,6 +62,9 @@ public final class HostCollection {
         HostModelBuilder builder = new HostModelBuilder();
         List<CollectorRun> runs = new ArrayList<>();
         for (Collector c : collectors) {
+            if (!config.runs(c.name())) {
+                continue;
+            }
             CollectContext ctx = new CollectContext(source, config, builder, stable);
             long t0 = System.nanoTime();
             boolean ok = true;

@@ -71,6 +71,13 @@ public final class AgentConfig {
          */
         @JsonProperty("max_open_files")
         public int maxOpenFiles = 4096;
+
+        /**
+         * Collectors not run (none): host, rdma, netdev, ethtool, dcb, verbs, qp, topology,
+         * gpudirect. What they read is then absent, and the checks that need it say nothing.
+         */
+        @JsonProperty("disabled_collectors")
+        public List<String> disabledCollectors = List.of();
     }
 
     /** {@code http:} limits of the HTTP server (docs/configuration.md). */
@@ -103,7 +110,8 @@ public final class AgentConfig {
     }
 
     public CollectorConfig collectorConfig() {
-        return new CollectorConfig(rdma.includeDevices, rdma.excludeDevices);
+        return new CollectorConfig(rdma.includeDevices, rdma.excludeDevices,
+                collection.disabledCollectors == null ? java.util.Set.of() : new java.util.HashSet<>(collection.disabledCollectors));
     }
 
     /** Checks values a YAML parser accepts but fabricd cannot use. */

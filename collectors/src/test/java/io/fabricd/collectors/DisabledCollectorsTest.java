@@ -1,0 +1,37 @@
+package io.fabricd.collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabricd.collectors.model.CollectorRun;
+import io.fabricd.collectors.model.HostModel;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** collection.disabled_collectors: a disabled collector does not run, reads nothing, and is not reported. */
+class DisabledCollectorsTest {
+
+    @Test
+    void aDisabledCollectorDoesNotRunAndTheOthersAreUnchanged() {
+        HostModel all = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-d-topology"));
+        CollectorConfig noTopology = new CollectorConfig(List.of("*"), List.of(), Set.of("topology", "gpudirect"));
+        StableFactsTest.Counting src = new StableFactsTest.Counting(Fixtures.open("host-d-topology"));
+        HostModel some = HostCollection.standard(noTopology).collect(src);
+
+        assertThat(all.pci()).isNotEmpty();
+        assertThat(some.pci()).isEmpty();
+        assertThat(some.gpuNicPaths()).isEmpty();
+        assertThat(some.collectors()).extracting(CollectorRun::name).doesNotContain("topology", "gpudirect").contains("rdma", "netdev");
+        assertThat(src.reads).noneMatch(p -> p.endsWith("/current_link_speed") || p.endsWith("/max_link_width"));
+        assertThat(some.devices()).isEqualTo(all.devices());
+        assertThat(some.netdevs()).isEqualTo(all.netdevs());
+    }
+
+    @Test
+    void anUnknownNameIsRefusedWithTheKnownOnes() {
+        assertThatThrownBy(() -> new CollectorConfig(List.of("*"), List.of(), Set.of("pcie")).validate())
+                .hasMessageContaining("unknown collector 'pcie'").hasMessageContaining("topology");
+        new CollectorConfig(List.of("*"), List.of(), Set.of("rdma", "qp")).validate();
+    }
+}
