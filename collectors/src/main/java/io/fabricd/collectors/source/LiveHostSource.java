@@ -55,6 +55,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Set<String> hung = ConcurrentHashMap.newKeySet();
     private ExecutorService worker = newWorker();
     private volatile KeptFiles kept;
+    private final String rootPrefix;
     private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
 
     /** The real host: root "/". */
@@ -65,6 +66,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     /** Live semantics over another root (tests use a folder with FIFOs and unreadable files). */
     public LiveHostSource(Path root, Duration timeout) {
         this.root = root.toAbsolutePath();
+        this.rootPrefix = this.root.toString().endsWith("/") ? this.root.toString() : this.root + "/";
         this.timeout = timeout;
     }
 
@@ -181,8 +183,11 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     private String readNow(String path) throws java.io.IOException {
         KeptFiles k = kept;
-        return k != null ? k.read(path, abs(path).toString(), path, MAX_FILE_BYTES, true)
-                : SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
+        if (k != null) {
+            // the absolute name by concatenation: no Path built and normalized per read
+            return k.read(path, rootPrefix + (path.startsWith("/") ? path.substring(1) : path), path, MAX_FILE_BYTES, true);
+        }
+        return SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
     }
 
     /**

@@ -201,6 +201,31 @@ class KeptFilesTest {
         s.closeKeptFiles();
     }
 
+    /**
+     * This machine's own sysfs: a kept attribute read again from offset 0 is generated anew (the
+     * kernel's seq_file restarts at position 0), so a counter moves through a kept descriptor.
+     */
+    @Test
+    void aKeptSysfsAttributeShowsTheKernelsCurrentValue() throws Exception {
+        String counter = "sys/class/net/lo/statistics/tx_packets";
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/" + counter)), "no /sys/class/net/lo here");
+        try (LiveHostSource live = new LiveHostSource(Duration.ofSeconds(2))) {
+            live.keepFilesOpen(16);
+            live.read(counter);
+            long before = Long.parseLong(live.readLine(counter).strip()); // second read: now kept
+            assertThat(live.keptFiles().size()).isEqualTo(1);
+            try (java.net.DatagramSocket socket = new java.net.DatagramSocket()) {
+                byte[] b = new byte[8];
+                for (int i = 0; i < 20; i++) {
+                    socket.send(new java.net.DatagramPacket(b, b.length, java.net.InetAddress.getLoopbackAddress(), 9));
+                }
+            }
+            long after = Long.parseLong(live.readLine(counter).strip());
+            assertThat(after).as("read through the kept descriptor").isGreaterThanOrEqualTo(before + 20);
+            assertThat(live.keptFiles().size()).isEqualTo(1);
+        }
+    }
+
     /** The live reader: no folder checks (sysfs answers ENODEV instead); a dropped identity closes them all. */
     @Test
     void liveFilesAreClosedWhenTheKeptIdentityIsDropped(@TempDir Path tmp) throws Exception {
