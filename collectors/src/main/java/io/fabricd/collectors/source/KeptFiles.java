@@ -75,10 +75,7 @@ final class KeptFiles {
         }
     }
 
-    /** Keeps nothing. */
-    static final KeptFiles NONE = new KeptFiles(0, false, () -> 0);
-
-    private final int max;
+    private volatile int max;
     private final boolean checkFolders;
     private final LongSupplier wallMillis;
     private final Map<String, Kept> files = new ConcurrentHashMap<>();
@@ -89,18 +86,27 @@ final class KeptFiles {
     private volatile long epoch;
 
     /**
-     * @param max          most files kept open
+     * Keeps nothing until {@link #limit}.
+     *
      * @param checkFolders check each kept file's folder once per collection (snapshot folders)
      * @param wallMillis   the wall clock, to compare with folder modification times
      */
-    KeptFiles(int max, boolean checkFolders, LongSupplier wallMillis) {
-        this.max = max;
+    KeptFiles(boolean checkFolders, LongSupplier wallMillis) {
         this.checkFolders = checkFolders;
         this.wallMillis = wallMillis;
     }
 
+    /** Keeps at most {@code files} open from now on (0: none, every read opens and closes); closes those kept. */
+    void limit(int files) {
+        max = Math.max(0, files);
+        closeAll();
+    }
+
     /** The most files this process keeps: a quarter of its descriptor limit, at most {@code wanted}. */
     static int bound(int wanted) {
+        if (wanted <= 0) {
+            return 0;
+        }
         long limit = 0;
         if (java.lang.management.ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
             limit = u.getMaxFileDescriptorCount();
@@ -133,6 +139,9 @@ final class KeptFiles {
      * @param key a stable name of the file (the path the caller was asked for)
      */
     String read(String key, String file, String hostPath, int maxBytes, boolean untilEof) throws IOException {
+        if (max == 0) {
+            return SmallFiles.read(file, hostPath, maxBytes, untilEof);
+        }
         Kept k = files.get(key);
         if (k != null) {
             if (k.folder != null && !current(k.folder)) {

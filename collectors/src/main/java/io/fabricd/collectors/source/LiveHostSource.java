@@ -54,7 +54,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Duration timeout;
     private final Set<String> hung = ConcurrentHashMap.newKeySet();
     private ExecutorService worker = newWorker();
-    private volatile KeptFiles kept;
+    private final KeptFiles kept = new KeptFiles(false, System::currentTimeMillis);
     private final String rootPrefix;
     private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
 
@@ -182,12 +182,8 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     }
 
     private String readNow(String path) throws java.io.IOException {
-        KeptFiles k = kept;
-        if (k != null) {
-            // the absolute name by concatenation: no Path built and normalized per read
-            return k.read(path, rootPrefix + (path.startsWith("/") ? path.substring(1) : path), path, MAX_FILE_BYTES, true);
-        }
-        return SmallFiles.read(abs(path).toString(), path, MAX_FILE_BYTES, true);
+        // the absolute name by concatenation: no Path built and normalized per read
+        return kept.read(path, rootPrefix + (path.startsWith("/") ? path.substring(1) : path), path, MAX_FILE_BYTES, true);
     }
 
     /**
@@ -197,25 +193,17 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
      */
     @Override
     public void keepFilesOpen(int max) {
-        KeptFiles old = kept;
-        kept = max > 0 ? new KeptFiles(KeptFiles.bound(max), false, System::currentTimeMillis) : null;
-        if (old != null) {
-            old.closeAll();
-        }
+        kept.limit(KeptFiles.bound(max));
     }
 
-    /** The files kept open (tests); an empty set when none are. */
+    /** The files kept open (tests). */
     KeptFiles keptFiles() {
-        KeptFiles k = kept;
-        return k != null ? k : KeptFiles.NONE;
+        return kept;
     }
 
     @Override
     public void closeKeptFiles() {
-        KeptFiles k = kept;
-        if (k != null) {
-            k.closeAll();
-        }
+        kept.closeAll();
     }
 
     /** All reads in one bounded task; if it times out, file by file (so only the hung file fails). */

@@ -37,7 +37,7 @@ public final class SnapshotHostSource implements HostSource {
     private final Map<String, List<String>> unreadableByParent = new HashMap<>();
     private final Optional<SnapshotManifest> manifest;
     private final Map<String, Object> resolveCache = new ConcurrentHashMap<>();
-    private volatile KeptFiles kept;
+    private final KeptFiles kept = new KeptFiles(true, System::currentTimeMillis);
 
     private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
         this.root = root;
@@ -282,9 +282,7 @@ public final class SnapshotHostSource implements HostSource {
             }
         }
         try {
-            KeptFiles k = kept;
-            return k != null ? k.read(path, r.file(), path, MAX_FILE_BYTES, false)
-                    : SmallFiles.read(r.file(), path, MAX_FILE_BYTES, false);
+            return kept.read(path, r.file(), path, MAX_FILE_BYTES, false);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {
@@ -298,33 +296,22 @@ public final class SnapshotHostSource implements HostSource {
     /** Files kept open in folders unchanged for a while, checked once per collection; at most a quarter of the descriptor limit. */
     @Override
     public void keepFilesOpen(int max) {
-        KeptFiles old = kept;
-        kept = max > 0 ? new KeptFiles(KeptFiles.bound(max), true, System::currentTimeMillis) : null;
-        if (old != null) {
-            old.closeAll();
-        }
+        kept.limit(KeptFiles.bound(max));
     }
 
-    /** The files kept open (tests); an empty set when none are. */
+    /** The files kept open (tests). */
     KeptFiles keptFiles() {
-        KeptFiles k = kept;
-        return k != null ? k : KeptFiles.NONE;
+        return kept;
     }
 
     @Override
     public void closeKeptFiles() {
-        KeptFiles k = kept;
-        if (k != null) {
-            k.closeAll();
-        }
+        kept.closeAll();
     }
 
     @Override
     public void collectionStarts() {
-        KeptFiles k = kept;
-        if (k != null) {
-            k.collectionStarts();
-        }
+        kept.collectionStarts();
     }
 
     /** A folder's files as read by {@link #readAll}: their paths built once, so every lookup finds them by hash and identity. */
