@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
@@ -80,7 +79,6 @@ final class KeptFiles {
     private final LongSupplier wallMillis;
     private final Map<String, Kept> files = new ConcurrentHashMap<>();
     private final Map<String, Folder> folders = new ConcurrentHashMap<>();
-    private final AtomicInteger count = new AtomicInteger();
     /** Files read once: kept on their second read (identity files read once per refresh never are). */
     private final java.util.Set<String> seen = ConcurrentHashMap.newKeySet();
     private volatile long epoch;
@@ -129,7 +127,7 @@ final class KeptFiles {
 
     /** Files kept open now. */
     int size() {
-        return count.get();
+        return files.size();
     }
 
     /**
@@ -156,9 +154,7 @@ final class KeptFiles {
                     failed = true; // opened afresh below: the fresh open tells what is there now
                 } finally {
                     if (failed) {
-                        if (files.remove(key, k)) {
-                            count.decrementAndGet();
-                        }
+                        files.remove(key, k);
                         closeQuietly(k.file);
                     } else {
                         k.busy.set(false);
@@ -167,7 +163,7 @@ final class KeptFiles {
             }
         }
         Folder folder = null;
-        if (count.get() < max && !files.containsKey(key) && !firstRead(key)) {
+        if (files.size() < max && !files.containsKey(key) && !firstRead(key)) {
             folder = checkFolders ? folderToKeepIn(file) : null;
             if (checkFolders && folder == null) {
                 return SmallFiles.read(file, hostPath, maxBytes, untilEof);
@@ -199,13 +195,8 @@ final class KeptFiles {
     }
 
     private boolean keep(String key, RandomAccessFile raf, Folder folder) {
-        if (count.incrementAndGet() > max) {
-            count.decrementAndGet();
-            return false;
-        }
-        Kept k = new Kept(raf, folder);
-        if (files.putIfAbsent(key, k) != null) {
-            count.decrementAndGet();
+        // one collection thread keeps files: the limit may be passed by a racing read, never far
+        if (files.size() >= max || files.putIfAbsent(key, new Kept(raf, folder)) != null) {
             return false;
         }
         if (folder != null) {
@@ -277,7 +268,6 @@ final class KeptFiles {
     /** Forgets a kept file and closes it, unless a read (a hung one) still uses it. */
     private void drop(String key, Kept k) {
         if (files.remove(key, k)) {
-            count.decrementAndGet();
             if (k.busy.compareAndSet(false, true)) {
                 closeQuietly(k.file);
             }
