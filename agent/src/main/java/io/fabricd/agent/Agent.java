@@ -91,7 +91,11 @@ public final class Agent implements AutoCloseable {
         loop.start();
         vertx = Vertx.builder()
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
-                        .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2))
+                        .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2)
+                        // Vert.x's blocked-thread warning looks every 5 s, not every second: a
+                        // wake-up of its timer thread less per second on an agent that is mostly
+                        // idle (issue 7); a handler blocking the event loop is still logged
+                        .setBlockedThreadCheckInterval(5000))
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
         if (probeKey != null) {

@@ -8,6 +8,7 @@ import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,9 +30,16 @@ class StableFactsTest {
     /** Counts the files read, by path. */
     static final class Counting extends ForwardingHostSource {
         final List<String> reads = new ArrayList<>();
+        final List<String> lists = new ArrayList<>();
 
         Counting(HostSource delegate) {
             super(delegate);
+        }
+
+        @Override
+        public List<String> list(String path) throws HostReadException {
+            lists.add(path);
+            return super.list(path);
         }
 
         @Override
@@ -154,6 +162,23 @@ class StableFactsTest {
 
     private static List<String> gids(HostModel m) {
         return m.devices().get(0).ports().get(0).gids().stream().map(g -> g.index() + "=" + g.gid()).toList();
+    }
+
+    @Test
+    void hostFactsFromAFixturesFilesAreReadOnce() {
+        // a snapshot without the manifest's host block: kernel, memory and NUMA CPUs come from files
+        HostCollection repeating = repeating(Duration.ofMinutes(5), new AtomicLong());
+        Counting src = new Counting(SnapshotHostSource.open(Fixtures.host("host-a-ib")));
+        HostModel first = repeating.collect(src);
+        assertThat(src.reads).anyMatch(p -> p.endsWith("/cpulist"));
+        assertThat(first.facts().numaCpus()).isNotEmpty();
+        src.reads.clear();
+        src.lists.clear();
+        HostModel second = repeating.collect(src);
+        assertThat(src.reads).noneMatch(p -> p.endsWith("/cpulist") || p.equals("proc/meminfo"));
+        assertThat(src.lists).doesNotContain("sys/devices/system/node");
+        assertThat(second.facts()).isEqualTo(first.facts())
+                .isEqualTo(HostCollection.standard(CollectorConfig.DEFAULT).collect(src).facts());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.fabricd.exporters;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -148,22 +149,32 @@ final class Families {
         return true;
     }
 
+    /**
+     * Each family's metadata, kept: the snapshot builders validate the name and help again on
+     * every build (issue 7). Made by the builder once, so the name rules are client_java's.
+     * Bounded by the number of families.
+     */
+    private static final java.util.concurrent.ConcurrentHashMap<String, MetricMetadata> METADATA = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static MetricMetadata metadata(Family f) {
+        MetricMetadata m = METADATA.get(f.name());
+        if (m == null || !java.util.Objects.equals(m.getHelp(), f.help())) {
+            m = (f.counter() ? CounterSnapshot.builder().name(f.name()).help(f.help()).build()
+                    : GaugeSnapshot.builder().name(f.name()).help(f.help()).build()).getMetadata();
+            METADATA.put(f.name(), m);
+        }
+        return m;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
     List<MetricSnapshot> build() {
         List<MetricSnapshot> out = new ArrayList<>();
         for (Family f : families.values()) {
             if (f.points().isEmpty()) {
                 continue;
             }
-            List<Object> points = sorted(f);
-            if (f.counter()) {
-                CounterSnapshot.Builder b = CounterSnapshot.builder().name(f.name()).help(f.help());
-                points.forEach(p -> b.dataPoint((CounterSnapshot.CounterDataPointSnapshot) p));
-                out.add(b.build());
-            } else {
-                GaugeSnapshot.Builder b = GaugeSnapshot.builder().name(f.name()).help(f.help());
-                points.forEach(p -> b.dataPoint((GaugeSnapshot.GaugeDataPointSnapshot) p));
-                out.add(b.build());
-            }
+            List points = sorted(f);
+            out.add(f.counter() ? new CounterSnapshot(metadata(f), points) : new GaugeSnapshot(metadata(f), points));
         }
         return out;
     }

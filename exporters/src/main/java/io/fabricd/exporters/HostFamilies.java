@@ -131,6 +131,8 @@ final class HostFamilies {
     }
 
     private static final String[] NOT_PRIO = new String[0];
+    /** Where {@link #PRIO}'s names lie in a sorted statistics map. */
+    private static final String[] PRIO_RANGES = {"rx_prio", "tx_prio"};
     /** A statistic's name -> direction, priority, kind (NOT_PRIO when it is none): the names repeat every collection. */
     private static final java.util.Map<String, String[]> PRIO_PARTS = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -145,6 +147,30 @@ final class HostFamilies {
             PRIO_PARTS.put(key, parts);
         }
         return parts == NOT_PRIO ? null : parts;
+    }
+
+    /** One rx_prio or tx_prio statistic as its family's point; true when it is a pause count. */
+    private static boolean prio(Families f, String nd, String key, Long value) {
+        String[] parts = prioParts(key);
+        if (parts == null) {
+            return false;
+        }
+        String dir = parts[0];
+        String prio = parts[1];
+        double v = toDouble(value);
+        switch (parts[2]) {
+            case "pause" -> {
+                f.add("fabric_pfc_pause_frames", v, "netdev", nd, "priority", prio, "direction", dir);
+                return true;
+            }
+            case "pause_duration" -> f.add("fabric_pfc_pause_seconds", v / 1e6, "netdev", nd, "priority", prio, "direction", dir);
+            case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
+            case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
+            case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
+            default -> {
+            }
+        }
+        return false;
     }
 
     private static void netdev(Families f, NetdevInfo n, boolean allStats) {
@@ -169,31 +195,13 @@ final class HostFamilies {
                 }
             }
         }
-        Map<String, Long> s = n.stats();
+        java.util.SortedMap<String, Long> s = n.stats();
         boolean ethtoolPause = false;
-        for (Map.Entry<String, Long> e : s.entrySet()) {
-            String key = e.getKey();
-            if (!key.startsWith("_prio", 2)) { // most of a ConnectX's ~300 statistics: skip the regex
-                continue;
-            }
-            String[] parts = prioParts(key);
-            if (parts == null) {
-                continue;
-            }
-            String dir = parts[0];
-            String prio = parts[1];
-            double v = toDouble(e.getValue());
-            switch (parts[2]) {
-                case "pause" -> {
-                    ethtoolPause = true;
-                    f.add("fabric_pfc_pause_frames", v, "netdev", nd, "priority", prio, "direction", dir);
-                }
-                case "pause_duration" -> f.add("fabric_pfc_pause_seconds", v / 1e6, "netdev", nd, "priority", prio, "direction", dir);
-                case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
-                case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
-                case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
-                default -> {
-                }
+        // only the rx_prio* and tx_prio* statistics can match (the map is sorted: two ranges of
+        // ~40 instead of all ~300 of a ConnectX, issue 7)
+        for (String range : PRIO_RANGES) {
+            for (Map.Entry<String, Long> e : s.subMap(range, range + "\uffff").entrySet()) {
+                ethtoolPause |= prio(f, nd, e.getKey(), e.getValue());
             }
         }
         if (!ethtoolPause && dcb != null && dcb.supported() && dcb.requests().size() == 8 && dcb.indications().size() == 8) {

@@ -46,6 +46,41 @@ class HostFamiliesTest {
     }
 
     @Test
+    void everyPriorityStatisticOfEveryFixtureIsExported() {
+        // the exporter looks only at the rx_prio* and tx_prio* ranges of the sorted statistics: the
+        // same series as matching every name (ConnectX names around them: rx_prio0_buf_discard, ...)
+        java.util.regex.Pattern prio = java.util.regex.Pattern.compile("([rt]x)_prio([0-7])_(pause|pause_duration|bytes|packets|discards)");
+        Map<String, String> family = Map.of("pause", "fabric_pfc_pause_frames_total", "pause_duration", "fabric_pfc_pause_seconds_total",
+                "bytes", "fabric_netdev_priority_bytes_total", "packets", "fabric_netdev_priority_packets_total",
+                "discards", "fabric_netdev_priority_discards_total");
+        int checked = 0;
+        for (String fixture : new String[] {"host-b-roce", "host-e-roce-variants", "host-f-big"}) {
+            HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
+            Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false), null).body(),
+                    StandardCharsets.UTF_8));
+            java.util.Set<String> expected = new java.util.TreeSet<>();
+            for (var n : m.netdevs()) {
+                n.stats().forEach((k, val) -> {
+                    var mt = prio.matcher(k);
+                    if (mt.matches()) {
+                        expected.add(mt.group(3).equals("discards")
+                                ? s(family.get("discards"), "netdev", n.name(), "priority", mt.group(2))
+                                : s(family.get(mt.group(3)), "netdev", n.name(), "priority", mt.group(2), "direction", mt.group(1)));
+                    }
+                });
+            }
+            // pause frames may also come from DCB counters (a netdev without them in ethtool): a superset
+            assertThat(v.keySet()).as(fixture).containsAll(expected);
+            java.util.Set<String> got = new java.util.TreeSet<>(v.keySet());
+            got.removeIf(k -> !k.startsWith("fabric_netdev_priority_") && !k.startsWith("fabric_pfc_pause_seconds"));
+            expected.removeIf(k -> k.startsWith("fabric_pfc_pause_frames"));
+            assertThat(got).as(fixture).isEqualTo(expected);
+            checked += expected.size();
+        }
+        assertThat(checked).isGreaterThan(100);
+    }
+
+    @Test
     void allNetdevStatsAreOptIn() {
         Map<String, Double> v = metrics("host-b-roce", true);
         assertThat(v).containsEntry(s("fabric_netdev_stat_total", "netdev", "ens1f0np0", "stat", "rx_crc_errors_phy"), 0.0);

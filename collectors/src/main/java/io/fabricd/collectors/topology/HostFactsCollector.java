@@ -34,6 +34,12 @@ public final class HostFactsCollector implements Collector {
                     new TreeMap<Integer, Integer>(h.numaCpus() == null ? java.util.Map.of() : h.numaCpus())));
             return;
         }
+        // a hand-made fixture's files: facts that do not change while the host runs, read once and
+        // kept (the live host asks OSHI once too); their read errors are recorded every collection
+        ctx.model().hostFacts(ctx.stableGroup("host facts", HostFactsCollector::fromFiles));
+    }
+
+    private static HostFacts fromFiles(CollectContext ctx) {
         String kernel = ctx.stable("proc/sys/kernel/osrelease").map(String::strip)
                 .orElse(ctx.source().manifest().map(m -> m.kernel()).orElse(null));
         Long mem = ctx.stable("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
@@ -47,7 +53,7 @@ public final class HostFactsCollector implements Collector {
                     }
                 }).orElse(null);
         TreeMap<Integer, Integer> numa = new TreeMap<>();
-        for (String n : ctx.listOptional("sys/devices/system/node")) {
+        for (String n : ctx.stableListOptional("sys/devices/system/node")) {
             if (!n.matches("node\\d+")) {
                 continue;
             }
@@ -61,7 +67,7 @@ public final class HostFactsCollector implements Collector {
                 }
             });
         }
-        ctx.model().hostFacts(new HostFacts(kernel, mem, numa));
+        return new HostFacts(kernel, mem, numa);
     }
 
     /** "0-27,112-139" -> 56; "" -> 0; garbage -> null. */

@@ -9,7 +9,12 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.PortAttrs;
 import io.fabricd.collectors.verbs.PortAttrsCollector;
+import io.fabricd.collectors.model.ReadError;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -17,6 +22,36 @@ class NetdevCollectorsTest {
 
     static HostModel collect(String fixture) {
         return HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
+    }
+
+    static HostModel collectCopy(Path tmp) {
+        return HostCollection.standard(CollectorConfig.DEFAULT).collect(io.fabricd.collectors.source.SnapshotHostSource.open(tmp));
+    }
+
+    static Path copy(String fixture, Path tmp) throws Exception {
+        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host(fixture) + "/.", tmp.toString()).inheritIO().start();
+        assertThat(p.waitFor()).isZero();
+        return tmp;
+    }
+
+    static List<ReadError> netdevErrors(HostModel m) {
+        return m.collectors().stream().filter(c -> c.name().equals("netdev")).findFirst().orElseThrow().errors();
+    }
+
+    @Test
+    void aNetdevThatIsGoneIsOneErrorAndAMissingMtuIsItsOwn(@TempDir Path tmp) throws Exception {
+        Path root = copy("host-b-roce", tmp);
+        Path mtu = root.resolve("sys/class/net/ens1f0np0").toRealPath().resolve("mtu");
+        Files.delete(mtu);
+        HostModel noMtu = collectCopy(root);
+        assertThat(netdevErrors(noMtu)).containsExactly(new ReadError("sys/class/net/ens1f0np0/mtu", "ENOENT"));
+        assertThat(noMtu.netdev("ens1f0np0").orElseThrow().mtu()).isNull();
+        assertThat(noMtu.netdev("ens1f0np0").orElseThrow().operstate()).isEqualTo("up");
+
+        Files.delete(root.resolve("sys/class/net/ens1f0np0"));
+        HostModel gone = collectCopy(root);
+        assertThat(netdevErrors(gone)).containsExactly(new ReadError("sys/class/net/ens1f0np0", "ENOENT"));
+        assertThat(gone.netdev("ens1f0np0")).isEmpty();
     }
 
     @Test
