@@ -7,7 +7,10 @@
 #
 #   bench/cpu-compare.sh [SNAPSHOT_DIR] [DURATION] [INTERVAL_MS]     (defaults host-a-ib 60 250)
 #
-# WARMUP=seconds before the window (default 10). DISABLED=comma-separated collectors fabricd does
+# WARMUP=seconds before the window (default 10). The JIT (C1 only) compiles a method called once
+# per collection after several hundred calls: at 250 ms a 30 s warm-up leaves part of the window
+# interpreted and compiling ("early"); WARMUP=300 (1 200 collections) measures the steady state a
+# long-running agent is in (docs/benchmarks.md, sixth session). DISABLED=comma-separated collectors fabricd does
 # not run. SCRAPE_FABRICD=1 scrapes fabricd's /metrics too, once per INTERVAL, as Prometheus would: with fabricd's default 10 s interval and a 15 s scrape
 # that gives its CPU share in a real deployment (Pingmesh's budget: 0.26 % of a core):
 #   FABRICD_INTERVAL_MS=10000 SCRAPE_FABRICD=1 bench/cpu-compare.sh SNAPSHOT 300 15000
