@@ -34,6 +34,25 @@ public final class Fixtures {
         return SnapshotHostSource.open(host(name));
     }
 
+    /**
+     * Copies fixture {@code name} into {@code dest} with its links as links ({@code cp -rP}: a
+     * fixture's sysfs links must stay relative links for the readers to follow them as on /sys).
+     */
+    public static Path copy(String name, Path dest) {
+        try {
+            Process p = new ProcessBuilder("cp", "-rP", host(name) + "/.", dest.toString()).inheritIO().start();
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("cp -rP " + host(name) + " " + dest + " failed");
+            }
+            return dest;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Extracts prometheus/procfs's InfiniBand fixtures into {@code dest} (dest/sys/class/infiniband/...). */
     public static Path procfs(Path dest) {
         try (BufferedReader r = Files.newBufferedReader(dir().resolve("procfs-infiniband.ttar"), StandardCharsets.UTF_8)) {

@@ -50,9 +50,7 @@ class StableFactsTest {
     }
 
     static Path copy(Path tmp) throws Exception {
-        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host("host-d-topology") + "/.", tmp.toString()).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
-        return tmp;
+        return Fixtures.copy("host-d-topology", tmp);
     }
 
     /** A collection loop keeping facts for {@code refresh}, on a clock the test moves. */

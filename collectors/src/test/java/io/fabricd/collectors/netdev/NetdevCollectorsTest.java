@@ -8,8 +8,8 @@ import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.PortAttrs;
-import io.fabricd.collectors.verbs.PortAttrsCollector;
 import io.fabricd.collectors.model.ReadError;
+import io.fabricd.collectors.verbs.PortAttrsCollector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,19 +28,13 @@ class NetdevCollectorsTest {
         return HostCollection.standard(CollectorConfig.DEFAULT).collect(io.fabricd.collectors.source.SnapshotHostSource.open(tmp));
     }
 
-    static Path copy(String fixture, Path tmp) throws Exception {
-        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host(fixture) + "/.", tmp.toString()).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
-        return tmp;
-    }
-
     static List<ReadError> netdevErrors(HostModel m) {
         return m.collectors().stream().filter(c -> c.name().equals("netdev")).findFirst().orElseThrow().errors();
     }
 
     @Test
     void aNetdevThatIsGoneIsOneErrorAndAMissingMtuIsItsOwn(@TempDir Path tmp) throws Exception {
-        Path root = copy("host-b-roce", tmp);
+        Path root = Fixtures.copy("host-b-roce", tmp);
         Path mtu = root.resolve("sys/class/net/ens1f0np0").toRealPath().resolve("mtu");
         Files.delete(mtu);
         HostModel noMtu = collectCopy(root);

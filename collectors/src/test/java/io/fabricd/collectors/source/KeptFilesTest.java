@@ -34,8 +34,7 @@ class KeptFilesTest {
 
     /** A copy of a fixture whose folders last changed an hour ago (files are kept only in quiet folders). */
     static Path quietCopy(String fixture, Path tmp) throws Exception {
-        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host(fixture) + "/.", tmp.toString()).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
+        Fixtures.copy(fixture, tmp);
         age(tmp);
         return tmp;
     }
@@ -123,8 +122,7 @@ class KeptFilesTest {
 
     @Test
     void filesInAFolderChangedMomentsAgoAreNotKept(@TempDir Path tmp) throws Exception {
-        Process p = new ProcessBuilder("cp", "-rP", Fixtures.host("host-a-ib") + "/.", tmp.toString()).inheritIO().start();
-        assertThat(p.waitFor()).isZero();
+        Fixtures.copy("host-a-ib", tmp);
         SnapshotHostSource s = SnapshotHostSource.open(tmp);
         s.keepFilesOpen(100);
         for (int i = 0; i < 3; i++) {

@@ -29,8 +29,7 @@ class KernelErrorsTest {
     void ioctlAndNetlinkErrorsDegradeOnlyTheirNetdev(@TempDir Path tmp) throws Exception {
         Assumptions.assumeFalse(Files.exists(Path.of("/sys/class/net/veth0")) || Files.exists(Path.of("/sys/class/net/veth1")),
                 "this machine has a veth0/veth1: the fixture's netdevs would be answered");
-        Process cp = new ProcessBuilder("cp", "-rP", Fixtures.host("real-softroce-6.1") + "/.", tmp.toString()).inheritIO().start();
-        assertThat(cp.waitFor()).isZero();
+        Fixtures.copy("real-softroce-6.1", tmp);
         try (LiveHostSource live = new LiveHostSource(tmp, Duration.ofSeconds(2))) {
             HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(live);
             for (CollectorRun r : m.collectors()) {

@@ -59,9 +59,7 @@ class VerbsMissingTest {
     }
 
     static Path host(Path tmp) throws Exception {
-        Process cp = new ProcessBuilder("cp", "-rP", Fixtures.host("real-softroce-6.1") + "/.", tmp.toString()).inheritIO().start();
-        assertThat(cp.waitFor()).isZero();
-        return tmp;
+        return Fixtures.copy("real-softroce-6.1", tmp);
     }
 
     @Test
