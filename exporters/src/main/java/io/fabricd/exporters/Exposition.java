@@ -47,7 +47,8 @@ public final class Exposition {
         EscapingScheme escaping = EscapingScheme.fromAcceptHeader(accept);
         boolean openMetrics = w.getContentType().contains("openmetrics");
         FabricMetrics.Served served = fabric.served();
-        byte[] head = served.rendered(w.getContentType() + ";" + escaping, snaps -> {
+        String key = w.getContentType() + ";" + escaping;
+        byte[] head = direct(w, escaping) ? served.rendered(key, openMetrics) : served.rendered(key, snaps -> {
             byte[] b = write(w, snaps, escaping);
             return openMetrics ? stripEof(b) : b;
         });
@@ -57,6 +58,18 @@ public final class Exposition {
         System.arraycopy(head, 0, body, 0, head.length);
         System.arraycopy(rest, 0, body, head.length, rest.length);
         return new Rendered(w.getContentType(), body);
+    }
+
+    /**
+     * Whether fabricd's families are rendered by {@link Families.Table#render} for this writer and
+     * escaping: client_java's two text writers, with an escaping that leaves fabricd's names (all
+     * valid legacy names) as they are — dots escaping doubles their underscores, so client_java
+     * writes those.
+     */
+    private static boolean direct(ExpositionFormatWriter w, EscapingScheme escaping) {
+        return escaping != EscapingScheme.DOTS_ESCAPING
+                && (w.getClass() == io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.class
+                || w.getClass() == io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter.class);
     }
 
     /** The exposition format an Accept header selects, as a short key (content type and escaping). */

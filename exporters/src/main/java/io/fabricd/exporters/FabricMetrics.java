@@ -2,17 +2,19 @@ package io.fabricd.exporters;
 
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Finding;
-import java.util.List;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
 
 /**
- * fabricd's families as a client_java {@link MultiCollector}. The snapshots are built once per
+ * fabricd's families as a client_java {@link MultiCollector}. The families are built once per
  * collection ({@link #update}); a scrape only hands out the latest immutable result and never
- * touches the host.
+ * touches the host. A whole scrape renders them directly ({@link Served#rendered}); client_java
+ * snapshots of them are made only when the registry is asked for them ({@link #collect}: a
+ * {@code name[]} filter).
  */
 public final class FabricMetrics implements MultiCollector {
-    private volatile Served served = new Served(new MetricSnapshots());
+    private volatile Served served = new Served(new Families().build());
     private final boolean allNetdevStats;
 
     public FabricMetrics() {
@@ -31,7 +33,7 @@ public final class FabricMetrics implements MultiCollector {
 
     /** Replaces the served families with those of a new host model and its open findings. */
     public void update(HostModel model, List<Finding> findings) {
-        served = new Served(build(model, allNetdevStats, findings));
+        served = new Served(table(model, allNetdevStats, findings));
     }
 
     /**
@@ -44,15 +46,15 @@ public final class FabricMetrics implements MultiCollector {
 
     /** One collection's families and their renderings, each made on the first scrape that needs it. */
     public static final class Served {
-        private final MetricSnapshots snapshots;
+        private final Families.Table table;
         private final java.util.Set<String> names;
+        private final List<String> nameList;
         private final java.util.concurrent.ConcurrentHashMap<String, byte[]> rendered = new java.util.concurrent.ConcurrentHashMap<>();
 
-        Served(MetricSnapshots snapshots) {
-            this.snapshots = snapshots;
-            java.util.Set<String> n = new java.util.HashSet<>();
-            snapshots.forEach(m -> n.add(m.getMetadata().getPrometheusName()));
-            this.names = java.util.Set.copyOf(n);
+        Served(Families.Table table) {
+            this.table = table;
+            this.names = table.names();
+            this.nameList = List.copyOf(names);
         }
 
         /** Prometheus names (counters without _total) of these families. */
@@ -60,9 +62,22 @@ public final class FabricMetrics implements MultiCollector {
             return names;
         }
 
-        /** These families rendered by {@code render}, cached under {@code format}. */
+        /** These families as client_java snapshots (made on first use). */
+        public MetricSnapshots snapshots() {
+            return table.snapshots();
+        }
+
+        /**
+         * These families in Prometheus text 0.0.4 ({@code openMetrics} false) or OpenMetrics 1.0
+         * without its {@code # EOF}, rendered directly from the table, cached under {@code format}.
+         */
+        public byte[] rendered(String format, boolean openMetrics) {
+            return rendered.computeIfAbsent(format, k -> table.render(openMetrics));
+        }
+
+        /** These families rendered by {@code render} from their snapshots, cached under {@code format} (other formats, escapings). */
         public byte[] rendered(String format, java.util.function.Function<MetricSnapshots, byte[]> render) {
-            return rendered.computeIfAbsent(format, k -> render.apply(snapshots));
+            return rendered.computeIfAbsent(format, k -> render.apply(table.snapshots()));
         }
     }
 
@@ -75,6 +90,18 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
+        return table(model, allNetdevStats, findings).snapshots();
+    }
+
+    /**
+     * A host model's families as Prometheus text 0.0.4 (the {@code fabricd metrics} CLI), rendered
+     * directly as a scrape does.
+     */
+    public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings) {
+        return table(model, allNetdevStats, findings).render(false);
+    }
+
+    static Families.Table table(HostModel model, boolean allNetdevStats, List<Finding> findings) {
         Families f = new Families();
         PortFamilies.declare(f);
         HostFamilies.declare(f);
@@ -82,11 +109,21 @@ public final class FabricMetrics implements MultiCollector {
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         FindingFamilies.add(f, findings);
-        return new MetricSnapshots(f.build());
+        return f.build();
     }
 
     @Override
     public MetricSnapshots collect() {
-        return served.snapshots;
+        return served.snapshots();
+    }
+
+    /**
+     * The names of the latest collection's families: a registry scrape filtered by name skips this
+     * collector (and makes no snapshots) when it wants none of them. Empty before the first
+     * collection (the registry then asks {@link #collect}, which answers nothing).
+     */
+    @Override
+    public List<String> getPrometheusNames() {
+        return served.nameList;
     }
 }

@@ -5,27 +5,74 @@ import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricMetadata;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Accumulates data points per family and builds client_java snapshots; families with no data point
- * are left out. Names are given without {@code _total}: the text writers add it for counters.
+ * Accumulates data points per family and builds one collection's {@link Table}; families with no
+ * data point are left out. Names are given without {@code _total}: the text formats add it for
+ * counters.
+ *
+ * <p>A host has the same series from one collection to the next, so what a series is — its label
+ * set, validated by client_java once, and its labels already written as exposition text — is kept
+ * across collections ({@link Series}), and so is each family's order of series. A collection then
+ * only records values; the table renders them straight to the text formats (one copy of kept bytes
+ * and a number per series) and builds client_java snapshots only when something asks for them (a
+ * {@code name[]} filter, the CLI). Building snapshots and having client_java write them was the
+ * largest cost after the reads on a 16-port host, and most of a scrape body's rendering (issue 7,
+ * docs/benchmarks.md, seventh session).
  */
 final class Families {
     private final Map<String, Family> families = new LinkedHashMap<>();
 
-    private record Family(String name, String help, boolean counter, List<Object> points) {
+    private static final class Family {
+        final String name;
+        final String help;
+        final boolean counter;
+        /** The last collection's series in the order they were added: the likely series of each point. */
+        final Series[] guess;
+        Series[] series = new Series[16];
+        double[] values = new double[16];
+        int n;
+
+        Family(String name, String help, boolean counter) {
+            this.name = name;
+            this.help = help;
+            this.counter = counter;
+            Order o = ORDERS.get(name);
+            this.guess = o == null ? null : o.added();
+        }
+
+        /** The series of the next point: the last collection's at this position when the labels match, else looked up. */
+        Series next(String[] kv) {
+            if (guess != null && n < guess.length && guess[n].matches(kv)) {
+                return guess[n];
+            }
+            return series(kv);
+        }
+
+        void add(Series s, double v) {
+            if (n == series.length) {
+                series = Arrays.copyOf(series, n * 2);
+                values = Arrays.copyOf(values, n * 2);
+            }
+            series[n] = s;
+            values[n++] = v;
+        }
     }
 
     void gauge(String name, String help) {
-        families.putIfAbsent(name, new Family(name, help, false, new ArrayList<>()));
+        families.putIfAbsent(name, new Family(name, help, false));
     }
 
     void counter(String name, String help) {
-        families.putIfAbsent(name, new Family(name, help, true, new ArrayList<>()));
+        families.putIfAbsent(name, new Family(name, help, true));
     }
 
     /** Adds a point to a declared family; labels as alternating name, value (null values become ""). */
@@ -34,21 +81,53 @@ final class Families {
         if (f == null) {
             throw new IllegalStateException("family not declared: " + name);
         }
-        Labels l = labels(labels);
-        if (f.counter()) {
-            f.points().add(CounterSnapshot.CounterDataPointSnapshot.builder().labels(l).value(value).build());
-        } else {
-            f.points().add(GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(value).build());
+        if (f.counter && value < 0) {
+            // as client_java's counter data points refuse it (they are made from this table on demand)
+            throw new IllegalArgumentException(name + ": a counter cannot be negative: " + value);
+        }
+        f.add(f.next(labels), value);
+    }
+
+    /**
+     * A label set and its exposition text, kept across collections: made (and validated by
+     * client_java's {@code Labels.of}) the first time a host shows it.
+     */
+    static final class Series {
+        /** The alternating names and values it was made from (null values as ""), shared with its key. */
+        private final String[] kv;
+        final Labels labels;
+        /** {@code {name="value",...}} as the text formats write it (empty without labels). */
+        final byte[] text;
+
+        private Series(String[] kv) {
+            this.kv = kv;
+            this.labels = Labels.of(kv);
+            this.text = labelText(labels);
+        }
+
+        /** Whether these alternating names and values are this series' (a null value matches ""). */
+        boolean matches(String[] other) {
+            if (other.length != kv.length) {
+                return false;
+            }
+            for (int i = 0; i < kv.length; i++) {
+                String a = kv[i];
+                String b = other[i];
+                if (a != b && !(b == null ? a.isEmpty() : a.equals(b))) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
     /**
-     * Label sets by their names and values, kept across collections: a host's series are the same
-     * from one collection to the next, and client_java validates every label name of every
+     * Series by their label names and values, kept across collections: a host's series are the
+     * same from one collection to the next, and client_java validates every label name of every
      * {@code Labels.of} with a fresh UTF-8 encoder, which was a third of building the families
      * (issue 7, bench/jmh). Bounded: cleared when it grows past {@link #MAX_LABEL_SETS}.
      */
-    private static final java.util.concurrent.ConcurrentHashMap<Key, Labels> LABEL_SETS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<Key, Series> SERIES = new ConcurrentHashMap<>();
     static final int MAX_LABEL_SETS = 200_000;
 
     /** Alternating names and values as a map key: no string built per lookup (names are literals, values mostly kept strings). */
@@ -58,7 +137,7 @@ final class Families {
 
         Key(String[] kv) {
             this.kv = kv;
-            this.hash = java.util.Arrays.hashCode(kv);
+            this.hash = Arrays.hashCode(kv);
         }
 
         @Override
@@ -68,114 +147,309 @@ final class Families {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && java.util.Arrays.equals(k.kv, kv);
+            return o instanceof Key k && k.hash == hash && Arrays.equals(k.kv, kv);
         }
     }
 
-    static Labels labels(String... kv) {
-        Labels l = LABEL_SETS.get(new Key(kv));
-        if (l == null) {
-            String[] copy = kv.clone();
-            for (int i = 1; i < copy.length; i += 2) {
-                if (copy[i] == null) {
-                    copy[i] = "";
+    static Series series(String... kv) {
+        for (int i = 1; i < kv.length; i += 2) {
+            if (kv[i] == null) {
+                kv = kv.clone(); // keys hold "" for a null value: one key per label set
+                for (int j = i; j < kv.length; j += 2) {
+                    if (kv[j] == null) {
+                        kv[j] = "";
+                    }
                 }
+                break;
             }
-            l = Labels.of(copy);
-            if (LABEL_SETS.size() >= MAX_LABEL_SETS) {
-                LABEL_SETS.clear();
-            }
-            LABEL_SETS.put(new Key(kv.clone()), l);
         }
-        return l;
+        Series s = SERIES.get(new Key(kv));
+        if (s == null) {
+            String[] copy = kv.clone(); // never the caller's array, which it may reuse
+            s = new Series(copy);
+            if (SERIES.size() >= MAX_LABEL_SETS) {
+                SERIES.clear();
+            }
+            SERIES.put(new Key(copy), s);
+        }
+        return s;
+    }
+
+    /** The kept label set of these alternating names and values (tests). */
+    static Labels labels(String... kv) {
+        return series(kv).labels;
+    }
+
+    /** {@code {a="x",b="y"}}: names in client_java's order (sorted), values escaped as both text formats escape them. */
+    private static byte[] labelText(Labels labels) {
+        if (labels.isEmpty()) {
+            return new byte[0];
+        }
+        StringBuilder b = new StringBuilder(16 * labels.size());
+        b.append('{');
+        for (int i = 0; i < labels.size(); i++) {
+            if (i > 0) {
+                b.append(',');
+            }
+            b.append(labels.getName(i)).append("=\"");
+            escape(b, labels.getValue(i), true);
+            b.append('"');
+        }
+        b.append('}');
+        return b.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Backslash and newline escaped (HELP text); double quotes too when {@code quotes} (label values, OpenMetrics HELP). */
+    private static void escape(StringBuilder b, String s, boolean quotes) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '"' -> b.append(quotes ? "\\\"" : "\"");
+                default -> b.append(c);
+            }
+        }
     }
 
     /**
-     * A family's data points in the order they were added (their label sets, which {@link #labels}
-     * keeps, so the same instances every collection) and the order client_java sorts them into.
+     * A family's series in the order they were added and the order client_java sorts them into.
+     * A host adds the same series in the same order every collection, so the label order is
+     * computed once (it was half of building the families, issue 7). Bounded by the families.
      */
-    private record Order(Labels[] added, int[] sorted) {
+    private record Order(Series[] added, int[] sorted) {
     }
 
-    /**
-     * The last order of each family. client_java sorts every family's points by their labels when it
-     * builds a snapshot; a host adds the same series in the same order every collection, so the
-     * sorted order is computed once and the points handed over already sorted: the sort then only
-     * confirms it (n - 1 comparisons instead of n log n; it was half of building the families,
-     * issue 7). Bounded by the number of families.
-     */
-    private static final java.util.concurrent.ConcurrentHashMap<String, Order> ORDERS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<String, Order> ORDERS = new ConcurrentHashMap<>();
 
-    private static Labels labelsOf(Object point) {
-        return ((io.prometheus.metrics.model.snapshots.DataPointSnapshot) point).getLabels();
-    }
-
-    /** The family's points in label order. */
-    private static List<Object> sorted(Family f) {
-        List<Object> points = f.points();
-        int n = points.size();
-        Order o = ORDERS.get(f.name());
-        if (o == null || !sameOrder(o.added(), points)) {
-            Labels[] added = new Labels[n];
-            Integer[] idx = new Integer[n];
-            for (int i = 0; i < n; i++) {
-                added[i] = labelsOf(points.get(i));
-                idx[i] = i;
+    /** The family's series in label order; a label set added twice is an error, as client_java makes it. */
+    private static int[] sorted(Family f) {
+        Order o = ORDERS.get(f.name);
+        if (o != null && o.added().length == f.n) {
+            Series[] added = o.added();
+            boolean same = true;
+            for (int i = 0; i < f.n && same; i++) {
+                same = added[i] == f.series[i];
             }
-            java.util.Arrays.sort(idx, (a, b) -> added[a].compareTo(added[b]));
-            int[] sorted = new int[n];
-            for (int i = 0; i < n; i++) {
-                sorted[i] = idx[i];
-            }
-            o = new Order(added, sorted);
-            ORDERS.put(f.name(), o);
-        }
-        List<Object> out = new ArrayList<>(n);
-        for (int i : o.sorted()) {
-            out.add(points.get(i));
-        }
-        return out;
-    }
-
-    private static boolean sameOrder(Labels[] added, List<Object> points) {
-        if (added.length != points.size()) {
-            return false;
-        }
-        for (int i = 0; i < added.length; i++) {
-            if (added[i] != labelsOf(points.get(i))) {
-                return false;
+            if (same) {
+                return o.sorted();
             }
         }
-        return true;
-    }
-
-    /**
-     * Each family's metadata, kept: the snapshot builders validate the name and help again on
-     * every build (issue 7). Made by the builder once, so the name rules are client_java's.
-     * Bounded by the number of families.
-     */
-    private static final java.util.concurrent.ConcurrentHashMap<String, MetricMetadata> METADATA = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private static MetricMetadata metadata(Family f) {
-        MetricMetadata m = METADATA.get(f.name());
-        if (m == null || !java.util.Objects.equals(m.getHelp(), f.help())) {
-            m = (f.counter() ? CounterSnapshot.builder().name(f.name()).help(f.help()).build()
-                    : GaugeSnapshot.builder().name(f.name()).help(f.help()).build()).getMetadata();
-            METADATA.put(f.name(), m);
+        Series[] added = Arrays.copyOf(f.series, f.n);
+        Integer[] idx = new Integer[f.n];
+        for (int i = 0; i < f.n; i++) {
+            idx[i] = i;
         }
-        return m;
+        Arrays.sort(idx, (a, b) -> added[a].labels.compareTo(added[b].labels));
+        int[] sorted = new int[f.n];
+        for (int i = 0; i < f.n; i++) {
+            sorted[i] = idx[i];
+            if (i > 0 && added[sorted[i - 1]].labels.equals(added[sorted[i]].labels)) {
+                throw new IllegalArgumentException(f.name + ": duplicate labels " + added[sorted[i]].labels);
+            }
+        }
+        ORDERS.put(f.name, new Order(added, sorted));
+        return sorted;
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    List<MetricSnapshot> build() {
-        List<MetricSnapshot> out = new ArrayList<>();
+    /** One collection's families: immutable, sorted by name, each family's points in label order. */
+    Table build() {
+        List<Table.Part> parts = new ArrayList<>();
         for (Family f : families.values()) {
-            if (f.points().isEmpty()) {
+            if (f.n == 0) {
                 continue;
             }
-            List points = sorted(f);
-            out.add(f.counter() ? new CounterSnapshot(metadata(f), points) : new GaugeSnapshot(metadata(f), points));
+            int[] order = sorted(f);
+            Series[] series = new Series[f.n];
+            double[] values = new double[f.n];
+            for (int i = 0; i < f.n; i++) {
+                series[i] = f.series[order[i]];
+                values[i] = f.values[order[i]];
+            }
+            parts.add(new Table.Part(Header.of(f.name, f.help, f.counter), series, values));
         }
-        return out;
+        parts.sort((a, b) -> a.header().name().compareTo(b.header().name()));
+        return new Table(List.copyOf(parts));
+    }
+
+    /**
+     * What a family writes before its samples, per text format, and its client_java metadata; kept
+     * per family (the snapshot builders validate name and help on every build).
+     */
+    record Header(String name, String help, boolean counter, MetricMetadata metadata, byte[] sampleName,
+                  byte[] prometheusText, byte[] openMetrics) {
+        private static final ConcurrentHashMap<String, Header> KEPT = new ConcurrentHashMap<>();
+
+        static Header of(String name, String help, boolean counter) {
+            Header h = KEPT.get(name);
+            if (h != null && h.counter == counter && java.util.Objects.equals(h.help, help)) {
+                return h;
+            }
+            MetricMetadata m = (counter ? CounterSnapshot.builder().name(name).help(help).build()
+                    : GaugeSnapshot.builder().name(name).help(help).build()).getMetadata();
+            String sample = counter ? name + "_total" : name;
+            String type = counter ? "counter" : "gauge";
+            StringBuilder text = new StringBuilder();
+            if (help != null && !help.isEmpty()) {
+                text.append("# HELP ").append(sample).append(' ');
+                escape(text, help, false);
+                text.append('\n');
+            }
+            text.append("# TYPE ").append(sample).append(' ').append(type).append('\n');
+            StringBuilder om = new StringBuilder();
+            om.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+            if (help != null && !help.isEmpty()) {
+                om.append("# HELP ").append(name).append(' ');
+                escape(om, help, true);
+                om.append('\n');
+            }
+            h = new Header(name, help, counter, m, sample.getBytes(StandardCharsets.UTF_8),
+                    text.toString().getBytes(StandardCharsets.UTF_8), om.toString().getBytes(StandardCharsets.UTF_8));
+            KEPT.put(name, h);
+            return h;
+        }
+    }
+
+    /** One collection's families, rendered directly or as client_java snapshots. */
+    static final class Table {
+        record Part(Header header, Series[] series, double[] values) {
+        }
+
+        private final List<Part> parts;
+        private volatile MetricSnapshots snapshots;
+
+        Table(List<Part> parts) {
+            this.parts = parts;
+        }
+
+        /** The families' Prometheus names (counters without _total). */
+        java.util.Set<String> names() {
+            java.util.Set<String> n = new java.util.HashSet<>();
+            for (Part p : parts) {
+                n.add(p.header().metadata().getPrometheusName());
+            }
+            return java.util.Set.copyOf(n);
+        }
+
+        /** The same families as client_java snapshots (made on first use, then kept). */
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        MetricSnapshots snapshots() {
+            MetricSnapshots s = snapshots;
+            if (s == null) {
+                List<MetricSnapshot> out = new ArrayList<>(parts.size());
+                for (Part p : parts) {
+                    List points = new ArrayList<>(p.series().length);
+                    for (int i = 0; i < p.series().length; i++) {
+                        Labels l = p.series()[i].labels;
+                        double v = p.values()[i];
+                        points.add(p.header().counter()
+                                ? CounterSnapshot.CounterDataPointSnapshot.builder().labels(l).value(v).build()
+                                : GaugeSnapshot.GaugeDataPointSnapshot.builder().labels(l).value(v).build());
+                    }
+                    out.add(p.header().counter() ? new CounterSnapshot(p.header().metadata(), points)
+                            : new GaugeSnapshot(p.header().metadata(), points));
+                }
+                s = new MetricSnapshots(out);
+                snapshots = s;
+            }
+            return s;
+        }
+
+        /**
+         * The families as Prometheus text 0.0.4 or OpenMetrics 1.0 (without the closing
+         * {@code # EOF}), byte for byte what client_java's writers make of {@link #snapshots()}
+         * (FamiliesRenderingTest).
+         */
+        byte[] render(boolean openMetrics) {
+            Out out = new Out(64 * 1024);
+            for (Part p : parts) {
+                Header h = p.header();
+                out.write(openMetrics ? h.openMetrics() : h.prometheusText());
+                byte[] name = h.sampleName();
+                Series[] series = p.series();
+                double[] values = p.values();
+                for (int i = 0; i < series.length; i++) {
+                    out.write(name);
+                    out.write(series[i].text);
+                    out.write((byte) ' ');
+                    out.number(values[i]);
+                    out.write((byte) '\n');
+                }
+            }
+            return out.bytes();
+        }
+
+        /** Series in this collection (tests). */
+        int size() {
+            int n = 0;
+            for (Part p : parts) {
+                n += p.series().length;
+            }
+            return n;
+        }
+    }
+
+    /** A growing byte array written without locks or bounds checks per byte (ByteArrayOutputStream synchronizes each write). */
+    private static final class Out {
+        private byte[] buf;
+        private int n;
+
+        Out(int size) {
+            buf = new byte[size];
+        }
+
+        private void room(int more) {
+            if (n + more > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + more));
+            }
+        }
+
+        void write(byte b) {
+            room(1);
+            buf[n++] = b;
+        }
+
+        void write(byte[] b) {
+            room(b.length);
+            System.arraycopy(b, 0, buf, n, b.length);
+            n += b.length;
+        }
+
+        /**
+         * A sample value as client_java writes it: {@code +Inf}, {@code -Inf}, {@code NaN}, else
+         * {@link Double#toString}; whole numbers below 10^7 (most counters) without building a String.
+         */
+        void number(double v) {
+            long l = (long) v;
+            if (l == v && l >= 0 && l < 10_000_000 && Double.doubleToRawLongBits(v) != Long.MIN_VALUE) {
+                room(10);
+                if (l == 0) {
+                    buf[n++] = '0';
+                } else {
+                    int digits = 0;
+                    for (long x = l; x > 0; x /= 10) {
+                        digits++;
+                    }
+                    for (int i = n + digits - 1; i >= n; i--) {
+                        buf[i] = (byte) ('0' + l % 10);
+                        l /= 10;
+                    }
+                    n += digits;
+                }
+                buf[n++] = '.';
+                buf[n++] = '0';
+                return;
+            }
+            String s = v == Double.POSITIVE_INFINITY ? "+Inf" : v == Double.NEGATIVE_INFINITY ? "-Inf"
+                    : Double.isNaN(v) ? "NaN" : Double.toString(v);
+            room(s.length());
+            for (int i = 0; i < s.length(); i++) {
+                buf[n++] = (byte) s.charAt(i);
+            }
+        }
+
+        byte[] bytes() {
+            return Arrays.copyOf(buf, n);
+        }
     }
 }

@@ -52,4 +52,23 @@ class PreRenderedExpositionTest {
         assertThat(body(Exposition.render(registry, fabric, null, List.of("fabric_port_up")))).contains("fabric_port_up{")
                 .doesNotContain("other_requests");
     }
+
+    /** fabricd's own rendering of its families is used for every escaping but dots, and the whole body equals client_java's. */
+    @Test
+    void everyEscapingGivesClientJavasBytes() {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        FabricMetrics fabric = new FabricMetrics();
+        registry.register(fabric);
+        Counter other = Counter.builder().name("other_requests").help("another collector").labelNames("path").register(registry);
+        other.labelValues("/metrics").inc(3);
+        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-b-roce")));
+        for (String type : new String[] {"text/plain; version=0.0.4", "application/openmetrics-text; version=1.0.0"}) {
+            for (String escaping : new String[] {"", "; escaping=allow-utf-8", "; escaping=underscores", "; escaping=dots", "; escaping=values"}) {
+                String accept = type + escaping;
+                String full = body(Exposition.render(registry, accept, List.of()));
+                String fast = body(Exposition.render(registry, fabric, accept, List.of()));
+                assertThat(fast).as(accept).isEqualTo(full).contains(escaping.contains("dots") ? "fabric__port__up" : "fabric_port_up");
+            }
+        }
+    }
 }

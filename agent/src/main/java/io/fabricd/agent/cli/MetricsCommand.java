@@ -2,7 +2,6 @@ package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.model.HostModel;
-import io.fabricd.exporters.Exposition;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
@@ -24,8 +23,8 @@ public final class MetricsCommand implements Callable<Integer> {
     public Integer call() {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg);
-        byte[] body = Exposition.render(FabricMetrics.build(m, cfg.netdev.allStats,
-                io.fabricd.diagnosis.Diagnosis.run(m, null, cfg.diagnosis).findings()), null).body();
+        byte[] body = FabricMetrics.text(m, cfg.netdev.allStats,
+                io.fabricd.diagnosis.Diagnosis.run(m, null, cfg.diagnosis).findings());
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

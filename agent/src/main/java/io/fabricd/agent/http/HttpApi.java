@@ -155,7 +155,13 @@ public final class HttpApi {
             return r;
         }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(r.body().length / 6 + 64);
-        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out, 8192)) {
+        // the fastest level: a scrape body is text that compresses ~10x at any level, and compressing
+        // at the default level was a fifth of rendering a whole body ahead (docs/benchmarks.md, seventh session)
+        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out, 8192) {
+            {
+                def.setLevel(java.util.zip.Deflater.BEST_SPEED);
+            }
+        }) {
             z.write(r.body());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not throw

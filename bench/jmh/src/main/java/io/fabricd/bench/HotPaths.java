@@ -100,11 +100,25 @@ public class HotPaths {
 
     /** The Prometheus families of one collection, built once per collection by the agent. */
     @Benchmark
-    public MetricSnapshots buildFamilies() {
+    public FabricMetrics.Served buildFamilies() {
+        FabricMetrics m = new FabricMetrics();
+        m.update(model, report.findings());
+        return m.served();
+    }
+
+    /** Building those families and rendering them as text, as the agent does (fabricd's own renderer). */
+    @Benchmark
+    public int buildAndRenderText() {
+        return FabricMetrics.text(model, false, report.findings()).length;
+    }
+
+    /** The same families as client_java snapshots (a name[] filter, the CLI before the seventh session). */
+    @Benchmark
+    public MetricSnapshots buildSnapshots() {
         return FabricMetrics.build(model, false, report.findings());
     }
 
-    /** The text exposition of those families (once per collection and format, then served as bytes). */
+    /** client_java's text writer over those snapshots (how a body was rendered before the seventh session). */
     @Benchmark
     public int renderText() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);

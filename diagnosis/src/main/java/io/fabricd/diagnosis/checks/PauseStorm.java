@@ -55,16 +55,19 @@ public final class PauseStorm implements Check {
                 continue;
             }
             for (int prio = 0; prio < 8; prio++) {
-                Long tx = Ports.delta(frames(before, "tx", prio), frames(nd, "tx", prio));
-                Long rxUs = Ports.delta(before.stats().get("rx_prio" + prio + "_pause_duration"),
-                        nd.stats().get("rx_prio" + prio + "_pause_duration"));
+                Long tx = Ports.delta(txFrames(before, prio), txFrames(nd, prio));
+                Long rxUs = Ports.delta(before.stats().get(RX_PAUSE_DURATION[prio]), nd.stats().get(RX_PAUSE_DURATION[prio]));
+                boolean txStorm = tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond;
+                if (!txStorm && (rxUs == null || rxUs / 1e6 / seconds <= config.pauseStorm.rxPauseTimeFraction)) {
+                    continue; // the usual case: no map, no finding
+                }
                 Map<String, Object> ev = new LinkedHashMap<>();
                 ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
-                if (tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond) {
+                if (txStorm) {
                     ev.put("tx_pause_frames", tx);
                     ev.put("tx_pause_frames_per_second", Math.round(tx / seconds));
                     ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
-                    Long txBytes = Ports.delta(before.stats().get("tx_prio" + prio + "_bytes"), nd.stats().get("tx_prio" + prio + "_bytes"));
+                    Long txBytes = Ports.delta(before.stats().get(TX_BYTES[prio]), nd.stats().get(TX_BYTES[prio]));
                     if (txBytes != null) {
                         ev.put("tx_bytes", txBytes);
                     }
@@ -73,7 +76,7 @@ public final class PauseStorm implements Check {
                             "A host that pauses the fabric this hard is usually stuck (receive pipeline stalled, host memory or PCIe "
                                     + "starved): check the NIC (`ethtool -S " + nd.name() + " | grep -E 'pause|discard|out_of_buffer'`, dmesg), "
                                     + "drain or isolate the host, and keep the PFC storm watchdogs on (NIC: pfc_stall_prevention; switch: PFC watchdog)."));
-                } else if (rxUs != null && rxUs / 1e6 / seconds > config.pauseStorm.rxPauseTimeFraction) {
+                } else {
                     double frac = rxUs / 1e6 / seconds;
                     ev.put("rx_paused_seconds", rxUs / 1e6);
                     ev.put("rx_paused_fraction", Math.round(frac * 1000) / 1000.0);
@@ -126,13 +129,26 @@ public final class PauseStorm implements Check {
                 + "a driver reload; the running agent judges their increase.";
     }
 
-    /** PFC frames of a priority and direction: ethtool's counter, else DCB requests (tx) / indications (rx). */
-    private static Long frames(NetdevInfo nd, String dir, int prio) {
-        Long v = nd.stats().get(dir + "_prio" + prio + "_pause");
+    /** ethtool statistic names per priority, made once (they were concatenated for every lookup, issue 7). */
+    private static final String[] RX_PAUSE_DURATION = perPriority("rx_prio%d_pause_duration");
+    private static final String[] TX_BYTES = perPriority("tx_prio%d_bytes");
+    private static final String[] TX_PAUSE = perPriority("tx_prio%d_pause");
+
+    private static String[] perPriority(String format) {
+        String[] names = new String[8];
+        for (int i = 0; i < 8; i++) {
+            names[i] = String.format(format, i);
+        }
+        return names;
+    }
+
+    /** PFC frames sent on a priority: ethtool's counter, else DCB's requests. */
+    private static Long txFrames(NetdevInfo nd, int prio) {
+        Long v = nd.stats().get(TX_PAUSE[prio]);
         if (v != null || nd.dcb() == null) {
             return v;
         }
-        List<Long> l = dir.equals("tx") ? nd.dcb().requests() : nd.dcb().indications();
+        List<Long> l = nd.dcb().requests();
         return l.size() > prio ? l.get(prio) : null;
     }
 }
