@@ -37,8 +37,8 @@ final class Families {
         final boolean counter;
         /** The last collection's series in the order they were added: the likely series of each point. */
         final Series[] guess;
-        Series[] series = new Series[16];
-        double[] values = new double[16];
+        Series[] series;
+        double[] values;
         int n;
 
         Family(String name, String help, boolean counter) {
@@ -47,6 +47,10 @@ final class Families {
             this.counter = counter;
             Order o = ORDERS.get(name);
             this.guess = o == null ? null : o.added();
+            // as many points as last time: no growing copies for a family of thousands (hw counters)
+            int size = guess == null ? 16 : Math.max(1, guess.length);
+            series = new Series[size];
+            values = new double[size];
         }
 
         /** The series of the next point: the last collection's at this position when the labels match, else looked up. */

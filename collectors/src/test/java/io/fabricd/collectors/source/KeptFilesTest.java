@@ -74,6 +74,25 @@ class KeptFilesTest {
         assertThat(kept(s)).isEqualTo(1);
     }
 
+    /** A kept file is read again from offset 0: a file of several chunks whole, a shorter rewrite without the old tail. */
+    @Test
+    void aKeptFileOfSeveralChunksIsReadWholeAndAShorterRewriteWithoutTheOldTail(@TempDir Path tmp) throws Exception {
+        Path root = quietCopy("host-a-ib", tmp);
+        Path file = root.resolve(COUNTER).toRealPath();
+        String big = "x".repeat(3 * SmallFiles.CHUNK + 123) + "\n";
+        Files.writeString(file, big);
+        age(root);
+        SnapshotHostSource s = SnapshotHostSource.open(root);
+        s.keepFilesOpen(100);
+        assertThat(s.read(COUNTER)).isEqualTo(big);
+        s.collectionStarts();
+        assertThat(s.read(COUNTER)).isEqualTo(big);
+        assertThat(kept(s)).isEqualTo(1);
+        assertThat(s.read(COUNTER)).isEqualTo(big);
+        Files.writeString(file, "42\n");
+        assertThat(s.read(COUNTER)).isEqualTo("42\n");
+    }
+
     @Test
     void aDeletedOrReplacedFileShowsAtTheNextCollection(@TempDir Path tmp) throws Exception {
         Path root = quietCopy("host-a-ib", tmp);
