@@ -61,7 +61,7 @@ public final class Exposition {
     }
 
     /**
-     * Whether fabricd's families are rendered by {@link Families.Table#render} for this writer and
+     * Whether fabricd's families are rendered by {@link FamilyTable#render} for this writer and
      * escaping: client_java's two text writers, with an escaping that leaves fabricd's names (all
      * valid legacy names) as they are — dots escaping doubles their underscores, so client_java
      * writes those.

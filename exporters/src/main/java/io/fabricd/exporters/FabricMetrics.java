@@ -46,12 +46,12 @@ public final class FabricMetrics implements MultiCollector {
 
     /** One collection's families and their renderings, each made on the first scrape that needs it. */
     public static final class Served {
-        private final Families.Table table;
+        private final FamilyTable table;
         private final java.util.Set<String> names;
         private final List<String> nameList;
         private final java.util.concurrent.ConcurrentHashMap<String, byte[]> rendered = new java.util.concurrent.ConcurrentHashMap<>();
 
-        Served(Families.Table table) {
+        Served(FamilyTable table) {
             this.table = table;
             this.names = table.names();
             this.nameList = List.copyOf(names);
@@ -101,7 +101,7 @@ public final class FabricMetrics implements MultiCollector {
         return table(model, allNetdevStats, findings).render(false);
     }
 
-    static Families.Table table(HostModel model, boolean allNetdevStats, List<Finding> findings) {
+    static FamilyTable table(HostModel model, boolean allNetdevStats, List<Finding> findings) {
         Families f = new Families();
         PortFamilies.declare(f);
         HostFamilies.declare(f);

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * fabricd renders its families itself (Families.Table#render, issue 7): byte for byte what
+ * fabricd renders its families itself (FamilyTable#render, issue 7): byte for byte what
  * client_java's text writers make of the same families as snapshots, on every fixture, in both
  * formats, and for the values and texts that need care (special numbers, escapes).
  */
@@ -36,7 +36,7 @@ class FamiliesRenderingTest {
     }
 
     /** client_java's rendering of the table's snapshots, OpenMetrics without its # EOF. */
-    private static String clientJava(Families.Table t, boolean openMetrics) throws IOException {
+    private static String clientJava(FamilyTable t, boolean openMetrics) throws IOException {
         ExpositionFormatWriter w = openMetrics ? FORMATS.findWriter(OPENMETRICS) : FORMATS.getPrometheusTextFormatWriter();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         w.write(out, t.snapshots(), EscapingScheme.fromAcceptHeader(openMetrics ? OPENMETRICS : null));
@@ -44,7 +44,7 @@ class FamiliesRenderingTest {
         return openMetrics ? s.substring(0, s.length() - "# EOF\n".length()) : s;
     }
 
-    private static String direct(Families.Table t, boolean openMetrics) {
+    private static String direct(FamilyTable t, boolean openMetrics) {
         return new String(t.render(openMetrics), StandardCharsets.UTF_8);
     }
 
@@ -53,7 +53,7 @@ class FamiliesRenderingTest {
     void everyFixtureRendersAsClientJavaWouldInBothFormats(String fixture) throws IOException {
         HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
         for (boolean all : new boolean[] {false, true}) {
-            Families.Table t = FabricMetrics.table(m, all, Diagnosis.run(m, null).findings());
+            FamilyTable t = FabricMetrics.table(m, all, Diagnosis.run(m, null).findings());
             assertThat(t.size()).isPositive();
             for (boolean om : new boolean[] {false, true}) {
                 assertThat(direct(t, om)).as("%s all=%s openMetrics=%s", fixture, all, om).isEqualTo(clientJava(t, om));
@@ -77,7 +77,7 @@ class FamiliesRenderingTest {
             f.add("c_values", counters[i], "i", Integer.toString(i));
         }
         f.add("a_first", 7);
-        Families.Table t = f.build();
+        FamilyTable t = f.build();
         for (boolean om : new boolean[] {false, true}) {
             assertThat(direct(t, om)).isEqualTo(clientJava(t, om));
         }
@@ -102,7 +102,7 @@ class FamiliesRenderingTest {
             f.add("c_random", v, "i", Integer.toString(i));
             f.add("g_random", i % 2 == 0 ? -v : v, "i", Integer.toString(i));
         }
-        Families.Table t = f.build();
+        FamilyTable t = f.build();
         for (boolean om : new boolean[] {false, true}) {
             assertThat(direct(t, om)).isEqualTo(clientJava(t, om));
         }
@@ -133,7 +133,7 @@ class FamiliesRenderingTest {
         for (String d : new String[] {"mlx5_1", "mlx5_2", "mlx5_0", "mlx5_3"}) {
             g.add("g_order", 2, "device", d);
         }
-        Families.Table t = g.build();
+        FamilyTable t = g.build();
         assertThat(direct(t, false)).isEqualTo(clientJava(t, false)).contains("device=\"mlx5_3\"");
         assertThat(first.indexOf("mlx5_0")).isLessThan(first.indexOf("mlx5_1"));
         MetricSnapshots s = t.snapshots();
@@ -150,7 +150,7 @@ class FamiliesRenderingTest {
             for (int i = 0; i < values.length; i++) {
                 f.add("g_position", i, "slot", Integer.toString(i), "value", values[i]);
             }
-            Families.Table t = f.build();
+            FamilyTable t = f.build();
             String text = direct(t, false);
             assertThat(text).isEqualTo(clientJava(t, false));
             for (int i = 0; i < values.length; i++) {
