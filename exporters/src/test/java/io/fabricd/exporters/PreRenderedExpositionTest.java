@@ -20,14 +20,26 @@ class PreRenderedExpositionTest {
         return new String(r.body(), StandardCharsets.UTF_8);
     }
 
-    @Test
-    void sameSeriesAsAFullRenderInBothFormatsAndRebuiltAfterAnUpdate() {
+    /** A registry as the agent has it: fabricd's families of a fixture beside another collector (other_requests, 3). */
+    private record Agent(PrometheusRegistry registry, FabricMetrics fabric, Counter other) {
+    }
+
+    private static Agent agent(String fixture) {
         PrometheusRegistry registry = new PrometheusRegistry();
         FabricMetrics fabric = new FabricMetrics();
         registry.register(fabric);
         Counter other = Counter.builder().name("other_requests").help("another collector").labelNames("path").register(registry);
         other.labelValues("/metrics").inc(3);
-        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-a-ib")));
+        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture)));
+        return new Agent(registry, fabric, other);
+    }
+
+    @Test
+    void sameSeriesAsAFullRenderInBothFormatsAndRebuiltAfterAnUpdate() {
+        Agent a = agent("host-a-ib");
+        PrometheusRegistry registry = a.registry();
+        FabricMetrics fabric = a.fabric();
+        Counter other = a.other();
 
         for (String accept : new String[] {null, "text/plain; version=0.0.4", OPENMETRICS}) {
             Exposition.Rendered full = Exposition.render(registry, accept, List.of());
@@ -56,12 +68,9 @@ class PreRenderedExpositionTest {
     /** fabricd's own rendering of its families is used for every escaping but dots, and the whole body equals client_java's. */
     @Test
     void everyEscapingGivesClientJavasBytes() {
-        PrometheusRegistry registry = new PrometheusRegistry();
-        FabricMetrics fabric = new FabricMetrics();
-        registry.register(fabric);
-        Counter other = Counter.builder().name("other_requests").help("another collector").labelNames("path").register(registry);
-        other.labelValues("/metrics").inc(3);
-        fabric.update(HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-b-roce")));
+        Agent a = agent("host-b-roce");
+        PrometheusRegistry registry = a.registry();
+        FabricMetrics fabric = a.fabric();
         for (String type : new String[] {"text/plain; version=0.0.4", "application/openmetrics-text; version=1.0.0"}) {
             for (String escaping : new String[] {"", "; escaping=allow-utf-8", "; escaping=underscores", "; escaping=dots", "; escaping=values"}) {
                 String accept = type + escaping;
