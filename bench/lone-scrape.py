@@ -6,6 +6,10 @@ per-request code cold (not compiled, caches gone), which a back-to-back loop nev
     bench/lone-scrape.py URL [SCRAPES] [GAP_S] [WARMUP]     (defaults 30 1.1 20)
 
 GZIP=1 asks for a gzip-compressed body (Accept-Encoding: gzip), as Prometheus does.
+WARMUP_GAP=S spaces the warm-up scrapes S seconds apart instead of GAP_S: with many warm-up scrapes
+close together (WARMUP=300, WARMUP_GAP=0.01) the lone scrapes that follow meet compiled code, as
+they do on an agent that has been scraped for hours ("steady" in docs/benchmarks.md), while each
+still comes alone (caches cold, the event loop asleep).
 
 Alternates a scrape over one kept-alive connection with a scrape over a new connection, GAP
 seconds apart; prints median / p90 / max of each in ms. Used by bench/scrape-compare.sh (LONE=N).
@@ -23,6 +27,7 @@ def main():
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 30
     gap = float(sys.argv[3]) if len(sys.argv) > 3 else 1.1
     warm = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    warm_gap = float(os.environ.get("WARMUP_GAP", gap))
     path = url.path + ("?" + url.query if url.query else "")
     headers = {"Accept-Encoding": "gzip"} if os.environ.get("GZIP") == "1" else {}
     kept = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
@@ -50,8 +55,10 @@ def main():
 
     times = {"kept-alive": [], "new connection": []}
     for i in range(warm + n):
-        for name, f in (("kept-alive", lambda: scrape(kept)), ("new connection", fresh)):
+        if i == warm:
             time.sleep(gap)
+        for name, f in (("kept-alive", lambda: scrape(kept)), ("new connection", fresh)):
+            time.sleep(gap if i >= warm else warm_gap)
             t = f()
             if i >= warm:
                 times[name].append(t)

@@ -129,10 +129,13 @@ public final class Agent implements AutoCloseable {
                 .setHttp2ClearTextEnabled(false)
                 // HttpApi gzips the large answers itself (off the event loop; /metrics once per
                 // body, not per response): no compressor in every connection's pipeline
-                .setCompressionSupported(false);
+                .setCompressionSupported(false)
+                // no WebSocket paths: no WebSocket extension handler in every connection's pipeline
+                .setPerMessageWebSocketCompressionSupported(false)
+                .setPerFrameWebSocketCompressionSupported(false);
         try {
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(loop, registry, fabric, probes, meters).router(vertx))
+                    .requestHandler(new HttpApi(loop, registry, fabric, probes, meters).handler(vertx))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {

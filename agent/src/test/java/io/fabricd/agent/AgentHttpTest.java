@@ -80,6 +80,36 @@ class AgentHttpTest {
     }
 
     @Test
+    void answersGetAndHeadOnItsPathsOnly() throws Exception {
+        try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofHours(1))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            int port = a.port();
+            HttpResponse<String> post = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(post.statusCode()).isEqualTo(405);
+            assertThat(post.headers().firstValue("Allow")).contains("GET, HEAD");
+            assertThat(post.body()).contains("POST");
+
+            HttpResponse<String> head = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("http://127.0.0.1:" + port + "/healthz"))
+                    .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(head.statusCode()).isEqualTo(200);
+            assertThat(head.body()).isEmpty();
+
+            // a trailing slash is the same path; an unknown path names the ones there are
+            assertThat(Http.get(port, "/healthz/").body()).isEqualTo("ok\n");
+            assertThat(Http.get(port, "/metrics/?name[]=fabric_port_up").body()).contains("fabric_port_up{").doesNotContain("jvm_");
+            HttpResponse<String> nope = Http.get(port, "/metricz");
+            assertThat(nope.statusCode()).isEqualTo(404);
+            assertThat(nope.body()).contains("/metricz", "/metrics /healthz /readyz");
+            assertThat(Http.get(port, "/").body()).startsWith("fabricd: /metrics");
+            // the server answered all of it and still serves
+            assertThat(Http.get(port, "/healthz").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void servesFindingsAndJudgesRatesAgainstThePreviousCollection() throws Exception {
         // symbol_error grows by 1000 per collection: port_errors_rising needs the agent's previous collection
         java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();

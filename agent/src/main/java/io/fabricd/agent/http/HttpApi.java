@@ -3,19 +3,30 @@ package io.fabricd.agent.http;
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.exporters.Exposition;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * fabricd's HTTP paths (../shared/spec/interfaces.md): {@code /metrics}, {@code /healthz},
  * {@code /readyz}, {@code /api/v1/findings}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
  * published; rendering runs on a worker thread, never on the event loop.
+ *
+ * <p>A plain request handler that looks the path up in a switch, not vertx-web's router: seven
+ * fixed paths, GET and HEAD only, need no route matching, and a request that comes alone (a scrape every
+ * 15 s) runs this code before the JIT compiles it; the router's matching and context objects were
+ * a good part of such a lone request (docs/benchmarks.md, eighth session).
  */
 public final class HttpApi {
+    private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
+    private static final String INDEX = "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n";
+
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
     private final io.fabricd.probes.ProbeService probes;
@@ -41,54 +52,81 @@ public final class HttpApi {
         }
     }
 
-    public Router router(Vertx vertx) {
-        Router r = Router.router(vertx);
-        r.get("/metrics").handler(this::metrics);
-        r.get("/healthz").handler(ctx -> text(ctx, 200, "ok\n"));
-        r.get("/readyz").handler(ctx -> {
-            if (loop.ready()) {
-                text(ctx, 200, "ready\n");
-            } else {
-                text(ctx, 503, "first collection not finished\n");
+    /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
+    public Handler<HttpServerRequest> handler(Vertx vertx) {
+        this.vertx = vertx;
+        return this::handle;
+    }
+
+    /** Where the blocking renderings run; set by {@link #handler}. */
+    private Vertx vertx;
+
+    private void handle(HttpServerRequest req) {
+        String path = req.path();
+        if (path.length() > 1 && path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1); // "/metrics/" is "/metrics", as the router had it
+        }
+        boolean known = switch (path) {
+            case "/metrics", "/healthz", "/readyz", "/api/v1/snapshot", "/api/v1/findings", "/" -> true;
+            default -> path.equals(io.fabricd.probes.EndpointClient.PATH);
+        };
+        if (!known) {
+            text(req, 404, "not found: " + path + "\n" + INDEX);
+            return;
+        }
+        if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
+            // HEAD is answered as GET; Vert.x leaves the body out and keeps its length
+            req.response().putHeader(HttpHeaders.ALLOW, "GET, HEAD");
+            text(req, 405, "method not allowed: " + req.method() + " (GET or HEAD)\n");
+            return;
+        }
+        switch (path) {
+            case "/metrics" -> metrics(req);
+            case "/healthz" -> text(req, 200, "ok\n");
+            case "/readyz" -> {
+                if (loop.ready()) {
+                    text(req, 200, "ready\n");
+                } else {
+                    text(req, 503, "first collection not finished\n");
+                }
             }
-        });
-        r.get("/api/v1/snapshot").handler(ctx -> json(ctx, CollectionLoop.Published::json));
-        r.get("/api/v1/findings").handler(ctx -> json(ctx, CollectionLoop.Published::findingsJson));
-        r.get(io.fabricd.probes.EndpointClient.PATH).handler(this::probeEndpoint);
-        r.get("/").handler(ctx -> text(ctx, 200, "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n"));
-        return r;
+            case "/api/v1/snapshot" -> json(req, CollectionLoop.Published::json);
+            case "/api/v1/findings" -> json(req, CollectionLoop.Published::findingsJson);
+            case "/" -> text(req, 200, INDEX);
+            default -> probeEndpoint(req);
+        }
     }
 
     /** The probe endpoint: only for requests authenticated with the fabric's key (others 401, counted). */
-    private void probeEndpoint(RoutingContext ctx) {
+    private void probeEndpoint(HttpServerRequest ctx) {
         if (probes == null) {
             text(ctx, 503, "probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)\n");
             return;
         }
-        String auth = ctx.request().getHeader(io.fabricd.probes.ProbeKey.AUTH_HEADER);
+        String auth = ctx.getHeader(io.fabricd.probes.ProbeKey.AUTH_HEADER);
         if (!probes.key().checkAuthHeader(auth, io.fabricd.probes.EndpointClient.PATH, System.currentTimeMillis() / 1000)) {
             probes.responderStats().dropped("endpoint_unauthenticated");
             text(ctx, 401, "probe endpoint requests need a valid " + io.fabricd.probes.ProbeKey.AUTH_HEADER + "\n");
             return;
         }
-        ctx.vertx().executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
+        vertx.executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
                 .onSuccess(json -> send(ctx, new Exposition.Rendered("application/json", json)))
-                .onFailure(ctx::fail);
+                .onFailure(e -> fail(ctx, e));
     }
 
     private static final com.fasterxml.jackson.databind.ObjectMapper ENDPOINT_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
-    private static void text(RoutingContext ctx, int status, String body) {
+    private static void text(HttpServerRequest ctx, int status, String body) {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
     }
 
     /** Whole bodies per exposition format, rendered ahead of the expected scrape or on request (ScrapeBodies). */
     private final ScrapeBodies bodies;
 
-    private void metrics(RoutingContext ctx) {
-        String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
-        List<String> names = ctx.queryParam("name[]");
-        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
+    private void metrics(HttpServerRequest ctx) {
+        String accept = ctx.getHeader(HttpHeaders.ACCEPT);
+        List<String> names = ctx.query() == null ? List.of() : ctx.params().getAll("name[]");
+        boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (names.isEmpty()) {
             String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
             Exposition.Rendered ready = bodies.request(format, accept, gzip);
@@ -97,28 +135,36 @@ public final class HttpApi {
                 // rendered answers (ending a 30 KB response inside the route handler stalled some of
                 // 50 concurrent h2c-upgraded connections of Java's HttpClient until the idle
                 // timeout, AgentLoadTest; the server now also refuses h2c, see Agent)
-                ctx.vertx().runOnContext(v -> send(ctx, ready, gzip));
+                vertx.runOnContext(v -> send(ctx, ready, gzip));
                 return;
             }
             // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
-            ctx.vertx().executeBlocking(() -> bodies.renderNow(format, accept, gzip), false)
-                    .onSuccess(r -> send(ctx, r, gzip)).onFailure(ctx::fail);
+            vertx.executeBlocking(() -> bodies.renderNow(format, accept, gzip), false)
+                    .onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
             return;
         }
-        ctx.vertx().executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
+        vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
-                .onFailure(ctx::fail);
+                .onFailure(e -> fail(ctx, e));
     }
 
-    private static void send(RoutingContext ctx, Exposition.Rendered r) {
+    private static void send(HttpServerRequest ctx, Exposition.Rendered r) {
         send(ctx, r, false);
+    }
+
+    /** A rendering that failed: 500 with the reason, logged (the connection stays usable). */
+    private static void fail(HttpServerRequest ctx, Throwable e) {
+        LOG.log(Level.WARNING, "HTTP " + ctx.path() + " failed", e);
+        if (!ctx.response().ended() && !ctx.response().closed()) {
+            text(ctx, 500, "internal error: " + e + "\n");
+        }
     }
 
     /**
      * @param gzip the body is gzip-compressed already (the server has no compressor of its own,
      *             see Agent): labelled so
      */
-    private static void send(RoutingContext ctx, Exposition.Rendered r, boolean gzip) {
+    private static void send(HttpServerRequest ctx, Exposition.Rendered r, boolean gzip) {
         if (gzip) {
             ctx.response().putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").putHeader(HttpHeaders.VARY, "Accept-Encoding");
         }
@@ -170,15 +216,15 @@ public final class HttpApi {
     }
 
     /** A JSON document of the latest collection, rendered off the event loop on first request. */
-    private void json(RoutingContext ctx, java.util.function.Function<CollectionLoop.Published, byte[]> doc) {
+    private void json(HttpServerRequest ctx, java.util.function.Function<CollectionLoop.Published, byte[]> doc) {
         CollectionLoop.Published p = loop.latest();
         if (p == null) {
             text(ctx, 503, "first collection not finished\n");
             return;
         }
-        boolean gzip = acceptsGzip(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING));
-        ctx.vertx().executeBlocking(() -> gzipped(new Exposition.Rendered("application/json", doc.apply(p)), gzip), false)
+        boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
+        vertx.executeBlocking(() -> gzipped(new Exposition.Rendered("application/json", doc.apply(p)), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
-                .onFailure(ctx::fail);
+                .onFailure(e -> fail(ctx, e));
     }
 }
