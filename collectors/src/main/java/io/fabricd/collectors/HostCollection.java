@@ -56,6 +56,11 @@ public final class HostCollection {
     }
 
     public synchronized HostModel collect(HostSource source) {
+        // a live host runs it on its reader thread (reads without a hand-off each, still bounded)
+        return source.collecting(() -> collectHere(source));
+    }
+
+    private HostModel collectHere(HostSource source) {
         Instant started = clock.instant();
         source.collectionStarts();
         stable.begin(source::closeKeptFiles);

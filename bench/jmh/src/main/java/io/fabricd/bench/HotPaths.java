@@ -59,6 +59,8 @@ public class HotPaths {
     public String host;
 
     private SnapshotHostSource source;
+    private io.fabricd.collectors.source.LiveHostSource live;
+    private HostCollection liveRepeating;
     private HostCollection rdmaOnly;
     private HostCollection repeating;
     private HostModel model;
@@ -74,6 +76,9 @@ public class HotPaths {
         rdmaOnly = new HostCollection(List.of(new RdmaCollector()), CollectorConfig.DEFAULT, Clock.systemUTC());
         repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         model = repeating.collect(source);
+        live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), java.time.Duration.ofSeconds(2));
+        live.keepFilesOpen(4096);
+        liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         report = Diagnosis.run(model, null, DiagnosisConfig.DEFAULT);
         families = FabricMetrics.build(model, false, report.findings());
         Path big = fixtures.resolve("host-f-big/fabricd/ethtool/ens1f0np0.txt");
@@ -91,6 +96,16 @@ public class HotPaths {
     @Benchmark
     public HostModel collectHost() {
         return repeating.collect(source);
+    }
+
+    /**
+     * The same collection over the same files with a live host's semantics ({@code LiveHostSource}
+     * over the fixture folder: reads bounded in time by its reader thread, files kept open as the
+     * agent keeps them): what a collection of that host costs the running agent.
+     */
+    @Benchmark
+    public HostModel collectHostLive() {
+        return liveRepeating.collect(live);
     }
 
     @Benchmark

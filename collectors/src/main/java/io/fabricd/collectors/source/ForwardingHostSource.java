@@ -75,4 +75,9 @@ public abstract class ForwardingHostSource implements HostSource {
     public void collectionStarts() {
         delegate.collectionStarts();
     }
+
+    @Override
+    public <T> T collecting(java.util.function.Supplier<T> collection) {
+        return delegate.collecting(collection);
+    }
 }

@@ -75,6 +75,16 @@ public interface HostSource {
     default void closeKeptFiles() {
     }
 
+    /**
+     * Runs one collection ({@code HostCollection.collect}). A source whose reads are bounded in time
+     * by a worker thread ({@link LiveHostSource}) runs {@code collection} on that worker, where its
+     * reads need no hand-off each, and may run it again after a read hung (that path then failing at
+     * once). The default runs it on the calling thread.
+     */
+    default <T> T collecting(java.util.function.Supplier<T> collection) {
+        return collection.get();
+    }
+
     /** A collection starts (files kept open are checked again where a source needs to). */
     default void collectionStarts() {
     }

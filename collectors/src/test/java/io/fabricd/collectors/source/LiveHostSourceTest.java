@@ -30,6 +30,83 @@ class LiveHostSourceTest {
         }
     }
 
+    /** Reads {@code files} as a collection would, recording each read as RUN:FILE in {@code log}. */
+    private static java.util.Map<String, String> collect(LiveHostSource s, java.util.List<String> files,
+                                                         java.util.concurrent.atomic.AtomicInteger runs, java.util.List<String> log) {
+        return s.collecting(() -> {
+            int run = runs.incrementAndGet();
+            log.add(run + ":" + Thread.currentThread().getName());
+            java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+            for (String f : files) {
+                try {
+                    m.put(f, s.readLine(f));
+                } catch (HostReadException e) {
+                    m.put(f, e.errno());
+                }
+                log.add(run + ":" + f);
+            }
+            return m;
+        });
+    }
+
+    @Test
+    void aCollectionReadsOnTheWorkerAndAHungReadCostsOneTimeoutAndOnlyItsFile(@TempDir Path tmp) throws Exception {
+        Process p = new ProcessBuilder("mkfifo", tmp.resolve("hang").toString()).start();
+        assertThat(p.waitFor()).isZero();
+        Files.writeString(tmp.resolve("a"), "1\n");
+        Files.writeString(tmp.resolve("b"), "2\n");
+        try (LiveHostSource s = new LiveHostSource(tmp, Duration.ofMillis(200))) {
+            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            long t0 = System.nanoTime();
+            assertThat(collect(s, java.util.List.of("a", "hang", "b"), runs, log))
+                    .containsExactly(java.util.Map.entry("a", "1"), java.util.Map.entry("hang", "ETIMEDOUT"), java.util.Map.entry("b", "2"));
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            // run 1 hung on the FIFO and was abandoned; run 2, on a new worker, found it quarantined
+            assertThat(runs).hasValue(2);
+            assertThat(log).containsSubsequence("1:a", "2:a", "2:hang", "2:b").doesNotContain("1:hang", "1:b");
+            assertThat(log.stream().filter(l -> l.matches("\\d:fabricd-read-\\d+"))).hasSize(2);
+            assertThat(s.quarantined("hang")).isTrue();
+
+            // the next collection: the quarantined path fails at once, one run
+            runs.set(0);
+            assertThat(collect(s, java.util.List.of("a", "hang", "b"), runs, log)).containsEntry("hang", "ETIMEDOUT").containsEntry("b", "2");
+            assertThat(runs).hasValue(1);
+
+            // the hung read returns (a writer opens the FIFO): the quarantine ends and the abandoned
+            // run stops right there, reading nothing more
+            log.clear();
+            try (java.io.Writer w = Files.newBufferedWriter(tmp.resolve("hang"))) {
+                w.write("9\n");
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (s.quarantined("hang") && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(s.quarantined("hang")).isFalse();
+            Thread.sleep(100);
+            assertThat(log).isEmpty();
+            // reads outside a collection are still bounded one by one
+            assertThat(s.readLine("b")).isEqualTo("2");
+        }
+    }
+
+    @Test
+    void readAllInACollectionReadsFileByFileAndOnlyTheHungFileFails(@TempDir Path tmp) throws Exception {
+        Files.createDirectories(tmp.resolve("d"));
+        Process p = new ProcessBuilder("mkfifo", tmp.resolve("d/hang").toString()).start();
+        assertThat(p.waitFor()).isZero();
+        Files.writeString(tmp.resolve("d/a"), "1\n");
+        Files.writeString(tmp.resolve("d/z"), "3\n");
+        try (LiveHostSource s = new LiveHostSource(tmp, Duration.ofMillis(200))) {
+            java.util.Map<String, Object> got = s.collecting(() -> s.readAll("d", java.util.List.of("a", "hang", "z")));
+            assertThat(got.get("a")).isEqualTo("1\n");
+            assertThat(got.get("z")).isEqualTo("3\n");
+            assertThat(got.get("hang")).isInstanceOfSatisfying(HostReadException.class, e -> assertThat(e.errno()).isEqualTo("ETIMEDOUT"));
+            assertThat(s.quarantined("d/hang")).isTrue();
+        }
+    }
+
     @Test
     void mapsFailuresToErrnoNames(@TempDir Path tmp) throws Exception {
         Files.createDirectories(tmp.resolve("d"));
