@@ -33,9 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * read returns.
  *
  * <p>A whole collection ({@link #collecting}) runs on the worker, and its reads run there directly:
- * handing each read to the worker and waiting for it cost two thread wake-ups per file, ~80 % of a
- * live collection's CPU (10.5 ms against 1.8 ms for the same files read directly, docs/benchmarks.md,
- * eighth session). The waiting thread watches the read in flight instead: when one has taken longer
+ * handing each read to the worker and waiting for it cost two thread wake-ups per file, about
+ * three quarters of a live collection's CPU (the demo host's files: 11.0 ms per collection before,
+ * 2.9 ms now; docs/benchmarks.md, eighth session). The waiting thread watches the read in flight instead: when one has taken longer
  * than the timeout, its path is quarantined, the worker abandoned, and the collection run again on a
  * new worker (where that path fails at once), so a hung file still costs one timeout and degrades
  * only itself. An abandoned collection stops as soon as its read returns ({@link Abandoned}). A read
