@@ -78,4 +78,33 @@ class LiveFaultsTest {
                     .allSatisfy(p -> assertThat(p.state()).isNotNull());
         }
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
+    void aCounterThatHangsCostsOneTimeoutAndOnlyItself(@TempDir Path tmp) throws Exception {
+        copy(Fixtures.host("host-a-ib"), tmp);
+        Path counters = tmp.resolve("sys/class/infiniband/mlx5_0/ports/1/counters").toRealPath();
+        Files.delete(counters.resolve("symbol_error"));
+        // a FIFO without a writer blocks its reader, as a counter read stuck in a driver would
+        Process p = new ProcessBuilder("mkfifo", counters.resolve("symbol_error").toString()).start();
+        assertThat(p.waitFor()).isZero();
+        HostModel whole = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(Fixtures.host("host-a-ib")));
+        try (LiveHostSource live = new LiveHostSource(tmp, Duration.ofMillis(300))) {
+            HostCollection loop = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofMinutes(10));
+            for (int i = 0; i < 3; i++) {
+                long t0 = System.nanoTime();
+                HostModel m = loop.collect(live);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("collection %d", i).isLessThan(Duration.ofSeconds(10));
+                CollectorRun rdma = m.collectors().stream().filter(r -> r.name().equals("rdma")).findFirst().orElseThrow();
+                assertThat(rdma.errors()).as("collection %d", i)
+                        .anySatisfy(e -> assertThat(e.path()).endsWith("counters/symbol_error"))
+                        .allSatisfy(e -> assertThat(e.error()).contains("ETIMEDOUT"));
+                // every other counter of the port, read as from the fixture
+                java.util.Map<String, Long> expected = new java.util.TreeMap<>(whole.devices().get(0).ports().get(0).counters());
+                expected.remove("symbol_error");
+                assertThat(m.devices().get(0).ports().get(0).counters()).as("collection %d", i).isEqualTo(expected);
+            }
+            assertThat(live.quarantined("sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error")).isTrue();
+        }
+    }
 }

@@ -50,6 +50,7 @@ class LiveHostSourceTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
     void aCollectionReadsOnTheWorkerAndAHungReadCostsOneTimeoutAndOnlyItsFile(@TempDir Path tmp) throws Exception {
         Process p = new ProcessBuilder("mkfifo", tmp.resolve("hang").toString()).start();
         assertThat(p.waitFor()).isZero();
@@ -92,6 +93,7 @@ class LiveHostSourceTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
     void readAllInACollectionReadsFileByFileAndOnlyTheHungFileFails(@TempDir Path tmp) throws Exception {
         Files.createDirectories(tmp.resolve("d"));
         Process p = new ProcessBuilder("mkfifo", tmp.resolve("d/hang").toString()).start();
