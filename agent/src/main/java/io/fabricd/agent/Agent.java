@@ -135,7 +135,7 @@ public final class Agent implements AutoCloseable {
                 .setPerFrameWebSocketCompressionSupported(false);
         try {
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(loop, registry, fabric, probes, meters).handler(vertx))
+                    .requestHandler(new HttpApi(vertx, loop, registry, fabric, probes, meters).handler())
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {

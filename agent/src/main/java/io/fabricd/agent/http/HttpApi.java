@@ -27,17 +27,20 @@ public final class HttpApi {
     private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
     private static final String INDEX = "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n";
 
+    private final Vertx vertx;
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
     private final io.fabricd.probes.ProbeService probes;
 
     /**
+     * @param vertx  where the blocking renderings run
      * @param fabric the fabricd families in {@code registry}, served pre-rendered once per collection
      * @param probes the probe service; null when probing is off
      * @param meters  where the agent's own meters go (the same Prometheus registry)
      */
-    public HttpApi(CollectionLoop loop, PrometheusRegistry registry, io.fabricd.exporters.FabricMetrics fabric,
+    public HttpApi(Vertx vertx, CollectionLoop loop, PrometheusRegistry registry, io.fabricd.exporters.FabricMetrics fabric,
                    io.fabricd.probes.ProbeService probes, io.micrometer.core.instrument.MeterRegistry meters) {
+        this.vertx = vertx;
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
@@ -53,13 +56,9 @@ public final class HttpApi {
     }
 
     /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
-    public Handler<HttpServerRequest> handler(Vertx vertx) {
-        this.vertx = vertx;
+    public Handler<HttpServerRequest> handler() {
         return this::handle;
     }
-
-    /** Where the blocking renderings run; set by {@link #handler}. */
-    private Vertx vertx;
 
     private void handle(HttpServerRequest req) {
         String path = req.path();
