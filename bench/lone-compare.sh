@@ -5,7 +5,8 @@
 #
 #   bench/lone-compare.sh SNAPSHOT_DIR NAME=JAR[|LAUNCHER] ...
 #
-# JAR is a fabricd.jar (with its .jsa beside it, newer than the jar, for class-data sharing);
+# JAR is a fabricd.jar (its .jsa beside it gives class-data sharing only at the path the build
+# wrote it for: a copied jar starts without it, so compare copies with copies);
 # LAUNCHER a bin/fabricd to start it with (default: this checkout's, so its JVM flags), e.g.
 # `git show OLD:bin/fabricd > /tmp/old-fabricd` for an older commit's flags. fabricd collects every
 # second (each lone scrape meets a new collection, as a 15 s scrape meets a 10 s collection).
