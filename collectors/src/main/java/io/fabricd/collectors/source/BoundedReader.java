@@ -1,12 +1,14 @@
 package io.fabricd.collectors.source;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -36,7 +38,7 @@ final class BoundedReader implements AutoCloseable {
 
     private final Duration timeout;
     private final Set<String> hung = ConcurrentHashMap.newKeySet();
-    private ExecutorService worker = newWorker();
+    private ThreadPoolExecutor worker = newWorker();
     /** The collection running on the reader now; null when none. */
     private volatile Run running;
 
@@ -65,22 +67,40 @@ final class BoundedReader implements AutoCloseable {
         }
     }
 
-    private static ExecutorService newWorker() {
-        return Executors.newSingleThreadExecutor(r -> {
+    private static ThreadPoolExecutor newWorker() {
+        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, "fabricd-read-" + THREADS.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
     }
 
-    private synchronized ExecutorService worker() {
+    /**
+     * Stops {@code w} without interrupting its thread: work not begun is cancelled, a read in flight
+     * is left to return. Never an interrupt: a kept file is a {@link java.nio.channels.FileChannel}
+     * (positional reads, {@link SmallFiles}), an interrupt closes it, and closing a channel waits
+     * for the reads in it to leave — the interrupting thread would wait as long as a read hung in a
+     * driver (uninterruptible sleep) does.
+     */
+    private static void stop(ThreadPoolExecutor w) {
+        List<Runnable> queued = new ArrayList<>();
+        w.getQueue().drainTo(queued);
+        for (Runnable r : queued) {
+            if (r instanceof Future<?> f) {
+                f.cancel(false);
+            }
+        }
+        w.shutdown();
+    }
+
+    private synchronized ThreadPoolExecutor worker() {
         return worker;
     }
 
     /** Leaves {@code w} to its blocked read and starts a new reader (unless that was done already). */
-    private synchronized void abandon(ExecutorService w) {
+    private synchronized void abandon(ThreadPoolExecutor w) {
         if (worker == w) {
-            w.shutdownNow();
+            stop(w);
             worker = newWorker();
         }
     }
@@ -95,7 +115,7 @@ final class BoundedReader implements AutoCloseable {
         }
         long poll = Math.max(10, Math.min(1000, timeout.toMillis() / 2));
         for (int attempt = 0; attempt < MAX_RUNS; attempt++) {
-            ExecutorService w = worker();
+            ThreadPoolExecutor w = worker();
             Future<T> f;
             try {
                 f = w.submit(() -> {
@@ -126,7 +146,7 @@ final class BoundedReader implements AutoCloseable {
     }
 
     /** {@code f}'s value, or null when its collection hit a hung read and was abandoned. */
-    private <T> Done<T> awaitOrAbandon(Future<T> f, ExecutorService w, long pollMillis) {
+    private <T> Done<T> awaitOrAbandon(Future<T> f, ThreadPoolExecutor w, long pollMillis) {
         while (true) {
             try {
                 return new Done<>(f.get(pollMillis, TimeUnit.MILLISECONDS));
@@ -151,7 +171,7 @@ final class BoundedReader implements AutoCloseable {
                 return null; // run the collection again; the hung path fails at once now
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                f.cancel(true);
+                f.cancel(false);
                 throw new IllegalStateException("interrupted while collecting", e);
             } catch (ExecutionException e) {
                 Throwable c = e.getCause();
@@ -208,7 +228,7 @@ final class BoundedReader implements AutoCloseable {
                 }
             }
         }
-        ExecutorService w = worker();
+        ThreadPoolExecutor w = worker();
         Future<T> f;
         try {
             f = w.submit(() -> {
@@ -225,7 +245,7 @@ final class BoundedReader implements AutoCloseable {
             return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             hung.add(path);
-            f.cancel(true);
+            f.cancel(false);
             abandon(w);
             throw new HostReadException(path, "ETIMEDOUT", "no answer within " + timeout.toMillis() + " ms");
         } catch (InterruptedException e) {
@@ -242,6 +262,6 @@ final class BoundedReader implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        worker.shutdownNow();
+        stop(worker);
     }
 }

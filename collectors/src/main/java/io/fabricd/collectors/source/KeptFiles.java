@@ -2,6 +2,7 @@ package io.fabricd.collectors.source;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -36,6 +37,12 @@ import java.util.function.LongSupplier;
  *       in the same clock tick as the check (file times are as coarse as a jiffy) would go unseen.</li>
  * </ul>
  *
+ * <p>A kept file is a {@link FileChannel} read with positional reads ({@code pread} from offset 0:
+ * one system call where a seek and a read were two). A channel is closed by an interrupt of a thread
+ * reading it, and the interrupting thread then waits for that read to return: the live reader's
+ * threads are never interrupted ({@link BoundedReader}), and an interrupted thread reads without
+ * kept files.
+ *
  * <p>A file is kept from its second read on (the hardware identity's files, read once per refresh,
  * never are). At most {@code max} files are kept; beyond that files are opened and closed as before. A kept
  * file is used by one read at a time: a read that hangs on the live host (its worker abandoned) keeps
@@ -64,11 +71,11 @@ final class KeptFiles {
     }
 
     private static final class Kept {
-        final RandomAccessFile file;
+        final FileChannel file;
         final Folder folder;
         final AtomicBoolean busy = new AtomicBoolean();
 
-        Kept(RandomAccessFile file, Folder folder) {
+        Kept(FileChannel file, Folder folder) {
             this.file = file;
             this.folder = folder;
         }
@@ -136,9 +143,10 @@ final class KeptFiles {
      *
      * @param key a stable name of the file (the path the caller was asked for)
      */
-    String read(String key, String file, String hostPath, int maxBytes, boolean untilEof) throws IOException {
-        if (max == 0) {
-            return SmallFiles.read(file, hostPath, maxBytes, untilEof);
+    String read(String key, String file, String hostPath, int maxBytes, int endsBelow) throws IOException {
+        if (max == 0 || Thread.currentThread().isInterrupted()) {
+            // an interrupted thread (the agent stopping) would close any channel it reads
+            return SmallFiles.read(file, hostPath, maxBytes, endsBelow);
         }
         Kept k = files.get(key);
         if (k != null) {
@@ -147,7 +155,7 @@ final class KeptFiles {
             } else if (k.busy.compareAndSet(false, true)) {
                 boolean failed = false;
                 try {
-                    return SmallFiles.readAgain(k.file, hostPath, maxBytes, untilEof);
+                    return SmallFiles.readAgain(k.file, hostPath, maxBytes, endsBelow);
                 } catch (HostReadException e) {
                     throw e;
                 } catch (IOException e) {
@@ -166,15 +174,15 @@ final class KeptFiles {
         if (files.size() < max && !files.containsKey(key) && !firstRead(key)) {
             folder = checkFolders ? folderToKeepIn(file) : null;
             if (checkFolders && folder == null) {
-                return SmallFiles.read(file, hostPath, maxBytes, untilEof);
+                return SmallFiles.read(file, hostPath, maxBytes, endsBelow);
             }
         } else {
-            return SmallFiles.read(file, hostPath, maxBytes, untilEof);
+            return SmallFiles.read(file, hostPath, maxBytes, endsBelow);
         }
-        RandomAccessFile raf = new RandomAccessFile(file, "r");
+        FileChannel raf = new RandomAccessFile(file, "r").getChannel(); // closing the channel closes the file
         boolean keep = false;
         try {
-            String text = SmallFiles.readAgain(raf, hostPath, maxBytes, untilEof);
+            String text = SmallFiles.readAgain(raf, hostPath, maxBytes, endsBelow);
             keep = keep(key, raf, folder);
             return text;
         } finally {
@@ -194,7 +202,7 @@ final class KeptFiles {
         return true;
     }
 
-    private boolean keep(String key, RandomAccessFile raf, Folder folder) {
+    private boolean keep(String key, FileChannel raf, Folder folder) {
         // one collection thread keeps files: the limit may be passed by a racing read, never far
         if (files.size() >= max || files.putIfAbsent(key, new Kept(raf, folder)) != null) {
             return false;
@@ -283,7 +291,7 @@ final class KeptFiles {
         seen.clear();
     }
 
-    private static void closeQuietly(RandomAccessFile f) {
+    private static void closeQuietly(FileChannel f) {
         try {
             f.close();
         } catch (IOException e) {

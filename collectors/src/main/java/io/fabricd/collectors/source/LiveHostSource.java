@@ -129,7 +129,8 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     private String readNow(String path) throws java.io.IOException {
         // the absolute name by concatenation: no Path built and normalized per read
-        return kept.read(path, rootPrefix + (path.startsWith("/") ? path.substring(1) : path), path, MAX_FILE_BYTES, true);
+        String rel = path.startsWith("/") ? path.substring(1) : path;
+        return kept.read(path, rootPrefix + rel, path, MAX_FILE_BYTES, rel.startsWith("sys/") ? SmallFiles.SYSFS_PAGE : SmallFiles.EOF_ONLY);
     }
 
     /**

@@ -3,13 +3,15 @@ package io.fabricd.collectors.source;
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The one way fabricd reads a file: open (with the JDK's fstat), read into a per-thread buffer,
  * close, and no garbage but the returned String — or, for a file kept open between collections
- * ({@link KeptFiles}), seek to 0 and read it again. A collection reads hundreds of files; the path
+ * ({@link KeptFiles}), read it again from offset 0 with positional reads ({@code pread}: one system
+ * call per read, where a seek to 0 and a read were two). A collection reads hundreds of files; the path
  * through {@code Files.newInputStream(...).readNBytes(...)} cost a {@code stat} before, a second
  * {@code read} and an 8 KiB array per file (docs/benchmarks.md, issue 7).
  *
@@ -25,35 +27,76 @@ final class SmallFiles {
     static final int CHUNK = 8 * 1024;
     private static final int BUFFER = 64 * 1024;
     private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER]);
+    /** The same arrays as ByteBuffers, for positional reads. */
+    private static final ThreadLocal<ByteBuffer> WRAPPED = ThreadLocal.withInitial(() -> ByteBuffer.wrap(BUFFERS.get()));
 
     private SmallFiles() {
     }
 
-    /** What both FileInputStream and RandomAccessFile offer. */
+    /** A read of up to {@code len} bytes into the thread's buffer at {@code off}, the file's next bytes. */
     private interface Input {
         int read(byte[] b, int off, int len) throws IOException;
     }
 
+    /** Positional reads of a kept file: its bytes from offset 0 on, whatever the channel's position. */
+    private static final class FromStart implements Input {
+        private final FileChannel channel;
+        private long position;
+
+        FromStart(FileChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            ByteBuffer bb = WRAPPED.get();
+            int r;
+            if (b == bb.array()) {
+                bb.limit(off + len).position(off);
+                r = channel.read(bb, position);
+            } else {
+                r = channel.read(ByteBuffer.wrap(b, off, len), position);
+            }
+            if (r > 0) {
+                position += r;
+            }
+            return r;
+        }
+    }
+
+    /**
+     * {@code endsBelow} for a regular file in a local folder (a snapshot): any read shorter than asked
+     * for is the end.
+     */
+    static final int ANY_SHORT_READ = Integer.MAX_VALUE;
+    /**
+     * {@code endsBelow} for a sysfs attribute: a read shorter than a page (and than asked for) is the
+     * end. The kernel shows a regular attribute whole in one read (at most a page, kernfs' seq_file)
+     * and reads a binary one at most a page at a time; a read short of both therefore found the end,
+     * and the read that would return 0 is saved (a live collection's ~600 files, issue 7).
+     */
+    static final int SYSFS_PAGE = 4096;
+    /** {@code endsBelow} for any other file (procfs' seq_files stop each read at their buffer): read until 0. */
+    static final int EOF_ONLY = 0;
+
     /**
      * The whole file as UTF-8 text, at most {@code max} bytes (EFBIG beyond).
      *
-     * @param untilEof read until end of file; false stops at the first short read, which for a
-     *                 regular file on a local file system is the end (a snapshot folder), but not
-     *                 for every procfs/sysfs file
+     * @param endsBelow a read shorter than both the bytes asked for and this is taken as the end of
+     *                  the file ({@link #ANY_SHORT_READ}, {@link #SYSFS_PAGE}, {@link #EOF_ONLY})
      */
-    static String read(String file, String hostPath, int max, boolean untilEof) throws IOException {
+    static String read(String file, String hostPath, int max, int endsBelow) throws IOException {
         try (FileInputStream in = new FileInputStream(file)) {
-            return read(in::read, hostPath, max, untilEof);
+            return read(in::read, hostPath, max, endsBelow);
         }
     }
 
     /** The same from a file kept open: read again from its start (a sysfs attribute is generated anew). */
-    static String readAgain(RandomAccessFile file, String hostPath, int max, boolean untilEof) throws IOException {
-        file.seek(0);
-        return read(file::read, hostPath, max, untilEof);
+    static String readAgain(FileChannel file, String hostPath, int max, int endsBelow) throws IOException {
+        return read(new FromStart(file), hostPath, max, endsBelow);
     }
 
-    private static String read(Input in, String hostPath, int max, boolean untilEof) throws IOException {
+    private static String read(Input in, String hostPath, int max, int endsBelow) throws IOException {
         byte[] buf = BUFFERS.get();
         int n = 0;
         while (n < buf.length) {
@@ -63,7 +106,7 @@ final class SmallFiles {
                 return new String(buf, 0, n, StandardCharsets.UTF_8);
             }
             n += r;
-            if (!untilEof && r < want) {
+            if (r < want && r < endsBelow) {
                 return new String(buf, 0, n, StandardCharsets.UTF_8);
             }
         }

@@ -282,7 +282,7 @@ public final class SnapshotHostSource implements HostSource {
             }
         }
         try {
-            return kept.read(path, r.file(), path, MAX_FILE_BYTES, false);
+            return kept.read(path, r.file(), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {

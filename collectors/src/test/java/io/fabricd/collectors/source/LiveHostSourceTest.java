@@ -68,6 +68,12 @@ class LiveHostSourceTest {
             assertThat(log).containsSubsequence("1:a", "2:a", "2:hang", "2:b").doesNotContain("1:hang", "1:b");
             assertThat(log.stream().filter(l -> l.matches("\\d:fabricd-read-\\d+"))).hasSize(2);
             assertThat(s.quarantined("hang")).isTrue();
+            // the abandoned reader, still blocked opening the FIFO, was not interrupted: an interrupt
+            // closes a kept file's channel, and the interrupting thread waits for the hung read
+            String first = log.stream().filter(l -> l.startsWith("1:fabricd-read-")).findFirst().orElseThrow().substring(2);
+            Thread abandoned = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(first)).findFirst().orElseThrow();
+            assertThat(abandoned.isAlive()).isTrue();
+            assertThat(abandoned.isInterrupted()).as("abandoned reader interrupted").isFalse();
 
             // the next collection: the quarantined path fails at once, one run
             runs.set(0);
@@ -122,6 +128,37 @@ class LiveHostSourceTest {
             assertThat(s.isDirectory("link")).isTrue();
             assertThat(s.list("")).containsExactly("d", "link");
             assertThat(s.isSnapshot()).isFalse();
+        }
+    }
+
+    /**
+     * A sysfs read shorter than a page ends the file (SmallFiles.SYSFS_PAGE); a binary attribute is
+     * read a page at a time, so its reads go on past full pages: read whole, opened and kept.
+     */
+    @Test
+    void readsBinarySysfsAttributesPastTheirFirstPage() throws Exception {
+        Path btf = Path.of("/sys/kernel/btf/vmlinux");
+        java.util.Optional<Path> config;
+        try (java.util.stream.Stream<Path> devices = Files.list(Path.of("/sys/bus/pci/devices"))) {
+            config = devices.map(d -> d.resolve("config")).filter(Files::isReadable).filter(f -> {
+                try {
+                    return Files.size(f) == 4096;
+                } catch (java.io.IOException e) {
+                    return false;
+                }
+            }).findFirst();
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(btf) && config.isPresent(), "no binary sysfs attributes here");
+        String rel = "sys" + config.get().toString().substring("/sys".length());
+        String whole = new String(Files.readAllBytes(config.get()), java.nio.charset.StandardCharsets.UTF_8);
+        try (LiveHostSource s = new LiveHostSource(Duration.ofSeconds(5))) {
+            s.keepFilesOpen(16);
+            for (int i = 0; i < 3; i++) { // opened, opened and kept, read through the kept file
+                assertThat(s.read(rel)).isEqualTo(whole); // exactly a page (as root): one more read finds the end
+                // megabytes, a page per read: past the first page to the size limit
+                assertThatThrownBy(() -> s.read("sys/kernel/btf/vmlinux"))
+                        .isInstanceOfSatisfying(HostReadException.class, e -> assertThat(e.errno()).isEqualTo("EFBIG"));
+            }
         }
     }
 
