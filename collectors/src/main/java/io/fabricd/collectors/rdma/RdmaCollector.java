@@ -59,8 +59,37 @@ public final class RdmaCollector implements Collector {
         }
     }
 
+    /**
+     * What a device says about itself that stays while the hardware does, and the paths of the files
+     * read on every collection, built once: kept as one group ({@link CollectContext#stableGroup}), so
+     * a collection looks up one key per device instead of one per fact, and every read of a kept path
+     * hands the source the same String (its lookups then compare by identity; issue 7).
+     */
+    private record DeviceFacts(String pci, Integer numa, String parent, String netDir, String nodeGuid,
+                               String sysImageGuid, String nodeType, String fwVer, String hcaType, String boardId,
+                               String hwDir, List<String> hwNames, List<PortFacts> ports) {
+    }
+
+    /** A port's kept facts and paths (see {@link DeviceFacts}). */
+    private record PortFacts(int n, String base, String state, String physState, String rate, String lid, String smLid,
+                             String linkLayer, String countersDir, List<String> counterNames, String hwDir, List<String> hwNames) {
+    }
+
     private RdmaDevice device(CollectContext ctx, String dev) {
         String base = HostSource.join(CLASS, dev);
+        DeviceFacts f = ctx.stableGroup("rdma:" + dev, c -> facts(c, base));
+        SortedMap<String, Long> devHw = counterDir(ctx, f.hwDir(), f.hwNames());
+        List<String> pciNetdevs = f.netDir() != null ? ctx.listOptional(f.netDir()) : List.of();
+        List<RdmaPort> ports = new ArrayList<>(f.ports().size());
+        for (PortFacts p : f.ports()) {
+            ports.add(port(ctx, dev, p, f.parent(), pciNetdevs));
+        }
+        return new RdmaDevice(dev, f.nodeGuid(), f.sysImageGuid(), f.nodeType(), f.fwVer(), f.hcaType(), f.boardId(),
+                f.pci(), f.numa(), f.parent(), devHw, ports);
+    }
+
+    /** The kept part of a device, read with the context's stable reads only. */
+    private static DeviceFacts facts(CollectContext ctx, String base) {
         String pci = null;
         Integer numa = null;
         if (ctx.stableExists(base + "/device")) {
@@ -75,31 +104,51 @@ public final class RdmaCollector implements Collector {
             }
             numa = ctx.stable(base + "/device/numa_node").map(s -> parseInt(ctx, base + "/device/numa_node", s)).orElse(null);
         }
-        SortedMap<String, Long> devHw = counterDir(ctx, base + "/hw_counters", true);
-        List<RdmaPort> ports = new ArrayList<>();
+        String hwDir = base + "/hw_counters";
+        List<String> hwNames = counterNames(ctx, hwDir, true);
         List<String> portNames = new ArrayList<>(ctx.stableListOptional(base + "/ports"));
-        if (portNames.isEmpty() && !ctx.source().exists(base + "/ports")) {
+        if (portNames.isEmpty() && !ctx.stableExists(base + "/ports")) {
             ctx.error(base + "/ports", "ENOENT");
         }
         portNames.sort(Comparator.comparingInt(RdmaCollector::portNumber));
         String parent = ctx.stable(base + "/parent").map(String::strip).filter(s -> !s.isEmpty()).orElse(null);
-        List<String> pciNetdevs = ctx.stableExists(base + "/device/net") ? ctx.listOptional(base + "/device/net") : List.of();
+        String netDir = ctx.stableExists(base + "/device/net") ? base + "/device/net" : null;
+        List<PortFacts> ports = new ArrayList<>();
         for (String p : portNames) {
             int n = portNumber(p);
             if (n <= 0) {
                 ctx.error(base + "/ports/" + p, "not a port number");
                 continue;
             }
-            ports.add(port(ctx, dev, base + "/ports/" + p, n, parent, pciNetdevs));
+            String pb = base + "/ports/" + p;
+            ports.add(new PortFacts(n, pb, pb + "/state", pb + "/phys_state", pb + "/rate", pb + "/lid", pb + "/sm_lid",
+                    ctx.stableRequired(pb + "/link_layer").map(String::strip).orElse(null),
+                    pb + "/counters", counterNames(ctx, pb + "/counters", false),
+                    pb + "/hw_counters", counterNames(ctx, pb + "/hw_counters", true)));
         }
-        return new RdmaDevice(dev,
+        return new DeviceFacts(pci, numa, parent, netDir,
                 ctx.stableRequired(base + "/node_guid").map(String::strip).orElse(null),
                 ctx.stable(base + "/sys_image_guid").map(String::strip).orElse(null),
                 ctx.stableRequired(base + "/node_type").map(String::strip).orElse(null),
                 ctx.stable(base + "/fw_ver").map(String::strip).orElse(null),
                 ctx.stable(base + "/hca_type").map(String::strip).orElse(null),
                 ctx.stable(base + "/board_id").map(String::strip).orElse(null),
-                pci, numa, parent, devHw, ports);
+                hwDir, hwNames, List.copyOf(ports));
+    }
+
+    /**
+     * The names of a counter directory (the driver's: kept with the hardware's identity, the values
+     * read every time). {@code lifespan} in hw_counters/ is the driver's cache time in milliseconds,
+     * not a counter, and is left out.
+     */
+    private static List<String> counterNames(CollectContext ctx, String dir, boolean hw) {
+        List<String> names = ctx.stableListOptional(dir);
+        if (hw && names.contains("lifespan")) {
+            List<String> without = new ArrayList<>(names);
+            without.remove("lifespan");
+            return List.copyOf(without);
+        }
+        return names;
     }
 
     private static int portNumber(String name) {
@@ -137,35 +186,35 @@ public final class RdmaCollector implements Collector {
         return t.length() > 40 ? t.substring(0, 40) + "..." : t;
     }
 
-    private RdmaPort port(CollectContext ctx, String dev, String base, int n, String parent, List<String> pciNetdevs) {
-        PortState state = ctx.required(base + "/state").map(s -> state(ctx, base + "/state", s)).orElse(null);
-        PortState phys = ctx.required(base + "/phys_state").map(s -> state(ctx, base + "/phys_state", s)).orElse(null);
-        LinkRate rate = ctx.required(base + "/rate").map(s -> {
+    private RdmaPort port(CollectContext ctx, String dev, PortFacts p, String parent, List<String> pciNetdevs) {
+        int n = p.n();
+        PortState state = ctx.required(p.state()).map(s -> state(ctx, p.state(), s)).orElse(null);
+        PortState phys = ctx.required(p.physState()).map(s -> state(ctx, p.physState(), s)).orElse(null);
+        LinkRate rate = ctx.required(p.rate()).map(s -> {
             LinkRate r = LinkRate.parse(s);
             if (r == null) {
-                ctx.error(base + "/rate", "not a rate: '" + abbreviate(s) + "'");
+                ctx.error(p.rate(), "not a rate: '" + abbreviate(s) + "'");
             }
             return r;
         }).orElse(null);
-        String linkLayer = ctx.stableRequired(base + "/link_layer").map(String::strip).orElse(null);
-        Integer lid = ctx.optional(base + "/lid").map(s -> parseHex(ctx, base + "/lid", s)).orElse(null);
-        Integer smLid = ctx.optional(base + "/sm_lid").map(s -> parseHex(ctx, base + "/sm_lid", s)).orElse(null);
+        Integer lid = ctx.optional(p.lid()).map(s -> parseHex(ctx, p.lid(), s)).orElse(null);
+        Integer smLid = ctx.optional(p.smLid()).map(s -> parseHex(ctx, p.smLid(), s)).orElse(null);
 
-        SortedMap<String, Long> counters = counterDir(ctx, base + "/counters", false);
+        SortedMap<String, Long> counters = counterDir(ctx, p.countersDir(), p.counterNames());
         TreeSet<String> saturated = new TreeSet<>();
         counters.forEach((k, v) -> {
             if (CounterWidths.saturated(k, v, counters)) {
                 saturated.add(k);
             }
         });
-        SortedMap<String, Long> hw = counterDir(ctx, base + "/hw_counters", true);
-        List<Gid> gids = gids(ctx, base);
+        SortedMap<String, Long> hw = counterDir(ctx, p.hwDir(), p.hwNames());
+        List<Gid> gids = gids(ctx, p.base());
         String netdev = gids.stream().map(Gid::netdev).filter(x -> x != null && !x.isEmpty()).findFirst()
                 .orElse(parent != null ? parent : pciNetdevs.size() == 1 ? pciNetdevs.get(0) : null);
         if (netdev == null && pciNetdevs.size() > 1 && n - 1 < pciNetdevs.size()) {
             netdev = pciNetdevs.get(n - 1);
         }
-        return new RdmaPort(dev, n, state, phys, rate, linkLayer, lid, smLid, counters, saturated, hw, gids, netdev);
+        return new RdmaPort(dev, n, state, phys, rate, p.linkLayer(), lid, smLid, counters, saturated, hw, gids, netdev);
     }
 
     private static PortState state(CollectContext ctx, String path, String s) {
@@ -176,17 +225,9 @@ public final class RdmaCollector implements Collector {
         return st;
     }
 
-    /**
-     * Every file of a counter directory, raw names, unsigned values. {@code lifespan} in
-     * hw_counters/ is the driver's cache time in milliseconds, not a counter, and is left out.
-     */
-    private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, boolean hw) {
+    /** Every file of a counter directory ({@link #counterNames}), unsigned values. */
+    private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, List<String> names) {
         SortedMap<String, Long> out = new TreeMap<>();
-        // the names are the driver's: kept with the hardware's identity, the values read every time
-        List<String> names = new ArrayList<>(ctx.stableListOptional(dir));
-        if (hw) {
-            names.remove("lifespan");
-        }
         // one batch per folder: the live host reads it in one bounded task, not one hand-off per file
         java.util.Map<String, Object> texts = ctx.source().readAll(dir, names);
         for (String name : names) {

@@ -27,22 +27,48 @@ public final class TopologyCollector implements Collector {
         return "topology";
     }
 
+    /** A function read on every collection: its kept identity and the paths of its current link, built once. */
+    private record Planned(String addr, String kind, String path, Identity id, String speedPath, String widthPath) {
+    }
+
+    /**
+     * The functions of interest, the bridges above them and every GPU-NIC path class: all from kept
+     * facts (resolved paths, identities, NUMA nodes), so kept as one group (issue 7); a collection
+     * reads only the current link speed and width of each function.
+     */
+    private record Layout(List<Planned> functions, List<GpuNicPath> paths) {
+    }
+
     @Override
     public void collect(CollectContext ctx) {
-        Map<String, String> kinds = new LinkedHashMap<>(); // address -> kind, for the devices of interest
-        Map<String, String> realPaths = new LinkedHashMap<>();
         List<String> bus = ctx.listOptional("sys/bus/pci/devices");
         ctx.hardware("sys/bus/pci/devices", bus);
         // the GPUs and NVSwitches among the bus's functions: ids kept, and a changed listing drops them
-        kinds.putAll(ctx.stableGroup("pci kinds", c -> nvidiaKinds(c, bus)));
+        Map<String, String> nvidia = ctx.stableGroup("pci kinds", c -> nvidiaKinds(c, bus));
         Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
         for (RdmaDevice d : ctx.model().devices()) {
             if (d.pciAddress() != null) {
-                kinds.putIfAbsent(d.pciAddress(), "nic");
                 nicOf.put(d.name(), d.pciAddress());
             }
         }
-        Map<String, PciFunction> functions = new LinkedHashMap<>();
+        Layout layout = ctx.stableGroup("pci layout:" + nicOf, c -> layout(c, nvidia, nicOf));
+        for (Planned f : layout.functions()) {
+            Long speed = ctx.optional(f.speedPath()).map(TopologyCollector::transfers).orElse(null);
+            Integer width = ctx.optional(f.widthPath()).map(TopologyCollector::parseInt).orElse(null);
+            Identity id = f.id();
+            ctx.model().addPci(new PciFunction(f.addr(), f.kind(), f.path(), id.vendor(), id.device(), id.cls(), id.numa(),
+                    speed, width, id.maxSpeed(), id.maxWidth(), id.driver()));
+        }
+        layout.paths().forEach(ctx.model()::addPath);
+    }
+
+    private static Layout layout(CollectContext ctx, Map<String, String> nvidia, Map<String, String> nicOf) {
+        Map<String, String> kinds = new LinkedHashMap<>(nvidia); // address -> kind, for the devices of interest
+        for (String nic : nicOf.values()) {
+            kinds.putIfAbsent(nic, "nic");
+        }
+        Map<String, String> realPaths = new LinkedHashMap<>();
+        Map<String, Planned> functions = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : kinds.entrySet()) {
             String real;
             try {
@@ -52,18 +78,18 @@ public final class TopologyCollector implements Collector {
                 continue;
             }
             realPaths.put(e.getKey(), real);
-            functions.put(e.getKey(), function(ctx, e.getKey(), e.getValue(), real));
+            functions.put(e.getKey(), planned(ctx, e.getKey(), e.getValue(), real));
             // the bridges above it
-            List<String> parts = ctx.derived("components:" + real, () -> components(real));
+            List<String> parts = components(real);
             StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
             for (int i = 1; i < parts.size() - 1; i++) {
                 p.append('/').append(parts.get(i));
                 if (!functions.containsKey(parts.get(i))) {
-                    functions.put(parts.get(i), function(ctx, parts.get(i), "bridge", p.toString()));
+                    functions.put(parts.get(i), planned(ctx, parts.get(i), "bridge", p.toString()));
                 }
             }
         }
-        functions.values().forEach(ctx.model()::addPci);
+        List<GpuNicPath> paths = new ArrayList<>();
         for (Map.Entry<String, String> gpu : kinds.entrySet()) {
             if (!gpu.getValue().equals("gpu") || !realPaths.containsKey(gpu.getKey())) {
                 continue;
@@ -72,13 +98,15 @@ public final class TopologyCollector implements Collector {
                 if (!realPaths.containsKey(nic.getValue())) {
                     continue;
                 }
-                // from resolved paths and NUMA nodes only: kept with them
-                ctx.model().addPath(ctx.derived("path:" + gpu.getKey() + "|" + nic.getKey() + "|" + nic.getValue(),
-                        () -> classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()),
-                                realPaths.get(nic.getValue()), functions.get(gpu.getKey()).numaNode(),
-                                functions.get(nic.getValue()).numaNode())));
+                paths.add(classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
+                        functions.get(gpu.getKey()).id().numa(), functions.get(nic.getValue()).id().numa()));
             }
         }
+        return new Layout(List.copyOf(functions.values()), List.copyOf(paths));
+    }
+
+    private static Planned planned(CollectContext ctx, String addr, String kind, String path) {
+        return new Planned(addr, kind, path, identity(ctx, path), path + "/current_link_speed", path + "/current_link_width");
     }
 
     private static Map<String, String> nvidiaKinds(CollectContext ctx, List<String> bus) {
@@ -145,14 +173,6 @@ public final class TopologyCollector implements Collector {
 
     /** What a function says about itself that does not change while it stays: kept as one group. */
     private record Identity(String vendor, String device, String cls, Integer numa, Long maxSpeed, Integer maxWidth, String driver) {
-    }
-
-    private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
-        Identity id = ctx.stableGroup("pci:" + path, c -> identity(c, path));
-        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
-        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
-        return new PciFunction(addr, kind, path, id.vendor(), id.device(), id.cls(), id.numa(), speed, width, id.maxSpeed(),
-                id.maxWidth(), id.driver());
     }
 
     private static Identity identity(CollectContext ctx, String path) {

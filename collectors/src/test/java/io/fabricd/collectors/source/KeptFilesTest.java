@@ -208,6 +208,7 @@ class KeptFilesTest {
             assertThat(kept.devices()).isEqualTo(fresh.devices());
             assertThat(kept.netdevs()).isEqualTo(fresh.netdevs());
             assertThat(kept.pci()).isEqualTo(fresh.pci());
+            assertThat(kept.gpuNicPaths()).isEqualTo(fresh.gpuNicPaths());
             assertThat(kept.facts()).isEqualTo(fresh.facts());
             assertThat(kept.collectors()).extracting(r -> r.errors())
                     .isEqualTo(fresh.collectors().stream().map(r -> r.errors()).toList());
