@@ -5,6 +5,8 @@ import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -25,7 +27,7 @@ public final class NetdevCollector implements Collector {
     @Override
     public void collect(CollectContext ctx) {
         TreeSet<String> names = new TreeSet<>();
-        java.util.List<String> bound = new java.util.ArrayList<>();
+        List<String> bound = new ArrayList<>();
         for (RdmaPort p : ctx.model().ports()) {
             if (p.netdev() != null) {
                 names.add(p.netdev());
@@ -36,11 +38,12 @@ public final class NetdevCollector implements Collector {
         ctx.hardware("netdevs of RDMA ports", bound);
         for (String n : names) {
             String base = "sys/class/net/" + n;
+            Facts f = ctx.stableGroup("netdev:" + n, c -> facts(c, base));
             // mtu read first: a netdev that is gone shows as its folder missing, not as each file
             // (its folder looked up only then: one lookup less per netdev per collection)
             Integer mtu;
             try {
-                mtu = parseInt(ctx, base + "/mtu", ctx.source().readLine(base + "/mtu"));
+                mtu = parseInt(ctx, f.mtu(), ctx.source().readLine(f.mtu()));
             } catch (HostReadException e) {
                 if (e.isMissing() && !ctx.source().exists(base)) {
                     ctx.error(base, "ENOENT");
@@ -49,27 +52,56 @@ public final class NetdevCollector implements Collector {
                 ctx.error(e);
                 mtu = null;
             }
-            String oper = ctx.optional(base + "/operstate").map(String::strip).orElse(null);
-            Integer carrier = quiet(ctx, base + "/carrier").map(s -> parseInt(ctx, base + "/carrier", s)).orElse(null);
-            Long speed = quiet(ctx, base + "/speed").map(s -> {
-                Integer v = parseInt(ctx, base + "/speed", s);
+            String oper = ctx.optional(f.operstate()).map(String::strip).orElse(null);
+            Integer carrier = quiet(ctx, f.carrier()).map(s -> parseInt(ctx, f.carrier(), s)).orElse(null);
+            Long speed = quiet(ctx, f.speed()).map(s -> {
+                Integer v = parseInt(ctx, f.speed(), s);
                 return v == null || v < 0 ? null : v.longValue();
             }).orElse(null);
-            Integer type = ctx.stable(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
-            String driver = null;
-            if (ctx.stableExists(base + "/device/driver")) {
-                try {
-                    String real = ctx.stableRealPath(base + "/device/driver");
-                    driver = real.substring(real.lastIndexOf('/') + 1);
-                } catch (HostReadException e) {
-                    ctx.error(e);
-                }
-            }
-            String trust = ctx.optional(base + "/qos/trust").map(String::strip).orElse(null);
-            ctx.model().putNetdev(new NetdevInfo(n, mtu, oper, carrier, speed, type, driver, null, null, null,
-                    trust, trust != null ? "qos/trust" : null, ecn(ctx, base + "/ecn/roce_np/enable"),
-                    ecn(ctx, base + "/ecn/roce_rp/enable")));
+            String trust = ctx.optional(f.trust()).map(String::strip).orElse(null);
+            ctx.model().putNetdev(new NetdevInfo(n, mtu, oper, carrier, speed, f.type(), f.driver(), null, null, null,
+                    trust, trust != null ? "qos/trust" : null, ecn(ctx, f.np()), ecn(ctx, f.rp())));
         }
+    }
+
+    /** One ECN priority file ({@code ecn/roce_np/enable/3}): its priority and path. */
+    private record Prio(int prio, String path) {
+    }
+
+    /**
+     * A netdev's kept facts (type, driver, the ECN priorities its driver created) and the paths read
+     * on every collection, built once and kept as one group (issue 7).
+     */
+    private record Facts(String mtu, String operstate, String carrier, String speed, String trust,
+                         Integer type, String driver, List<Prio> np, List<Prio> rp) {
+    }
+
+    private static Facts facts(CollectContext ctx, String base) {
+        Integer type = ctx.stable(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
+        String driver = null;
+        if (ctx.stableExists(base + "/device/driver")) {
+            try {
+                String real = ctx.stableRealPath(base + "/device/driver");
+                driver = real.substring(real.lastIndexOf('/') + 1);
+            } catch (HostReadException e) {
+                ctx.error(e);
+            }
+        }
+        return new Facts(base + "/mtu", base + "/operstate", base + "/carrier", base + "/speed", base + "/qos/trust",
+                type, driver, prios(ctx, base + "/ecn/roce_np/enable"), prios(ctx, base + "/ecn/roce_rp/enable"));
+    }
+
+    /** The priority files of an ECN folder: the driver creates them with the netdev, so their names are kept. */
+    private static List<Prio> prios(CollectContext ctx, String dir) {
+        List<Prio> out = new ArrayList<>();
+        for (String p : ctx.stableListOptional(dir)) {
+            try {
+                out.add(new Prio(Integer.parseInt(p), dir + "/" + p));
+            } catch (NumberFormatException e) {
+                ctx.error(dir + "/" + p, "not a priority");
+            }
+        }
+        return List.copyOf(out);
     }
 
     /** A read whose EINVAL is a state (speed and carrier of a netdev that is down). */
@@ -84,15 +116,10 @@ public final class NetdevCollector implements Collector {
         }
     }
 
-    private static TreeMap<Integer, Boolean> ecn(CollectContext ctx, String dir) {
+    private static TreeMap<Integer, Boolean> ecn(CollectContext ctx, List<Prio> prios) {
         TreeMap<Integer, Boolean> m = new TreeMap<>();
-        for (String p : ctx.listOptional(dir)) {
-            try {
-                int prio = Integer.parseInt(p);
-                ctx.optional(dir + "/" + p).map(String::strip).ifPresent(v -> m.put(prio, v.equals("1")));
-            } catch (NumberFormatException e) {
-                ctx.error(dir + "/" + p, "not a priority");
-            }
+        for (Prio p : prios) {
+            ctx.optional(p.path()).map(String::strip).ifPresent(v -> m.put(p.prio(), v.equals("1")));
         }
         return m;
     }

@@ -79,7 +79,19 @@ public final class RdmaCollector implements Collector {
         String base = HostSource.join(CLASS, dev);
         DeviceFacts f = ctx.stableGroup("rdma:" + dev, c -> facts(c, base));
         SortedMap<String, Long> devHw = counterDir(ctx, f.hwDir(), f.hwNames());
-        List<String> pciNetdevs = f.netDir() != null ? ctx.listOptional(f.netDir()) : List.of();
+        // the PCI function's netdevs, listed only for a port whose GIDs and parent name none (an IB
+        // port's IPoIB netdev); not kept: a rename shows at the next collection
+        java.util.function.Supplier<List<String>> pciNetdevs = new java.util.function.Supplier<>() {
+            private List<String> listed;
+
+            @Override
+            public List<String> get() {
+                if (listed == null) {
+                    listed = f.netDir() != null ? ctx.listOptional(f.netDir()) : List.of();
+                }
+                return listed;
+            }
+        };
         List<RdmaPort> ports = new ArrayList<>(f.ports().size());
         for (PortFacts p : f.ports()) {
             ports.add(port(ctx, dev, p, f.parent(), pciNetdevs));
@@ -186,7 +198,7 @@ public final class RdmaCollector implements Collector {
         return t.length() > 40 ? t.substring(0, 40) + "..." : t;
     }
 
-    private RdmaPort port(CollectContext ctx, String dev, PortFacts p, String parent, List<String> pciNetdevs) {
+    private RdmaPort port(CollectContext ctx, String dev, PortFacts p, String parent, java.util.function.Supplier<List<String>> netdevs) {
         int n = p.n();
         PortState state = ctx.required(p.state()).map(s -> state(ctx, p.state(), s)).orElse(null);
         PortState phys = ctx.required(p.physState()).map(s -> state(ctx, p.physState(), s)).orElse(null);
@@ -209,10 +221,23 @@ public final class RdmaCollector implements Collector {
         });
         SortedMap<String, Long> hw = counterDir(ctx, p.hwDir(), p.hwNames());
         List<Gid> gids = gids(ctx, p.base());
-        String netdev = gids.stream().map(Gid::netdev).filter(x -> x != null && !x.isEmpty()).findFirst()
-                .orElse(parent != null ? parent : pciNetdevs.size() == 1 ? pciNetdevs.get(0) : null);
-        if (netdev == null && pciNetdevs.size() > 1 && n - 1 < pciNetdevs.size()) {
-            netdev = pciNetdevs.get(n - 1);
+        String netdev = null;
+        for (Gid g : gids) {
+            if (g.netdev() != null && !g.netdev().isEmpty()) {
+                netdev = g.netdev();
+                break;
+            }
+        }
+        if (netdev == null) {
+            netdev = parent;
+        }
+        if (netdev == null) {
+            List<String> pciNetdevs = netdevs.get();
+            if (pciNetdevs.size() == 1) {
+                netdev = pciNetdevs.get(0);
+            } else if (pciNetdevs.size() > 1 && n - 1 < pciNetdevs.size()) {
+                netdev = pciNetdevs.get(n - 1);
+            }
         }
         return new RdmaPort(dev, n, state, phys, rate, p.linkLayer(), lid, smLid, counters, saturated, hw, gids, netdev);
     }
