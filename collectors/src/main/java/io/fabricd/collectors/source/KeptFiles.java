@@ -179,15 +179,15 @@ final class KeptFiles {
         } else {
             return SmallFiles.read(file, hostPath, maxBytes, endsBelow);
         }
-        FileChannel raf = new RandomAccessFile(file, "r").getChannel(); // closing the channel closes the file
+        FileChannel channel = new RandomAccessFile(file, "r").getChannel(); // closing the channel closes the file
         boolean keep = false;
         try {
-            String text = SmallFiles.readAgain(raf, hostPath, maxBytes, endsBelow);
-            keep = keep(key, raf, folder);
+            String text = SmallFiles.readAgain(channel, hostPath, maxBytes, endsBelow);
+            keep = keep(key, channel, folder);
             return text;
         } finally {
             if (!keep) {
-                raf.close();
+                channel.close();
             }
         }
     }
@@ -202,9 +202,9 @@ final class KeptFiles {
         return true;
     }
 
-    private boolean keep(String key, FileChannel raf, Folder folder) {
+    private boolean keep(String key, FileChannel channel, Folder folder) {
         // one collection thread keeps files: the limit may be passed by a racing read, never far
-        if (files.size() >= max || files.putIfAbsent(key, new Kept(raf, folder)) != null) {
+        if (files.size() >= max || files.putIfAbsent(key, new Kept(channel, folder)) != null) {
             return false;
         }
         if (folder != null) {

@@ -74,6 +74,32 @@ class KeptFilesTest {
         assertThat(kept(s)).isEqualTo(1);
     }
 
+    /**
+     * A kept file is a FileChannel, which an interrupt of a thread reading it closes: an interrupted
+     * thread (the agent stopping) reads what is there without touching the kept files.
+     */
+    @Test
+    void anInterruptedThreadReadsWithoutClosingTheKeptFiles(@TempDir Path tmp) throws Exception {
+        Path root = quietCopy("host-a-ib", tmp);
+        SnapshotHostSource s = SnapshotHostSource.open(root);
+        s.keepFilesOpen(100);
+        String first = s.read(COUNTER);
+        s.collectionStarts();
+        s.read(COUNTER);
+        assertThat(kept(s)).isEqualTo(1);
+        Files.writeString(root.resolve(COUNTER).toRealPath(), "77\n");
+        Thread.currentThread().interrupt();
+        try {
+            assertThat(s.read(COUNTER)).isEqualTo("77\n");
+            assertThat(kept(s)).as("the kept file left open").isEqualTo(1);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(s.read(COUNTER)).isEqualTo("77\n");
+        assertThat(first).isNotEqualTo("77\n");
+    }
+
     /** A kept file is read again from offset 0: a file of several chunks whole, a shorter rewrite without the old tail. */
     @Test
     void aKeptFileOfSeveralChunksIsReadWholeAndAShorterRewriteWithoutTheOldTail(@TempDir Path tmp) throws Exception {
