@@ -115,6 +115,24 @@ public final class CollectContext {
     }
 
     /**
+     * The name a link such as a device's {@code driver} points to (the last component of its
+     * resolved path), kept while the hardware stays; null when there is no such link, and a failure
+     * to resolve it recorded (on every collection, as a kept failure is).
+     */
+    public String stableLinkName(String link) {
+        if (!stableExists(link)) {
+            return null;
+        }
+        try {
+            String real = stableRealPath(link);
+            return real.substring(real.lastIndexOf('/') + 1);
+        } catch (HostReadException e) {
+            error(e);
+            return null;
+        }
+    }
+
+    /**
      * {@link #listOptional} of a folder whose names are fixed while the hardware stays (a port's
      * counters/ and hw_counters/: the driver defines them), kept across collections.
      */

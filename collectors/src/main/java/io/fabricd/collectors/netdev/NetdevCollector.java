@@ -78,15 +78,7 @@ public final class NetdevCollector implements Collector {
 
     private static Facts facts(CollectContext ctx, String base) {
         Integer type = ctx.stable(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
-        String driver = null;
-        if (ctx.stableExists(base + "/device/driver")) {
-            try {
-                String real = ctx.stableRealPath(base + "/device/driver");
-                driver = real.substring(real.lastIndexOf('/') + 1);
-            } catch (HostReadException e) {
-                ctx.error(e);
-            }
-        }
+        String driver = ctx.stableLinkName(base + "/device/driver");
         return new Facts(base + "/mtu", base + "/operstate", base + "/carrier", base + "/speed", base + "/qos/trust",
                 type, driver, prios(ctx, base + "/ecn/roce_np/enable"), prios(ctx, base + "/ecn/roce_rp/enable"));
     }

@@ -191,15 +191,7 @@ public final class TopologyCollector implements Collector {
             maxSpeed = min(maxSpeed, upSpeed);
             maxWidth = min(maxWidth, upWidth);
         }
-        String driver = null;
-        if (ctx.stableExists(path + "/driver")) {
-            try {
-                String r = ctx.stableRealPath(path + "/driver");
-                driver = r.substring(r.lastIndexOf('/') + 1);
-            } catch (HostReadException e) {
-                ctx.error(e);
-            }
-        }
+        String driver = ctx.stableLinkName(path + "/driver");
         return new Identity(vendor, device, cls, numa, maxSpeed, maxWidth, driver);
     }
 

@@ -54,9 +54,9 @@ class KeptFilesTest {
         return s.keptFiles().size();
     }
 
-    @Test
-    void aFileIsKeptFromItsSecondReadAndInPlaceChangesShowAtOnce(@TempDir Path tmp) throws Exception {
-        Path root = quietCopy("host-a-ib", tmp);
+    /** host-a's snapshot in a quiet copy under {@code root}, keeping files, with COUNTER read in two collections (so kept). */
+    static SnapshotHostSource counterKept(Path root) throws Exception {
+        quietCopy("host-a-ib", root);
         SnapshotHostSource s = SnapshotHostSource.open(root);
         s.keepFilesOpen(100);
         String first = s.read(COUNTER);
@@ -64,6 +64,13 @@ class KeptFilesTest {
         s.collectionStarts();
         assertThat(s.read(COUNTER)).isEqualTo(first);
         assertThat(kept(s)).isEqualTo(1);
+        return s;
+    }
+
+    @Test
+    void aFileIsKeptFromItsSecondReadAndInPlaceChangesShowAtOnce(@TempDir Path tmp) throws Exception {
+        Path root = tmp;
+        SnapshotHostSource s = counterKept(root);
 
         Path file = root.resolve(COUNTER).toRealPath();
         Files.writeString(file, "123\n"); // the same file, rewritten (what a counter does)
@@ -80,13 +87,9 @@ class KeptFilesTest {
      */
     @Test
     void anInterruptedThreadReadsWithoutClosingTheKeptFiles(@TempDir Path tmp) throws Exception {
-        Path root = quietCopy("host-a-ib", tmp);
-        SnapshotHostSource s = SnapshotHostSource.open(root);
-        s.keepFilesOpen(100);
+        Path root = tmp;
+        SnapshotHostSource s = counterKept(root);
         String first = s.read(COUNTER);
-        s.collectionStarts();
-        s.read(COUNTER);
-        assertThat(kept(s)).isEqualTo(1);
         Files.writeString(root.resolve(COUNTER).toRealPath(), "77\n");
         Thread.currentThread().interrupt();
         try {
