@@ -16,7 +16,7 @@
 # HOSTS: space-separated host folders (default: host-a-ib, the demo written to a temporary folder
 # by `bin/fabricd snapshot --demo`, host-f-big); STEPS (default "scrape lone cpu rss"); SCRAPES
 # (300), WARMUP (300 s), CPU_SECONDS (each CPU window, 60), RSS_SECONDS (180): smaller for a quick
-# try. About 70 minutes with the defaults; run it on an otherwise idle machine. Each step's whole output
+# try. About an hour with the defaults (41 minutes without the lone step here); run it on an otherwise idle machine. Each step's whole output
 # stays in OUT_DIR (default: a new temporary folder); the table is made from every step's output
 # found there, so a step can be run again into the same folder (STEPS=lone bench/acceptance.sh DIR).
 set -euo pipefail
