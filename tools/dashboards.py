@@ -123,13 +123,13 @@ def host():
             (f"rate(fabric_port_transmit_bytes_total{{{S}}}[{R}])", "{{device}}/{{port}} tx"),
             (f"rate(fabric_port_receive_bytes_total{{{S}}}[{R}])", "{{device}}/{{port}} rx")], 0, 12, 12, 8, unit="Bps"),
         panel(5, "Port error counters", "timeseries",
-              [(f'rate(fabric_port_counter_total{{{S}, counter=~"{ERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
+              [(f'rate(fabric_port_pma_total{{{S}, counter=~"{ERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
               12, 12, 12, 8, unit="cps"),
         panel(6, "Transport errors (hw_counters)", "timeseries",
-              [(f'rate(fabric_port_hw_counter_total{{{S}, counter=~"{HWERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
+              [(f'rate(fabric_port_hw_stat_total{{{S}, counter=~"{HWERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
               0, 20, 12, 8, unit="cps"),
         panel(7, "Saturated counters", "table",
-              [(f"fabric_port_counter_saturated{{{S}}} == 1", "")], 12, 20, 12, 8, table=True),
+              [(f"fabric_port_pma_saturated{{{S}}} == 1", "")], 12, 20, 12, 8, table=True),
         panel(8, "PFC enabled per priority", "table", [(f"fabric_pfc_enabled{{{S}}}", "")], 0, 28, 8, 8,
               matrix=("netdev", "priority")),
         panel(9, "PFC pause frames per priority", "timeseries",
@@ -149,7 +149,7 @@ def host():
         panel(14, "PCIe link speed now / best", "table", [
             (f"fabric_pcie_link_speed_transfers_per_second{{{S}}}", ""),
             (f"fabric_pcie_link_max_speed_transfers_per_second{{{S}}}", "")], 0, 52, 12, 8, table=True),
-        panel(15, "Queue pairs by state", "timeseries", [(f"fabric_qp_count{{{S}}}", "{{device}} {{state}}")],
+        panel(15, "Queue pairs by state", "timeseries", [(f"fabric_queue_pairs{{{S}}}", "{{device}} {{state}}")],
               12, 52, 12, 8, stack=True),
     ])
 

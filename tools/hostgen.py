@@ -303,6 +303,9 @@ def rxe(h, name, netdev, netdev_real, mac, ip, mtu=1500, state="4: ACTIVE", phys
     for k, v in (("node_type", "1: CA"), ("node_guid", guid), ("sys_image_guid", guid), ("node_desc", "rxe"),
                  ("fw_ver", ""), ("parent", netdev)):
         h.file(dev_real + "/" + k, v)
+    # the netdev under rxe (virtio, veth) has no DCB ops: said in the side-car, as `fabricd snapshot`
+    # writes it (an absent side-car means the DCB state was not captured)
+    h.json("fabricd/dcb/%s.json" % netdev, {"supported": False})
     p = dev_real + "/ports/1"
     for k, v in (("state", state), ("phys_state", phys), ("rate", "2.5 Gb/sec (1X SDR)"),
                  ("link_layer", "Ethernet"), ("lid", "0x0"), ("sm_lid", "0x0"), ("lid_mask_count", "0"),
@@ -527,7 +530,7 @@ def host_demo():
     pci_dev(h, hb + "/0000:dc:00.0", "0x10de", "0x2330", "0x030200", numa=3, speed="2.5 GT/s PCIe",
             max_speed=gen5, driver="nvidia", cpulist=cpul[3])
     # QP side-car (`rdma -j resource show qp`): a training job's RC QPs on every NIC, all in RTS, and
-    # each device's GSI QP - what fabric_qp_count and the host dashboard's QP panel show
+    # each device's GSI QP - what fabric_queue_pairs and the host dashboard's QP panel show
     qps = []
     for i in range(8):
         dev = "mlx5_%d" % i
@@ -638,7 +641,7 @@ def host_roce_variants():
       entries), MTU 4200 (-> 4096), MLNX_OFED ECN knobs present and off on priority 3, global pause on;
     mlx5_1 ens1f1np1: PFC off everywhere, DSCP trust, MTU 1500 (-> 1024);
     mlx5_2 ens2f0np0: PFC on 3, DSCP trust, MTU 9000 (-> 4096), a PFC storm recorded;
-    rxe0 on veth0: no DCB support (no dcb side-car), MTU 1500 (-> 1024 with rxe's 80-byte allowance)."""
+    rxe0 on veth0: no DCB support (dcb side-car {"supported": false}), MTU 1500 (-> 1024 with rxe's 80-byte allowance)."""
     h = Host()
     manifest(h, "roce-variants-01")
     rp = "sys/devices/pci0000:30/0000:30:02.0"

@@ -30,7 +30,7 @@ class CliTest {
         assertThat(r.code()).isZero();
         Map<String, Double> v = PromText.parse(r.out());
         assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_0", "port", "1"), 1.0);
-        assertThat(r.out()).contains("# TYPE fabric_port_counter_total counter");
+        assertThat(r.out()).contains("# TYPE fabric_port_pma_total counter");
         assertThat(r.err()).isEmpty();
     }
 
@@ -84,14 +84,15 @@ class CliTest {
         assertThat(r.code()).isZero();
         Map<String, Double> v = PromText.parse(r.out());
         assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_info{")).hasSize(8);
-        assertThat(v).containsEntry(s("fabric_port_counter_saturated", "device", "mlx5_3", "port", "1", "counter", "symbol_error"), 1.0);
+        assertThat(v).containsEntry(s("fabric_port_pma_saturated", "device", "mlx5_3", "port", "1", "counter", "symbol_error"), 1.0);
     }
 
     @Test
     void diagnoseExitCodes() {
         Result healthy = run("diagnose", "--root", Fixtures.host("host-a-ib").toString());
         assertThat(healthy.code()).isZero();
-        assertThat(healthy.out()).contains("No findings");
+        // one collection: only the transport counters' totals since the driver loaded, as info
+        assertThat(healthy.out()).contains("INFO (1)", "[transport_errors]").doesNotContain("CRITICAL", "WARNING");
         Result bad = run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--format", "json");
         assertThat(bad.code()).isEqualTo(1); // gpudirect_off is critical
         assertThat(bad.out()).contains("\"check\" : \"gpudirect_off\"");
@@ -100,7 +101,7 @@ class CliTest {
         Result demo = run("diagnose", "--demo");
         assertThat(demo.code()).isEqualTo(1);
         assertThat(demo.out()).contains("[pfc_missing] device=mlx5_7", "[mtu_mismatch] device=mlx5_6",
-                "[counter_saturated] device=mlx5_3", "[numa_misaffinity] gpu=0000:dc:00.0", "Not run", "port_errors_rising");
+                "[counter_saturated] device=mlx5_3", "[numa_misaffinity] gpu=0000:dc:00.0", "Judged on totals only", "port_errors_rising");
         assertThat(run("diagnose", "--demo", "--fail-on", "never").code()).isZero();
         assertThat(run("diagnose", "--format", "yaml").code()).isEqualTo(2);
     }

@@ -115,6 +115,6 @@ class DemoHostTest {
         HostModel m = at(5_000);
         Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m), null).body(), StandardCharsets.UTF_8));
         assertThat(v).containsEntry(s("fabric_port_rate_bytes_per_second", "device", "mlx5_7", "port", "1"), 5.0e10);
-        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_counter_total{")).hasSize(8 * 29);
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_stat_total{")).hasSize(8 * 29);
     }
 }

@@ -80,7 +80,7 @@ class NodeExporterParityIT {
             if (COUNTER_FILE.containsKey(name)) {
                 Map<String, String> l = new TreeMap<>(labels);
                 l.put("counter", COUNTER_FILE.get(name));
-                ourKey = PromText.series("fabric_port_counter_total", l);
+                ourKey = PromText.series("fabric_port_pma_total", l);
             } else if (FAMILY.containsKey(name)) {
                 ourKey = PromText.series(FAMILY.get(name), labels);
             } else {

@@ -54,14 +54,14 @@ class SoftRoceIT {
             assertThat(m1).as(out).containsEntry(s("fabric_port_up", "device", dev, "port", "1"), 1.0);
             assertThat(m1.keySet()).anyMatch(k -> k.startsWith("fabric_port_info{") && k.contains("device=\"" + dev + "\"")
                     && k.contains("link_layer=\"Ethernet\""));
-            assertThat(m1.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_counter_total{") && k.contains("device=\"" + dev + "\""))
+            assertThat(m1.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_stat_total{") && k.contains("device=\"" + dev + "\""))
                     .hasSizeGreaterThanOrEqualTo(10);
             assertThat(m1.keySet()).noneMatch(k -> k.contains("counter=\"lifespan\""));
-            assertThat(m1.keySet()).noneMatch(k -> k.startsWith("fabric_port_counter_total{")); // rxe has no counters/
+            assertThat(m1.keySet()).noneMatch(k -> k.startsWith("fabric_port_pma_total{")); // rxe has no counters/
         }
         assertThat(m1).containsEntry(s("fabric_collector_success", "collector", "rdma"), 1.0);
-        String sent0 = s("fabric_port_hw_counter_total", "device", "rxe0", "port", "1", "counter", "sent_pkts");
-        String sent1 = s("fabric_port_hw_counter_total", "device", "rxe1", "port", "1", "counter", "sent_pkts");
+        String sent0 = s("fabric_port_hw_stat_total", "device", "rxe0", "port", "1", "counter", "sent_pkts");
+        String sent1 = s("fabric_port_hw_stat_total", "device", "rxe1", "port", "1", "counter", "sent_pkts");
         assertThat(m2.get(sent0) - m1.get(sent0)).as("rxe0 sent_pkts growth").isGreaterThanOrEqualTo(2000);
         assertThat(m2.get(sent1) - m1.get(sent1)).as("rxe1 sent_pkts growth").isGreaterThanOrEqualTo(2000);
 
@@ -82,7 +82,7 @@ class SoftRoceIT {
             assertThat(m1).containsEntry(s("fabric_port_max_mtu_bytes", "device", pair[0], "port", "1"), 4096.0);
             assertThat(m1.get(s("fabric_device_max_qp", "device", pair[0]))).isGreaterThan(0.0);
             // RDMA netlink QP dump: at least the kernel's GSI QP1 per port
-            assertThat(m1.get(s("fabric_qp_count", "device", pair[0], "state", "RTS"))).isGreaterThanOrEqualTo(1.0);
+            assertThat(m1.get(s("fabric_queue_pairs", "device", pair[0], "state", "RTS"))).isGreaterThanOrEqualTo(1.0);
             // the SIOCETHTOOL ioctl on veth: the driver's statistics (opt-in family)
             assertThat(all.keySet()).anyMatch(k -> k.startsWith("fabric_netdev_stat_total{") && k.contains("netdev=\"" + pair[1] + "\""));
         }

@@ -15,6 +15,7 @@ import io.fabricd.diagnosis.checks.PfcMissing;
 import io.fabricd.diagnosis.checks.PortErrorsRising;
 import io.fabricd.diagnosis.checks.QpPressure;
 import io.fabricd.diagnosis.checks.RoceGidMissing;
+import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,7 +27,7 @@ public final class Diagnosis {
     public static final List<Check> CHECKS = List.of(new LinkDown(), new LinkDegraded(), new PfcMissing(),
             new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
-            new PauseStorm(), new QpPressure());
+            new PauseStorm(), new QpPressure(), new TransportErrors());
 
     private Diagnosis() {
     }

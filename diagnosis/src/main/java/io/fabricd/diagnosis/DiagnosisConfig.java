@@ -35,6 +35,25 @@ public final class DiagnosisConfig {
     @JsonProperty("port_errors")
     public Map<String, Rate> portErrors = new LinkedHashMap<>();
 
+    /**
+     * {@code phy_errors:} physical-layer error type of a RoCE port's netdev ({@code crc},
+     * {@code symbol}, {@code pcs_symbol}, {@code link_down}) to the rate above which
+     * {@code port_errors_rising} reports it; merged over {@link #DEFAULT_PHY_ERRORS}.
+     */
+    @JsonProperty("phy_errors")
+    public Map<String, Rate> phyErrors = new LinkedHashMap<>();
+
+    @JsonProperty("lane_errors")
+    public LaneErrors laneErrors = new LaneErrors();
+
+    /**
+     * {@code transport_errors:} transport failure type ({@code retries_exceeded}, {@code ack_timeout},
+     * ... as docs/checks.md lists them) to the rate above which {@code transport_errors} reports it;
+     * merged over {@link #DEFAULT_TRANSPORT_ERRORS}.
+     */
+    @JsonProperty("transport_errors")
+    public Map<String, Rate> transportErrors = new LinkedHashMap<>();
+
     @JsonProperty("pause_storm")
     public PauseStorm pauseStorm = new PauseStorm();
 
@@ -54,6 +73,40 @@ public final class DiagnosisConfig {
             "local_link_integrity_errors", Rate.parse("0"),
             "excessive_buffer_overrun_errors", Rate.parse("0"),
             "port_rcv_errors", Rate.parse("10/s"));
+
+    /**
+     * Default thresholds for a RoCE port's physical layer (its netdev's driver statistics): CRC,
+     * symbol and PCS symbol errors above 120/h (the bound port_errors_rising uses for InfiniBand
+     * symbol errors: a 10^-12 bit error rate), any link down event.
+     */
+    public static final Map<String, Rate> DEFAULT_PHY_ERRORS = Map.of(
+            "crc", Rate.parse("120/h"),
+            "symbol", Rate.parse("120/h"),
+            "pcs_symbol", Rate.parse("120/h"),
+            "link_down", Rate.parse("0"));
+
+    /**
+     * Default thresholds of {@code transport_errors}: a requester that gave up (retries or RNR retries
+     * exceeded: the application saw a failed work request) on any increase; retransmissions after an
+     * ACK timeout above 1/s; sequence errors, implied NAKs, out-of-sequence packets and duplicate
+     * requests (packets lost in the fabric) above 10/s; RNR NAKs (the peer posts too few receives)
+     * above 100/s; error completions, remote access and invalid request errors above 1/min;
+     * missing responses and retransmitted iWARP segments above 1/s.
+     */
+    public static final Map<String, Rate> DEFAULT_TRANSPORT_ERRORS = Map.ofEntries(
+            Map.entry("retries_exceeded", Rate.parse("0")),
+            Map.entry("rnr_retries_exceeded", Rate.parse("0")),
+            Map.entry("ack_timeout", Rate.parse("1/s")),
+            Map.entry("sequence_error", Rate.parse("10/s")),
+            Map.entry("implied_nak", Rate.parse("10/s")),
+            Map.entry("out_of_sequence", Rate.parse("10/s")),
+            Map.entry("duplicate_request", Rate.parse("10/s")),
+            Map.entry("rnr_nak", Rate.parse("100/s")),
+            Map.entry("cqe_error", Rate.parse("1/m")),
+            Map.entry("remote_access", Rate.parse("1/m")),
+            Map.entry("remote_invalid_request", Rate.parse("1/m")),
+            Map.entry("missing_response", Rate.parse("1/s")),
+            Map.entry("retransmitted_segments", Rate.parse("1/s")));
 
     /** {@code roce:} the RoCE expectations; unset values are derived from the host. */
     public static final class Roce {
@@ -87,6 +140,19 @@ public final class DiagnosisConfig {
         public double rxPauseTimeFraction = 0.5;
     }
 
+    /**
+     * {@code lane_errors:} when one physical lane of a RoCE port is "far worse than its siblings"
+     * (a bad lane of a cable or optic): at least {@code min_errors} errors (over the interval, or in
+     * total without history) and at least {@code ratio} times the worst of the other lanes.
+     */
+    public static final class LaneErrors {
+        @JsonProperty("min_errors")
+        public long minErrors = 1000;
+
+        @JsonProperty("ratio")
+        public double ratio = 10;
+    }
+
     /** {@code qp:} qp_pressure. */
     public static final class Qp {
         /** Share of the device's max_qp in use above which it is reported (0.8). */
@@ -106,6 +172,20 @@ public final class DiagnosisConfig {
     public Map<String, Rate> portErrorThresholds() {
         Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_PORT_ERRORS);
         m.putAll(portErrors);
+        return m;
+    }
+
+    /** Thresholds of the netdev physical layer in port_errors_rising: the defaults with the configured entries over them. */
+    public Map<String, Rate> phyErrorThresholds() {
+        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_PHY_ERRORS);
+        m.putAll(phyErrors);
+        return m;
+    }
+
+    /** Thresholds of transport_errors by type: the defaults with the configured entries over them. */
+    public Map<String, Rate> transportErrorThresholds() {
+        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_TRANSPORT_ERRORS);
+        m.putAll(transportErrors);
         return m;
     }
 
@@ -149,6 +229,30 @@ public final class DiagnosisConfig {
                 throw new IllegalArgumentException("diagnosis.port_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
             }
         });
+        phyErrors.forEach((k, v) -> {
+            if (!DEFAULT_PHY_ERRORS.containsKey(k)) {
+                throw new IllegalArgumentException("diagnosis.phy_errors: unknown type '" + k + "'; known: "
+                        + new java.util.TreeSet<>(DEFAULT_PHY_ERRORS.keySet()));
+            }
+            if (v == null) {
+                throw new IllegalArgumentException("diagnosis.phy_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
+            }
+        });
+        transportErrors.forEach((k, v) -> {
+            if (!DEFAULT_TRANSPORT_ERRORS.containsKey(k)) {
+                throw new IllegalArgumentException("diagnosis.transport_errors: unknown type '" + k + "'; known: "
+                        + new java.util.TreeSet<>(DEFAULT_TRANSPORT_ERRORS.keySet()));
+            }
+            if (v == null) {
+                throw new IllegalArgumentException("diagnosis.transport_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
+            }
+        });
+        if (laneErrors.minErrors < 1) {
+            throw new IllegalArgumentException("diagnosis.lane_errors.min_errors must be at least 1");
+        }
+        if (!(laneErrors.ratio > 1)) {
+            throw new IllegalArgumentException("diagnosis.lane_errors.ratio must be above 1");
+        }
     }
 
     /**

@@ -22,7 +22,7 @@ class DiagnosisTest {
         assertThat(Diagnosis.checkIds()).doesNotHaveDuplicates().containsExactlyInAnyOrder("link_down", "link_degraded",
                 "pfc_missing", "global_pause_with_pfc", "ecn_disabled", "trust_mismatch", "mtu_mismatch", "roce_gid_missing",
                 "gpudirect_off", "numa_misaffinity", "pcie_degraded", "counter_saturated", "port_errors_rising", "pause_storm",
-                "qp_pressure");
+                "qp_pressure", "transport_errors");
     }
 
     @Test

@@ -3,6 +3,8 @@ package io.fabricd.exporters;
 import static io.fabricd.collectors.model.Counters.toDouble;
 
 import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DriverStats;
+import io.fabricd.collectors.model.DriverStats.Dir;
 import io.fabricd.collectors.model.GpuNicPath;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
@@ -16,7 +18,7 @@ import java.util.regex.Pattern;
 
 /** Netdev, DCB/PFC, MTU, QP, PCIe/GPU topology and GPUDirect families (interfaces.md). */
 final class HostFamilies {
-    private static final Pattern PRIO = Pattern.compile("^([rt]x)_prio([0-7])_(pause|pause_duration|bytes|packets|discards)$");
+    private static final Pattern PRIO = Pattern.compile("^([rt]x)_prio([0-7])_(bytes|packets|discards)$");
 
     private HostFamilies() {
     }
@@ -29,10 +31,20 @@ final class HostFamilies {
         f.gauge("fabric_netdev_up", "1 when the netdev's operstate is up.");
         f.gauge("fabric_netdev_speed_bytes_per_second", "Netdev link speed (sysfs speed, Mb/s x 125000).");
         f.gauge("fabric_netdev_info", "One per RDMA netdev: type, driver, trust mode; value 1.");
-        f.gauge("fabric_pfc_enabled", "1 when PFC is enabled on the priority (DCB IEEE pfc_en).");
-        f.gauge("fabric_dcb_supported", "1 when the netdev answers DCB netlink, 0 when it has no DCB support (veth, virtio).");
-        f.counter("fabric_pfc_pause_frames", "PFC pause frames per priority and direction (ethtool rx/tx_prioN_pause, else DCB indications/requests).");
+        f.gauge("fabric_pfc_enabled", "1 when PFC is enabled on the priority (DCB IEEE pfc_en, or what mlx5's statistics prove when DCB is not known).");
+        f.gauge("fabric_dcb_supported", "1 when the netdev answers DCB netlink, 0 when it has no DCB support (veth, virtio); absent when not known.");
+        f.counter("fabric_pfc_pause_frames", "PFC pause frames per priority and direction (ethtool rx/tx_prioN_pause, rx/tx_pfc_ena_frames_priN, else DCB indications/requests).");
         f.counter("fabric_pfc_pause_seconds", "Time paused per priority and direction (ethtool rx/tx_prioN_pause_duration, microseconds / 1e6).");
+        f.counter("fabric_global_pause_frames", "802.3x global pause frames by direction (ethtool rx/tx_global_pause, rx/tx_pause_frames, link_xoff_rx/tx).");
+        f.counter("fabric_global_pause_seconds", "Time paused by 802.3x global pause by direction (ethtool rx/tx_global_pause_duration, microseconds / 1e6).");
+        f.counter("fabric_netdev_pause_control_frames", "Every MAC-control pause frame, PFC and global alike, by direction (ethtool rx/tx_pause_ctrl_phy).");
+        f.counter("fabric_netdev_priority_buffer_discards", "Received packets of a priority dropped because its buffer was full (ethtool rx_prioN_buf_discard): loss on a lossless class.");
+        f.counter("fabric_netdev_priority_congestion_discards", "Received packets of a priority dropped by the NIC's congestion handling (ethtool rx_prioN_cong_discard).");
+        f.counter("fabric_netdev_priority_ecn_marked_packets", "Received packets of a priority the NIC marked ECN CE (ethtool rx_prioN_marked).");
+        f.counter("fabric_netdev_phy_errors", "Physical-layer receive errors by type: crc (rx_crc_errors_phy, rx_fcs_err_frames), symbol (rx_symbol_err_phy), pcs_symbol.");
+        f.counter("fabric_netdev_phy_lane_errors", "Physical-layer receive errors per lane (ethtool rx_err_lane_N_phy).");
+        f.counter("fabric_netdev_fec_corrected", "Bits the forward error correction repaired (ethtool rx_corrected_bits_phy, rx_corrected_bits).");
+        f.counter("fabric_netdev_link_down_events", "Times the physical link went down (ethtool link_down_events_phy, link_down_events).");
         f.counter("fabric_netdev_priority_bytes", "Bytes per 802.1p priority and direction (ethtool rx/tx_prioN_bytes).");
         f.counter("fabric_netdev_priority_packets", "Packets per 802.1p priority and direction (ethtool rx/tx_prioN_packets).");
         f.counter("fabric_netdev_priority_discards", "Received packets discarded per priority (ethtool rx_prioN_discards).");
@@ -40,13 +52,13 @@ final class HostFamilies {
         f.counter("fabric_pfc_storm_events", "PFC storm watchdog events (ethtool tx_pause_storm_warning_events / _error_events).");
         f.counter("fabric_roce_vport_bytes", "RoCE bytes of this PCI function by direction (ethtool rx/tx_vport_rdma_unicast_bytes + multicast).");
         f.counter("fabric_netdev_stat", "Every ethtool statistic of RDMA netdevs (opt-in: netdev.all_stats).");
-        f.gauge("fabric_global_pause_enabled", "1 when 802.3x global pause is on for the direction (ETHTOOL_GPAUSEPARAM).");
+        f.gauge("fabric_global_pause_enabled", "1 when 802.3x global pause is on for the direction (ETHTOOL_GPAUSEPARAM; mlx5's statistics when it was not read).");
         f.gauge("fabric_roce_ecn_enabled", "MLNX_OFED ECN knob ecn/roce_np|roce_rp/enable/<prio>: 1 on, 0 off.");
         f.counter("fabric_roce_ecn_marked_packets", "RoCEv2 packets received with ECN CE (hw_counters np_ecn_marked_roce_packets).");
         f.counter("fabric_roce_cnp_sent", "CNPs sent by the notification point (hw_counters np_cnp_sent).");
         f.counter("fabric_roce_cnp_handled", "CNPs handled by the reaction point (hw_counters rp_cnp_handled).");
         f.counter("fabric_roce_cnp_ignored", "CNPs ignored by the reaction point (hw_counters rp_cnp_ignored).");
-        f.gauge("fabric_qp_count", "Queue pairs visible to the agent by state (RDMA netlink; PID-namespace filtered).");
+        f.gauge("fabric_queue_pairs", "Queue pairs visible to the agent by state (RDMA netlink; PID-namespace filtered).");
         f.gauge("fabric_device_max_qp", "The device's queue pair limit (ibv_query_device max_qp).");
         f.gauge("fabric_gpu_nic_path", "One per GPU x RDMA device: the PCIe path class (PIX, PXB, PHB, NODE, SYS); value 1.");
         f.gauge("fabric_pcie_link_width", "Current PCIe link width (lanes).");
@@ -90,7 +102,7 @@ final class HostFamilies {
             netdev(f, n, allStats);
         }
         for (QpSummary q : m.qps()) {
-            q.byState().forEach((state, count) -> f.add("fabric_qp_count", count, "device", q.device(), "state", state));
+            q.byState().forEach((state, count) -> f.add("fabric_queue_pairs", count, "device", q.device(), "state", state));
             if (q.maxQp() != null) {
                 f.add("fabric_device_max_qp", q.maxQp(), "device", q.device());
             }
@@ -149,28 +161,74 @@ final class HostFamilies {
         return parts == NOT_PRIO ? null : parts;
     }
 
-    /** One rx_prio or tx_prio statistic as its family's point; true when it is a pause count. */
-    private static boolean prio(Families f, String nd, String key, Long value) {
+    /** One rx_prio or tx_prio traffic statistic as its family's point. */
+    private static void prio(Families f, String nd, String key, Long value) {
         String[] parts = prioParts(key);
         if (parts == null) {
-            return false;
+            return;
         }
         String dir = parts[0];
         String prio = parts[1];
         double v = toDouble(value);
         switch (parts[2]) {
-            case "pause" -> {
-                f.add("fabric_pfc_pause_frames", v, "netdev", nd, "priority", prio, "direction", dir);
-                return true;
-            }
-            case "pause_duration" -> f.add("fabric_pfc_pause_seconds", v / 1e6, "netdev", nd, "priority", prio, "direction", dir);
             case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
             case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
             case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
             default -> {
             }
         }
-        return false;
+    }
+
+    private static final String[] PRIORITIES = {"0", "1", "2", "3", "4", "5", "6", "7"};
+
+    /** PFC pause frames and time per priority and direction, and the per-priority drop and ECN counters. */
+    private static void perPriority(Families f, String nd, java.util.SortedMap<String, Long> s, DcbState dcb) {
+        boolean ethtoolPause = false;
+        for (int p = 0; p < 8; p++) {
+            for (Dir dir : Dir.values()) {
+                Long frames = DriverStats.pfcPauseFrames(s, dir, p);
+                if (frames != null) {
+                    ethtoolPause = true;
+                    f.add("fabric_pfc_pause_frames", toDouble(frames), "netdev", nd, "priority", PRIORITIES[p], "direction", dir.label());
+                }
+                Long us = DriverStats.pfcPauseMicros(s, dir, p);
+                if (us != null) {
+                    f.add("fabric_pfc_pause_seconds", toDouble(us) / 1e6, "netdev", nd, "priority", PRIORITIES[p], "direction", dir.label());
+                }
+            }
+            add(f, "fabric_netdev_priority_buffer_discards", DriverStats.priorityBufferDiscards(s, p), "netdev", nd, "priority", PRIORITIES[p]);
+            add(f, "fabric_netdev_priority_congestion_discards", DriverStats.priorityCongestionDiscards(s, p), "netdev", nd, "priority", PRIORITIES[p]);
+            add(f, "fabric_netdev_priority_ecn_marked_packets", DriverStats.priorityEcnMarked(s, p), "netdev", nd, "priority", PRIORITIES[p]);
+        }
+        if (!ethtoolPause && dcb != null && dcb.supported() && dcb.requests().size() == 8 && dcb.indications().size() == 8) {
+            for (int p = 0; p < 8; p++) { // mlx5: requests = sent (tx), indications = received (rx)
+                f.add("fabric_pfc_pause_frames", toDouble(dcb.indications().get(p)), "netdev", nd, "priority", PRIORITIES[p], "direction", "rx");
+                f.add("fabric_pfc_pause_frames", toDouble(dcb.requests().get(p)), "netdev", nd, "priority", PRIORITIES[p], "direction", "tx");
+            }
+        }
+    }
+
+    /** 802.3x global pause and pause control frames, and the physical layer's errors. */
+    private static void linkLayer(Families f, String nd, java.util.SortedMap<String, Long> s) {
+        for (Dir dir : Dir.values()) {
+            add(f, "fabric_global_pause_frames", DriverStats.globalPauseFrames(s, dir), "netdev", nd, "direction", dir.label());
+            Long us = DriverStats.globalPauseMicros(s, dir);
+            if (us != null) {
+                f.add("fabric_global_pause_seconds", toDouble(us) / 1e6, "netdev", nd, "direction", dir.label());
+            }
+            add(f, "fabric_netdev_pause_control_frames", DriverStats.pauseControlFrames(s, dir), "netdev", nd, "direction", dir.label());
+        }
+        DriverStats.phyErrors(s).forEach((type, v) -> f.add("fabric_netdev_phy_errors", toDouble(v), "netdev", nd, "type", type));
+        DriverStats.laneErrors(s).forEach((lane, v) -> f.add("fabric_netdev_phy_lane_errors", toDouble(v), "netdev", nd, "lane", lane.toString()));
+        add(f, "fabric_netdev_fec_corrected", DriverStats.correctedBits(s), "netdev", nd);
+        add(f, "fabric_netdev_link_down_events", DriverStats.linkDownEvents(s), "netdev", nd);
+    }
+
+    /** A point when the statistic is there. */
+    private static void add(Families f, String family, Long value, String... labels) {
+        if (value != null) {
+            f.add(family, toDouble(value), labels);
+        }
     }
 
     private static void netdev(Families f, NetdevInfo n, boolean allStats) {
@@ -189,27 +247,22 @@ final class HostFamilies {
         DcbState dcb = n.dcb();
         if (dcb != null) {
             f.add("fabric_dcb_supported", dcb.supported() ? 1 : 0, "netdev", nd);
-            if (dcb.supported()) {
-                for (int p = 0; p < 8; p++) {
-                    f.add("fabric_pfc_enabled", dcb.pfcEnabled().contains(p) ? 1 : 0, "netdev", nd, "priority", Integer.toString(p));
-                }
-            }
         }
+        n.pfc().ifPresent(pfc -> {
+            for (int p = 0; p < 8; p++) {
+                f.add("fabric_pfc_enabled", pfc.enabled().contains(p) ? 1 : 0, "netdev", nd, "priority", PRIORITIES[p]);
+            }
+        });
         java.util.SortedMap<String, Long> s = n.stats();
-        boolean ethtoolPause = false;
         // only the rx_prio* and tx_prio* statistics can match (the map is sorted: two ranges of
-        // ~40 instead of all ~300 of a ConnectX, issue 7)
+        // ~40 instead of all ~300 of a ConnectX)
         for (String range : PRIO_RANGES) {
             for (Map.Entry<String, Long> e : s.subMap(range, range + "\uffff").entrySet()) {
-                ethtoolPause |= prio(f, nd, e.getKey(), e.getValue());
+                prio(f, nd, e.getKey(), e.getValue());
             }
         }
-        if (!ethtoolPause && dcb != null && dcb.supported() && dcb.requests().size() == 8 && dcb.indications().size() == 8) {
-            for (int p = 0; p < 8; p++) { // mlx5: requests = sent (tx), indications = received (rx)
-                f.add("fabric_pfc_pause_frames", toDouble(dcb.indications().get(p)), "netdev", nd, "priority", Integer.toString(p), "direction", "rx");
-                f.add("fabric_pfc_pause_frames", toDouble(dcb.requests().get(p)), "netdev", nd, "priority", Integer.toString(p), "direction", "tx");
-            }
-        }
+        perPriority(f, nd, s, dcb);
+        linkLayer(f, nd, s);
         for (String stat : new String[] {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer"}) {
             Long v = s.get(stat);
             if (v != null) {
@@ -238,6 +291,14 @@ final class HostFamilies {
         if (n.pause() != null) {
             f.add("fabric_global_pause_enabled", n.pause().rx() ? 1 : 0, "netdev", nd, "direction", "rx");
             f.add("fabric_global_pause_enabled", n.pause().tx() ? 1 : 0, "netdev", nd, "direction", "tx");
+        } else {
+            // mlx5 lists rx/tx_global_pause exactly while global pause is on (either direction)
+            n.globalPause().ifPresent(on -> {
+                if (!on) {
+                    f.add("fabric_global_pause_enabled", 0, "netdev", nd, "direction", "rx");
+                    f.add("fabric_global_pause_enabled", 0, "netdev", nd, "direction", "tx");
+                }
+            });
         }
         n.ecnNp().forEach((p, on) -> f.add("fabric_roce_ecn_enabled", on ? 1 : 0, "netdev", nd, "point", "np", "priority", p.toString()));
         n.ecnRp().forEach((p, on) -> f.add("fabric_roce_ecn_enabled", on ? 1 : 0, "netdev", nd, "point", "rp", "priority", p.toString()));

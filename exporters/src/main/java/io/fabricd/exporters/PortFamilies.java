@@ -6,7 +6,8 @@ import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.model.RdmaPort;
-import io.fabricd.collectors.rdma.CounterWidths;
+import io.fabricd.collectors.model.CounterWidths;
+import io.fabricd.collectors.model.TransportCounters;
 
 /** The RDMA port families of ../shared/spec/interfaces.md, and the per-collector families. */
 final class PortFamilies {
@@ -14,19 +15,21 @@ final class PortFamilies {
     }
 
     static void declare(Families f) {
+        f.gauge("fabric_device_info", "One per RDMA device: identity labels (node_exporter's node_infiniband_info and more); value 1.");
         f.gauge("fabric_port_info", "One per RDMA port: identity labels; value 1.");
         f.gauge("fabric_port_up", "1 when the port is ACTIVE and its physical state LinkUp.");
         f.gauge("fabric_port_state_id", "Port logical state as sysfs numbers it (1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE).");
         f.gauge("fabric_port_physical_state_id", "Port physical state as sysfs numbers it (2 Polling, 3 Disabled, 5 LinkUp, ...).");
         f.gauge("fabric_port_rate_bytes_per_second", "Port signalling rate in bytes per second, from sysfs rate.");
-        f.counter("fabric_port_transmit_bytes", "Bytes transmitted: counters/port_xmit_data x 4.");
-        f.counter("fabric_port_receive_bytes", "Bytes received: counters/port_rcv_data x 4.");
-        f.counter("fabric_port_transmit_packets", "Packets transmitted: counters/port_xmit_packets.");
-        f.counter("fabric_port_receive_packets", "Packets received: counters/port_rcv_packets.");
-        f.counter("fabric_port_counter", "Every file of the port's counters/ (PMA), raw value under its raw name.");
-        f.gauge("fabric_port_counter_saturated", "1 when a fixed-width PMA counter is pinned at its maximum (rates read zero).");
-        f.counter("fabric_port_hw_counter", "Every counter of the port's hw_counters/ (driver), raw name; lifespan is left out.");
-        f.counter("fabric_device_hw_counter", "Every counter of a device-level hw_counters/ (mlx5 switchdev mode), raw name.");
+        f.counter("fabric_port_transmit_bytes", "Bytes transmitted: counters_ext/port_xmit_data_64 where present, else counters/port_xmit_data, x 4.");
+        f.counter("fabric_port_receive_bytes", "Bytes received: counters_ext/port_rcv_data_64 where present, else counters/port_rcv_data, x 4.");
+        f.counter("fabric_port_transmit_packets", "Packets transmitted: counters_ext/port_xmit_packets_64 where present, else counters/port_xmit_packets.");
+        f.counter("fabric_port_receive_packets", "Packets received: counters_ext/port_rcv_packets_64 where present, else counters/port_rcv_packets.");
+        f.counter("fabric_port_pma", "Every file of the port's counters/ and counters_ext/ (the IBTA PMA counters), raw value under its raw name.");
+        f.gauge("fabric_port_pma_saturated", "1 when a fixed-width PMA counter sits at the maximum of its width (rates read zero).");
+        f.counter("fabric_port_hw_stat", "Every counter of the port's hw_counters/ (driver), raw name; lifespan is left out.");
+        f.counter("fabric_device_hw_stat", "Every counter of a device-level hw_counters/ (mlx5 switchdev mode, efa), raw name.");
+        f.counter("fabric_port_transport_errors", "RDMA transport failures by type (retries_exceeded, ack_timeout, out_of_sequence, ...) from the driver's hw_counters/ counter.");
         f.gauge("fabric_collector_success", "1 when the collector ran in the latest collection, 0 when it failed.");
         f.gauge("fabric_collector_duration_seconds", "Seconds the collector took in the latest collection.");
         f.gauge("fabric_collector_read_errors", "Paths the collector could not read or parse in the latest collection.");
@@ -34,7 +37,10 @@ final class PortFamilies {
 
     static void add(Families f, HostModel m) {
         for (RdmaDevice d : m.devices()) {
-            d.hwCounters().forEach((k, v) -> f.add("fabric_device_hw_counter", toDouble(v), "device", d.name(), "counter", k));
+            f.add("fabric_device_info", 1, "device", d.name(), "node_guid", d.nodeGuid(), "sys_image_guid", d.sysImageGuid(),
+                    "node_type", d.nodeType(), "fw_ver", d.fwVer(), "hca_type", d.hcaType(), "board_id", d.boardId(),
+                    "pci", d.pciAddress());
+            d.hwCounters().forEach((k, v) -> f.add("fabric_device_hw_stat", toDouble(v), "device", d.name(), "counter", k));
             for (RdmaPort p : d.ports()) {
                 addPort(f, d, p);
             }
@@ -63,29 +69,35 @@ final class PortFamilies {
         if (p.rate() != null) {
             f.add("fabric_port_rate_bytes_per_second", p.rate().bytesPerSecond(), "device", dev, "port", port);
         }
-        Long v = p.counters().get("port_xmit_data");
+        Long v = p.dataWords(true);
         if (v != null) {
             f.add("fabric_port_transmit_bytes", toDouble(v) * 4, "device", dev, "port", port);
         }
-        v = p.counters().get("port_rcv_data");
+        v = p.dataWords(false);
         if (v != null) {
             f.add("fabric_port_receive_bytes", toDouble(v) * 4, "device", dev, "port", port);
         }
-        v = p.counters().get("port_xmit_packets");
+        v = p.packets(true);
         if (v != null) {
             f.add("fabric_port_transmit_packets", toDouble(v), "device", dev, "port", port);
         }
-        v = p.counters().get("port_rcv_packets");
+        v = p.packets(false);
         if (v != null) {
             f.add("fabric_port_receive_packets", toDouble(v), "device", dev, "port", port);
         }
         p.counters().forEach((k, val) -> {
-            f.add("fabric_port_counter", toDouble(val), "device", dev, "port", port, "counter", k);
+            f.add("fabric_port_pma", toDouble(val), "device", dev, "port", port, "counter", k);
             if (CounterWidths.width(k, p.counters()) > 0) {
-                f.add("fabric_port_counter_saturated", p.isSaturated(k) ? 1 : 0, "device", dev, "port", port, "counter", k);
+                f.add("fabric_port_pma_saturated", p.isSaturated(k) ? 1 : 0, "device", dev, "port", port, "counter", k);
             }
         });
-        p.hwCounters().forEach((k, val) ->
-                f.add("fabric_port_hw_counter", toDouble(val), "device", dev, "port", port, "counter", k));
+        p.countersExt().forEach((k, val) -> f.add("fabric_port_pma", toDouble(val), "device", dev, "port", port, "counter", k));
+        p.hwCounters().forEach((k, val) -> {
+            f.add("fabric_port_hw_stat", toDouble(val), "device", dev, "port", port, "counter", k);
+            TransportCounters.Type t = TransportCounters.type(k);
+            if (t != null) {
+                f.add("fabric_port_transport_errors", toDouble(val), "device", dev, "port", port, "type", t.label(), "counter", k);
+            }
+        });
     }
 }

@@ -40,24 +40,24 @@ class FabricMetricsTest {
         assertThat(v).containsEntry(s("fabric_port_transmit_bytes_total", "device", "mlx5_0", "port", "1"), 24543663075294.0 * 4);
         assertThat(v).containsEntry(s("fabric_port_receive_bytes_total", "device", "mlx5_0", "port", "1"), 24543663075294.0 * 4 - 2444240827.0 * 4);
         assertThat(v).containsEntry(s("fabric_port_transmit_packets_total", "device", "mlx5_0", "port", "1"), (double) (24543663075294L / 1024));
-        assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx5_0", "port", "1", "counter", "VL15_dropped"), 0.0);
-        assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx5_0", "port", "1", "counter", "port_xmit_data"), 24543663075294.0);
-        assertThat(v).containsEntry(s("fabric_port_counter_saturated", "device", "mlx5_0", "port", "1", "counter", "symbol_error"), 0.0);
-        assertThat(v).doesNotContainKey(s("fabric_port_counter_saturated", "device", "mlx5_0", "port", "1", "counter", "port_xmit_data"));
-        assertThat(v).containsEntry(s("fabric_port_hw_counter_total", "device", "mlx5_0", "port", "1", "counter", "duplicate_request"), 12.0);
+        assertThat(v).containsEntry(s("fabric_port_pma_total", "device", "mlx5_0", "port", "1", "counter", "VL15_dropped"), 0.0);
+        assertThat(v).containsEntry(s("fabric_port_pma_total", "device", "mlx5_0", "port", "1", "counter", "port_xmit_data"), 24543663075294.0);
+        assertThat(v).containsEntry(s("fabric_port_pma_saturated", "device", "mlx5_0", "port", "1", "counter", "symbol_error"), 0.0);
+        assertThat(v).doesNotContainKey(s("fabric_port_pma_saturated", "device", "mlx5_0", "port", "1", "counter", "port_xmit_data"));
+        assertThat(v).containsEntry(s("fabric_port_hw_stat_total", "device", "mlx5_0", "port", "1", "counter", "duplicate_request"), 12.0);
         assertThat(v.keySet()).noneMatch(k -> k.contains("lifespan"));
         assertThat(v).containsEntry(s("fabric_collector_success", "collector", "rdma"), 1.0);
         assertThat(v).containsKey(s("fabric_collector_duration_seconds", "collector", "rdma"));
         // one series per counters/ file (21) and per hw counter (29)
-        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_counter_total{")).hasSize(21);
-        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_counter_total{")).hasSize(29);
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_pma_total{")).hasSize(21);
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_hw_stat_total{")).hasSize(29);
     }
 
     @Test
     void softRoceHasHwCountersOnly() {
         Map<String, Double> v = PromText.parse(text(model(Fixtures.open("host-c-rxe"))));
-        assertThat(v).containsEntry(s("fabric_port_hw_counter_total", "device", "rxe0", "port", "1", "counter", "sent_pkts"), 1048576.0);
-        assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_port_counter_total") || k.startsWith("fabric_port_transmit_bytes"));
+        assertThat(v).containsEntry(s("fabric_port_hw_stat_total", "device", "rxe0", "port", "1", "counter", "sent_pkts"), 1048576.0);
+        assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_port_pma_total") || k.startsWith("fabric_port_transmit_bytes"));
         assertThat(v).containsEntry(s("fabric_port_info", "device", "rxe0", "port", "1", "link_layer", "Ethernet",
                 "netdev", "ens3", "node_guid", "5054:00ff:fe12:3456", "pci", "", "numa_node", "", "fw_ver", "",
                 "hca_type", ""), 1.0);
@@ -66,10 +66,11 @@ class FabricMetricsTest {
     @Test
     void brokenDeviceKeepsItsReadableFilesAndTheGoodOneIsComplete() {
         Map<String, Double> v = PromText.parse(text(model(Fixtures.open("host-broken"))));
-        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_counter_total{") && k.contains("mlx5_0")).hasSize(21);
-        assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx5_1", "port", "1", "counter", "link_downed"), 1.8446744073709552E19);
-        assertThat(v).containsEntry(s("fabric_port_counter_saturated", "device", "mlx5_1", "port", "1", "counter", "link_downed"), 1.0);
-        assertThat(v).doesNotContainKey(s("fabric_port_counter_total", "device", "mlx5_1", "port", "1", "counter", "symbol_error"));
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_port_pma_total{") && k.contains("mlx5_0")).hasSize(21);
+        assertThat(v).containsEntry(s("fabric_port_pma_total", "device", "mlx5_1", "port", "1", "counter", "link_downed"), 1.8446744073709552E19);
+        // 2^64-1 is above link_downed's 8-bit maximum: proof of a wider counter, not saturation
+        assertThat(v).containsEntry(s("fabric_port_pma_saturated", "device", "mlx5_1", "port", "1", "counter", "link_downed"), 0.0);
+        assertThat(v).doesNotContainKey(s("fabric_port_pma_total", "device", "mlx5_1", "port", "1", "counter", "symbol_error"));
         assertThat(v).doesNotContainKey(s("fabric_port_rate_bytes_per_second", "device", "mlx5_1", "port", "1"));
         assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_1", "port", "1"), 0.0);
         assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_2", "port", "1"), 0.0);
@@ -91,10 +92,10 @@ class FabricMetricsTest {
         assertThat(v).containsEntry(s("fabric_port_rate_bytes_per_second", "device", "hfi1_0", "port", "1"), 1.25e10);
         assertThat(v).containsEntry(s("fabric_port_receive_bytes_total", "device", "mlx4_0", "port", "1"), 8.884894436e9);
         assertThat(v).containsEntry(s("fabric_port_transmit_bytes_total", "device", "mlx4_0", "port", "2"), 1.0616142756e11);
-        assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx4_0", "port", "2", "counter", "port_xmit_wait"), 3846.0);
+        assertThat(v).containsEntry(s("fabric_port_pma_total", "device", "mlx4_0", "port", "2", "counter", "port_xmit_wait"), 3846.0);
         assertThat(v).containsEntry(s("fabric_port_rate_bytes_per_second", "device", "mlx4_0", "port", "1"), 5.0e9);
         assertThat(v).containsEntry(s("fabric_port_transmit_bytes_total", "device", "mlx5_0", "port", "1"), 1.1523046035392e13);
-        assertThat(v).containsEntry(s("fabric_port_counter_total", "device", "mlx5_0", "port", "1", "counter", "unicast_xmit_packets"), 1.0907922116e10);
+        assertThat(v).containsEntry(s("fabric_port_pma_total", "device", "mlx5_0", "port", "1", "counter", "unicast_xmit_packets"), 1.0907922116e10);
         assertThat(v).containsEntry(s("fabric_port_rate_bytes_per_second", "device", "mlx5_0", "port", "1"), 3.125e9);
         assertThat(v).containsEntry(s("fabric_port_physical_state_id", "device", "mlx5_0", "port", "1"), 4.0);
         assertThat(v).containsEntry(s("fabric_port_state_id", "device", "mlx5_0", "port", "1"), 4.0);
@@ -110,11 +111,11 @@ class FabricMetricsTest {
         Exposition.Rendered om = Exposition.render(reg, "application/openmetrics-text;version=1.0.0", List.of());
         assertThat(om.contentType()).startsWith("application/openmetrics-text; version=1.0.0");
         String body = new String(om.body(), StandardCharsets.UTF_8);
-        assertThat(body).contains("# TYPE fabric_port_counter counter").endsWith("# EOF\n");
-        Exposition.Rendered one = Exposition.render(reg, "text/plain", List.of("fabric_port_up", "fabric_port_counter_total"));
+        assertThat(body).contains("# TYPE fabric_port_pma counter").endsWith("# EOF\n");
+        Exposition.Rendered one = Exposition.render(reg, "text/plain", List.of("fabric_port_up", "fabric_port_pma_total"));
         Map<String, Double> v = PromText.parse(new String(one.body(), StandardCharsets.UTF_8));
-        assertThat(v.keySet()).allMatch(k -> k.startsWith("fabric_port_up{") || k.startsWith("fabric_port_counter_total{"));
-        assertThat(v.keySet()).anyMatch(k -> k.startsWith("fabric_port_counter_total{"));
+        assertThat(v.keySet()).allMatch(k -> k.startsWith("fabric_port_up{") || k.startsWith("fabric_port_pma_total{"));
+        assertThat(v.keySet()).anyMatch(k -> k.startsWith("fabric_port_pma_total{"));
         assertThat(one.contentType()).startsWith("text/plain; version=0.0.4");
     }
 

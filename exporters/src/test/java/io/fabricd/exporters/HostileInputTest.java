@@ -185,7 +185,7 @@ class HostileInputTest {
             for (Map.Entry<String, Double> e : b.series().entrySet()) {
                 String key = e.getKey();
                 boolean portSeries = key.startsWith("fabric_port_up{") || key.startsWith("fabric_port_transmit_bytes_total{")
-                        || key.startsWith("fabric_port_counter_total{");
+                        || key.startsWith("fabric_port_pma_total{");
                 if (portSeries && touched.stream().noneMatch(t -> key.contains("device=\"" + t + "\""))) {
                     assertThat(series).as(what + " / " + key).containsEntry(key, e.getValue());
                 }

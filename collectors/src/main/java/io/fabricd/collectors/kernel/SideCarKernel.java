@@ -101,31 +101,60 @@ public final class SideCarKernel implements KernelQueries {
         return Optional.of(new PauseParams(n.path("autoneg").asBoolean(), n.path("rx").asBoolean(), n.path("tx").asBoolean()));
     }
 
+    /**
+     * The DCB side-car: fabricd's own form (host-snapshot.md: {@code pfc.enabled}, {@code app}), or
+     * what {@code tools/capture-host.sh} writes: iproute2's answers side by side,
+     * {@code {"pfc": <dcb -j -s pfc show>, "app": <dcb -j -N app show>}} ({@code pfc.prio_pfc} is an
+     * array of 8 booleans, {@code app.dscp_prio} an array of [dscp, priority] pairs).
+     * {@code {"supported": false}} records a netdev without DCB support. An absent side-car means
+     * the DCB state was not captured: unknown (ENOENT), never "no DCB support".
+     */
     @Override
     public DcbState dcb(String netdev) throws HostReadException {
         String path = "fabricd/dcb/" + netdev + ".json";
         if (!src.exists(path)) {
-            return DcbState.UNSUPPORTED;
+            throw new HostReadException(path, "ENOENT");
         }
         JsonNode n = json(path);
+        if (n.has("supported") && !n.path("supported").asBoolean(true)) {
+            return DcbState.UNSUPPORTED;
+        }
         JsonNode pfc = n.path("pfc");
         List<String> dcbx = new ArrayList<>();
         n.path("dcbx").forEach(x -> dcbx.add(x.asText()));
         List<Integer> enabled = new ArrayList<>();
-        for (JsonNode e : pfc.path("enabled")) {
-            int p = e.asInt(-1);
-            if (p < 0 || p > 7) {
-                throw new HostReadException(path, "pfc.enabled holds " + e + ", not a priority 0-7");
+        if (pfc.has("prio_pfc")) {
+            JsonNode prio = pfc.get("prio_pfc");
+            for (int p = 0; p < prio.size() && p < 8; p++) {
+                if (prio.get(p).asBoolean(false)) {
+                    enabled.add(p);
+                }
             }
-            enabled.add(p);
+        } else {
+            for (JsonNode e : pfc.path("enabled")) {
+                int p = e.asInt(-1);
+                if (p < 0 || p > 7) {
+                    throw new HostReadException(path, "pfc.enabled holds " + e + ", not a priority 0-7");
+                }
+                enabled.add(p);
+            }
         }
         enabled.sort(null);
         List<DcbState.AppEntry> app = new ArrayList<>();
-        for (JsonNode a : n.path("app")) {
-            app.add(new DcbState.AppEntry(a.path("selector").asText(), a.path("protocol").asInt(), a.path("priority").asInt()));
+        JsonNode appNode = n.path("app");
+        if (appNode.isArray()) {
+            for (JsonNode a : appNode) {
+                app.add(new DcbState.AppEntry(a.path("selector").asText(), a.path("protocol").asInt(), a.path("priority").asInt()));
+            }
+        } else {
+            for (JsonNode pair : appNode.path("dscp_prio")) {
+                if (pair.isArray() && pair.size() == 2 && pair.get(0).canConvertToInt()) {
+                    app.add(new DcbState.AppEntry("dscp", pair.get(0).asInt(), pair.get(1).asInt()));
+                }
+            }
         }
-        return new DcbState(true, dcbx, pfc.path("cap").asInt(8), enabled, pfc.path("delay").asInt(),
-                longs(pfc.path("requests")), longs(pfc.path("indications")), app);
+        return new DcbState(true, dcbx, pfc.path(pfc.has("pfc_cap") ? "pfc_cap" : "cap").asInt(8), enabled,
+                pfc.path("delay").asInt(), longs(pfc.path("requests")), longs(pfc.path("indications")), app);
     }
 
     private static List<Long> longs(JsonNode arr) {

@@ -12,7 +12,8 @@ import java.util.SortedMap;
  * @param speedMbps   sysfs speed; null when the read fails (EINVAL while down is normal) or -1
  * @param type        ARPHRD type: 1 Ethernet, 32 InfiniBand (IPoIB)
  * @param stats       ethtool -S, driver names; empty when the driver has none or they were not captured
- * @param dcb         null when not asked (IPoIB); {@link DcbState#supported()} false for veth/virtio
+ * @param dcb         null when unknown (IPoIB, not asked; a snapshot without its DCB side-car);
+ *                    {@link DcbState#supported()} false when the netdev has no DCB support (veth, virtio)
  * @param trust       "dscp" or "pcp"; null when unknown (no DCB and no MLNX_OFED qos/trust)
  * @param trustSource "qos/trust" (MLNX_OFED sysfs) or "dcb-app" (DSCP APP entries, upstream mlx5)
  * @param ecnNp       MLNX_OFED ecn/roce_np/enable/&lt;prio&gt;; empty when absent (upstream kernels)
@@ -41,5 +42,32 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
 
     public boolean ethernet() {
         return type != null && type == 1;
+    }
+
+    /**
+     * The priorities with PFC on and what says so: {@code "dcb"} (DCB netlink or its side-car) or
+     * {@code "ethtool"} (the driver's statistics prove it, {@link DriverStats#pfcEnabled}); empty
+     * when neither is known or the netdev has no DCB support.
+     */
+    public java.util.Optional<Pfc> pfc() {
+        if (dcb != null) {
+            return dcb.supported() ? java.util.Optional.of(new Pfc(dcb.pfcEnabled(), "dcb")) : java.util.Optional.empty();
+        }
+        return DriverStats.pfcEnabled(driver, stats).map(on -> new Pfc(on, "ethtool"));
+    }
+
+    /** PFC-enabled priorities and their source ({@link #pfc()}). */
+    public record Pfc(java.util.List<Integer> enabled, String source) {
+    }
+
+    /**
+     * Whether 802.3x global pause is on (either direction): ETHTOOL_GPAUSEPARAM when read, else what
+     * the driver's statistics prove ({@link DriverStats#globalPauseOn}); empty when unknown.
+     */
+    public java.util.Optional<Boolean> globalPause() {
+        if (pause != null) {
+            return java.util.Optional.of(pause.rx() || pause.tx());
+        }
+        return DriverStats.globalPauseOn(driver, stats);
     }
 }

@@ -24,6 +24,23 @@ public record PortState(int id, String name) {
         }
     }
 
+    private static final String[] STATES = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER"};
+    private static final String[] PHYS_STATES = {"NOP", "Sleep", "Polling", "Disabled", "PortConfigurationTraining",
+        "LinkUp", "LinkErrorRecovery", "PhyTest"};
+
+    /**
+     * What the id means for a logical port state (IBA 14.2.5.6; sysfs {@code state}), whatever text
+     * the driver printed beside it; "state N" for an id the IBTA does not name.
+     */
+    public String stateMeaning() {
+        return id < STATES.length ? STATES[id] : "state " + id;
+    }
+
+    /** What the id means for a physical port state ({@code phys_state}); "physical state N" when unnamed. */
+    public String physMeaning() {
+        return id < PHYS_STATES.length ? PHYS_STATES[id] : "physical state " + id;
+    }
+
     @Override
     public String toString() {
         return id + ": " + name;

@@ -11,6 +11,8 @@ import java.util.TreeSet;
  * (use {@link Long#toUnsignedString} / {@link Counters#toDouble}).
  *
  * @param counters    every readable file of {@code counters/}, raw name, raw value (data in 4-octet units)
+ * @param countersExt every readable file of {@code counters_ext/} (kernels before 4.5: the 64-bit
+ *                    {@code port_xmit_data_64}, {@code port_unicast_xmit_packets}, ...); empty elsewhere
  * @param saturated   names of {@code counters/} pinned at their IBTA width's maximum
  * @param hwCounters  every readable file of {@code hw_counters/} but {@code lifespan}
  * @param gids        populated GID table entries (all-zero slots left out)
@@ -27,6 +29,7 @@ public record RdmaPort(
         Integer lid,
         Integer smLid,
         SortedMap<String, Long> counters,
+        SortedMap<String, Long> countersExt,
         SortedSet<String> saturated,
         SortedMap<String, Long> hwCounters,
         List<Gid> gids,
@@ -34,6 +37,7 @@ public record RdmaPort(
 
     public RdmaPort {
         counters = Counters.copy(counters);
+        countersExt = Counters.copy(countersExt);
         saturated = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(saturated));
         hwCounters = Counters.copy(hwCounters);
         gids = List.copyOf(gids);
@@ -50,5 +54,21 @@ public record RdmaPort(
 
     public Set<String> counterNames() {
         return counters.keySet();
+    }
+
+    /**
+     * Bytes transmitted (true) or received: the 64-bit {@code counters_ext/port_*_data_64} where the
+     * kernel has that folder (its {@code counters/} data counters are then the 32-bit ones), else
+     * {@code counters/port_*_data}; in 4-octet units. Null when the port has neither.
+     */
+    public Long dataWords(boolean transmit) {
+        Long ext = countersExt.get(transmit ? "port_xmit_data_64" : "port_rcv_data_64");
+        return ext != null ? ext : counters.get(transmit ? "port_xmit_data" : "port_rcv_data");
+    }
+
+    /** Packets transmitted (true) or received, preferring {@code counters_ext/port_*_packets_64} as {@link #dataWords} does. */
+    public Long packets(boolean transmit) {
+        Long ext = countersExt.get(transmit ? "port_xmit_packets_64" : "port_rcv_packets_64");
+        return ext != null ? ext : counters.get(transmit ? "port_xmit_packets" : "port_rcv_packets");
     }
 }

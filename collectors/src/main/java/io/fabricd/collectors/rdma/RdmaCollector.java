@@ -3,6 +3,7 @@ package io.fabricd.collectors.rdma;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.CounterWidths;
 import io.fabricd.collectors.model.Counters;
 import io.fabricd.collectors.model.Gid;
 import io.fabricd.collectors.model.LinkRate;
@@ -71,7 +72,8 @@ public final class RdmaCollector implements Collector {
 
     /** A port's kept facts and paths (see {@link DeviceFacts}). */
     private record PortFacts(int n, String base, String state, String physState, String rate, String lid, String smLid,
-                             String linkLayer, String countersDir, List<String> counterNames, String hwDir, List<String> hwNames) {
+                             String linkLayer, String countersDir, List<String> counterNames, String extDir, List<String> extNames,
+                             String hwDir, List<String> hwNames) {
     }
 
     private RdmaDevice device(CollectContext ctx, String dev) {
@@ -135,12 +137,15 @@ public final class RdmaCollector implements Collector {
             ports.add(new PortFacts(n, pb, pb + "/state", pb + "/phys_state", pb + "/rate", pb + "/lid", pb + "/sm_lid",
                     ctx.stableRequired(pb + "/link_layer").map(String::strip).orElse(null),
                     pb + "/counters", counterNames(ctx, pb + "/counters", false),
+                    pb + "/counters_ext", counterNames(ctx, pb + "/counters_ext", false),
                     pb + "/hw_counters", counterNames(ctx, pb + "/hw_counters", true)));
         }
+        // identity files are optional: node_exporter's own fixtures and some drivers' trees lack
+        // node_guid or node_type, and an absent file is absence, not a read error
         return new DeviceFacts(pci, numa, parent, netDir,
-                ctx.stableRequired(base + "/node_guid").map(String::strip).orElse(null),
+                ctx.stable(base + "/node_guid").map(String::strip).orElse(null),
                 ctx.stable(base + "/sys_image_guid").map(String::strip).orElse(null),
-                ctx.stableRequired(base + "/node_type").map(String::strip).orElse(null),
+                ctx.stable(base + "/node_type").map(String::strip).orElse(null),
                 ctx.stable(base + "/fw_ver").map(String::strip).orElse(null),
                 ctx.stable(base + "/hca_type").map(String::strip).orElse(null),
                 ctx.stable(base + "/board_id").map(String::strip).orElse(null),
@@ -212,6 +217,7 @@ public final class RdmaCollector implements Collector {
         Integer smLid = ctx.optional(p.smLid()).map(s -> parseHex(ctx, p.smLid(), s)).orElse(null);
 
         SortedMap<String, Long> counters = counterDir(ctx, p.countersDir(), p.counterNames());
+        SortedMap<String, Long> countersExt = counterDir(ctx, p.extDir(), p.extNames());
         TreeSet<String> saturated = new TreeSet<>();
         counters.forEach((k, v) -> {
             if (CounterWidths.saturated(k, v, counters)) {
@@ -238,7 +244,7 @@ public final class RdmaCollector implements Collector {
                 netdev = pciNetdevs.get(n - 1);
             }
         }
-        return new RdmaPort(dev, n, state, phys, rate, p.linkLayer(), lid, smLid, counters, saturated, hw, gids, netdev);
+        return new RdmaPort(dev, n, state, phys, rate, p.linkLayer(), lid, smLid, counters, countersExt, saturated, hw, gids, netdev);
     }
 
     private static PortState state(CollectContext ctx, String path, String s) {
@@ -249,11 +255,25 @@ public final class RdmaCollector implements Collector {
         return st;
     }
 
-    /** Every file of a counter directory ({@link #counterNames}), unsigned values. */
+    /** "N/A (no PMA)": what kernels before 4.19 print for a PMA counter the driver cannot answer. */
+    private static final String NO_PMA = "N/A (no PMA)";
+
+    /**
+     * Every file of a counter directory ({@link #counterNames}), unsigned values. A directory whose
+     * every file says the driver has no PMA behind it ({@code N/A (no PMA)}, i40iw on older kernels;
+     * EINVAL on every read, qedr and drivers whose MAD handler answers no PMA query) is absence, not
+     * a read error per file.
+     */
     private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, List<String> names) {
         SortedMap<String, Long> out = new TreeMap<>();
+        if (names.isEmpty()) {
+            return out;
+        }
         // one batch per folder: the live host reads it in one bounded task, not one hand-off per file
         java.util.Map<String, Object> texts = ctx.source().readAll(dir, names);
+        if (noPma(texts, names)) {
+            return out;
+        }
         for (String name : names) {
             Object text = texts.get(name);
             if (text instanceof HostReadException e) {
@@ -273,5 +293,18 @@ public final class RdmaCollector implements Collector {
             out.put(name, v);
         }
         return out;
+    }
+
+    /** True when no file of the folder has a value and each says there is no PMA (the text, or EINVAL). */
+    private static boolean noPma(java.util.Map<String, Object> texts, List<String> names) {
+        for (String name : names) {
+            Object t = texts.get(name);
+            boolean none = t instanceof String s ? s.strip().equals(NO_PMA)
+                    : t instanceof HostReadException e && "EINVAL".equals(e.errno());
+            if (!none) {
+                return false;
+            }
+        }
+        return true;
     }
 }

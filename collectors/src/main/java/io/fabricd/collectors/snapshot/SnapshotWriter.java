@@ -145,10 +145,13 @@ public final class SnapshotWriter {
         }
         for (var e : new TreeMap<>(rec.dcb).entrySet()) {
             DcbState d = e.getValue();
-            if (!d.supported()) {
-                continue; // absent side-car = no DCB support
-            }
             ObjectNode n = JSON.createObjectNode();
+            if (!d.supported()) {
+                // said, not left out: an absent side-car means the state was not captured
+                n.put("supported", false);
+                w.file("fabricd/dcb/" + e.getKey() + ".json", JSON.writeValueAsString(n) + "\n");
+                continue;
+            }
             n.set("dcbx", JSON.valueToTree(d.dcbx()));
             ObjectNode pfc = n.putObject("pfc");
             pfc.put("cap", d.pfcCap());

@@ -2,7 +2,7 @@ package io.fabricd.diagnosis.checks;
 
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.RdmaPort;
-import io.fabricd.collectors.rdma.CounterWidths;
+import io.fabricd.collectors.model.CounterWidths;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;

@@ -15,8 +15,9 @@ import java.util.Map;
 /**
  * {@code global_pause_with_pfc} (warning): 802.3x link-level pause on a port that also has PFC.
  * Global pause stops every priority, so one congested class pauses all traffic (and the two fight
- * over the MAC's pause handling). Read from ETHTOOL_GPAUSEPARAM, or from the driver's
- * {@code rx/tx_global_pause} statistics when the parameters were not read.
+ * over the MAC's pause handling). Global pause is read from ETHTOOL_GPAUSEPARAM, or from what the
+ * driver's statistics prove when the parameters were not read (mlx5 lists rx/tx_global_pause only
+ * while global pause is on); PFC from DCB or the statistics ({@link NetdevInfo#pfc()}).
  */
 public final class GlobalPauseWithPfc implements Check {
 
@@ -30,28 +31,26 @@ public final class GlobalPauseWithPfc implements Check {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             NetdevInfo nd = Ports.netdev(m, p);
-            if (!Ports.ethernet(p) || nd == null || nd.dcb() == null || !nd.dcb().supported() || nd.dcb().pfcEnabled().isEmpty()) {
+            if (!Ports.ethernet(p) || nd == null) {
+                continue;
+            }
+            NetdevInfo.Pfc pfc = nd.pfc().orElse(null);
+            if (pfc == null || pfc.enabled().isEmpty() || !nd.globalPause().orElse(false)) {
                 continue;
             }
             Map<String, Object> ev = new LinkedHashMap<>();
-            boolean on;
             if (nd.pause() != null) {
-                on = nd.pause().rx() || nd.pause().tx();
                 ev.put("pause_rx", nd.pause().rx());
                 ev.put("pause_tx", nd.pause().tx());
                 ev.put("pause_autoneg", nd.pause().autoneg());
                 ev.put("source", "ETHTOOL_GPAUSEPARAM");
             } else {
-                // mlx5 creates rx/tx_global_pause only while global pause is on (facts §2.3)
-                on = nd.stats().containsKey("rx_global_pause") || nd.stats().containsKey("tx_global_pause");
-                ev.put("source", "ethtool -S rx/tx_global_pause present");
+                ev.put("source", "ethtool -S lists rx/tx_global_pause (" + nd.driver() + " lists them only while global pause is on)");
             }
-            if (!on) {
-                continue;
-            }
-            ev.put("pfc_enabled", nd.dcb().pfcEnabled());
+            ev.put("pfc_enabled", pfc.enabled());
+            ev.put("pfc_source", pfc.source());
             out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
-                    "802.3x global pause is on for " + nd.name() + " while PFC is on priorities " + nd.dcb().pfcEnabled(), ev,
+                    "802.3x global pause is on for " + nd.name() + " while PFC is on priorities " + pfc.enabled(), ev,
                     "Turn global pause off and keep PFC: `ethtool -A " + nd.name() + " rx off tx off` (check with `ethtool -a "
                             + nd.name() + "`), and make it persistent."));
         }

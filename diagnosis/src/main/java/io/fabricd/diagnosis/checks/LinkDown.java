@@ -13,11 +13,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code link_down} (critical): an RDMA port that is not ACTIVE with physical state LinkUp. Not a
- * finding: a port whose state is unreadable (unknown is never critical), an InfiniBand port an
- * administrator disabled (phys_state 3: Disabled), a RoCE port whose netdev is administratively
- * down (operstate down and carrier unreadable: the kernel refuses carrier reads then). Devices
- * excluded by config are never collected.
+ * {@code link_down}: an RDMA port that is not ACTIVE with physical state LinkUp. Critical when the
+ * host shows the link should be up; not a finding: a port whose state is unreadable (unknown is
+ * never critical), an InfiniBand port an administrator disabled (phys_state 3: Disabled), a RoCE
+ * port whose netdev is administratively down (operstate down and carrier unreadable: the kernel
+ * refuses carrier reads then). A RoCE port Disabled whose netdev state is not known is a warning:
+ * mlx5 and bnxt_re say Disabled for an administratively down netdev as for a failed link, and
+ * nothing tells them apart. The summary names the states by what their ids mean (IBA 14.2.5.6),
+ * with the driver's text in the evidence. Devices excluded by config are never collected.
  */
 public final class LinkDown implements Check {
 
@@ -41,6 +44,8 @@ public final class LinkDown implements Check {
             if (!ib && nd != null && "down".equals(nd.operstate()) && nd.carrier() == null) {
                 continue; // netdev administratively down
             }
+            boolean netdevUnknown = nd == null || nd.operstate() == null;
+            Severity severity = !ib && netdevUnknown && p.physState().id() == 3 ? Severity.WARNING : Severity.CRITICAL;
             Map<String, Object> subject = Ports.subject(p);
             Map<String, Object> evidence = new LinkedHashMap<>();
             evidence.put("state", p.state().toString());
@@ -60,11 +65,14 @@ public final class LinkDown implements Check {
                 fix = "Check the cable and transceiver and the switch port: `ibstat`/`ethtool " + (p.netdev() == null ? "<netdev>" : p.netdev())
                         + "`, reseat or replace the cable.";
             } else {
-                summary = p.device() + " port " + p.port() + " is " + p.state().name() + " / " + p.physState().name();
+                summary = p.device() + " port " + p.port() + " is " + p.state().stateMeaning() + ", physical state "
+                        + p.physState().physMeaning()
+                        + (severity == Severity.WARNING ? " (its netdev's state is not known: administratively down or a failed link)" : "");
                 fix = "Bring the link up: check cable, transceiver and switch port; for RoCE `ip link set "
-                        + (p.netdev() == null ? "<netdev>" : p.netdev()) + " up` and check carrier.";
+                        + (p.netdev() == null ? "<netdev>" : p.netdev()) + " up` and check carrier"
+                        + (severity == Severity.WARNING ? " (`ip link show` tells whether it was taken down on purpose)." : ".");
             }
-            out.add(new Finding(id(), Severity.CRITICAL, subject, summary, evidence, fix));
+            out.add(new Finding(id(), severity, subject, summary, evidence, fix));
         }
         return out;
     }

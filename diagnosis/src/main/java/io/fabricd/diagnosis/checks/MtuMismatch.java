@@ -18,7 +18,9 @@ import java.util.Map;
  * {@code mtu_mismatch} (warning), one finding per port:
  * <ul>
  * <li>a RoCE port whose active MTU is below its max MTU because the netdev MTU is too small for the
- *     max (mlx5 needs netdev MTU ≥ IB MTU + 96, rxe + 80: 4192 / 4176 for 4096; facts §3.5);</li>
+ *     max (mlx5 needs netdev MTU ≥ IB MTU + 96, rxe + 80: 4192 / 4176 for 4096; facts §3.5); also
+ *     when the netdev MTU is not known, if verbs said both MTUs: on RoCE the kernel derives the
+ *     active MTU from the netdev MTU, so the pair proves the netdev MTU is too small;</li>
  * <li>a port whose active MTU is below that of other up ports of the same link layer on the host
  *     (peers pick the path MTU from their own port, so large transfers from the bigger side stall).</li>
  * </ul>
@@ -57,6 +59,21 @@ public final class MtuMismatch implements Check {
                             "Raise the MTU of " + nd.name() + " to at least " + needed + " (NVIDIA: 4200 gives active MTU 4096; 9000 "
                                     + "works too) on every host of the fabric and keep the switch ports above it: `ip link set " + nd.name()
                                     + " mtu " + (needed <= 4200 ? 4200 : needed) + "`, persistent in the network config."));
+                    continue;
+                }
+                if (Ports.ethernet(p) && (nd == null || nd.mtu() == null) && "verbs".equals(a.mtuSource()) && a.maxMtu() != null
+                        && a.activeMtu() < a.maxMtu()) {
+                    int needed = a.maxMtu() + overhead;
+                    String name = p.netdev() != null ? p.netdev() : "the port's netdev";
+                    ev.put("netdev_mtu", null);
+                    ev.put("netdev_mtu_below", a.activeMtu() * 2 + overhead);
+                    ev.put("netdev_mtu_needed", needed);
+                    out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
+                            "RoCE active MTU " + a.activeMtu() + " of " + p.device() + " port " + p.port() + " is below its max MTU "
+                                    + a.maxMtu() + ": the MTU of " + name + " is below " + (a.activeMtu() * 2 + overhead), ev,
+                            "Raise the MTU of " + name + " to at least " + needed + " (NVIDIA: 4200 gives active MTU 4096) on every host "
+                                    + "of the fabric and keep the switch ports above it: `ip link set <netdev> mtu 4200`, persistent in the "
+                                    + "network config."));
                     continue;
                 }
                 if (!p.up()) {

@@ -1,5 +1,7 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.collectors.model.DriverStats;
+import io.fabricd.collectors.model.DriverStats.Dir;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
@@ -25,8 +27,12 @@ import java.util.Map;
  *     by its peer for more than {@code rx_pause_time_fraction} (0.5) of the interval is a warning
  *     (head-of-line victim, or congestion upstream).</li>
  * </ul>
- * Per-priority frames come from {@code rx/tx_prioN_pause(_duration)} (mlx5; microseconds), frames
- * also from DCB's PFC requests/indications when the driver statistics lack them.
+ * The same two thresholds apply to 802.3x global pause (which pauses every priority at once): a port
+ * sending global pause frames above the frame rate is critical, one held paused by its peer's global
+ * pause above the time share is a warning; the finding has no priority.
+ * Per-priority frames and time come from the driver's statistics ({@link DriverStats}: mlx5
+ * {@code rx/tx_prioN_pause(_duration)} in microseconds, bnxt_en, ice), frames also from DCB's PFC
+ * requests/indications when the driver statistics lack them.
  */
 public final class PauseStorm implements Check {
 
@@ -54,9 +60,11 @@ public final class PauseStorm implements Check {
             if (before == null) {
                 continue;
             }
+            global(p, nd, before, seconds, config, out);
             for (int prio = 0; prio < 8; prio++) {
                 Long tx = Ports.delta(txFrames(before, prio), txFrames(nd, prio));
-                Long rxUs = Ports.delta(before.stats().get(RX_PAUSE_DURATION[prio]), nd.stats().get(RX_PAUSE_DURATION[prio]));
+                Long rxUs = Ports.delta(DriverStats.pfcPauseMicros(before.stats(), Dir.RX, prio),
+                        DriverStats.pfcPauseMicros(nd.stats(), Dir.RX, prio));
                 boolean txStorm = tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond;
                 if (!txStorm && (rxUs == null || rxUs / 1e6 / seconds <= config.pauseStorm.rxPauseTimeFraction)) {
                     continue; // the usual case: no map, no finding
@@ -67,7 +75,7 @@ public final class PauseStorm implements Check {
                     ev.put("tx_pause_frames", tx);
                     ev.put("tx_pause_frames_per_second", Math.round(tx / seconds));
                     ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
-                    Long txBytes = Ports.delta(before.stats().get(TX_BYTES[prio]), nd.stats().get(TX_BYTES[prio]));
+                    Long txBytes = Ports.delta(before.stats().get("tx_prio" + prio + "_bytes"), nd.stats().get("tx_prio" + prio + "_bytes"));
                     if (txBytes != null) {
                         ev.put("tx_bytes", txBytes);
                     }
@@ -129,22 +137,36 @@ public final class PauseStorm implements Check {
                 + "a driver reload; the running agent judges their increase.";
     }
 
-    /** ethtool statistic names per priority, made once (they were concatenated for every lookup, issue 7). */
-    private static final String[] RX_PAUSE_DURATION = perPriority("rx_prio%d_pause_duration");
-    private static final String[] TX_BYTES = perPriority("tx_prio%d_bytes");
-    private static final String[] TX_PAUSE = perPriority("tx_prio%d_pause");
-
-    private static String[] perPriority(String format) {
-        String[] names = new String[8];
-        for (int i = 0; i < 8; i++) {
-            names[i] = String.format(format, i);
+    /** 802.3x global pause at a storm rate: sent above the frame rate (critical), or held paused above the time share (warning). */
+    private void global(RdmaPort p, NetdevInfo nd, NetdevInfo before, double seconds, DiagnosisConfig config, List<Finding> out) {
+        Long tx = Ports.delta(DriverStats.globalPauseFrames(before.stats(), Dir.TX), DriverStats.globalPauseFrames(nd.stats(), Dir.TX));
+        Long rxUs = Ports.delta(DriverStats.globalPauseMicros(before.stats(), Dir.RX), DriverStats.globalPauseMicros(nd.stats(), Dir.RX));
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+        if (tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond) {
+            ev.put("tx_global_pause_frames", tx);
+            ev.put("tx_global_pause_frames_per_second", Math.round(tx / seconds));
+            ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
+            out.add(new Finding(id(), Severity.CRITICAL, Ports.subject(p),
+                    nd.name() + " is sending " + Math.round(tx / seconds) + " 802.3x global pause frames/s (every priority paused)", ev,
+                    "A host that pauses its link this hard is usually stuck (receive path stalled, host memory or PCIe starved): check "
+                            + "dmesg and `ethtool -S " + nd.name() + " | grep -E 'pause|discard'`, drain or isolate the host. On a RoCE fabric "
+                            + "use PFC on the RDMA priority instead of global pause: `ethtool -A " + nd.name() + " rx off tx off`."));
+        } else if (rxUs != null && rxUs / 1e6 / seconds > config.pauseStorm.rxPauseTimeFraction) {
+            double frac = rxUs / 1e6 / seconds;
+            ev.put("rx_global_paused_seconds", rxUs / 1e6);
+            ev.put("rx_global_paused_fraction", Math.round(frac * 1000) / 1000.0);
+            ev.put("threshold_fraction", config.pauseStorm.rxPauseTimeFraction);
+            out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
+                    nd.name() + " was held paused by 802.3x global pause " + Math.round(frac * 100) + " % of the time", ev,
+                    "The link partner keeps pausing this port on every priority: find the congested or stuck receiver behind the switch "
+                            + "port, and on a RoCE fabric use PFC on the RDMA priority instead of global pause."));
         }
-        return names;
     }
 
-    /** PFC frames sent on a priority: ethtool's counter, else DCB's requests. */
+    /** PFC frames sent on a priority: the driver's statistic, else DCB's requests. */
     private static Long txFrames(NetdevInfo nd, int prio) {
-        Long v = nd.stats().get(TX_PAUSE[prio]);
+        Long v = DriverStats.pfcPauseFrames(nd.stats(), Dir.TX, prio);
         if (v != null || nd.dcb() == null) {
             return v;
         }

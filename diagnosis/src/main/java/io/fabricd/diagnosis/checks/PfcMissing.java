@@ -15,12 +15,14 @@ import java.util.Map;
 
 /**
  * {@code pfc_missing}: a RoCE port whose RDMA priority ({@link RdmaPriority}) has no PFC, so RDMA
- * traffic is lossy and every congestion drop costs a go-back-N retransmission. Critical when PFC is
- * off on every priority of a port with DCB support, or when the priority came from config, the
- * rdma_cm DSCP mapping or the traffic itself; a warning when only the common default (3) was left
- * to go by and PFC is on elsewhere (the port may be configured for another priority that is idle).
- * A netdev without DCB support or whose DCB state was not read gives an info finding: unknown is
- * never critical.
+ * traffic is lossy and every congestion drop costs a go-back-N retransmission. The PFC state comes
+ * from DCB (netlink, or the snapshot's side-car) or, when that is not known, from what the driver's
+ * statistics prove (mlx5 lists per-priority pause counters only for priorities with PFC on:
+ * {@link io.fabricd.collectors.model.DriverStats#pfcEnabled}). Critical when PFC is off on every
+ * priority, or when the priority came from config, the rdma_cm DSCP mapping or the traffic itself;
+ * a warning when only the common default (3) was left to go by and PFC is on elsewhere (the port
+ * may be configured for another priority that is idle). A netdev that has no DCB support gives an
+ * info finding; one whose PFC state nothing shows gives none: unknown is not a claim.
  */
 public final class PfcMissing implements Check {
 
@@ -38,22 +40,31 @@ public final class PfcMissing implements Check {
                 continue;
             }
             DcbState dcb = nd.dcb();
-            if (dcb == null || !dcb.supported()) {
-                String why = dcb == null ? "its DCB state could not be read" : nd.name() + " has no DCB support (veth, virtio, or a driver without DCB)";
-                out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "PFC cannot be judged on " + nd.name() + ": " + why,
-                        Map.of("dcb_supported", dcb != null && dcb.supported(), "driver", String.valueOf(nd.driver())),
+            if (dcb != null && !dcb.supported()) {
+                out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "PFC cannot be judged on " + nd.name() + ": "
+                        + nd.name() + " has no DCB support (veth, virtio, or a driver without DCB)",
+                        Map.of("dcb_supported", false, "driver", String.valueOf(nd.driver())),
                         "Nothing to do for a test or software RoCE port; on a RoCE NIC check `dcb pfc show dev " + nd.name() + "`."));
                 continue;
             }
+            NetdevInfo.Pfc pfc = nd.pfc().orElse(null);
+            if (pfc == null) {
+                continue; // nothing shows the PFC state: unknown, no claim
+            }
             RdmaPriority rp = RdmaPriority.of(m, p, nd, config);
-            if (dcb.pfcEnabled().contains(rp.priority())) {
+            if (pfc.enabled().contains(rp.priority())) {
                 continue;
             }
-            boolean allOff = dcb.pfcEnabled().isEmpty();
+            boolean allOff = pfc.enabled().isEmpty();
             Severity sev = allOff || !rp.rule().equals("default") ? Severity.CRITICAL : Severity.WARNING;
             Map<String, Object> ev = new LinkedHashMap<>();
-            ev.put("pfc_enabled", dcb.pfcEnabled());
-            ev.put("pfc_cap", dcb.pfcCap());
+            ev.put("pfc_enabled", pfc.enabled());
+            ev.put("pfc_source", pfc.source().equals("dcb") ? "DCB (pfc_en)"
+                    : "ethtool -S: " + nd.driver() + " lists rx/tx_prioN_pause only for priorities with PFC on, and lists "
+                    + (allOff ? "none" : "only these"));
+            if (dcb != null) {
+                ev.put("pfc_cap", dcb.pfcCap());
+            }
             ev.put("rdma_priority", rp.priority());
             ev.put("priority_rule", rp.rule());
             ev.put("priority_detail", rp.detail());
@@ -64,7 +75,7 @@ public final class PfcMissing implements Check {
             }
             String summary = allOff
                     ? "PFC is off on every priority of " + nd.name() + ": RoCE traffic class " + rp.priority() + " is lossy"
-                    : "RoCE traffic class " + rp.priority() + " has no PFC on " + nd.name() + " (PFC on " + dcb.pfcEnabled() + ")";
+                    : "RoCE traffic class " + rp.priority() + " has no PFC on " + nd.name() + " (PFC on " + pfc.enabled() + ")";
             out.add(new Finding(id(), sev, Ports.subject(p, rp.priority()), summary, ev,
                     "Enable PFC on priority " + rp.priority() + " on the host and on the switch port: `dcb pfc set dev " + nd.name()
                             + " prio-pfc " + rp.priority() + ":on` (or `mlnx_qos -i " + nd.name() + " --pfc " + pfcMask(rp.priority())

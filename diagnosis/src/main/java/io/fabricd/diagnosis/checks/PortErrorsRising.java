@@ -1,6 +1,8 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.collectors.model.DriverStats;
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
@@ -11,14 +13,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 
 /**
- * {@code port_errors_rising} (warning): link error counters increasing faster than their threshold
- * between the previous collection and this one ({@link DiagnosisConfig#DEFAULT_PORT_ERRORS}: symbol
- * errors above 120/h, link_error_recovery 5/min, port_rcv_errors 10/s, any link_downed,
- * local_link_integrity_errors or excessive_buffer_overrun_errors). A counter saturated in either
- * collection is not judged (counter_saturated reports it), nor one that went down (reset). One
- * finding per port, listing every counter over its threshold.
+ * {@code port_errors_rising}: a port's link errors increasing.
+ * <ul>
+ * <li>With the previous collection (warning): PMA error counters faster than their threshold
+ *     ({@link DiagnosisConfig#DEFAULT_PORT_ERRORS}: symbol errors above 120/h, link_error_recovery
+ *     5/min, port_rcv_errors 10/s, any link_downed, local_link_integrity_errors or
+ *     excessive_buffer_overrun_errors), and on a RoCE port its netdev's physical layer
+ *     ({@link DiagnosisConfig#DEFAULT_PHY_ERRORS}: CRC, symbol, PCS symbol errors above 120/h, any
+ *     link down event), one finding per port listing every counter over its threshold. A PMA counter
+ *     saturated in either collection is not judged (counter_saturated reports it), nor one that went
+ *     down (reset).</li>
+ * <li>One physical lane far worse than its siblings (a bad lane of a cable or optic): at least
+ *     {@code lane_errors.min_errors} errors and {@code lane_errors.ratio} times the worst other lane,
+ *     judged on the increase with the previous collection (warning), on the totals since the driver
+ *     loaded without it (info).</li>
+ * </ul>
  */
 public final class PortErrorsRising implements Check {
 
@@ -29,55 +41,127 @@ public final class PortErrorsRising implements Check {
 
     @Override
     public History history() {
-        return History.REQUIRED;
+        return History.PARTIAL;
     }
 
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         double seconds = Ports.elapsed(m, previous);
-        if (seconds <= 0) {
-            return out;
-        }
-        Map<String, Rate> thresholds = config.portErrorThresholds();
         for (RdmaPort p : m.ports()) {
-            RdmaPort before = Ports.in(previous, p).orElse(null);
-            if (before == null) {
-                continue;
+            NetdevInfo nd = Ports.ethernet(p) ? Ports.netdev(m, p) : null;
+            RdmaPort before = seconds > 0 ? Ports.in(previous, p).orElse(null) : null;
+            NetdevInfo ndBefore = seconds > 0 && nd != null ? previous.netdev(nd.name()).orElse(null) : null;
+            if (before != null) {
+                rising(p, before, nd, ndBefore, seconds, config, out);
             }
-            List<Map<String, Object>> rising = new ArrayList<>();
-            for (var t : thresholds.entrySet()) {
-                String c = t.getKey();
-                boolean hw = !p.counters().containsKey(c);
-                Long now = hw ? p.hwCounters().get(c) : p.counters().get(c);
-                Long then = hw ? before.hwCounters().get(c) : before.counters().get(c);
-                if (p.isSaturated(c) || before.isSaturated(c)) {
-                    continue;
-                }
-                Long delta = Ports.delta(then, now);
-                if (delta == null || !t.getValue().exceeded(delta, seconds)) {
-                    continue;
-                }
-                Map<String, Object> e = new LinkedHashMap<>();
-                e.put("counter", c);
-                e.put("increase", delta);
-                e.put("rate", Ports.rate(delta / seconds));
-                e.put("threshold", t.getValue().perSecond() == 0 ? "any increase" : t.getValue().text());
-                rising.add(e);
+            if (nd != null) {
+                lanes(p, nd, ndBefore, seconds, config, out);
             }
-            if (rising.isEmpty()) {
-                continue;
-            }
-            Map<String, Object> ev = new LinkedHashMap<>();
-            ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
-            ev.put("rising", rising);
-            String names = String.join(", ", rising.stream().map(e -> e.get("counter") + " +" + e.get("increase")).toList());
-            out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
-                    "link errors rising on " + p.device() + " port " + p.port() + ": " + names + " in " + Math.round(seconds) + " s", ev,
-                    "A bit error rate above the IBTA 1e-12 limit or link retrains point at the cable, transceiver or switch port: "
-                            + "`mlxlink -d <pci> -c -e` (BER, FEC), `ibqueryerrors`, reseat or replace the cable; watch whether it "
-                            + "follows the cable or stays with the port."));
         }
         return out;
+    }
+
+    private void rising(RdmaPort p, RdmaPort before, NetdevInfo nd, NetdevInfo ndBefore, double seconds, DiagnosisConfig config,
+                        List<Finding> out) {
+        List<Map<String, Object>> rising = new ArrayList<>();
+        for (var t : config.portErrorThresholds().entrySet()) {
+            String c = t.getKey();
+            boolean hw = !p.counters().containsKey(c);
+            Long now = hw ? p.hwCounters().get(c) : p.counters().get(c);
+            Long then = hw ? before.hwCounters().get(c) : before.counters().get(c);
+            if (p.isSaturated(c) || before.isSaturated(c)) {
+                continue;
+            }
+            add(rising, c, Ports.delta(then, now), t.getValue(), seconds);
+        }
+        if (nd != null && ndBefore != null) {
+            SortedMap<String, Long> phyNow = DriverStats.phyErrors(nd.stats());
+            SortedMap<String, Long> phyThen = DriverStats.phyErrors(ndBefore.stats());
+            for (var t : config.phyErrorThresholds().entrySet()) {
+                String type = t.getKey();
+                Long delta = type.equals("link_down")
+                        ? Ports.delta(DriverStats.linkDownEvents(ndBefore.stats()), DriverStats.linkDownEvents(nd.stats()))
+                        : Ports.delta(phyThen.get(type), phyNow.get(type));
+                add(rising, nd.name() + " " + (type.equals("link_down") ? "link down events" : type + " errors"), delta, t.getValue(), seconds);
+            }
+        }
+        if (rising.isEmpty()) {
+            return;
+        }
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+        ev.put("rising", rising);
+        String names = String.join(", ", rising.stream().map(e -> e.get("counter") + " +" + e.get("increase")).toList());
+        out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
+                "link errors rising on " + p.device() + " port " + p.port() + ": " + names + " in " + Math.round(seconds) + " s", ev,
+                "A bit error rate above the IBTA 1e-12 limit or link retrains point at the cable, transceiver or switch port: "
+                        + "`mlxlink -d <pci> -c -e` (BER, FEC), `ibqueryerrors`, `ethtool -S <netdev> | grep -E 'phy|lane'`, reseat or "
+                        + "replace the cable; watch whether it follows the cable or stays with the port."));
+    }
+
+    private static void add(List<Map<String, Object>> rising, String counter, Long delta, Rate threshold, double seconds) {
+        if (delta == null || !threshold.exceeded(delta, seconds)) {
+            return;
+        }
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("counter", counter);
+        e.put("increase", delta);
+        e.put("rate", Ports.rate(delta / seconds));
+        e.put("threshold", threshold.perSecond() == 0 ? "any increase" : threshold.text());
+        rising.add(e);
+    }
+
+    /** One lane with errors far above every other lane of the port. */
+    private void lanes(RdmaPort p, NetdevInfo nd, NetdevInfo ndBefore, double seconds, DiagnosisConfig config, List<Finding> out) {
+        SortedMap<Integer, Long> now = DriverStats.laneErrors(nd.stats());
+        if (now.size() < 2) {
+            return;
+        }
+        SortedMap<Integer, Long> errors = new java.util.TreeMap<>();
+        if (ndBefore != null) {
+            SortedMap<Integer, Long> then = DriverStats.laneErrors(ndBefore.stats());
+            for (var e : now.entrySet()) {
+                Long d = Ports.delta(then.get(e.getKey()), e.getValue());
+                if (d == null) {
+                    return; // a lane reset or appeared: no comparison this time
+                }
+                errors.put(e.getKey(), d);
+            }
+        } else {
+            errors.putAll(now);
+        }
+        int worst = -1;
+        long worstErrors = 0;
+        long others = 0;
+        for (var e : errors.entrySet()) {
+            if (Long.compareUnsigned(e.getValue(), worstErrors) > 0) {
+                others = Math.max(others, worstErrors);
+                worst = e.getKey();
+                worstErrors = e.getValue();
+            } else {
+                others = Math.max(others, e.getValue());
+            }
+        }
+        if (worst < 0 || worstErrors < config.laneErrors.minErrors || worstErrors < config.laneErrors.ratio * others) {
+            return;
+        }
+        boolean rates = ndBefore != null;
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("lane", worst);
+        ev.put("lane_errors", errors);
+        ev.put("counts", rates ? "increase over " + Math.round(seconds) + " s" : "totals since the driver loaded");
+        ev.put("threshold", "at least " + config.laneErrors.minErrors + " and " + config.laneErrors.ratio + "x the worst other lane");
+        Long corrected = DriverStats.correctedBits(nd.stats());
+        if (corrected != null) {
+            ev.put("corrected_bits_total", Long.toUnsignedString(corrected));
+        }
+        out.add(new Finding(id(), rates ? Severity.WARNING : Severity.INFO, Ports.subject(p),
+                "lane " + worst + " of " + nd.name() + " has " + worstErrors + " receive errors against at most " + others
+                        + " on each other lane" + (rates ? " in " + Math.round(seconds) + " s" : " since the driver loaded")
+                        + ": a bad lane of the cable or optic", ev,
+                "One lane failing while its siblings are clean points at the transceiver, the cable or the switch port's lane: "
+                        + "`mlxlink -d <pci> -m -c` (per-lane eye and BER), then swap the cable or optic and see whether the errors "
+                        + "follow it."));
     }
 }

@@ -8,6 +8,7 @@ import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.diagnosis.Severity;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -48,14 +49,28 @@ class PfcMissingTest {
     void noDcbSupportIsOnlyInfo() {
         assertThat(of(model("host-e-roce-variants"), CHECK)).filteredOn(x -> x.subject().get("device").equals("rxe0"))
                 .singleElement().satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
-        assertThat(of(model("real-softroce-6.1"), CHECK)).allMatch(x -> x.severity() == Severity.INFO).hasSize(2);
+        // captured by tools/capture-host.sh before it captured DCB: the state is unknown, so no claim at all
+        assertThat(of(model("real-softroce-6.1"), CHECK)).isEmpty();
     }
 
     @Test
-    void unreadDcbStateIsOnlyInfo(@TempDir Path tmp) {
+    void withoutDcbTheDriverStatisticsDecide(@TempDir Path tmp) throws Exception {
+        // mlx5 lists rx/tx_prio3_pause: PFC is on for 3, the RDMA priority
         Path b = Hosts.copy("host-b-roce", tmp.resolve("b"));
         Hosts.delete(b, "fabricd/dcb/ens1f0np0.json");
-        assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
+        assertThat(of(Hosts.model(b), CHECK)).isEmpty();
+        // no per-priority pause statistic at all: PFC is off everywhere, and the evidence says why
+        Path txt = b.resolve("fabricd/ethtool/ens1f0np0.txt");
+        Files.write(txt, Files.readAllLines(txt).stream().filter(l -> !l.contains("_pause")).toList());
+        assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
+            assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
+            assertThat(x.summary()).contains("off on every priority");
+            assertThat((String) x.evidence().get("pfc_source")).startsWith("ethtool -S: mlx5_core lists rx/tx_prioN_pause only");
+            assertThat(x.evidence()).doesNotContainKey("pfc_cap");
+        });
+        // neither DCB nor statistics: unknown, no finding
+        Files.delete(txt);
+        assertThat(of(Hosts.model(b), CHECK)).isEmpty();
     }
 
     @Test

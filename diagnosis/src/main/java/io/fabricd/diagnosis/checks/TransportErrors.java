@@ -1,0 +1,115 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.collectors.model.TransportCounters;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.DiagnosisConfig.Rate;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code transport_errors}: RDMA transport failures counted by the driver in {@code hw_counters/}
+ * ({@link TransportCounters}: retries exceeded, ACK timeouts, sequence errors, out-of-sequence
+ * packets, RNR NAKs, error completions, ...).
+ * <ul>
+ * <li>With the previous collection: each type's rate against its threshold
+ *     ({@link DiagnosisConfig#DEFAULT_TRANSPORT_ERRORS}); critical when a requester gave up
+ *     (retries exceeded: a work request failed and its QP moved to the error state), a warning
+ *     otherwise. One finding per port listing every type over its threshold.</li>
+ * <li>Without it (one collection): the non-zero totals since the driver loaded, as info; they say
+ *     what happened, not when.</li>
+ * </ul>
+ * Counters that went down (a driver reload, a counter reset, mlx5's 32-bit queue counters wrapping)
+ * are not judged.
+ */
+public final class TransportErrors implements Check {
+
+    @Override
+    public String id() {
+        return "transport_errors";
+    }
+
+    @Override
+    public History history() {
+        return History.PARTIAL;
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        double seconds = Ports.elapsed(m, previous);
+        Map<String, Rate> thresholds = config.transportErrorThresholds();
+        for (RdmaPort p : m.ports()) {
+            RdmaPort before = seconds > 0 ? Ports.in(previous, p).orElse(null) : null;
+            if (seconds > 0 && before == null) {
+                continue; // a port new since the last collection: judged from the next one
+            }
+            List<Map<String, Object>> seen = new ArrayList<>();
+            boolean gaveUp = false;
+            for (var e : p.hwCounters().entrySet()) {
+                TransportCounters.Type type = TransportCounters.type(e.getKey());
+                if (type == null) {
+                    continue;
+                }
+                Map<String, Object> c = new LinkedHashMap<>();
+                c.put("type", type.label());
+                c.put("counter", e.getKey());
+                if (before != null) {
+                    Long delta = Ports.delta(before.hwCounters().get(e.getKey()), e.getValue());
+                    Rate t = thresholds.get(type.label());
+                    if (delta == null || t == null || !t.exceeded(delta, seconds)) {
+                        continue;
+                    }
+                    c.put("increase", delta);
+                    c.put("rate", Ports.rate(delta / seconds));
+                    c.put("threshold", t.perSecond() == 0 ? "any increase" : t.text());
+                    gaveUp |= type == TransportCounters.Type.RETRIES_EXCEEDED;
+                } else {
+                    if (e.getValue() == 0) {
+                        continue;
+                    }
+                    c.put("total", Long.toUnsignedString(e.getValue()));
+                }
+                seen.add(c);
+            }
+            if (seen.isEmpty()) {
+                continue;
+            }
+            Map<String, Object> ev = new LinkedHashMap<>();
+            String list = String.join(", ", seen.stream().map(c -> c.get("counter") + " "
+                    + (before != null ? "+" + c.get("increase") : c.get("total"))).toList());
+            String summary;
+            Severity sev;
+            if (before != null) {
+                ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+                ev.put("rising", seen);
+                sev = gaveUp ? Severity.CRITICAL : Severity.WARNING;
+                summary = "RDMA transport errors rising on " + p.device() + " port " + p.port() + ": " + list + " in "
+                        + Math.round(seconds) + " s";
+            } else {
+                ev.put("counts", "totals since the driver loaded (one collection: no rate)");
+                ev.put("totals", seen);
+                sev = Severity.INFO;
+                summary = "RDMA transport errors on " + p.device() + " port " + p.port() + " since the driver loaded: " + list;
+            }
+            out.add(new Finding(id(), sev, Ports.subject(p), summary, ev, remediation(p)));
+        }
+        return out;
+    }
+
+    private static String remediation(RdmaPort p) {
+        String roce = Ports.ethernet(p) ? " On RoCE, lost packets mean the RDMA priority is not lossless: check pfc_missing, "
+                + "ecn_disabled and the switch's PFC/ECN configuration for that priority." : "";
+        return "Retries exceeded, ACK timeouts, sequence errors and out-of-sequence packets mean packets lost in the fabric: check the "
+                + "link (port_errors_rising, `ibqueryerrors`/`ethtool -S`), congestion (pause_storm, buffer discards) and the peer." + roce
+                + " RNR NAKs and RNR retries exceeded mean a receiver posts too few receives (the application); remote access and "
+                + "invalid request errors are application bugs (rkeys, permissions). `rdma statistic show link " + p.device() + "/"
+                + p.port() + "` shows the counters.";
+    }
+}
