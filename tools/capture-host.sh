@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# capture-host.sh OUT_DIR — copies what fabricd's RDMA collector reads from this host into a
-# snapshot folder (../shared/spec/host-snapshot.md), so a real host becomes a test fixture or a
-# bug-report attachment: /sys/class/infiniband and the device trees behind it, the PCI functions
-# and netdevs of the RDMA devices, `ethtool -S` side-cars, and fabricd/unreadable.txt for files
-# that exist but fail to read. Links are kept relative (as sysfs has them); nothing outside the
-# RDMA subset is copied; every read is bounded by `timeout`. GID tables keep their populated
-# slots and two empty ones (a real table has up to 1024, nearly all empty).
+# capture-host.sh OUT_DIR — copies what fabricd's collectors read from this host into a snapshot
+# folder (../shared/spec/host-snapshot.md), so a host without Java becomes a test fixture or a
+# bug-report attachment that fabricd diagnoses as it would the live host:
+#   - /sys/class/infiniband and the device trees behind it (counters/, counters_ext/, hw_counters/,
+#     the populated GID slots and two empty ones), the PCI functions and netdevs of the RDMA devices,
+#     and fabricd/unreadable.txt for files that exist but fail to read;
+#   - what is not a file, as the tools print it: `ethtool -S` (fabricd/ethtool/NETDEV.txt),
+#     `ethtool -a` (NETDEV.pause.json), DCB from iproute2's `dcb -j` (fabricd/dcb/NETDEV.json:
+#     {"pfc": <dcb -j -s pfc show>, "app": <dcb -j -N app show>}, or {"supported": false} when the
+#     netdev has no DCB ops), `ibv_devinfo -v -d DEV` (fabricd/verbs/DEV.ibv_devinfo.txt) and
+#     `rdma -j resource show qp` (fabricd/rdma/qp.json).
+# A tool that is not installed, or that fails for another reason, leaves its side-car out: fabricd
+# then treats that state as unknown (no claim), never as "off". Links are kept relative (as sysfs
+# has them); nothing outside the RDMA subset is copied; every read is bounded by `timeout`.
 #
-# Until `fabricd snapshot` exists this is the way to make a fixture; it needs only bash and
-# coreutils (ethtool optional). Run as any user; root reads a few more files.
+# It needs only bash and coreutils (ethtool, iproute2's dcb and rdma, ibverbs-utils optional).
+# Run as any user; root reads a few more files. `fabricd snapshot` does the same where Java runs.
 set -uo pipefail
 out=${1:?usage: capture-host.sh OUT_DIR}
-mkdir -p "$out/fabricd/ethtool"
+mkdir -p "$out/fabricd/ethtool" "$out/fabricd/dcb" "$out/fabricd/verbs" "$out/fabricd/rdma"
 unreadable="$out/fabricd/unreadable.txt"
 [ "${2:-}" = "--device" ] || : > "$unreadable"
 
@@ -100,13 +107,36 @@ for dev in /sys/class/infiniband/*; do
   [ -f "$dev/parent" ] && read -r v < "$dev/parent" && netdevs="$netdevs $v"
   [ -d "$dev/device/net" ] && netdevs="$netdevs $(ls "$dev/device/net")"
 done
+pause_json() {  # `ethtool -a` text on stdin -> {"autoneg": .., "rx": .., "tx": ..}; fails without all three
+  awk -F: 'function b(v) { gsub(/[ \t]/, "", v); return v == "on" ? "true" : v == "off" ? "false" : "" }
+    /^Autonegotiate/ { a = b($2) } /^RX:/ { r = b($2) } /^TX:/ { t = b($2) }
+    END { if (a == "" || r == "" || t == "") exit 1; printf "{\"autoneg\": %s, \"rx\": %s, \"tx\": %s}\n", a, r, t }'
+}
 for nd in $(printf '%s\n' $netdevs | sort -u); do
   [ -e "/sys/class/net/$nd" ] || continue
   copy_link "/sys/class/net/$nd"
   copy_dir "$(realpath "/sys/class/net/$nd")" 1
-  command -v ethtool >/dev/null && timeout 5 ethtool -S "$nd" > "$out/fabricd/ethtool/$nd.txt" 2>/dev/null ||
-    rm -f "$out/fabricd/ethtool/$nd.txt"
+  if command -v ethtool >/dev/null; then
+    timeout 5 ethtool -S "$nd" > "$out/fabricd/ethtool/$nd.txt" 2>/dev/null || rm -f "$out/fabricd/ethtool/$nd.txt"
+    timeout 5 ethtool -a "$nd" 2>/dev/null | pause_json > "$out/fabricd/ethtool/$nd.pause.json" ||
+      rm -f "$out/fabricd/ethtool/$nd.pause.json"
+  fi
+  if command -v dcb >/dev/null; then
+    if pfc=$(timeout 5 dcb -j -s pfc show dev "$nd" 2>"$out/.err"); then
+      app=$(timeout 5 dcb -j -N app show dev "$nd" 2>/dev/null) || app='{}'
+      printf '{"pfc": %s, "app": %s}\n' "${pfc:-{\}}" "${app:-{\}}" > "$out/fabricd/dcb/$nd.json"
+    elif grep -q "not supported" "$out/.err"; then
+      echo '{"supported": false}' > "$out/fabricd/dcb/$nd.json"   # no DCB ops on this netdev (veth, virtio)
+    fi
+  fi
 done
+for dev in /sys/class/infiniband/*; do
+  [ -e "$dev" ] || continue
+  command -v ibv_devinfo >/dev/null && timeout 10 ibv_devinfo -v -d "${dev##*/}" > "$out/fabricd/verbs/${dev##*/}.ibv_devinfo.txt" 2>/dev/null ||
+    rm -f "$out/fabricd/verbs/${dev##*/}.ibv_devinfo.txt"
+done
+command -v rdma >/dev/null && timeout 10 rdma -j resource show qp > "$out/fabricd/rdma/qp.json" 2>/dev/null ||
+  rm -f "$out/fabricd/rdma/qp.json"
 rm -f "$out/.err"
 [ -r /proc/modules ] && mkdir -p "$out/proc" && cp /proc/modules "$out/proc/modules"
 printf '{"format": 1, "hostname": "%s", "kernel": "%s", "captured_at": "%s", "fabricd_version": "capture-host.sh", "labels": {}}\n' \

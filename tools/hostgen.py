@@ -668,11 +668,143 @@ def host_roce_variants():
     return h
 
 
+# ---------------------------------------------------------------- other drivers
+# Counter names from each driver's kernel source (linux drivers/infiniband/hw/*, sw/siw,
+# drivers/net/ethernet/*); the values are made up. docs/fixtures.md lists the sources.
+
+EFA_PORT_HW = ["tx_bytes", "tx_pkts", "rx_bytes", "rx_pkts", "rx_drops", "send_bytes", "send_wrs", "recv_bytes",
+               "recv_wrs", "rdma_read_wrs", "rdma_read_bytes", "rdma_read_wr_err", "rdma_read_resp_bytes"]
+EFA_DEVICE_HW = ["submitted_cmds", "completed_cmds", "cmds_err", "no_completion_cmds", "keep_alive_rcvd", "alloc_pd_err",
+                 "create_qp_err", "create_cq_err", "reg_mr_err", "alloc_ucontext_err", "create_ah_err", "mmap_err"]
+IRDMA_HW = ["ip4InDiscards", "ip4InTruncatedPkts", "ip4OutNoRoutes", "ip6InDiscards", "ip6InTruncatedPkts",
+            "ip6OutNoRoutes", "tcpRetransSegs", "tcpInOptErrors", "tcpInProtoErrors", "rxVlanErrors", "ip4InOctets",
+            "ip4InPkts", "ip4InReasmRqd", "ip4InMcastPkts", "ip4OutOctets", "ip4OutPkts", "ip4OutSegRqd",
+            "ip4OutMcastPkts", "ip6InOctets", "ip6InPkts", "ip6InReasmRqd", "ip6InMcastPkts", "ip6OutOctets",
+            "ip6OutPkts", "ip6OutSegRqd", "ip6OutMcastPkts", "tcpInSegs", "tcpOutSegs", "iwInRdmaReads",
+            "iwInRdmaSends", "iwInRdmaWrites", "iwOutRdmaReads", "iwOutRdmaSends", "iwOutRdmaWrites", "iwRdmaBnd",
+            "iwRdmaInv", "cnpHandled", "cnpIgnored", "cnpSent", "ip4InMcastOctets", "ip4OutMcastOctets",
+            "ip6InMcastOctets", "ip6OutMcastOctets", "RxUDP", "TxUDP", "RxECNMrkd"]
+BNXT_RE_HW = ["active_pds", "active_ahs", "active_qps", "active_srqs", "active_cqs", "active_mrs", "active_mws",
+              "rx_pkts", "rx_bytes", "tx_pkts", "tx_bytes", "recoverable_errors", "rx_roce_errors", "rx_roce_discards",
+              "to_retransmits", "seq_err_naks_rcvd", "max_retry_exceeded", "rnr_naks_rcvd", "missing_resp",
+              "unrecoverable_err", "bad_resp_err", "local_qp_op_err", "local_protection_err", "mem_mgmt_op_err",
+              "remote_invalid_req_err", "remote_access_err", "remote_op_err", "dup_req", "res_exceed_max",
+              "res_length_mismatch", "res_exceeds_wqe", "res_opcode_err", "res_rx_invalid_rkey", "res_rx_domain_err",
+              "res_rx_no_perm", "res_rx_range_err", "res_tx_invalid_rkey", "res_tx_domain_err", "res_tx_no_perm",
+              "res_tx_range_err", "res_irrq_oflow", "res_unsup_opcode", "res_unaligned_atomic", "res_rem_inv_err",
+              "res_mem_err", "res_srq_err", "res_cmp_err", "res_invalid_dup_rkey", "res_wqe_format_err",
+              "res_cq_load_err", "res_srq_load_err", "res_tx_pci_err", "res_rx_pci_err", "oos_drop_count"]
+HNS_HW = ["aeqe", "ceqe", "cmds", "cmds_err", "posted_mbx", "polled_mbx", "mbx_event", "qp_create_err", "qp_modify_err",
+          "cq_create_err", "srq_create_err", "xrcd_alloc_err", "mr_reg_err", "mr_rereg_err", "ah_create_err", "mmap_err",
+          "uctx_alloc_err", "rx_rc_pkt", "rx_uc_pkt", "rx_ud_pkt"]
+ICE_STATS = ["rx_bytes.nic", "tx_bytes.nic", "rx_dropped.nic", "tx_dropped_link_down.nic", "link_xon_rx.nic",
+             "link_xon_tx.nic", "link_xoff_rx.nic", "link_xoff_tx.nic", "rx_undersize.nic", "rx_fragments.nic",
+             "rx_oversize.nic", "rx_jabber.nic", "rx_csum_bad.nic", "rx_length_errors.nic", "rx_crc_errors.nic",
+             "illegal_bytes.nic", "mac_local_faults.nic", "mac_remote_faults.nic"]
+BNXT_EN_STATS = (["rx_pause_frames", "tx_pause_frames", "rx_fcs_err_frames", "link_down_events", "rx_bits",
+                  "rx_buffer_passed_threshold", "rx_pcs_symbol_err", "rx_corrected_bits"]
+                 + ["rx_pfc_ena_frames_pri%d" % p for p in range(8)] + ["tx_pfc_ena_frames_pri%d" % p for p in range(8)])
+
+
+def other_rdma(h, name, pci_path, node_type, fw, link_layer, rate, port_hw=None, device_hw=None, netdev=None,
+               mac=None, ipv4=None, no_pma=False, extra=None):
+    """An RDMA device of a driver other than mlx5/rxe: identity, one port, its GIDs and netdev, the
+    hw_counters/ its driver creates; no counters/ unless no_pma (a MAD handler that answers no PMA
+    query: every counters/ read fails with EINVAL)."""
+    dev_real = (pci_path or "sys/devices/virtual") + "/infiniband/" + name
+    h.link("sys/class/infiniband/" + name, rel("sys/class/infiniband/" + name, dev_real))
+    if pci_path:
+        h.link(dev_real + "/device", rel(dev_real + "/device", pci_path))
+    guid = guid_from_mac(mac) if mac else "0000:0000:0000:0000"
+    for k, v in (("node_type", node_type), ("node_guid", guid), ("sys_image_guid", guid), ("fw_ver", fw)):
+        h.file(dev_real + "/" + k, v)
+    for k, v in (extra or {}).items():
+        h.file(dev_real + "/" + k, v)
+    p = dev_real + "/ports/1"
+    for k, v in (("state", "4: ACTIVE"), ("phys_state", "5: LinkUp"), ("rate", rate), ("link_layer", link_layer),
+                 ("lid", "0x0"), ("sm_lid", "0x0"), ("cap_mask", "0x00010000")):
+        h.file(p + "/" + k, v)
+    if mac:
+        ll = "fe80:0000:0000:0000:" + guid
+        h.file(p + "/gids/0", ll)
+        if link_layer == "Ethernet" and netdev and ipv4:
+            h.file(p + "/gids/1", ipv4_gid(ipv4))
+            for i in (0, 1):
+                h.file(p + "/gid_attrs/types/%d" % i, "RoCE v2")
+                h.file(p + "/gid_attrs/ndevs/%d" % i, netdev)
+        h.file(p + "/gids/2", ZERO_GID)
+    if no_pma:
+        for c in IB_ERRORS + ["port_xmit_wait", "port_xmit_data", "port_rcv_data", "port_xmit_packets",
+                              "port_rcv_packets"]:
+            h.bad(p + "/counters/" + c, "EINVAL")
+    for k, v in (port_hw or {}).items():
+        h.file(p + "/hw_counters/" + k, str(v))
+    if port_hw:
+        h.file(p + "/hw_counters/lifespan", "10")
+    for k, v in (device_hw or {}).items():
+        h.file(dev_real + "/hw_counters/" + k, str(v))
+    if device_hw:
+        h.file(dev_real + "/hw_counters/lifespan", "10")
+    if netdev and pci_path:
+        nd = pci_path + "/net/" + netdev
+        h.link("sys/class/net/" + netdev, rel("sys/class/net/" + netdev, nd))
+        h.link(nd + "/device", rel(nd + "/device", pci_path))
+        for k, v in (("mtu", "9000"), ("operstate", "up"), ("carrier", "1"), ("type", "1"), ("address", mac),
+                     ("speed", "100000"), ("duplex", "full")):
+            h.file(nd + "/" + k, v)
+
+
+def stats_file(h, netdev, names, seed):
+    h.file("fabricd/ethtool/%s.txt" % netdev, "NIC statistics:\n" + "".join(
+        "     %s: %d\n" % (n, (i * 7 + seed) % 5) for i, n in enumerate(names)), newline=False)
+
+
+def host_drivers():
+    """One device of each RDMA driver besides mlx5 and rxe that fabricd must read cleanly, in the
+    shapes their kernel sources give: efa (no counters/, port and device hw_counters, link layer
+    Unknown, node type unspecified), irdma in RoCE mode on an ice netdev, bnxt_re on a bnxt_en
+    netdev, hns, qedr (a MAD handler that answers no PMA query: every counters/ read is EINVAL) and
+    siw (iWARP in software: no counters at all, no PCI function)."""
+    h = Host()
+    manifest(h, "drivers-01")
+    rp = "sys/devices/pci0000:00/0000:00:02.0"
+    pci_dev(h, rp, "0x8086", "0x2030", "0x060400", speed="16.0 GT/s PCIe")
+    specs = [
+        ("efa_0", "0000:10:00.0", "0x1d0f", "0xefa1", "efa", "7: unspecified", "0.0.0.0", "Unknown", "100 Gb/sec (4X EDR)",
+         dict(port_hw={n: 1000 + i for i, n in enumerate(EFA_PORT_HW)},
+              device_hw={n: (5000 if n in ("submitted_cmds", "completed_cmds") else 0) for n in EFA_DEVICE_HW})),
+        ("irdma0", "0000:11:00.0", "0x8086", "0x1592", "ice", "1: CA", "1.57", "Ethernet", "100 Gb/sec (4X EDR)",
+         dict(port_hw={n: (2 if n == "tcpRetransSegs" else 100 + i) for i, n in enumerate(IRDMA_HW)}, netdev="ens11f0",
+              mac="b4:96:91:aa:00:01", ipv4="10.40.0.11")),
+        ("bnxt_re0", "0000:12:00.0", "0x14e4", "0x1750", "bnxt_en", "1: CA", "227.0.134.0", "Ethernet", "100 Gb/sec (4X EDR)",
+         dict(port_hw={n: 0 for n in BNXT_RE_HW}, netdev="ens12f0np0", mac="00:0a:f7:aa:00:02", ipv4="10.40.0.12",
+              extra={"hca_type": "bnxt_re"})),
+        ("hns_0", "0000:13:00.0", "0x19e5", "0xa222", "hns3", "1: CA", "1.9.38.0", "Ethernet", "100 Gb/sec (4X EDR)",
+         dict(port_hw={n: 0 for n in HNS_HW}, netdev="enp19s0f0", mac="00:18:2d:aa:00:03", ipv4="10.40.0.13")),
+        ("qedr0", "0000:14:00.0", "0x1077", "0x8070", "qede", "1: CA", "8.59.1.0", "Ethernet", "25 Gb/sec (1X EDR)",
+         dict(no_pma=True, netdev="ens20f0", mac="00:0e:1e:aa:00:04", ipv4="10.40.0.14")),
+    ]
+    for name, bdf, vendor, device, driver, node_type, fw, ll, rate, kw in specs:
+        pci = rp + "/" + bdf
+        pci_dev(h, pci, vendor, device, "0x020000", numa=0, speed="16.0 GT/s PCIe", driver=driver)
+        other_rdma(h, name, pci, node_type, fw, ll, rate, **kw)
+    stats_file(h, "ens11f0", ICE_STATS, 1)
+    stats_file(h, "ens12f0np0", BNXT_EN_STATS, 2)
+    # siw on a veth: iWARP, virtual, no counters
+    veth = "sys/devices/virtual/net/veth9"
+    h.link("sys/class/net/veth9", rel("sys/class/net/veth9", veth))
+    for k, v in (("mtu", "1500"), ("operstate", "up"), ("carrier", "1"), ("type", "1"), ("address", "52:54:00:aa:00:05")):
+        h.file(veth + "/" + k, v)
+    other_rdma(h, "siw0", None, "4: RNIC", "", "Ethernet", "10 Gb/sec (1X QDR)", mac="52:54:00:aa:00:05")
+    return h
+
+
 def main():
     fx = os.path.join(REPO, "collectors", "src", "test", "fixtures")
     for name, fn in (("host-a-ib", host_a), ("host-b-roce", host_b), ("host-c-rxe", host_c),
                      ("host-broken", host_broken), ("host-d-topology", host_topology),
-                     ("host-e-roce-variants", host_roce_variants), ("host-f-big", host_big)):
+                     ("host-e-roce-variants", host_roce_variants), ("host-f-big", host_big),
+                     ("host-g-drivers", host_drivers)):
         fn().write_dir(os.path.join(fx, name))
     host_demo().write_ttar(os.path.join(REPO, "collectors", "src", "main", "resources", "io", "fabricd",
                                         "demo", "demo-host.ttar"))

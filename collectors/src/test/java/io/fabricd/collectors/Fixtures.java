@@ -55,8 +55,20 @@ public final class Fixtures {
 
     /** Extracts prometheus/procfs's InfiniBand fixtures into {@code dest} (dest/sys/class/infiniband/...). */
     public static Path procfs(Path dest) {
-        try (BufferedReader r = Files.newBufferedReader(dir().resolve("procfs-infiniband.ttar"), StandardCharsets.UTF_8)) {
-            Ttar.extract(r, dest, "fixtures/");
+        return ttar("procfs-infiniband.ttar", "fixtures/", dest);
+    }
+
+    /**
+     * Extracts node_exporter's own InfiniBand fixture tree (real/node-exporter-infiniband.ttar: an
+     * mlx4 with {@code counters_ext/}, an i40iw whose PMA answers "N/A (no PMA)") into {@code dest}.
+     */
+    public static Path nodeExporter(Path dest) {
+        return ttar("real/node-exporter-infiniband.ttar", "", dest);
+    }
+
+    private static Path ttar(String file, String prefix, Path dest) {
+        try (BufferedReader r = Files.newBufferedReader(dir().resolve(file), StandardCharsets.UTF_8)) {
+            Ttar.extract(r, dest, prefix);
             return dest;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -116,4 +116,11 @@ class DiagnosisTest {
         assertThat(new DiagnosisConfig().portErrorThresholds()).containsKeys("symbol_error", "link_downed")
                 .containsEntry("symbol_error", DiagnosisConfig.Rate.parse("120/h"));
     }
+
+    @Test
+    void everyTransportTypeHasADefaultThreshold() {
+        assertThat(DiagnosisConfig.DEFAULT_TRANSPORT_ERRORS.keySet()).containsExactlyInAnyOrderElementsOf(
+                java.util.Arrays.stream(io.fabricd.collectors.model.TransportCounters.Type.values())
+                        .map(io.fabricd.collectors.model.TransportCounters.Type::label).toList());
+    }
 }

@@ -163,11 +163,24 @@ public final class SideCarKernel implements KernelQueries {
         return out;
     }
 
+    /**
+     * The verbs side-car: fabricd's JSON ({@code fabricd/verbs/<device>.json}), or what
+     * {@code tools/capture-host.sh} writes, {@code ibv_devinfo -v -d <device>} verbatim
+     * ({@code fabricd/verbs/<device>.ibv_devinfo.txt}).
+     */
     @Override
     public Optional<VerbsDevice> verbs(String device) throws HostReadException {
         String path = "fabricd/verbs/" + device + ".json";
         if (!src.exists(path)) {
-            return Optional.empty();
+            String txt = "fabricd/verbs/" + device + ".ibv_devinfo.txt";
+            if (!src.exists(txt)) {
+                return Optional.empty();
+            }
+            VerbsDevice v = VerbsDevice.parseIbvDevinfo(src.read(txt));
+            if (v == null) {
+                throw new HostReadException(txt, "not ibv_devinfo output (no port)");
+            }
+            return Optional.of(v);
         }
         JsonNode n = json(path);
         Map<Integer, VerbsDevice.VerbsPort> ports = new HashMap<>();

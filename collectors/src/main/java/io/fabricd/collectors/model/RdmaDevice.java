@@ -31,4 +31,9 @@ public record RdmaDevice(
         hwCounters = Counters.copy(hwCounters);
         ports = List.copyOf(ports);
     }
+
+    /** True for an iWARP device (node type 4: RNIC, as siw and irdma in iWARP mode report): RDMA over TCP, not RoCE. */
+    public boolean iwarp() {
+        return nodeType != null && nodeType.strip().startsWith("4:");
+    }
 }

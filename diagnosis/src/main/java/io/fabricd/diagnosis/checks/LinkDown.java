@@ -19,7 +19,8 @@ import java.util.Map;
  * port whose netdev is administratively down (operstate down and carrier unreadable: the kernel
  * refuses carrier reads then). A RoCE port Disabled whose netdev state is not known is a warning:
  * mlx5 and bnxt_re say Disabled for an administratively down netdev as for a failed link, and
- * nothing tells them apart. The summary names the states by what their ids mean (IBA 14.2.5.6),
+ * nothing tells them apart; so is a port whose logical state is ACTIVE while its physical state is
+ * not LinkUp (the driver's two states disagree; ACTIVE means it passes traffic). The summary names the states by what their ids mean (IBA 14.2.5.6),
  * with the driver's text in the evidence. Devices excluded by config are never collected.
  */
 public final class LinkDown implements Check {
@@ -45,7 +46,10 @@ public final class LinkDown implements Check {
                 continue; // netdev administratively down
             }
             boolean netdevUnknown = nd == null || nd.operstate() == null;
-            Severity severity = !ib && netdevUnknown && p.physState().id() == 3 ? Severity.WARNING : Severity.CRITICAL;
+            // logically ACTIVE (traffic flows) with a physical state that says otherwise: the driver's
+            // two states disagree, which is worth a look but proves no outage
+            boolean contradictory = p.state().id() == 4;
+            Severity severity = contradictory || !ib && netdevUnknown && p.physState().id() == 3 ? Severity.WARNING : Severity.CRITICAL;
             Map<String, Object> subject = Ports.subject(p);
             Map<String, Object> evidence = new LinkedHashMap<>();
             evidence.put("state", p.state().toString());
@@ -64,6 +68,11 @@ public final class LinkDown implements Check {
                 summary = p.device() + " port " + p.port() + " has no link partner (Polling)";
                 fix = "Check the cable and transceiver and the switch port: `ibstat`/`ethtool " + (p.netdev() == null ? "<netdev>" : p.netdev())
                         + "`, reseat or replace the cable.";
+            } else if (contradictory) {
+                summary = p.device() + " port " + p.port() + " is ACTIVE but its physical state is " + p.physState().physMeaning()
+                        + " (sysfs '" + p.physState() + "'): the driver's states disagree";
+                fix = "Check the port with `ibstat " + p.device() + " " + p.port() + "` and `ibv_devinfo -v`; a port that passes "
+                        + "traffic is up, and a physical state that says otherwise is a driver or firmware reporting fault.";
             } else {
                 summary = p.device() + " port " + p.port() + " is " + p.state().stateMeaning() + ", physical state "
                         + p.physState().physMeaning()

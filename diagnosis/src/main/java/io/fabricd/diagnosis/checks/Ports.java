@@ -33,6 +33,11 @@ final class Ports {
         return "Ethernet".equals(p.linkLayer());
     }
 
+    /** An Ethernet port of a RoCE device: not iWARP (RDMA over TCP needs neither RoCE GIDs nor PFC). */
+    static boolean roce(HostModel m, RdmaPort p) {
+        return ethernet(p) && m.device(p.device()).map(d -> !d.iwarp()).orElse(true);
+    }
+
     static NetdevInfo netdev(HostModel m, RdmaPort p) {
         return p.netdev() == null ? null : m.netdev(p.netdev()).orElse(null);
     }

@@ -30,7 +30,7 @@ public final class RoceGidMissing implements Check {
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
-            if (!Ports.ethernet(p) || !p.up() || p.gids().isEmpty()) {
+            if (!Ports.roce(m, p) || !p.up() || p.gids().isEmpty()) {
                 continue;
             }
             boolean ok = p.gids().stream().anyMatch(g -> "RoCE v2".equals(g.type()) && routable(g));

@@ -71,4 +71,29 @@ class PauseStormTest {
             assertThat(x.summary()).contains("fired 1 times in the last 60 s");
         });
     }
+
+    @Test
+    void globalPauseAtStormRate(@TempDir Path tmp) {
+        // 802.3x pause counts (mlx5 lists them only while global pause is on): sent at 5000/s is
+        // critical, held paused 80 % of the time a warning; neither has a priority
+        Path b = Hosts.copy("host-b-roce", tmp.resolve("b"));
+        Hosts.stat(b, ND, "tx_global_pause", 1000);
+        Hosts.stat(b, ND, "rx_global_pause_duration", 0);
+        HostModel before = Hosts.model(b, T0);
+        Hosts.stat(b, ND, "tx_global_pause", 1000 + 300000);
+        assertThat(of(Hosts.model(b, T0.plusSeconds(60)), before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
+            assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
+            assertThat(x.subject()).doesNotContainKey("priority").containsEntry("netdev", ND);
+            assertThat(x.summary()).contains("802.3x global pause frames/s");
+            assertThat(x.evidence()).containsEntry("tx_global_pause_frames_per_second", 5000L);
+        });
+        Path c = Hosts.copy("host-b-roce", tmp.resolve("c"));
+        Hosts.stat(c, ND, "rx_global_pause_duration", 0);
+        HostModel quiet = Hosts.model(c, T0);
+        Hosts.stat(c, ND, "rx_global_pause_duration", 48_000_000); // 48 s of 60
+        assertThat(of(Hosts.model(c, T0.plusSeconds(60)), quiet, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
+            assertThat(x.severity()).isEqualTo(Severity.WARNING);
+            assertThat(x.evidence()).containsEntry("rx_global_paused_fraction", 0.8);
+        });
+    }
 }
