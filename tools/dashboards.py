@@ -108,7 +108,6 @@ def fleet():
 
 
 ERR = "symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_remote_physical_errors|port_xmit_discards|local_link_integrity_errors|excessive_buffer_overrun_errors"
-HWERR = "out_of_sequence|packet_seq_err|local_ack_timeout_err|implied_nak_seq_err|duplicate_request|rnr_nak_retry_err|req_cqe_error|resp_cqe_error|rcvd_seq_err|retry_exceeded_err"
 
 
 def host():
@@ -125,9 +124,10 @@ def host():
         panel(5, "Port error counters", "timeseries",
               [(f'rate(fabric_port_pma_total{{{S}, counter=~"{ERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
               12, 12, 12, 8, unit="cps"),
-        panel(6, "Transport errors (hw_counters)", "timeseries",
-              [(f'rate(fabric_port_hw_stat_total{{{S}, counter=~"{HWERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
-              0, 20, 12, 8, unit="cps"),
+        panel(6, "Transport errors by type", "timeseries",
+              [(f"sum by (device, port, type) (rate(fabric_port_transport_errors_total{{{S}}}[{R}]))",
+                "{{device}}/{{port}} {{type}}")], 0, 20, 12, 8, unit="cps",
+              description="From the driver's hw_counters/ (mlx5, rxe, bnxt_re, irdma), by type: retries_exceeded, ack_timeout, sequence_error, out_of_sequence, ... (docs/checks.md#transport_errors)."),
         panel(7, "Saturated counters", "table",
               [(f"fabric_port_pma_saturated{{{S}}} == 1", "")], 12, 20, 12, 8, table=True),
         panel(8, "PFC enabled per priority", "table", [(f"fabric_pfc_enabled{{{S}}}", "")], 0, 28, 8, 8,
@@ -151,6 +151,14 @@ def host():
             (f"fabric_pcie_link_max_speed_transfers_per_second{{{S}}}", "")], 0, 52, 12, 8, table=True),
         panel(15, "Queue pairs by state", "timeseries", [(f"fabric_queue_pairs{{{S}}}", "{{device}} {{state}}")],
               12, 52, 12, 8, stack=True),
+        panel(16, "RoCE physical layer errors", "timeseries", [
+            (f"rate(fabric_netdev_phy_errors_total{{{S}}}[{R}])", "{{netdev}} {{type}}"),
+            (f"rate(fabric_netdev_phy_lane_errors_total{{{S}}}[{R}])", "{{netdev}} lane {{lane}}")], 0, 60, 12, 8, unit="cps",
+              description="CRC, symbol and PCS errors, and receive errors per lane: one lane far above its siblings is a bad lane of the cable or optic."),
+        panel(17, "Global pause and lossless-priority drops", "timeseries", [
+            (f"rate(fabric_global_pause_frames_total{{{S}}}[{R}])", "{{netdev}} 802.3x pause {{direction}}"),
+            (f"rate(fabric_netdev_priority_buffer_discards_total{{{S}}}[{R}])", "{{netdev}} prio {{priority}} buffer drops")],
+              12, 60, 12, 8, unit="pps"),
     ])
 
 

@@ -57,6 +57,9 @@ class ConfigLoaderTest {
                     link_downed: 0
                   pause_storm: {tx_pause_frames_per_second: 500, rx_pause_time_fraction: 0.25}
                   qp: {max_share: 0.9, err_growth: 5}
+                  phy_errors: {crc: 10/m}
+                  lane_errors: {min_errors: 50, ratio: 4}
+                  transport_errors: {ack_timeout: 5/s, retries_exceeded: 1/h}
                 """);
         var d = ConfigLoader.load(f).diagnosis;
         assertThat(d.enabled("pcie_degraded")).isFalse();
@@ -68,6 +71,11 @@ class ConfigLoaderTest {
         assertThat(d.portErrorThresholds()).containsKey("link_error_recovery"); // defaults kept
         assertThat(d.pauseStorm.rxPauseTimeFraction).isEqualTo(0.25);
         assertThat(d.qp.errGrowth).isEqualTo(5);
+        assertThat(d.phyErrorThresholds().get("crc").perSecond()).isEqualTo(10.0 / 60);
+        assertThat(d.phyErrorThresholds().get("link_down").perSecond()).isZero(); // default kept
+        assertThat(d.laneErrors.minErrors).isEqualTo(50);
+        assertThat(d.transportErrorThresholds().get("ack_timeout").perSecond()).isEqualTo(5.0);
+        assertThat(d.transportErrorThresholds().get("out_of_sequence").text()).isEqualTo("10/s");
         assertThat(ConfigLoader.load(null).diagnosis.portErrorThresholds().get("symbol_error").text()).isEqualTo("120/h");
     }
 
@@ -82,6 +90,12 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("diagnosis.roce.priority must be 0-7");
         Files.writeString(f, "diagnosis:\n  pause_storm:\n    tx_pause_frame_per_second: 5\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("unknown key 'tx_pause_frame_per_second'");
+        Files.writeString(f, "diagnosis:\n  transport_errors:\n    ack_timeouts: 5/s\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("diagnosis.transport_errors: unknown type 'ack_timeouts'");
+        Files.writeString(f, "diagnosis:\n  phy_errors:\n    fcs: 5/s\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("diagnosis.phy_errors: unknown type 'fcs'");
+        Files.writeString(f, "diagnosis:\n  lane_errors:\n    ratio: 0.5\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("diagnosis.lane_errors.ratio must be above 1");
     }
 
     @Test

@@ -37,6 +37,9 @@ class SoftRoceIT {
                 "bin/fabricd metrics",
                 "echo '=====DIAG2====='",
                 "bin/fabricd diagnose --previous /mnt/out/snap --format json; echo \"diagnose-exit=$?\"",
+                // a shell capture (no Java on the host) and a one-shot diagnose of the live host right after it
+                "bash tools/capture-host.sh /mnt/out/cap 2>&1 | tail -1",
+                "bin/fabricd diagnose --format json > /mnt/out/live-diagnose.json; echo \"live-diagnose-exit=$?\"",
                 "echo '=====END====='");
         // TCG on 2 cores: every fabricd start in the guest costs ~20 s; ~7 minutes when the machine is idle, far more when busy
         String out = SoftRoceVm.run(repo, guest, 1500);
@@ -91,6 +94,8 @@ class SoftRoceIT {
         java.util.regex.Matcher run = java.util.regex.Pattern.compile("\\[host\\] run dir (\\S+),").matcher(out);
         assertThat(run.find()).as(out).isTrue();
         Path snap = Path.of(run.group(1), "out", "snap");
+        assertThat(out).contains("live-diagnose-exit=0");
+        assertTheShellCaptureDiagnosesLikeTheLiveHost(Path.of(run.group(1), "out"));
         Map<String, Double> inVm = new java.util.TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====DIAG2=====")
                 .lines().filter(l -> !l.startsWith("fabricd:")).collect(java.util.stream.Collectors.joining("\n"))));
         Map<String, Double> replay = new java.util.TreeMap<>(PromText.parse(CliTest.run("metrics", "--root", snap.toString()).out()));
@@ -106,6 +111,33 @@ class SoftRoceIT {
                 assertThat(e.getValue()).as(e.getKey()).isEqualTo(inVm.get(e.getKey()));
             }
         }
+    }
+
+    /** What a one-shot diagnose finds, as check, severity and subject. */
+    private static java.util.Set<String> findings(String json) throws Exception {
+        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        for (com.fasterxml.jackson.databind.JsonNode f : j.get("findings")) {
+            out.add(f.get("check").asText() + " " + f.get("severity").asText() + " " + f.get("subject"));
+        }
+        return out;
+    }
+
+    /**
+     * tools/capture-host.sh in the VM captured what the live collectors ask the kernel (DCB, pause,
+     * verbs, QPs) as the tools print it, and fabricd diagnoses the capture as it diagnosed the live
+     * host: the same findings.
+     */
+    private static void assertTheShellCaptureDiagnosesLikeTheLiveHost(Path out) throws Exception {
+        Path cap = out.resolve("cap");
+        assertThat(cap.resolve("fabricd/dcb/veth0.json")).content().contains("\"supported\": false");
+        assertThat(cap.resolve("fabricd/verbs/rxe0.ibv_devinfo.txt")).content().contains("active_mtu");
+        assertThat(cap.resolve("fabricd/rdma/qp.json")).exists();
+        assertThat(cap.resolve("fabricd/ethtool/veth0.txt")).exists();
+        CliTest.Result replay = CliTest.run("diagnose", "--root", cap.toString(), "--format", "json");
+        assertThat(replay.code()).as(replay.err()).isZero();
+        assertThat(findings(replay.out())).as(replay.out()).isNotEmpty()
+                .isEqualTo(findings(java.nio.file.Files.readString(out.resolve("live-diagnose.json"))));
     }
 
     private static String section(String out, String start, String end) {
