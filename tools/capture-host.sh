@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # capture-host.sh OUT_DIR — copies what fabricd's collectors read from this host into a snapshot
-# folder (../shared/spec/host-snapshot.md), so a host without Java becomes a test fixture or a
+# folder (docs/spec/host-snapshot.md), so a host without Java becomes a test fixture or a
 # bug-report attachment that fabricd diagnoses as it would the live host:
 #   - /sys/class/infiniband and the device trees behind it (counters/, counters_ext/, hw_counters/,
 #     the populated GID slots and two empty ones), the PCI functions and netdevs of the RDMA devices,

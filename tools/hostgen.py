@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hostgen: builds host snapshots (../shared/spec/host-snapshot.md) for fabricd's fixtures and demo.
+"""hostgen: builds host snapshots (docs/spec/host-snapshot.md) for fabricd's fixtures and demo.
 
 Values follow ../shared/reference/rdma-host-facts.md (sections 1, 2 and 7). A Host is a set of
 files, relative symlinks and side-cars; it is written either as a snapshot folder (test fixtures,
@@ -268,6 +268,7 @@ def roce_sidecars(h, netdev, pfc_enabled, seed, dscp_trust=True):
          ("tx_discards_phy", 0), ("tx_errors_phy", 0), ("rx_pause_ctrl_phy", 90412 if pfc_enabled else 0),
          ("tx_pause_ctrl_phy", 118823 if pfc_enabled else 0), ("link_down_events_phy", 1),
          ("rx_pcs_symbol_err_phy", 0), ("rx_corrected_bits_phy", 17), ("rx_buffer_passed_thres_phy", 0)]
+    s += [("rx_err_lane_%d_phy" % lane, 0) for lane in range(4)]
     for prio in range(8):
         rdma = prio == 3
         s += [("rx_prio%d_bytes" % prio, 12683536413376 if rdma else (1190023912232 if prio == 0 else 0)),
@@ -473,8 +474,9 @@ def host_broken():
 
 def host_demo():
     """The bundled demo: 8 H100-class GPUs, 8 ConnectX NICs (6 IB NDR, 2 RoCE), planted problems:
-    mlx5_7's RoCE priority has no PFC; mlx5_6's netdev is at MTU 1500; mlx5_3's symbol_error is
-    saturated; GPU 0000:db:00.0 sits on a NUMA node without any RDMA NIC (SYS to every NIC)."""
+    mlx5_7's RoCE priority has no PFC (802.3x global pause on instead, which mlx5 then counts in
+    rx/tx_global_pause); mlx5_6's netdev is at MTU 1500; mlx5_3's symbol_error is saturated; GPU
+    0000:db:00.0 sits on a NUMA node without any RDMA NIC (SYS to every NIC)."""
     h = Host()
     manifest(h, "demo-gpu-node-01", {"rack": "r07", "tor": "r07-leaf-2"})
     cpul = ["0-27,112-139", "28-55,140-167", "56-83,168-195", "84-111,196-223"]
@@ -519,6 +521,13 @@ def host_demo():
                  speed_mbps=400000, hw={"np_ecn_marked_roce_packets": 48211, "np_cnp_sent": 47990,
                                         "rp_cnp_handled": 51234})
             roce_sidecars(h, netdev, [] if nic_i == 7 else [3], nic_i)
+            if nic_i == 7:
+                # global pause instead of PFC: mlx5 lists these only while 802.3x pause is on
+                path = "fabricd/ethtool/%s.txt" % netdev
+                h.files[path] += "".join("     %s: %d\n" % kv for kv in (
+                    ("rx_global_pause", 18211), ("rx_global_pause_duration", 902113), ("tx_global_pause", 9104),
+                    ("tx_global_pause_duration", 455021), ("rx_global_pause_transition", 9102)))
+                h.json("fabricd/ethtool/%s.pause.json" % netdev, {"autoneg": False, "rx": True, "tx": True})
             verbs(h, name, "Ethernet", 1024 if mtu == 1500 else 4096, "4X", "NDR")
             h.file("sys/kernel/config/rdma_cm/%s/ports/1/default_roce_mode" % name, "RoCE v2")
             h.file("sys/kernel/config/rdma_cm/%s/ports/1/default_roce_tos" % name, "106")

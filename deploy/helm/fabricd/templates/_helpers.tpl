@@ -46,5 +46,8 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $k8s := dict "service" (include "fabricd.fullname" .) "namespace" .Release.Namespace "port_name" "http" "rack_labels" .Values.probe.rackLabels -}}
 {{- $_ := set $base "probe" (dict "key_file" "/etc/fabricd/probe/key" "udp_port" (int .Values.probe.udpPort) "kubernetes" $k8s) -}}
 {{- end -}}
+{{- if .Values.web.existingSecret -}}
+{{- $_ := set $base "http" (dict "web_config_file" "/etc/fabricd/web/web.yml") -}}
+{{- end -}}
 {{- toYaml (mergeOverwrite $base (deepCopy .Values.config)) -}}
 {{- end -}}

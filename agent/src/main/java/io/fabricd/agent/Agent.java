@@ -2,6 +2,8 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.config.WebConfig;
+import io.fabricd.agent.http.BasicAuth;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.HostSource;
@@ -22,7 +24,12 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.Handler;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.time.Duration;
@@ -43,6 +50,8 @@ public final class Agent implements AutoCloseable {
     private final HostSource source;
     private final AgentConfig config;
     private final io.fabricd.probes.ProbeKey probeKey;
+    /** TLS and basic auth; null: plain HTTP for everyone. */
+    private final WebConfig web;
     private io.fabricd.probes.ProbeService probes;
     private Vertx vertx;
     private HttpServer server;
@@ -53,6 +62,7 @@ public final class Agent implements AutoCloseable {
         this.listen = listen;
         this.config = config;
         this.probeKey = io.fabricd.probes.ProbeKey.resolve(config.probe.keyFile);
+        this.web = config.http.webConfigFile == null ? null : WebConfig.load(java.nio.file.Path.of(config.http.webConfigFile));
         fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
         registerJvmMetrics(registry);
@@ -89,7 +99,11 @@ public final class Agent implements AutoCloseable {
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
+        AgentConfig.Http limits = config.http;
+        io.fabricd.agent.http.ConnectionLimits bounds = new io.fabricd.agent.http.ConnectionLimits(limits.maxConnections,
+                limits.maxRequests, meters);
         vertx = Vertx.builder()
+                .withTransport(bounds.transport())
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
                         .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2)
                         // Vert.x's blocked-thread warning looks every 5 s, not every second: a
@@ -101,8 +115,16 @@ public final class Agent implements AutoCloseable {
         if (probeKey != null) {
             try {
                 probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, listen.host(), this::hostname,
-                        () -> loop.latest() == null ? java.util.Map.of() : loop.latest().model().labels(), registry).start();
+                        () -> loop.latest() == null ? java.util.Map.of() : loop.latest().model().labels(), registry)
+                        // the fabric's agents share a web config: peers serve TLS when this one does
+                        .endpointTls(web != null && web.tls()).start();
                 loop.extraFindings(probes::findings);
+                if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
+                        && (!config.probe.peers.isEmpty() || !config.probe.dns.isEmpty() || config.probe.kubernetes.enabled())) {
+                    LOG.warning("web config: client_auth_type RequireAndVerifyClientCert, but agents present no client certificate "
+                            + "when they ask each other for probe endpoints: probing peers will fail; use VerifyClientCertIfGiven "
+                            + "(the endpoint is authenticated by the probe key)");
+                }
                 if (config.probe.verbs && !source.isSnapshot()) {
                     probes.startVerbs(java.nio.file.Path.of("/sys"));
                 }
@@ -114,10 +136,8 @@ public final class Agent implements AutoCloseable {
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + io.fabricd.probes.ProbeKey.ENV + ")");
         }
-        AgentConfig.Http limits = config.http;
         // idle: no traffic either way; write idle: nothing answered, however much the client sends
-        // (a slowloris trickling a request head). Vert.x 5 creates an HTTP/1 connection object only
-        // once a request arrives, so a per-connection timer cannot see idle sockets; these can.
+        // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.
         HttpServerOptions opts = new HttpServerOptions()
                 .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout.toMillis())
@@ -133,18 +153,48 @@ public final class Agent implements AutoCloseable {
                 // no WebSocket paths: no WebSocket extension handler in every connection's pipeline
                 .setPerMessageWebSocketCompressionSupported(false)
                 .setPerFrameWebSocketCompressionSupported(false);
+        if (web != null && web.tls()) {
+            tls(opts, web);
+        }
         try {
+            Handler<HttpServerRequest> api = new HttpApi(vertx, loop, registry, fabric, probes, meters).handler();
+            if (web != null && !web.basicAuthUsers.isEmpty()) {
+                api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
+            }
+            if (web != null && !web.headers().isEmpty()) {
+                Handler<HttpServerRequest> inner = api;
+                api = req -> {
+                    web.headers().forEach((k, v) -> req.response().putHeader(k, v));
+                    inner.handle(req);
+                };
+            }
             server = vertx.createHttpServer(opts)
-                    .requestHandler(new HttpApi(vertx, loop, registry, fabric, probes, meters).handler())
+                    .connectionHandler(bounds.connectionHandler())
+                    .requestHandler(bounds.limit(api))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {
             close();
             throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage());
         }
-        LOG.info("fabricd serving " + source.describe() + " on http://" + new ListenAddress(listen.host(), port())
-                + "/metrics");
+        LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
+                + new ListenAddress(listen.host(), port()) + "/metrics"
+                + (web == null ? "" : " (web config " + config.http.webConfigFile + ": TLS " + (web.tls() ? "on, client certificates "
+                + web.clientAuth().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
+                + (web.basicAuthUsers.isEmpty() ? "off" : "for " + web.basicAuthUsers.size() + " users") + ")"));
         return this;
+    }
+
+    /** The web config's TLS: the certificate and key, client certificates against its CA, the protocol versions. */
+    private static void tls(HttpServerOptions opts, WebConfig web) {
+        opts.setSsl(true)
+                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(web.path(web.tls.certFile).toString())
+                        .setKeyPath(web.path(web.tls.keyFile).toString()))
+                .setEnabledSecureTransportProtocols(new java.util.LinkedHashSet<>(web.protocols()));
+        if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
+            opts.setTrustOptions(new PemTrustOptions().addCertPath(web.path(web.tls.clientCaFile).toString()))
+                    .setClientAuth(web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST);
+        }
     }
 
     /** This host's name: the latest collection's, else the OS's. */

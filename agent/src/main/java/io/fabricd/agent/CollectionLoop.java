@@ -119,7 +119,29 @@ public final class CollectionLoop implements AutoCloseable {
     }
 
     public void start() {
-        executor.scheduleAtFixedRate(this::collectOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        executor.scheduleAtFixedRate(this::onSchedule, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** When the last scheduled collection started (System.nanoTime), 0 before the first. */
+    private long lastStart;
+
+    /**
+     * A fixed-rate tick: collects, unless the previous collection started less than half an
+     * interval ago. A fixed-rate executor runs the ticks it missed back to back once it can again
+     * (the process was stopped with SIGSTOP, the VM paused, the machine suspended): one collection
+     * then, not a burst of them, and a log line saying how long the pause was.
+     */
+    private void onSchedule() {
+        long now = System.nanoTime();
+        if (lastStart != 0 && now - lastStart < interval.toNanos() / 2) {
+            return;
+        }
+        if (lastStart != 0 && now - lastStart > 3 * interval.toNanos()) {
+            LOG.info(String.format("collection resumed after %.1f s without one (the process or machine was paused); "
+                    + "the missed collections are skipped, not run back to back", (now - lastStart) / 1e9));
+        }
+        lastStart = now;
+        collectOnce();
     }
 
     void collectOnce() {

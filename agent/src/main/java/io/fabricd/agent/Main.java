@@ -9,7 +9,7 @@ import java.util.logging.Logger;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** {@code fabricd}: the command line of ../shared/spec/interfaces.md. */
+/** {@code fabricd}: the command line of docs/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
         subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class,
@@ -47,6 +47,12 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException) {
                 err.println("fabricd: " + e.getMessage());
+                return USAGE;
+            }
+            if (e instanceof java.io.IOException) {
+                // a path that cannot be read or written: the input is unusable, not fabricd broken
+                // (exit 1 would read as "diagnose found a finding")
+                err.println("fabricd: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
                 return USAGE;
             }
             err.println("fabricd: internal error: " + e);

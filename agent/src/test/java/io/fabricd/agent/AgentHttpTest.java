@@ -102,7 +102,11 @@ class AgentHttpTest {
             assertThat(Http.get(port, "/metrics/?name[]=fabric_port_up").body()).contains("fabric_port_up{").doesNotContain("jvm_");
             HttpResponse<String> nope = Http.get(port, "/metricz");
             assertThat(nope.statusCode()).isEqualTo(404);
-            assertThat(nope.body()).contains("/metricz", "/metrics /healthz /readyz");
+            assertThat(nope.body()).contains("/metricz", "/metrics /healthz /readyz", "/api/v1/probe/endpoint");
+            // bad input is a 4xx answer, never a request left hanging
+            assertThat(AgentLoadTest.rawStatus(port, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: ;\r\n\r\n")).isEqualTo(200);
+            assertThat(AgentLoadTest.rawStatus(port, "GET /metrics?name[]=%zz HTTP/1.1\r\nHost: x\r\n\r\n")).isEqualTo(400);
+            assertThat(AgentLoadTest.rawStatus(port, "GET /metrics?name[]=%e2%82 HTTP/1.1\r\nHost: x\r\n\r\n")).isIn(200, 400);
             assertThat(Http.get(port, "/").body()).startsWith("fabricd: /metrics");
             // the server answered all of it and still serves
             assertThat(Http.get(port, "/healthz").statusCode()).isEqualTo(200);

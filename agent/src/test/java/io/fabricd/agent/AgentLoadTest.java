@@ -47,7 +47,9 @@ class AgentLoadTest {
 
     @Test
     void thousandScrapesFromFiftyClientsAllAnsweredWithoutExtraCollections() throws Exception {
-        try (Agent a = start(config())) {
+        AgentConfig cfg = config();
+        cfg.http.maxRequests = 50; // 40 by default, as node_exporter's --web.max-requests
+        try (Agent a = start(cfg)) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             ExecutorService pool = Executors.newFixedThreadPool(50);
             List<Future<long[]>> clients = new ArrayList<>();
@@ -159,6 +161,42 @@ class AgentLoadTest {
                 s.close();
             }
         }
+    }
+
+    @Test
+    void beyondMaxConnectionsTheOldestIdleIsClosedAndScrapesStillAnswer() throws Exception {
+        AgentConfig c = config();
+        c.http.maxConnections = 8;
+        List<Socket> idle = new ArrayList<>();
+        try (Agent a = start(c)) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            for (int i = 0; i < 20; i++) {
+                idle.add(new Socket("127.0.0.1", a.port()));
+            }
+            // the 12 oldest are closed by the server, the 8 newest stay open
+            Thread.sleep(500);
+            List<Boolean> closed = new ArrayList<>();
+            for (Socket s : idle) {
+                closed.add(closedByPeer(s));
+            }
+            assertThat(closed.subList(0, 12)).containsOnly(true);
+            assertThat(closed.subList(12, 20)).containsOnly(false);
+            // a scrape still answers (the oldest idle connection makes room for it)
+            assertThat(IdleConnectionFloodIT.scrape(a.port(), "/metrics")).startsWith("HTTP/1.1 200");
+            Map<String, Double> v = PromText.parse(body(IdleConnectionFloodIT.scrape(a.port(), "/metrics?name[]=fabric_agent_http_connections"
+                    + "&name[]=fabric_agent_http_connections_shed_total")));
+            assertThat(v.get("fabric_agent_http_connections")).isBetween(1.0, 8.0);
+            assertThat(v.get("fabric_agent_http_connections_shed_total")).isGreaterThanOrEqualTo(12.0);
+
+        } finally {
+            for (Socket s : idle) {
+                s.close();
+            }
+        }
+    }
+
+    private static String body(String answer) {
+        return answer.substring(answer.indexOf("\r\n\r\n") + 4);
     }
 
     /** Sends a raw request and returns the status code of the answer. */

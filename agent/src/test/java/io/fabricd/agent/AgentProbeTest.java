@@ -91,10 +91,19 @@ class AgentProbeTest {
                 }
                 assertThat(av.get("fabric_probe_responder_answered_total")).isGreaterThanOrEqualTo(80.0);
                 assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
-                // the endpoint, authenticated
-                HttpResponse<String> ep = Http.CLIENT.send(HttpRequest.newBuilder(URI.create("http://" + peerA + EndpointClient.PATH))
-                        .header(ProbeKey.AUTH_HEADER, new ProbeKey(KEY.getBytes()).authHeader(EndpointClient.PATH,
-                                System.currentTimeMillis() / 1000)).build(), HttpResponse.BodyHandlers.ofString());
+                // the endpoint, authenticated; its answer signed for this request; the same request again refused
+                io.fabricd.probes.EndpointAuth auth = new io.fabricd.probes.EndpointAuth(new ProbeKey(KEY.getBytes()));
+                io.fabricd.probes.EndpointAuth.Request signed = auth.request("GET", EndpointClient.PATH, peerA,
+                        System.currentTimeMillis() / 1000);
+                HttpRequest epReq = HttpRequest.newBuilder(URI.create("http://" + peerA + EndpointClient.PATH))
+                        .header(io.fabricd.probes.EndpointAuth.REQUEST_HEADER, signed.header()).build();
+                HttpResponse<String> ep = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
+                assertThat(ep.statusCode()).isEqualTo(200);
+                assertThat(auth.checkAnswer(signed.nonce(), ep.body().getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        ep.headers().firstValue(io.fabricd.probes.EndpointAuth.ANSWER_HEADER).orElse(null))).isTrue();
+                HttpResponse<String> replay = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
+                assertThat(replay.statusCode()).isEqualTo(401);
+                assertThat(replay.body()).contains("(replayed)");
                 JsonNode j = new ObjectMapper().readTree(ep.body());
                 assertThat(j.get("host").asText()).isEqualTo("dgx-h100-01");
                 assertThat(j.at("/labels/rack").asText()).isEqualTo("r12");

@@ -70,6 +70,23 @@ class CliTest {
     }
 
     @Test
+    void anEmptyOrWrongRootIsRefusedAndAHostWithoutDevicesSaysSo(@TempDir Path tmp) throws Exception {
+        for (String cmd : new String[] {"metrics", "diagnose", "snapshot"}) {
+            Result empty = cmd.equals("snapshot") ? run(cmd, "--root", tmp.toString(), "--out", tmp.resolve("out").toString())
+                    : run(cmd, "--root", tmp.toString());
+            assertThat(empty.code()).as(cmd).isEqualTo(2);
+            assertThat(empty.err()).contains("is not a snapshot folder").doesNotContain("\tat ");
+        }
+        Files.createDirectories(tmp.resolve("sys/class/net"));
+        Result none = run("metrics", "--root", tmp.toString());
+        assertThat(none.code()).isZero();
+        assertThat(none.err()).contains("fabricd: no RDMA device in " + tmp + "/sys/class/infiniband");
+        Result diag = run("diagnose", "--root", tmp.toString());
+        assertThat(diag.code()).isZero();
+        assertThat(diag.err()).contains("no RDMA device");
+    }
+
+    @Test
     void configSelectsDevices(@TempDir Path tmp) throws Exception {
         Path cfg = tmp.resolve("fabricd.yaml");
         Files.writeString(cfg, "rdma:\n  exclude_devices: [\"mlx5_1\", \"mlx5_2\"]\n");
@@ -133,6 +150,16 @@ class CliTest {
         assertThat(run("diagnose", "--demo", "--previous", before.toString()).code()).isEqualTo(2);
         assertThat(run("diagnose", "--root", after.toString(), "--previous", tmp.resolve("nope").toString()).err())
                 .contains("is not a folder");
+    }
+
+    @Test
+    void theReadmesPreviousExampleWorksOnTheDemo(@TempDir Path tmp) throws Exception {
+        Path before = tmp.resolve("before");
+        assertThat(run("snapshot", "--demo", "--out", before.toString()).code()).isZero();
+        Thread.sleep(1100); // the demo's counters advance with the clock
+        Result r = run("diagnose", "--demo", "--previous", before.toString(), "--format", "json");
+        assertThat(r.code()).as(r.err()).isEqualTo(1); // the demo's planted criticals
+        assertThat(r.out()).contains("\"checks_without_history\" : [ ]"); // every rate check had the earlier collection
     }
 
     private static Path copy(Path src, Path dst) throws Exception {

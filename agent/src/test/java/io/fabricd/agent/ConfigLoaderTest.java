@@ -173,4 +173,51 @@ class ConfigLoaderTest {
         Files.writeString(f, "probe: {kubernetes: {service: fabricd, port_name: ''}}\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("probe.kubernetes");
     }
+
+    /** What a config file says is wrong, as one line (the file's name stripped). */
+    private static String error(Path f, String yaml) throws Exception {
+        Files.writeString(f, yaml);
+        try {
+            ConfigLoader.load(f);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage().replace("config file " + f + ": ", "");
+        }
+        throw new AssertionError("accepted: " + yaml);
+    }
+
+    @Test
+    void emptySectionsAreTheDefaults(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, "collection: ~\nhttp:\nlisten:\nrdma: {include_devices: ~}\ndiagnosis: {roce: ~}\nprobe: ~\n");
+        AgentConfig c = ConfigLoader.load(f);
+        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.http.maxConnections).isEqualTo(256);
+        assertThat(c.listen).isEqualTo("0.0.0.0:9530");
+        assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
+        assertThat(c.diagnosis.roce).isNotNull();
+    }
+
+    @Test
+    void everyBadValueNamesItsKeyAndLine(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        assertThat(error(f, "http:\n  max_header_bytes: lots\n")).isEqualTo("http.max_header_bytes: 'lots' is not a whole number (line 2)");
+        assertThat(error(f, "collection:\n  interval: [1]\n")).startsWith("collection.interval: ").contains("(line 2)");
+        assertThat(error(f, "netdev:\n  all_stats: maybe\n")).startsWith("netdev.all_stats: ").contains("true or false", "(line 2)");
+        assertThat(error(f, "rdma: 3\n")).startsWith("rdma: ").contains("(line 1)");
+        // a typo'd key on the line it is on, also when its value is a block on the next lines
+        assertThat(error(f, "listen: :9530\ncollection:\n  intervall: 5s\n")).startsWith("unknown key 'intervall' in collection (line 3)");
+        assertThat(error(f, "listen: :9530\nhttpp:\n  idle_timeout: 5s\n")).startsWith("unknown key 'httpp' (line 2)");
+        assertThat(error(f, "http:\n  idle_timeout: 4294967296ms\n")).contains("http.idle_timeout must be between 100ms and 24h");
+        assertThat(error(f, "http:\n  max_connections: 2\n")).contains("max_connections must be at least 4");
+    }
+
+    @Test
+    void aFolderAPipeOrAMissingFileIsSaidSo(@TempDir Path tmp) throws Exception {
+        assertThatThrownBy(() -> ConfigLoader.load(tmp)).hasMessage("config file " + tmp + " is a folder, not a file");
+        assertThatThrownBy(() -> ConfigLoader.load(tmp.resolve("nope.yaml"))).hasMessageEndingWith("does not exist");
+        Path fifo = tmp.resolve("fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        // refused at once: reading it would wait for a writer forever
+        assertThatThrownBy(() -> ConfigLoader.load(fifo)).hasMessageContaining("is not a regular file");
+    }
 }

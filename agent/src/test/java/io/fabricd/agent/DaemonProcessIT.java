@@ -19,9 +19,10 @@ class DaemonProcessIT {
         int port = NodeExporterParityIT.freePort();
         Path cfg = java.nio.file.Files.createTempFile("fabricd", ".yaml");
         java.nio.file.Files.writeString(cfg, "collection:\n  interval: 500ms\n");
+        Path log = java.nio.file.Files.createTempFile("fabricd", ".log");
         Process p = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
                 "--listen", "127.0.0.1:" + port, "--config", cfg.toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             int status = 0;
@@ -39,10 +40,30 @@ class DaemonProcessIT {
             Map<String, Double> later = PromText.parse(Http.get(port, "/metrics").body());
             assertThat(later.get(key)).isGreaterThan(first);
             assertThat(later.keySet()).filteredOn(k -> k.startsWith("fabric_port_info{")).hasSize(8);
+
+            // stopped for 4 s (8 intervals) and continued: one collection then, not the 8 missed back to back
+            double before = collections(port);
+            assertThat(new ProcessBuilder("kill", "-STOP", Long.toString(javaPid(p))).start().waitFor()).isZero();
+            Thread.sleep(4000);
+            assertThat(new ProcessBuilder("kill", "-CONT", Long.toString(javaPid(p))).start().waitFor()).isZero();
+            Thread.sleep(300);
+            assertThat(collections(port) - before).isBetween(0.0, 2.0);
+            assertThat(java.nio.file.Files.readString(log)).contains("collection resumed after", "missed collections are skipped");
         } finally {
             p.destroy();
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
         }
         assertThat(p.exitValue()).isIn(0, 143);
+    }
+
+    private static double collections(int port) throws Exception {
+        return PromText.parse(Http.get(port, "/metrics?name[]=fabric_agent_collection_seconds").body())
+                .get("fabric_agent_collection_seconds_count");
+    }
+
+    /** The JVM under bin/fabricd (the script execs java, so usually the process itself). */
+    private static long javaPid(Process p) {
+        return p.descendants().filter(h -> h.info().command().orElse("").endsWith("java")).findFirst()
+                .map(ProcessHandle::pid).orElse(p.pid());
     }
 }

@@ -325,10 +325,59 @@ class HelmChartTest {
     }
 
     @Test
+    void tlsBasicAuthAndANetworkPolicy(@TempDir Path tmp) throws Exception {
+        Path values = Files.writeString(tmp.resolve("tls.yaml"), """
+                web: {existingSecret: fabricd-web, scheme: https}
+                serviceMonitor:
+                  tlsConfig: {ca: {secret: {name: fabricd-scrape, key: ca.crt}}, serverName: fabricd}
+                  basicAuth: {username: {name: fabricd-scrape, key: user}, password: {name: fabricd-scrape, key: password}}
+                networkPolicy:
+                  enabled: true
+                  from: [{namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: monitoring}}}]
+                """);
+        List<HasMetadata> objects = render(t -> t.withValuesFile(values));
+        DaemonSet ds = one(objects, DaemonSet.class);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        Container c = pod.getContainers().get(0);
+        assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(c.getLivenessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(c.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/etc/fabricd/web");
+            assertThat(m.getReadOnly()).isTrue();
+        });
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("web")).singleElement().satisfies(v -> {
+            assertThat(v.getSecret().getSecretName()).isEqualTo("fabricd-web");
+            assertThat(v.getSecret().getDefaultMode()).isEqualTo(0400);
+        });
+        assertThat(agentConfig(objects).at("/http/web_config_file").asText()).isEqualTo("/etc/fabricd/web/web.yml");
+        var ep = one(objects, ServiceMonitor.class).getSpec().getEndpoints().get(0);
+        assertThat(ep.getScheme()).isEqualTo("https");
+        assertThat(ep.getTlsConfig().getServerName()).isEqualTo("fabricd");
+        assertThat(ep.getBasicAuth().getPassword().getKey()).isEqualTo("password");
+        var np = one(objects, io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class).getSpec();
+        assertThat(np.getPodSelector().getMatchLabels()).isEqualTo(ds.getSpec().getSelector().getMatchLabels());
+        assertThat(np.getIngress()).hasSize(2);
+        assertThat(np.getIngress().get(0).getFrom().get(0).getNamespaceSelector().getMatchLabels())
+                .containsEntry("kubernetes.io/metadata.name", "monitoring");
+        assertThat(np.getIngress().get(1).getPorts()).extracting(p -> p.getProtocol()).containsExactly("TCP", "UDP");
+    }
+
+    @Test
+    void seccompRuntimeDefaultAndAnApiTokenOnlyForDiscovery() throws Exception {
+        var pod = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(pod.getAutomountServiceAccountToken()).isTrue();
+        assertThat(one(render(t -> t), ServiceMonitor.class).getSpec().getEndpoints().get(0).getScheme()).isEqualTo("http");
+        var off = one(render(t -> t.set("probe.enabled", "false")), DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(off.getAutomountServiceAccountToken()).isFalse();
+    }
+
+    @Test
     void badValuesAreRefusedWithTheReason(@TempDir Path tmp) throws Exception {
         assertThatThrownBy(() -> render(t -> t.set("probe.key", "short"))).hasMessageContaining("probe.key must be at least 16 bytes");
         Path typo = Files.writeString(tmp.resolve("typo.yaml"), "serviceMonitr: {enabled: false}\n");
         assertThatThrownBy(() -> render(t -> t.withValuesFile(typo))).hasMessageContaining("serviceMonitr");
         assertThatThrownBy(() -> render(t -> t.set("port", "0"))).hasMessageContaining("port");
+        assertThatThrownBy(() -> render(t -> t.set("web.scheme", "tls"))).hasMessageContaining("scheme");
     }
 }

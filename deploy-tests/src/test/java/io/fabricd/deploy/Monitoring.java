@@ -92,13 +92,67 @@ final class Monitoring {
         public Boolean honorLabels;
         public List<RelabelConfig> relabelings;
         public List<RelabelConfig> metricRelabelings;
+        public TlsConfig tlsConfig;
+        public BasicAuth basicAuth;
 
         public String getPort() {
             return port;
         }
 
+        public String getScheme() {
+            return scheme;
+        }
+
+        public TlsConfig getTlsConfig() {
+            return tlsConfig;
+        }
+
+        public BasicAuth getBasicAuth() {
+            return basicAuth;
+        }
+
         public List<RelabelConfig> getRelabelings() {
             return relabelings;
+        }
+    }
+
+    /** prometheus-operator's TLSConfig of an endpoint (SafeTLSConfig and the file fields). */
+    public static final class TlsConfig extends Strict {
+        public SecretOrConfigMap ca;
+        public SecretOrConfigMap cert;
+        public SecretKeySelector keySecret;
+        public String serverName;
+        public Boolean insecureSkipVerify;
+        public String caFile;
+        public String certFile;
+        public String keyFile;
+
+        public String getServerName() {
+            return serverName;
+        }
+    }
+
+    public static final class SecretOrConfigMap extends Strict {
+        public SecretKeySelector secret;
+        public SecretKeySelector configMap;
+    }
+
+    public static final class SecretKeySelector extends Strict {
+        public String name;
+        public String key;
+        public Boolean optional;
+
+        public String getKey() {
+            return key;
+        }
+    }
+
+    public static final class BasicAuth extends Strict {
+        public SecretKeySelector username;
+        public SecretKeySelector password;
+
+        public SecretKeySelector getPassword() {
+            return password;
         }
     }
 

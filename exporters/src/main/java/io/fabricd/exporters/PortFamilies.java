@@ -9,7 +9,7 @@ import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.collectors.model.CounterWidths;
 import io.fabricd.collectors.model.TransportCounters;
 
-/** The RDMA port families of ../shared/spec/interfaces.md, and the per-collector families. */
+/** The RDMA port families of docs/spec/interfaces.md, and the per-collector families. */
 final class PortFamilies {
     private PortFamilies() {
     }

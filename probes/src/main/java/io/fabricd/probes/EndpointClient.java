@@ -14,45 +14,140 @@ public final class EndpointClient {
     public static final String PATH = "/api/v1/probe/endpoint";
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
+    /** Largest endpoint answer read (an endpoint is a few hundred bytes); a larger one is refused. */
+    static final int MAX_ANSWER_BYTES = 64 * 1024;
+
     private final HttpClient http;
-    private final ProbeKey key;
+    private final EndpointAuth auth;
     private final Duration timeout;
 
     public EndpointClient(ProbeKey key, Duration timeout) {
-        this.key = key;
-        this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this(key, timeout, false);
     }
 
-    /** @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6) */
+    /**
+     * @param tls ask over HTTPS (peers whose web config turns TLS on). The peer's certificate is not
+     *            checked: the answer is authenticated by the fabric's key (EndpointAuth), which a
+     *            certificate could only add to, and agents hold no CA of their scrapers.
+     */
+    public EndpointClient(ProbeKey key, Duration timeout, boolean tls) {
+        this.auth = new EndpointAuth(key);
+        this.timeout = timeout;
+        this.scheme = tls ? "https" : "http";
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout);
+        if (tls) {
+            b.sslContext(AnyCertificate.context());
+        }
+        this.http = b.build();
+    }
+
+    private final String scheme;
+
+    /**
+     * The peer's endpoint, read within {@code timeout} in all (a peer trickling its answer cannot
+     * hold the caller), at most {@link #MAX_ANSWER_BYTES}, and only when the peer proves it holds
+     * the key ({@link EndpointAuth}).
+     *
+     * @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6)
+     */
     public Endpoint fetch(String peer) throws IOException {
         URI uri;
         try {
-            uri = URI.create("http://" + peer + PATH);
+            uri = URI.create(scheme + "://" + peer + PATH);
         } catch (IllegalArgumentException e) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }
+        if (uri.getHost() == null || uri.getPort() < 0) {
+            throw new IOException("peer '" + peer + "' is not HOST:PORT");
+        }
+        EndpointAuth.Request signed = auth.request("GET", PATH, uri.getRawAuthority(), System.currentTimeMillis() / 1000);
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
-                .header(ProbeKey.AUTH_HEADER, key.authHeader(PATH, System.currentTimeMillis() / 1000)).GET().build();
-        HttpResponse<String> r;
+                .header(EndpointAuth.REQUEST_HEADER, signed.header()).GET().build();
+        HttpResponse<byte[]> r;
+        java.util.concurrent.CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
         try {
-            r = http.send(req, HttpResponse.BodyHandlers.ofString());
+            r = call.get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
+            call.cancel(true);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
-        } catch (IOException e) {
-            throw new IOException("cannot reach " + peer + ": " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        } catch (java.util.concurrent.TimeoutException e) {
+            call.cancel(true);
+            throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            throw new IOException("cannot reach " + peer + ": " + (c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage()));
         }
+        String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
         if (r.statusCode() == 401) {
-            throw new IOException(peer + " refused the probe key (401): the agents' keys differ");
+            throw new IOException(peer + " refused the probe key (401): the agents' keys differ, or their clocks by more than "
+                    + EndpointAuth.WINDOW_SECONDS + " s");
         }
         if (r.statusCode() != 200) {
-            throw new IOException(peer + " answered " + r.statusCode() + ": " + r.body().strip());
+            throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
+        }
+        if (!auth.checkAnswer(signed.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
+            throw new IOException(peer + " sent an endpoint not signed with the probe key: not a fabricd agent of this fabric"
+                    + " (or an older fabricd)");
         }
         try {
             return JSON.readValue(r.body(), Endpoint.class);
-        } catch (IOException e) {
-            throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getMessage());
+        } catch (com.fasterxml.jackson.core.JacksonException e) {
+            throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
+        }
+    }
+
+    /** At most 200 characters of a peer's text, control characters shown as '?'. */
+    private static String printable(String s) {
+        String t = s.strip();
+        t = t.length() > 200 ? t.substring(0, 200) + "..." : t;
+        return t.replaceAll("\\p{Cntrl}", "?");
+    }
+
+    /** A body subscriber that gives up beyond {@code max} bytes (a rogue peer's endless answer). */
+    private static final class Bounded implements HttpResponse.BodySubscriber<byte[]> {
+        private final int max;
+        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        private final java.util.concurrent.CompletableFuture<byte[]> result = new java.util.concurrent.CompletableFuture<>();
+        private java.util.concurrent.Flow.Subscription subscription;
+
+        Bounded(int max) {
+            this.max = max;
+        }
+
+        @Override
+        public java.util.concurrent.CompletionStage<byte[]> getBody() {
+            return result;
+        }
+
+        @Override
+        public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+            subscription = s;
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(java.util.List<java.nio.ByteBuffer> items) {
+            for (java.nio.ByteBuffer b : items) {
+                if (out.size() + b.remaining() > max) {
+                    subscription.cancel();
+                    result.completeExceptionally(new IOException("answer larger than " + max + " bytes"));
+                    return;
+                }
+                byte[] chunk = new byte[b.remaining()];
+                b.get(chunk);
+                out.write(chunk, 0, chunk.length);
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            result.completeExceptionally(t);
+        }
+
+        @Override
+        public void onComplete() {
+            result.complete(out.toByteArray());
         }
     }
 

@@ -30,17 +30,66 @@ public final class ProbeKey {
         this.mac = ThreadLocal.withInitial(this::newMac);
     }
 
-    /** The key in a file (surrounding whitespace stripped: `openssl rand -hex 32 > key` works). */
+    /** Largest key file read: a key is a line of text, not a file to stream. */
+    private static final long MAX_KEY_FILE_BYTES = 4096;
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(ProbeKey.class.getName());
+
+    /**
+     * The key in a file (surrounding whitespace stripped: `openssl rand -hex 32 > key` works). A
+     * folder, a pipe (its read would wait for a writer forever) or a file over 4 KiB is refused; a
+     * file others may read, or a key that is short or repetitive, is warned about once.
+     */
     public static ProbeKey fromFile(Path file) {
+        String what = "probe key file " + file;
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(what + " is a folder, not a file");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(what + " does not exist");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(what + " is not a regular file (a pipe or device cannot be read at start)");
+        }
         try {
+            if (Files.size(file) > MAX_KEY_FILE_BYTES) {
+                throw new IllegalArgumentException(what + " is larger than " + MAX_KEY_FILE_BYTES + " bytes: not a key");
+            }
             String s = Files.readString(file, StandardCharsets.UTF_8).strip();
             if (s.isEmpty()) {
-                throw new IllegalArgumentException("probe key file " + file + " is empty");
+                throw new IllegalArgumentException(what + " is empty");
             }
-            return new ProbeKey(s.getBytes(StandardCharsets.UTF_8));
+            warnIfExposed(file);
+            return checked(s, what);
         } catch (java.io.IOException e) {
-            throw new IllegalArgumentException("cannot read probe key file " + file + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot read " + what + ": " + e.getMessage());
         }
+    }
+
+    /** A warning when users other than the owner may read the key (a Secret mounted 0644, a file made with umask 022). */
+    private static void warnIfExposed(Path file) {
+        try {
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> p = Files.getPosixFilePermissions(file);
+            if (p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
+                    || p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)) {
+                LOG.warning("probe key file " + file + " can be read by other users ("
+                        + java.nio.file.attribute.PosixFilePermissions.toString(p) + "): anyone who reads it can forge probes and "
+                        + "endpoint answers; chmod 600 it (the Helm chart mounts it 0400)");
+            }
+        } catch (java.io.IOException | UnsupportedOperationException e) {
+            // no POSIX permissions to judge
+        }
+    }
+
+    /** The key, with a warning when it is weak: under 32 characters, or fewer than 8 distinct ones. */
+    private static ProbeKey checked(String text, String what) {
+        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        ProbeKey k = new ProbeKey(b);
+        long distinct = text.chars().distinct().count();
+        if (b.length < 32 || distinct < 8) {
+            LOG.warning(what + " holds a weak key (" + b.length + " bytes, " + distinct + " distinct characters): "
+                    + "use a random one, openssl rand -hex 32");
+        }
+        return k;
     }
 
     /** The key of {@code file} when given, else of {@link #ENV}; null when neither is set. */
@@ -49,7 +98,7 @@ public final class ProbeKey {
             return fromFile(file);
         }
         String env = System.getenv(ENV);
-        return env == null || env.isBlank() ? null : new ProbeKey(env.strip().getBytes(StandardCharsets.UTF_8));
+        return env == null || env.isBlank() ? null : checked(env.strip(), ENV);
     }
 
     private Mac newMac() {
@@ -87,43 +136,5 @@ public final class ProbeKey {
 
     static String hex(byte[] b) {
         return java.util.HexFormat.of().formatHex(b);
-    }
-
-    // ---------------------------------------------------------------- endpoint requests
-
-    /** Header that authenticates an endpoint request: {@code <epoch seconds>:<hex tag of "path epoch">}. */
-    public static final String AUTH_HEADER = "X-Fabricd-Probe-Auth";
-    /** How far an endpoint request's timestamp may be from the responder's clock. */
-    public static final long AUTH_WINDOW_SECONDS = 300;
-
-    public String authHeader(String path, long epochSeconds) {
-        return epochSeconds + ":" + hex(tag(path + " " + epochSeconds));
-    }
-
-    /** True when {@code header} authenticates a request of {@code path} at {@code nowEpochSeconds}. */
-    public boolean checkAuthHeader(String header, String path, long nowEpochSeconds) {
-        if (header == null) {
-            return false;
-        }
-        int c = header.indexOf(':');
-        if (c <= 0) {
-            return false;
-        }
-        long ts;
-        try {
-            ts = Long.parseLong(header.substring(0, c));
-        } catch (NumberFormatException e) {
-            return false;
-        }
-        if (Math.abs(nowEpochSeconds - ts) > AUTH_WINDOW_SECONDS) {
-            return false;
-        }
-        byte[] got;
-        try {
-            got = java.util.HexFormat.of().parseHex(header.substring(c + 1));
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
-        return MessageDigest.isEqual(tag(path + " " + ts), got);
     }
 }

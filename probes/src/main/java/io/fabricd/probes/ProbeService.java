@@ -32,12 +32,13 @@ public final class ProbeService implements AutoCloseable {
 
     private final ProbeConfig config;
     private final ProbeKey key;
+    private final EndpointAuth endpointAuth;
     private final Supplier<String> hostname;
     private final Supplier<Map<String, String>> labels;
     private final UdpResponder.ResponderStats responderStats = new UdpResponder.ResponderStats();
     private final ProbeMetrics metrics;
     private final ProbeFindings findings;
-    private final EndpointClient client;
+    private EndpointClient client;
     private final Map<String, Cached> endpoints = new HashMap<>();
     private final String bindHost;
     private UdpResponder responder;
@@ -62,12 +63,19 @@ public final class ProbeService implements AutoCloseable {
                         Supplier<Map<String, String>> labels, PrometheusRegistry registry) {
         this.config = config;
         this.key = key;
+        this.endpointAuth = new EndpointAuth(key);
         this.bindHost = bindHost;
         this.hostname = config.nodeName != null && !config.nodeName.isBlank() ? () -> config.nodeName : hostname;
         this.labels = labels;
         this.metrics = new ProbeMetrics(registry, responderStats);
         this.findings = new ProbeFindings(config.window, config.lossThreshold, 50, config.latencyThreshold.toNanos() / 1e9, 5.0);
         this.client = new EndpointClient(key, java.time.Duration.ofSeconds(5));
+    }
+
+    /** Asks peers for their endpoints over HTTPS (this fabric's agents serve TLS); before {@link #start()}. */
+    public ProbeService endpointTls(boolean tls) {
+        this.client = new EndpointClient(key, java.time.Duration.ofSeconds(5), tls);
+        return this;
     }
 
     /** Uses these Kubernetes peers instead of connecting by {@code probe.kubernetes}; before {@link #start()}. */
@@ -91,6 +99,11 @@ public final class ProbeService implements AutoCloseable {
             sessions = Executors.newFixedThreadPool(config.concurrency, r -> daemon(r, "fabricd-probe"));
             long period = config.interval.toMillis();
             rounds.scheduleAtFixedRate(this::roundWithJitter, 0, period, TimeUnit.MILLISECONDS);
+            LOG.info("probing: responder on UDP " + bindHost + ":" + responder.port() + ", a round every " + config.interval.toMillis()
+                    + " ms, peers from " + peerSources());
+        } else {
+            LOG.info("probe responder on UDP " + bindHost + ":" + responder.port() + "; no peers configured (probe.peers, probe.dns "
+                    + "or probe.kubernetes): answering, not probing");
         }
         return this;
     }
@@ -127,6 +140,11 @@ public final class ProbeService implements AutoCloseable {
 
     public ProbeKey key() {
         return key;
+    }
+
+    /** Checks endpoint requests (each nonce once) and signs the answers. */
+    public EndpointAuth endpointAuth() {
+        return endpointAuth;
     }
 
     public UdpResponder.ResponderStats responderStats() {
@@ -190,7 +208,13 @@ public final class ProbeService implements AutoCloseable {
         List<Planner.Peer> candidates = known.entrySet().stream().map(e -> new Planner.Peer(e.getKey(), e.getValue().rack())).toList();
         List<Planner.Peer> plan = Planner.plan(new Planner.Peer(hostname.get(), selfRack), candidates, config.crossRack,
                 config.maxInRack);
+        List<String> before = planned;
         planned = plan.stream().map(Planner.Peer::id).toList();
+        if (!new java.util.HashSet<>(planned).equals(new java.util.HashSet<>(before))) {
+            List<String> shown = planned.size() > 8 ? planned.subList(0, 8) : planned;
+            LOG.info("probe: planned " + planned.size() + " of " + listed.size() + " listed peers"
+                    + (planned.isEmpty() ? "" : ": " + String.join(", ", shown) + (planned.size() > shown.size() ? ", ..." : "")));
+        }
         Set<String> keep = new java.util.HashSet<>(planned);
         metrics.retain(keep);
         findings.retain(keep);
@@ -279,14 +303,53 @@ public final class ProbeService implements AutoCloseable {
             synchronized (endpoints) {
                 endpoints.put(peer, new Cached(ep, now));
             }
+            boolean back;
+            synchronized (unreachable) {
+                back = unreachable.remove(peer);
+            }
+            if (back) {
+                LOG.info("probe: " + peer + " (" + ep.host() + ") answers again");
+            } else if (ep.host().equals(hostname.get())) {
+                selfOnce(peer);
+            }
             return ep;
         } catch (IOException e) {
             problem(e.getMessage());
+            synchronized (unreachable) {
+                unreachable.add(peer);
+            }
             synchronized (endpoints) {
                 endpoints.remove(peer);
             }
             return null;
         }
+    }
+
+    /** Peers whose endpoint could not be fetched last time: their return is logged. */
+    private final Set<String> unreachable = new java.util.HashSet<>();
+    private final Set<String> saidSelf = new java.util.HashSet<>();
+
+    /** A listed peer that is this agent (same node name) is left out of the plan, said once. */
+    private void selfOnce(String peer) {
+        synchronized (saidSelf) {
+            if (saidSelf.add(peer)) {
+                LOG.info("probe: " + peer + " is this agent (" + hostname.get() + "): not probed");
+            }
+        }
+    }
+
+    private String peerSources() {
+        List<String> from = new ArrayList<>();
+        if (!config.peers.isEmpty()) {
+            from.add(config.peers.size() + " in probe.peers");
+        }
+        if (!config.dns.isEmpty()) {
+            from.add("DNS " + String.join(", ", config.dns));
+        }
+        if (kube != null) {
+            from.add("the Kubernetes Service " + config.kubernetes.service);
+        }
+        return String.join(", ", from);
     }
 
     /** probe.rack, else the Kubernetes node's rack label; null when neither. */

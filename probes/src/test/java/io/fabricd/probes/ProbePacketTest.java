@@ -65,17 +65,61 @@ class ProbePacketTest {
     }
 
     @Test
-    void endpointAuthHeader() {
+    void endpointRequestsAreBoundToMethodPathTargetAndTimeAndAcceptedOnce() {
         String path = EndpointClient.PATH;
-        String h = KEY.authHeader(path, 1_000_000);
-        assertThat(KEY.checkAuthHeader(h, path, 1_000_100)).isTrue();
-        assertThat(KEY.checkAuthHeader(h, path, 1_000_000 + ProbeKey.AUTH_WINDOW_SECONDS + 1)).isFalse(); // replayed too late
-        assertThat(OTHER.checkAuthHeader(h, path, 1_000_000)).isFalse();
-        assertThat(KEY.checkAuthHeader(h, "/api/v1/snapshot", 1_000_000)).isFalse();
-        for (String bad : new String[] {null, "", "x", "1:zz", ":00", "1000000:"}) {
-            assertThat(KEY.checkAuthHeader(bad, path, 1_000_000)).as(String.valueOf(bad)).isFalse();
+        EndpointAuth client = new EndpointAuth(KEY);
+        EndpointAuth.Request r = client.request("GET", path, "10.0.0.7:9530", 1_000_000);
+        EndpointAuth responder = new EndpointAuth(KEY);
+        // another agent, path, method or time: refused, and the nonce not spent
+        assertThat(responder.check(r.header(), "GET", path, "10.0.0.8:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(responder.check(r.header(), "GET", "/api/v1/snapshot", "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(responder.check(r.header(), "HEAD", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_000 + EndpointAuth.WINDOW_SECONDS + 1))
+                .isEqualTo(EndpointAuth.Verdict.STALE);
+        assertThat(new EndpointAuth(OTHER).check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        // the real one: once
+        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_100)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_101)).isEqualTo(EndpointAuth.Verdict.REPLAYED);
+        // a new request gets a new nonce
+        EndpointAuth.Request r2 = client.request("GET", path, "10.0.0.7:9530", 1_000_000);
+        assertThat(r2.nonce()).isNotEqualTo(r.nonce());
+        assertThat(responder.check(r2.header(), "GET", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        for (String bad : new String[] {null, ""}) {
+            assertThat(responder.check(bad, "GET", path, "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.MISSING);
+        }
+        String t = r.header();
+        for (String bad : new String[] {"x", "1:zz", ":00", "1000000:", t.replaceFirst("^2:", "1:"), t + "0", t.toUpperCase(),
+            t.replaceFirst(":\\d+:", ":x:"), "2:1000000:" + "0".repeat(32) + ":" + "0".repeat(31)}) {
+            assertThat(responder.check(bad, "GET", path, "10.0.0.7:9530", 1_000_000)).as(bad).isEqualTo(EndpointAuth.Verdict.MALFORMED);
         }
         assertThatThrownBy(() -> new ProbeKey(new byte[8])).hasMessageContaining("at least 16 bytes");
+    }
+
+    @Test
+    void anAnswerIsBoundToItsRequestAndBody() {
+        EndpointAuth a = new EndpointAuth(KEY);
+        byte[] body = "{\"host\":\"a\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String h = a.answerHeader("00".repeat(16), body);
+        assertThat(a.checkAnswer("00".repeat(16), body, h)).isTrue();
+        assertThat(a.checkAnswer("01".repeat(16), body, h)).isFalse(); // an old answer to another request
+        assertThat(a.checkAnswer("00".repeat(16), "{\"host\":\"b\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8), h)).isFalse();
+        assertThat(new EndpointAuth(OTHER).checkAnswer("00".repeat(16), body, h)).isFalse();
+        assertThat(a.checkAnswer("00".repeat(16), body, null)).isFalse();
+        assertThat(a.checkAnswer("00".repeat(16), body, "zz")).isFalse();
+    }
+
+    @Test
+    void theNonceMemoryIsBounded() {
+        EndpointAuth client = new EndpointAuth(KEY);
+        EndpointAuth responder = new EndpointAuth(KEY);
+        EndpointAuth.Request first = client.request("GET", "/p", "h:1", 1_000_000);
+        assertThat(responder.check(first.header(), "GET", "/p", "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        for (int i = 0; i < EndpointAuth.MAX_NONCES; i++) {
+            assertThat(responder.check(client.request("GET", "/p", "h:1", 1_000_000).header(), "GET", "/p", "h:1", 1_000_000))
+                    .isEqualTo(EndpointAuth.Verdict.OK);
+        }
+        // the oldest was forgotten to stay within the bound; a request past the window is stale anyway
+        assertThat(responder.check(first.header(), "GET", "/p", "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
     }
 
     @Test

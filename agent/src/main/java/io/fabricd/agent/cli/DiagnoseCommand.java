@@ -48,12 +48,9 @@ public final class DiagnoseCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostModel m = host.collectOnce(cfg);
+        HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
         HostModel before = null;
         if (previous != null) {
-            if (host.demo) {
-                throw new IllegalArgumentException("--previous needs a snapshot of the host read, not the demo");
-            }
             if (host.snapshotRoot() != null) {
                 m = m.withCollectedAt(capturedAt(SnapshotHostSource.open(host.snapshotRoot()), "--root " + host.snapshotRoot()));
             }

@@ -40,14 +40,32 @@ public final class HostOptions {
         if (!Files.isDirectory(root)) {
             throw new IllegalArgumentException("--root " + root + " is not a folder");
         }
+        if (!Files.exists(root.resolve("fabricd-snapshot.json")) && !Files.isDirectory(root.resolve("sys"))
+                && !Files.isDirectory(root.resolve("proc"))) {
+            // an empty folder, a typo'd path, a folder one level too high: zero ports would look like a healthy host
+            throw new IllegalArgumentException("--root " + root + " is not a snapshot folder: it has no fabricd-snapshot.json, "
+                    + "sys/ or proc/ (docs/fixtures.md)");
+        }
         return SnapshotHostSource.open(root);
     }
 
-    /** One collection of the host (metrics, diagnose), the live source closed afterwards. */
-    public io.fabricd.collectors.model.HostModel collectOnce(AgentConfig cfg) {
+    /**
+     * One collection of the host (metrics, diagnose), the live source closed afterwards. A host
+     * without RDMA devices is no error, but it is said on {@code err}: zero ports must not pass for
+     * a healthy host unnoticed.
+     */
+    public io.fabricd.collectors.model.HostModel collectOnce(AgentConfig cfg, java.io.PrintWriter err) {
         HostSource source = source(cfg);
         try {
-            return io.fabricd.collectors.HostCollection.standard(cfg.collectorConfig()).collect(source);
+            io.fabricd.collectors.model.HostModel m = io.fabricd.collectors.HostCollection.standard(cfg.collectorConfig()).collect(source);
+            if (m.devices().isEmpty()) {
+                String where = source.describe().endsWith("/") ? source.describe() : source.describe() + "/";
+                err.println("fabricd: no RDMA device in " + where + "sys/class/infiniband"
+                        + (cfg.collectorConfig().equals(new AgentConfig().collectorConfig()) ? "" : " (or none selected by the config)")
+                        + ": nothing to report for RDMA ports");
+                err.flush();
+            }
+            return m;
         } finally {
             if (source instanceof LiveHostSource live) {
                 live.close();

@@ -22,7 +22,7 @@ public final class MetricsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostModel m = host.collectOnce(cfg);
+        HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
         byte[] body = FabricMetrics.text(m, cfg.netdev.allStats,
                 io.fabricd.diagnosis.Diagnosis.run(m, null, cfg.diagnosis).findings());
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));

@@ -60,6 +60,9 @@ public final class ProbeCommand implements Callable<Integer> {
             description = "The fabric's probe key (default: the environment variable " + ProbeKey.ENV + ").")
     Path keyFile;
 
+    @Option(names = "--tls", description = "Ask the peers for their endpoints over HTTPS (agents whose web config turns TLS on).")
+    boolean tls;
+
     @Option(names = "--interval", defaultValue = "10ms", description = "Time between two probes (default: ${DEFAULT-VALUE}).")
     String interval;
 
@@ -91,7 +94,7 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         Duration pace = io.fabricd.agent.config.ConfigLoader.parseDuration(interval);
         Duration to = io.fabricd.agent.config.ConfigLoader.parseDuration(timeout);
-        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20));
+        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), tls);
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         PrintWriter err = spec.commandLine().getErr();

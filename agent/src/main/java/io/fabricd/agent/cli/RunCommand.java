@@ -21,9 +21,17 @@ public final class RunCommand implements Callable<Integer> {
             description = "HTTP listen address (default: the config's listen, 0.0.0.0:9530).")
     String listen;
 
+    @Option(names = "--web.config.file", paramLabel = "FILE",
+            description = "TLS and basic auth, in the Prometheus exporters' web config format (docs/security.md); "
+                    + "overrides http.web_config_file.")
+    String webConfigFile;
+
     @Override
     public Integer call() throws Exception {
         AgentConfig cfg = host.config();
+        if (webConfigFile != null) {
+            cfg.http.webConfigFile = webConfigFile;
+        }
         ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen);
         Agent agent = new Agent(host.source(cfg), cfg, addr).start();
         CountDownLatch stop = new CountDownLatch(1);

@@ -96,6 +96,24 @@ public final class AgentConfig {
 
         @JsonProperty("max_request_line_bytes")
         public int maxRequestLineBytes = 8 * 1024;
+
+        /**
+         * Most connections open at once (256); one more closes the oldest idle connection, so an
+         * idle-connection flood costs bounded memory and scrapes are still answered.
+         */
+        @JsonProperty("max_connections")
+        public int maxConnections = 256;
+
+        /** Most requests in flight at once (40, node_exporter's --web.max-requests); one more gets 503. */
+        @JsonProperty("max_requests")
+        public int maxRequests = 40;
+
+        /**
+         * A web configuration file in the Prometheus exporters' format (TLS, client certificates,
+         * basic auth; docs/security.md); none: plain HTTP for everyone. --web.config.file overrides it.
+         */
+        @JsonProperty("web_config_file")
+        public String webConfigFile;
     }
 
     /** {@code rdma:} the RDMA port collector. */
@@ -131,9 +149,15 @@ public final class AgentConfig {
         if (http == null) {
             http = new Http();
         }
-        if (http.idleTimeout == null || http.idleTimeout.toMillis() < 100 || http.maxHeaderBytes < 1024 || http.maxRequestLineBytes < 256) {
-            throw new IllegalArgumentException("http: idle_timeout must be at least 100ms, max_header_bytes at least 1024, "
-                    + "max_request_line_bytes at least 256");
+        if (http.idleTimeout == null || http.idleTimeout.toMillis() < 100 || http.idleTimeout.compareTo(Duration.ofDays(1)) > 0) {
+            // the server takes milliseconds as an int: a larger value would wrap (4294967296ms is 0, no timeout)
+            throw new IllegalArgumentException("http.idle_timeout must be between 100ms and 24h");
+        }
+        if (http.maxHeaderBytes < 1024 || http.maxRequestLineBytes < 256) {
+            throw new IllegalArgumentException("http: max_header_bytes must be at least 1024, max_request_line_bytes at least 256");
+        }
+        if (http.maxConnections < 4 || http.maxRequests < 1 || http.maxRequests > http.maxConnections) {
+            throw new IllegalArgumentException("http: max_connections must be at least 4, max_requests between 1 and max_connections");
         }
         ListenAddress.parse(listen);
         collectorConfig().validate();

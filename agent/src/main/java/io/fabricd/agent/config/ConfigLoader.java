@@ -1,11 +1,16 @@
 package io.fabricd.agent.config;
 
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
+import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -27,11 +32,11 @@ public final class ConfigLoader {
         if (file == null) {
             return new AgentConfig();
         }
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("config file " + file + " does not exist");
-        }
+        checkReadableFile("config file", file);
         ObjectMapper m = new ObjectMapper(new YAMLFactory())
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                // "collection: ~" or "listen:" with nothing after it: the default, as if the key were absent
+                .setDefaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.SKIP))
                 .registerModule(new SimpleModule().addDeserializer(Duration.class, new DurationDeserializer()));
         try {
             AgentConfig c = Files.size(file) == 0 ? new AgentConfig() : m.readValue(file.toFile(), AgentConfig.class);
@@ -41,8 +46,12 @@ public final class ConfigLoader {
             c.validate();
             return c;
         } catch (UnrecognizedPropertyException e) {
-            throw new IllegalArgumentException("config file " + file + ": unknown key '" + e.getPropertyName() + "'"
-                    + where(e) + "; known keys: " + e.getKnownPropertyIds());
+            String key = key(e);
+            String section = key.contains(".") ? " in " + key.substring(0, key.lastIndexOf('.')) : "";
+            throw new IllegalArgumentException("config file " + file + ": unknown key '" + e.getPropertyName() + "'" + section
+                    + keyLine(file, e) + "; known keys" + (section.isEmpty() ? "" : " there") + ": " + e.getKnownPropertyIds());
+        } catch (MismatchedInputException e) {
+            throw new IllegalArgumentException("config file " + file + ": " + key(e) + ": " + mismatch(e) + where(e));
         } catch (JacksonException e) {
             throw new IllegalArgumentException("config file " + file + ": " + e.getOriginalMessage() + where(e));
         } catch (IOException e) {
@@ -54,6 +63,76 @@ public final class ConfigLoader {
 
     private static String where(JacksonException e) {
         return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
+    }
+
+    /**
+     * The line of an unknown key: the parser stands on the token after it (the next line for a key
+     * whose value is a block), so the key is looked for from the parser's line upwards.
+     */
+    private static String keyLine(Path file, UnrecognizedPropertyException e) {
+        if (e.getLocation() == null) {
+            return "";
+        }
+        int line = e.getLocation().getLineNr();
+        try {
+            java.util.List<String> lines = Files.readAllLines(file);
+            Pattern k = Pattern.compile("^\\s*(- +)?[\"']?" + Pattern.quote(String.valueOf(e.getPropertyName())) + "[\"']?\\s*:");
+            for (int i = Math.min(line, lines.size()); i >= 1; i--) {
+                if (k.matcher(lines.get(i - 1)).find()) {
+                    return " (line " + i + ")";
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the parser's line then
+        }
+        return " (line " + line + ")";
+    }
+
+    /** The dotted key of a Jackson error: "http.max_header_bytes", "rdma.include_devices[0]". */
+    private static String key(JsonMappingException e) {
+        StringBuilder sb = new StringBuilder();
+        for (JsonMappingException.Reference r : e.getPath()) {
+            if (r.getFieldName() != null) {
+                sb.append(sb.length() == 0 ? "" : ".").append(r.getFieldName());
+            } else if (r.getIndex() >= 0) {
+                sb.append('[').append(r.getIndex()).append(']');
+            }
+        }
+        return sb.length() == 0 ? "(top level)" : sb.toString();
+    }
+
+    /** A type error in words: what was given and what the key takes. */
+    private static String mismatch(MismatchedInputException e) {
+        Class<?> t = e.getTargetType();
+        String want = t == null ? "another kind of value"
+                : t == int.class || t == Integer.class || t == long.class || t == Long.class ? "a whole number"
+                : t == double.class || t == Double.class ? "a number"
+                : t == boolean.class || t == Boolean.class ? "true or false"
+                : t == String.class ? "a text"
+                : t == Duration.class ? "a duration (like 500ms, 10s, 1m)"
+                : java.util.Collection.class.isAssignableFrom(t) || t.isArray() ? "a list"
+                : java.util.Map.class.isAssignableFrom(t) ? "a mapping (key: value)"
+                : t.getName().startsWith("io.fabricd.") ? "a section (key: value lines)" : "a " + t.getSimpleName();
+        if (e instanceof InvalidFormatException f && f.getValue() != null) {
+            return "'" + f.getValue() + "' is not " + want;
+        }
+        return "expected " + want;
+    }
+
+    /** A file fabricd reads at start: a regular, readable file (a FIFO would hang the start, a folder is no file). */
+    public static void checkReadableFile(String what, Path file) {
+        if (Files.isDirectory(file)) {
+            throw new IllegalArgumentException(what + " " + file + " is a folder, not a file");
+        }
+        if (!Files.exists(file)) {
+            throw new IllegalArgumentException(what + " " + file + " does not exist");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(what + " " + file + " is not a regular file (a pipe or device cannot be read at start)");
+        }
+        if (!Files.isReadable(file)) {
+            throw new IllegalArgumentException(what + " " + file + " cannot be read: permission denied");
+        }
     }
 
     /** "10s", "500ms", "1m", "1h", or a number of seconds. */

@@ -119,7 +119,13 @@ public final class SimulatedHostSource extends ForwardingHostSource {
             return 6000; // microseconds per second: 0.6 % of the time paused
         }
         if (stat.equals("rx_pause_ctrl_phy") || stat.equals("tx_pause_ctrl_phy")) {
-            return lossy ? 0 : 120;
+            return lossy ? 30 : 120;
+        }
+        if (stat.matches("[rt]x_global_pause")) {
+            return 30; // listed on the lossy port only: 802.3x pause on instead of PFC
+        }
+        if (stat.matches("[rt]x_global_pause_duration")) {
+            return 1500; // microseconds per second
         }
         if (stat.equals("rx_discards_phy") || stat.equals("rx_prio3_discards")) {
             return lossy ? 20 : 0;

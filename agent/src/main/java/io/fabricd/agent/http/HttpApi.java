@@ -2,6 +2,7 @@ package io.fabricd.agent.http;
 
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.exporters.Exposition;
+import io.fabricd.probes.EndpointAuth;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -14,7 +15,7 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * fabricd's HTTP paths (../shared/spec/interfaces.md): {@code /metrics}, {@code /healthz},
+ * fabricd's HTTP paths (docs/spec/interfaces.md): {@code /metrics}, {@code /healthz},
  * {@code /readyz}, {@code /api/v1/findings}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
  * published; rendering runs on a worker thread, never on the event loop.
  *
@@ -25,7 +26,8 @@ import java.util.logging.Logger;
  */
 public final class HttpApi {
     private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
-    private static final String INDEX = "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot\n";
+    private static final String INDEX = "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot "
+            + io.fabricd.probes.EndpointClient.PATH + "\n";
 
     private final Vertx vertx;
     private final CollectionLoop loop;
@@ -96,20 +98,30 @@ public final class HttpApi {
         }
     }
 
-    /** The probe endpoint: only for requests authenticated with the fabric's key (others 401, counted). */
+    /**
+     * The probe endpoint: only for requests authenticated with the fabric's key, each once (others
+     * 401, counted by reason); the answer signed for the request (EndpointAuth).
+     */
     private void probeEndpoint(HttpServerRequest ctx) {
         if (probes == null) {
             text(ctx, 503, "probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)\n");
             return;
         }
-        String auth = ctx.getHeader(io.fabricd.probes.ProbeKey.AUTH_HEADER);
-        if (!probes.key().checkAuthHeader(auth, io.fabricd.probes.EndpointClient.PATH, System.currentTimeMillis() / 1000)) {
-            probes.responderStats().dropped("endpoint_unauthenticated");
-            text(ctx, 401, "probe endpoint requests need a valid " + io.fabricd.probes.ProbeKey.AUTH_HEADER + "\n");
+        String auth = ctx.getHeader(EndpointAuth.REQUEST_HEADER);
+        EndpointAuth.Verdict v = probes.endpointAuth().check(auth, ctx.method().name(), io.fabricd.probes.EndpointClient.PATH,
+                ctx.getHeader(HttpHeaders.HOST), System.currentTimeMillis() / 1000);
+        if (v != EndpointAuth.Verdict.OK) {
+            probes.responderStats().dropped(v == EndpointAuth.Verdict.REPLAYED ? "endpoint_replayed" : "endpoint_unauthenticated");
+            text(ctx, 401, "probe endpoint requests need a valid " + EndpointAuth.REQUEST_HEADER + " (" + v.name().toLowerCase(java.util.Locale.ROOT)
+                    + ")\n");
             return;
         }
+        String nonce = EndpointAuth.nonce(auth);
         vertx.executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
-                .onSuccess(json -> send(ctx, new Exposition.Rendered("application/json", json)))
+                .onSuccess(json -> {
+                    ctx.response().putHeader(EndpointAuth.ANSWER_HEADER, probes.endpointAuth().answerHeader(nonce, json));
+                    send(ctx, new Exposition.Rendered("application/json", json));
+                })
                 .onFailure(e -> fail(ctx, e));
     }
 
@@ -124,7 +136,13 @@ public final class HttpApi {
 
     private void metrics(HttpServerRequest ctx) {
         String accept = ctx.getHeader(HttpHeaders.ACCEPT);
-        List<String> names = ctx.query() == null ? List.of() : ctx.params().getAll("name[]");
+        List<String> names;
+        try {
+            names = ctx.query() == null ? List.of() : ctx.params().getAll("name[]");
+        } catch (IllegalArgumentException e) { // a bad %xx escape
+            text(ctx, 400, "bad query: " + e.getMessage() + "\n");
+            return;
+        }
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (names.isEmpty()) {
             String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
@@ -177,7 +195,7 @@ public final class HttpApi {
         }
         for (String part : acceptEncoding.split(",")) {
             String[] p = part.split(";");
-            if (!p[0].trim().equalsIgnoreCase("gzip")) {
+            if (p.length == 0 || !p[0].trim().equalsIgnoreCase("gzip")) { // ";" alone splits to nothing
                 continue;
             }
             for (int i = 1; i < p.length; i++) {

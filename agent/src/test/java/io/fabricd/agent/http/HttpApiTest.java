@@ -17,6 +17,9 @@ class HttpApiTest {
             "identity | false",
             "x-gzip | false",
             "'' | false",
+            "; | false",
+            ";;, ,; | false",
+            ", gzip | true",
             "NULL | false"})
     void acceptsGzipOnlyWhenTheHeaderSaysSo(String header, boolean gzip) {
         assertThat(HttpApi.acceptsGzip(header)).isEqualTo(gzip);

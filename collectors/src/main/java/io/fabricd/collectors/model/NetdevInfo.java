@@ -53,7 +53,8 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
         if (dcb != null) {
             return dcb.supported() ? java.util.Optional.of(new Pfc(dcb.pfcEnabled(), "dcb")) : java.util.Optional.empty();
         }
-        return DriverStats.pfcEnabled(driver, stats).map(on -> new Pfc(on, "ethtool"));
+        // an IPoIB netdev has no PFC; mlx5's IPoIB statistics prove nothing about it
+        return ethernet() ? DriverStats.pfcEnabled(driver, stats).map(on -> new Pfc(on, "ethtool")) : java.util.Optional.empty();
     }
 
     /** PFC-enabled priorities and their source ({@link #pfc()}). */
@@ -68,6 +69,6 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
         if (pause != null) {
             return java.util.Optional.of(pause.rx() || pause.tx());
         }
-        return DriverStats.globalPauseOn(driver, stats);
+        return ethernet() ? DriverStats.globalPauseOn(driver, stats) : java.util.Optional.empty();
     }
 }

@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -39,11 +40,27 @@ public final class SnapshotWriter {
     public record Result(HostModel model, int files, int links, int unreadable) {
     }
 
-    public static Result write(HostSource source, CollectorConfig config, Path out, String version) throws IOException {
-        if (Files.exists(out) && (!Files.isDirectory(out) || Files.list(out).findAny().isPresent())) {
-            throw new IllegalArgumentException("--out " + out + " exists and is not an empty folder");
+    /**
+     * Writes the snapshot into {@code out} (new, or an empty folder of this user) through a private
+     * folder renamed into place at the end ({@link SnapshotTarget}).
+     *
+     * @throws IllegalArgumentException with one line for a refused target or a failed write (full
+     *                                  disk, permissions); nothing is left under {@code out} then
+     */
+    public static Result write(HostSource source, CollectorConfig config, Path out, String version) {
+        try (SnapshotTarget target = SnapshotTarget.open(out)) {
+            Result r;
+            try {
+                r = writeInto(source, config, target.staging(), version);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot write the snapshot to " + out + ": " + SnapshotTarget.reason(e));
+            }
+            target.commit();
+            return r;
         }
-        Files.createDirectories(out);
+    }
+
+    private static Result writeInto(HostSource source, CollectorConfig config, Path out, String version) throws IOException {
         RecordingHostSource rec = new RecordingHostSource(source);
         HostModel model = HostCollection.standard(config).collect(rec);
         Writer w = new Writer(rec, out);
@@ -262,7 +279,9 @@ public final class SnapshotWriter {
         void file(String real, String text) throws IOException {
             Path p = out.resolve(real);
             Files.createDirectories(p.getParent());
-            Files.writeString(p, text, StandardCharsets.UTF_8);
+            // the folder is private to this process (SnapshotTarget); never through a link all the same
+            Files.writeString(p, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
             files++;
         }
     }

@@ -8,7 +8,7 @@ import java.util.Optional;
  * collectors never touch {@code java.nio.file} themselves.
  *
  * <p>Two implementations: {@link LiveHostSource} reads the running host ("/") with bounded reads and
- * a timeout; {@link SnapshotHostSource} reads a snapshot folder (../shared/spec/host-snapshot.md),
+ * a timeout; {@link SnapshotHostSource} reads a snapshot folder (docs/spec/host-snapshot.md),
  * honouring {@code fabricd/unreadable.txt} and never following a link out of the folder.
  *
  * <p>Every failure is a {@link HostReadException} carrying an errno name, so a collector records it

@@ -19,7 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A host snapshot folder (../shared/spec/host-snapshot.md). Symlinks are resolved here, component by
+ * A host snapshot folder (docs/spec/host-snapshot.md). Symlinks are resolved here, component by
  * component, so a link can never lead out of the folder (such a path fails with EXDEV), loops fail
  * with ELOOP, and {@code fabricd/unreadable.txt} is matched against the fully resolved path.
  * Only regular files are read (a FIFO or device node in a snapshot fails with EINVAL, never blocks).

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Map;
 
-/** {@code fabricd-snapshot.json}: see ../shared/spec/host-snapshot.md. */
+/** {@code fabricd-snapshot.json}: see docs/spec/host-snapshot.md. */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record SnapshotManifest(
         @JsonProperty("format") Integer format,

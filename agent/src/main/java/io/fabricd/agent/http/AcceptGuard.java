@@ -1,0 +1,163 @@
+package io.fabricd.agent.http;
+
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.vertx.core.impl.transports.NioTransport;
+import io.vertx.core.spi.transport.Transport;
+import java.nio.channels.SocketChannel;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The bound below {@link ConnectionLimits}: Vert.x's NIO transport with a server socket that
+ * closes a new connection at accept, before Netty or Vert.x build anything for it, while
+ * {@code hardCap} accepted connections are still open and its source address holds two or more.
+ *
+ * <p>Why: the acceptor thread hands every accepted socket to the event loop, which builds its
+ * pipeline and connection object (~8 KiB) and only then runs the connection handler that closes
+ * the oldest. A local flood accepts faster than one event loop builds and closes, and the queue in
+ * between grew until a 96 MiB heap ran out (IdleConnectionFloodIT). Counted here from accept to
+ * close, the connections in that queue are bounded too.
+ */
+final class AcceptGuard implements io.vertx.core.transport.Transport {
+    private final int hardCap;
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
+    private final Transport nio = NioTransport.INSTANCE;
+
+    AcceptGuard(int hardCap) {
+        this.hardCap = hardCap;
+    }
+
+    /** Connections closed at accept so far. */
+    long refused() {
+        return refused.get();
+    }
+
+    /** Accepted and not yet closed (registered or waiting for the event loop). */
+    int open() {
+        return open.get();
+    }
+
+    @Override
+    public String name() {
+        return "nio";
+    }
+
+    @Override
+    public boolean available() {
+        return true;
+    }
+
+    @Override
+    public Throwable unavailabilityCause() {
+        return null;
+    }
+
+    @Override
+    public Transport implementation() {
+        return new Transport() {
+            @Override
+            public IoHandlerFactory ioHandlerFactory() {
+                return nio.ioHandlerFactory();
+            }
+
+            @Override
+            public DatagramChannel datagramChannel() {
+                return nio.datagramChannel();
+            }
+
+            @Override
+            public DatagramChannel datagramChannel(InternetProtocolFamily family) {
+                return nio.datagramChannel(family);
+            }
+
+            @Override
+            public ChannelFactory<? extends io.netty.channel.Channel> channelFactory(boolean domainSocket) {
+                return nio.channelFactory(domainSocket);
+            }
+
+            @Override
+            public ChannelFactory<? extends ServerChannel> serverChannelFactory(boolean domainSocket) {
+                return domainSocket ? nio.serverChannelFactory(true) : Guarded::new;
+            }
+
+            @Override
+            public boolean supportsDomainSockets() {
+                return nio.supportsDomainSockets();
+            }
+
+            @Override
+            public java.net.SocketAddress convert(io.vertx.core.net.SocketAddress address) {
+                return nio.convert(address);
+            }
+
+            @Override
+            public io.vertx.core.net.SocketAddress convert(java.net.SocketAddress address) {
+                return nio.convert(address);
+            }
+        };
+    }
+
+    /**
+     * A source holding fewer connections than this is let in even beyond the cap: a scraper (one
+     * connection at a time) keeps getting answers while a flood's sources are refused.
+     */
+    private static final int LIGHT_SOURCE = 2;
+    /** Open connections per source address (from accept to close). */
+    private final java.util.concurrent.ConcurrentHashMap<Object, Integer> perSource = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The source address of a connection ("" when the socket cannot say). */
+    private static Object remote(SocketChannel ch) {
+        try {
+            return ch.getRemoteAddress() instanceof java.net.InetSocketAddress a && a.getAddress() != null ? a.getAddress() : "";
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+
+    /** The server socket: accepts as Netty's does, and closes at once beyond the cap. */
+    private final class Guarded extends NioServerSocketChannel {
+        @Override
+        protected int doReadMessages(List<Object> buf) throws Exception {
+            for (int i = 0; i < 64; i++) { // refused ones cost nothing: on to the next in the same turn
+                SocketChannel ch = javaChannel().accept();
+                if (ch == null) {
+                    return 0;
+                }
+                Object source = remote(ch);
+                if (open.get() >= hardCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE) {
+                    refused.incrementAndGet();
+                    try {
+                        ch.setOption(java.net.StandardSocketOptions.SO_LINGER, 0); // a reset: no TIME_WAIT kept for a flood
+                    } catch (java.io.IOException | UnsupportedOperationException e) {
+                        // closed plainly then
+                    }
+                    ch.close();
+                    continue;
+                }
+                try {
+                    NioSocketChannel child = new NioSocketChannel(this, ch);
+                    open.incrementAndGet();
+                    perSource.merge(source, 1, Integer::sum);
+                    child.closeFuture().addListener(f -> {
+                        open.decrementAndGet();
+                        perSource.computeIfPresent(source, (k, n) -> n == 1 ? null : n - 1);
+                    });
+                    buf.add(child);
+                    return 1;
+                } catch (Throwable t) {
+                    ch.close();
+                    throw t;
+                }
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.testing.PromText;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * 20 000 idle TCP connections to a real {@code bin/fabricd run --demo} (its own JVM flags: a 96 MiB
+ * heap that exits on OutOfMemoryError) while a scraper keeps scraping: every scrape is answered,
+ * the agent holds at most http.max_connections and survives. Loopback only, bounded in count and
+ * time. The idle connections come from two other processes ({@link Holder}), 10 000 each: one
+ * process may hold 20 000 descriptors on the CI machines.
+ */
+class IdleConnectionFloodIT {
+    private static final int IDLE = 20_000;
+
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void twentyThousandIdleConnectionsDoNotStopScrapes() throws Exception {
+        Path repo = Requirements.repoRoot();
+        int port = NodeExporterParityIT.freePort();
+        Path cfg = Files.createTempFile("fabricd", ".yaml");
+        Files.writeString(cfg, "collection:\n  interval: 1s\nhttp:\n  max_connections: 256\n");
+        Path log = Files.createTempFile("fabricd-flood", ".log");
+        Process agent = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
+                "--listen", "127.0.0.1:" + port, "--config", cfg.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<Process> holders = new ArrayList<>();
+        try {
+            awaitReady(port);
+            AtomicBoolean flooding = new AtomicBoolean(true);
+            List<String> scrapes = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Thread scraper = new Thread(() -> {
+                while (flooding.get()) {
+                    scrapes.add(scrape(port, "/metrics"));
+                }
+            }, "scraper");
+            scraper.start();
+            // two processes of 10 000 sockets each (a process may hold 20 000 descriptors here),
+            // from 10 source addresses each: 1 000 ports per address
+            String java = ProcessHandle.current().info().command().orElse("java");
+            String classes = Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            for (int h = 0; h < 2; h++) {
+                holders.add(new ProcessBuilder(java, "-cp", classes, Holder.class.getName(), Integer.toString(port),
+                        Integer.toString(IDLE / 2), Integer.toString(1 + 10 * h)).redirectErrorStream(true).start());
+            }
+            for (Process h : holders) {
+                String line = new java.io.BufferedReader(new java.io.InputStreamReader(h.getInputStream())).readLine();
+                assertThat(line).isEqualTo("holding " + IDLE / 2);
+            }
+            // all 20 000 are held; a few more scrapes with the flood in place
+            for (int i = 0; i < 5; i++) {
+                scrapes.add(scrape(port, "/metrics"));
+            }
+            flooding.set(false);
+            scraper.join(30_000);
+            assertThat(agent.isAlive()).as("the agent survived the flood:\n" + Files.readString(log)).isTrue();
+            assertThat(scrapes).hasSizeGreaterThanOrEqualTo(5);
+            assertThat(scrapes.stream().map(s -> s.lines().findFirst().orElse("(nothing)")).filter(s -> !s.startsWith("HTTP/1.1 200")))
+                    .as("scrapes not answered 200, of " + scrapes.size()).isEmpty();
+            // the connections still in the kernel's accept queue when the holders were done are
+            // accepted (and shed) after: every one of the 20 000 is shed or refused, while at most 256 stay open
+            Map<String, Double> m = Map.of();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                String last = scrape(port, "/metrics?name[]=fabric_agent_http_connections&name[]=fabric_agent_http_connections_shed_total"
+                        + "&name[]=fabric_agent_http_connections_refused_total");
+                assertThat(last).startsWith("HTTP/1.1 200");
+                m = PromText.parse(last.substring(last.indexOf("\r\n\r\n") + 4));
+                assertThat(m.get("fabric_agent_http_connections")).isLessThanOrEqualTo(256.0);
+                if (closedForRoom(m) >= IDLE - 256.0) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(closedForRoom(m)).isGreaterThanOrEqualTo(IDLE - 256.0);
+            System.out.printf("%d idle connections held, %d scrapes answered meanwhile%n", IDLE, scrapes.size());
+        } finally {
+            for (Process h : holders) {
+                h.getOutputStream().close(); // end of input: the holder closes its sockets and exits
+                if (!h.waitFor(20, TimeUnit.SECONDS)) {
+                    h.destroyForcibly();
+                }
+            }
+            agent.destroy();
+            assertThat(agent.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * A flood client: opens COUNT connections to 127.0.0.1:PORT from 127.0.1.FIRST.. (ten source
+     * addresses), says "holding COUNT", and keeps them until its input ends (at most 3 minutes).
+     */
+    public static final class Holder {
+        public static void main(String[] args) throws Exception {
+            int port = Integer.parseInt(args[0]);
+            int count = Integer.parseInt(args[1]);
+            int first = Integer.parseInt(args[2]);
+            List<SocketChannel> held = new ArrayList<>(count);
+            for (int i = 0; i < count; i++) {
+                SocketChannel ch = SocketChannel.open();
+                ch.bind(new InetSocketAddress("127.0.1." + (first + i % 10), 0));
+                ch.connect(new InetSocketAddress("127.0.0.1", port));
+                held.add(ch);
+            }
+            System.out.println("holding " + count);
+            System.out.flush();
+            Thread stop = new Thread(() -> {
+                try {
+                    System.in.read();
+                } catch (IOException e) {
+                    // ended all the same
+                }
+            });
+            stop.setDaemon(true);
+            stop.start();
+            stop.join(180_000);
+            for (SocketChannel ch : held) {
+                ch.close();
+            }
+        }
+    }
+
+    /** Connections the agent closed to stay within its limits: shed after accept, or refused at accept. */
+    private static double closedForRoom(Map<String, Double> m) {
+        return m.getOrDefault("fabric_agent_http_connections_shed_total", 0.0) + m.getOrDefault("fabric_agent_http_connections_refused_total", 0.0);
+    }
+
+    /** One GET over a new connection ("Connection: close"), the whole answer; "ERROR ..." when it failed. */
+    static String scrape(int port, String path) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+            s.setSoTimeout(20_000);
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "ERROR " + e;
+        }
+    }
+
+    static void awaitReady(int port) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (scrape(port, "/readyz").startsWith("HTTP/1.1 200")) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the agent did not get ready");
+    }
+}

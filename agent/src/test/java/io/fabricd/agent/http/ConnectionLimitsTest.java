@@ -1,0 +1,223 @@
+package io.fabricd.agent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link ConnectionLimits} on a real Vert.x server whose handler holds requests until told. */
+class ConnectionLimitsTest {
+    private Vertx vertx;
+    private HttpServer server;
+    private ConnectionLimits limits;
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    /** Requests the handler holds unanswered. */
+    private final ConcurrentLinkedQueue<HttpServerRequest> held = new ConcurrentLinkedQueue<>();
+
+    @BeforeEach
+    void start() {
+        vertx = Vertx.vertx();
+        limits = new ConnectionLimits(4, 2, meters);
+        // as the agent's: HTTP/1.1 only (with h2c on, Vert.x makes the connection, and calls the
+        // connection handler, only once the first request shows which protocol it is)
+        server = vertx.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+                .connectionHandler(limits.connectionHandler())
+                .requestHandler(limits.limit(req -> {
+                    if (req.path().equals("/hold")) {
+                        held.add(req);
+                    } else {
+                        req.response().end("ok\n");
+                    }
+                }))
+                .listen(0, "127.0.0.1").await();
+    }
+
+    @AfterEach
+    void stop() {
+        vertx.close().await();
+    }
+
+    private Socket connect() throws IOException {
+        return connect("127.0.0.1");
+    }
+
+    private Socket connect(String from) throws IOException {
+        Socket s = new Socket();
+        s.bind(new java.net.InetSocketAddress(from, 0));
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", server.actualPort()));
+        s.setSoTimeout(5_000);
+        return s;
+    }
+
+    private static void send(Socket s, String path) throws IOException {
+        OutputStream out = s.getOutputStream();
+        out.write(("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+    }
+
+    private static String statusLine(Socket s) throws IOException {
+        InputStream in = s.getInputStream();
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = in.read()) >= 0 && c != '\r') {
+            sb.append((char) c);
+        }
+        return sb.toString();
+    }
+
+    private static boolean closedByPeer(Socket s) throws IOException {
+        s.setSoTimeout(300);
+        try {
+            return s.getInputStream().read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        } finally {
+            s.setSoTimeout(5_000);
+        }
+    }
+
+    private void awaitHeld(int n) throws InterruptedException {
+        for (int i = 0; i < 100 && held.size() < n; i++) {
+            Thread.sleep(20);
+        }
+        assertThat(held).hasSize(n);
+    }
+
+    @Test
+    void beyondMaxRequestsA503UntilOneEnds() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                s.add(connect());
+            }
+            send(s.get(0), "/hold");
+            send(s.get(1), "/hold");
+            awaitHeld(2);
+            send(s.get(2), "/");
+            assertThat(statusLine(s.get(2))).isEqualTo("HTTP/1.1 503 Service Unavailable");
+            assertThat(meters.get("fabric.agent.http.requests.rejected").counter().count()).isEqualTo(1.0);
+            // one held request answered: room again
+            HttpServerRequest first = held.poll();
+            vertx.runOnContext(v -> first.response().end("done\n"));
+            assertThat(statusLine(s.get(0))).isEqualTo("HTTP/1.1 200 OK");
+            Thread.sleep(100);
+            Socket again = connect();
+            s.add(again);
+            send(again, "/");
+            assertThat(statusLine(again)).isEqualTo("HTTP/1.1 200 OK");
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+
+    @Test
+    void aClosedConnectionTakesItsRequestsInFlightWithIt() throws Exception {
+        try (Socket a = connect(); Socket b = connect()) {
+            send(a, "/hold");
+            send(b, "/hold");
+            awaitHeld(2);
+            a.close();
+            b.close();
+            for (int i = 0; i < 100 && limits.inFlight() > 0; i++) {
+                Thread.sleep(20);
+            }
+            assertThat(limits.inFlight()).isZero();
+        }
+        try (Socket c = connect()) {
+            send(c, "/");
+            assertThat(statusLine(c)).isEqualTo("HTTP/1.1 200 OK");
+        }
+    }
+
+    @Test
+    void theSourceHoldingTheMostLosesItsOldestEvenWhenAnotherHoldsAnOlderUnreadOne() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try {
+            Socket scraper = connect("127.0.0.1"); // its request not read yet, as under a flood
+            s.add(scraper);
+            for (int i = 0; i < 6; i++) {
+                s.add(connect("127.0.2." + (1 + i % 2))); // a flood from two addresses
+                Thread.sleep(50);
+            }
+            assertThat(closedByPeer(scraper)).isFalse();
+            assertThat(limits.openConnections()).isEqualTo(4);
+            send(scraper, "/");
+            assertThat(statusLine(scraper)).isEqualTo("HTTP/1.1 200 OK");
+            // three had to go: the flood's oldest, whatever their address
+            List<Boolean> closed = new ArrayList<>();
+            for (Socket x : s.subList(1, 7)) {
+                closed.add(closedByPeer(x));
+            }
+            assertThat(closed).containsExactly(true, true, true, false, false, false);
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+
+    @Test
+    void theOldestNeverUsedConnectionGoesFirstThenTheOldestIdleAndBusyOnesStay() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try {
+            Socket busy = connect(); // a request in flight: never closed for room
+            s.add(busy);
+            send(busy, "/hold");
+            awaitHeld(1);
+            Socket scraper = connect(); // answered once, kept alive
+            s.add(scraper);
+            send(scraper, "/");
+            assertThat(statusLine(scraper)).isEqualTo("HTTP/1.1 200 OK");
+            Socket idle1 = connect();
+            Socket idle2 = connect();
+            s.add(idle1);
+            s.add(idle2);
+            Thread.sleep(100);
+            assertThat(limits.openConnections()).isEqualTo(4);
+            Socket fifth = connect();
+            s.add(fifth);
+            Thread.sleep(200);
+            // the oldest that never sent a request, not the kept-alive scraper
+            assertThat(closedByPeer(idle1)).isTrue();
+            assertThat(closedByPeer(idle2)).isFalse();
+            Socket sixth = connect();
+            s.add(sixth);
+            Thread.sleep(200);
+            assertThat(closedByPeer(idle2)).isTrue();
+            Socket seventh = connect();
+            s.add(seventh);
+            Thread.sleep(200);
+            assertThat(closedByPeer(fifth)).isTrue();
+            assertThat(closedByPeer(scraper)).isFalse();
+            assertThat(closedByPeer(busy)).isFalse();
+            assertThat(limits.openConnections()).isEqualTo(4);
+            assertThat(meters.get("fabric.agent.http.connections.shed").counter().count()).isEqualTo(3.0);
+            HttpServerRequest r = held.poll();
+            vertx.runOnContext(v -> r.response().end("done\n"));
+            assertThat(statusLine(busy)).isEqualTo("HTTP/1.1 200 OK");
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.fabricd.collectors.snapshot;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.stream.Stream;
+
+/**
+ * Where {@code fabricd snapshot --out DIR} writes, safely when run as root in a folder other users
+ * can write to ({@code /tmp}):
+ *
+ * <ul>
+ *   <li>everything is written into a fresh private folder ({@code 0700}, made by this process)
+ *       beside {@code DIR}, so nobody can plant a link or a file among what is written;</li>
+ *   <li>only when the whole snapshot is written is that folder renamed to {@code DIR} (one
+ *       {@code rename(2)}: a killed or disk-full snapshot leaves no folder that {@code --root}
+ *       would accept under {@code DIR}, and its leftovers are removed where the process lives to
+ *       see the failure);</li>
+ *   <li>an existing {@code DIR} must be an empty folder of this user, not a link; {@code rename(2)}
+ *       replaces only an empty folder, so a folder swapped in meanwhile makes the rename fail, and
+ *       a link swapped in is replaced, never followed.</li>
+ * </ul>
+ *
+ * Every refusal and I/O failure is an {@link IllegalArgumentException} with one line (exit 2).
+ */
+final class SnapshotTarget implements AutoCloseable {
+    private final Path out;
+    private final Path staging;
+    private boolean committed;
+
+    private SnapshotTarget(Path out, Path staging) {
+        this.out = out;
+        this.staging = staging;
+    }
+
+    /** Checks {@code out} and makes the private folder beside it. */
+    static SnapshotTarget open(Path out) {
+        Path abs = out.toAbsolutePath().normalize();
+        Path parent = abs.getParent();
+        if (parent == null) {
+            throw new IllegalArgumentException("--out " + out + ": not a folder that can be written");
+        }
+        if (!Files.isDirectory(parent)) {
+            throw new IllegalArgumentException("--out " + out + ": the folder " + parent + " does not exist");
+        }
+        Path staging;
+        try {
+            // created with mode 0700 by this process, with a name nobody can predict
+            staging = Files.createTempDirectory(parent, "." + abs.getFileName() + ".fabricd-");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("--out " + out + ": cannot write in " + parent + ": " + reason(e));
+        }
+        SnapshotTarget t = new SnapshotTarget(abs, staging);
+        try {
+            t.checkExisting();
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
+        }
+        return t;
+    }
+
+    /** An existing {@code out}: an empty folder of the user that writes, not a link. */
+    private void checkExisting() {
+        if (!Files.exists(out, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
+        String what = "--out " + out;
+        if (Files.isSymbolicLink(out)) {
+            throw new IllegalArgumentException(what + " is a symbolic link: give a new or empty folder");
+        }
+        if (!Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException(what + " exists and is not an empty folder");
+        }
+        try (Stream<Path> entries = Files.list(out)) {
+            if (entries.findAny().isPresent()) {
+                throw new IllegalArgumentException(what + " exists and is not an empty folder");
+            }
+            Object owner = Files.getAttribute(out, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            Object self = Files.getAttribute(staging, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            if (!owner.equals(self)) {
+                throw new IllegalArgumentException(what + " belongs to another user (uid " + owner
+                        + "): give a new folder, or one of your own");
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException(what + ": " + reason(e));
+        } catch (UnsupportedOperationException e) {
+            // not a POSIX file system: no owners to compare
+        }
+    }
+
+    /** The private folder to write into. */
+    Path staging() {
+        return staging;
+    }
+
+    /** Renames the written folder to {@code out}, readable by others as a folder made with mkdir would be. */
+    void commit() {
+        try {
+            Files.setPosixFilePermissions(staging, PosixFilePermissions.fromString("rwxr-xr-x"));
+        } catch (IOException | UnsupportedOperationException e) {
+            // stays private: still a complete snapshot
+        }
+        try {
+            Files.move(staging, out, StandardCopyOption.ATOMIC_MOVE);
+            committed = true;
+        } catch (IOException e) {
+            // ENOTEMPTY: filled meanwhile; ENOTDIR: a link or file put there meanwhile
+            throw new IllegalArgumentException("--out " + out + ": cannot move the snapshot into place: " + reason(e));
+        }
+    }
+
+    /** Removes the private folder unless it was committed (links are removed, never followed). */
+    @Override
+    public void close() {
+        if (committed) {
+            return;
+        }
+        try {
+            Files.walkFileTree(staging, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    Files.deleteIfExists(file);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+                    Files.deleteIfExists(dir);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            // a leftover hidden folder; the failure that brought us here is what the user sees
+        }
+    }
+
+    /** An I/O failure in words: "No space left on device", "Permission denied", ... */
+    static String reason(IOException e) {
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or folder: " + e.getMessage();
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(java.util.Locale.ROOT);
+        }
+        String m = e.getMessage();
+        if (m == null || m.isEmpty()) {
+            return e.getClass().getSimpleName();
+        }
+        // "No space left on device" from a write: lower case like the reasons above
+        return Character.toLowerCase(m.charAt(0)) + m.substring(1);
+    }
+}
