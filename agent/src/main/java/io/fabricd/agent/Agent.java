@@ -70,9 +70,9 @@ public final class Agent implements AutoCloseable {
         // files kept open go with the kept identity: none when everything is read every time
         source.keepFilesOpen(config.collection.identityRefresh.isZero() ? 0 : config.collection.maxOpenFiles);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
-                config.collection.interval, config.diagnosis, meters);
+                config.collection.interval, config.diagnosis, meters).stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
-                .description("1 once the first collection finished").register(meters);
+                .description("1 once the first collection finished and while no collection is stuck").register(meters);
     }
 
     /**

@@ -99,6 +99,10 @@ public final class CollectionLoop implements AutoCloseable {
                 .description("Time one whole collection of the host took").register(meters);
         this.failures = Counter.builder("fabric.agent.collection.failures")
                 .description("Collections that failed as a whole (the previous result stays served)").register(meters);
+        io.micrometer.core.instrument.Gauge.builder("fabric.agent.collection.running", this, l -> l.running().toNanos() / 1e9)
+                .baseUnit("seconds")
+                .description("How long the collection in progress has run (0 between collections); past collection.stuck_after "
+                        + "the agent is not ready").register(meters);
     }
 
     /** Findings from outside the host model (the probes'), merged into every report. */
@@ -144,8 +148,31 @@ public final class CollectionLoop implements AutoCloseable {
         collectOnce();
     }
 
+    /** Since when (System.nanoTime) the collection in progress runs; 0 while none runs. */
+    private volatile long runningSince;
+    private Duration stuckAfter = Duration.ofSeconds(60);
+
+    /** How long a running collection may take before it counts as stuck (collection.stuck_after). */
+    public CollectionLoop stuckAfter(Duration d) {
+        this.stuckAfter = d;
+        return this;
+    }
+
+    /** How long the collection in progress has run; zero while none runs. */
+    public Duration running() {
+        long since = runningSince;
+        return since == 0 ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - since);
+    }
+
+    /** The running collection's age when it is past stuck_after, else null. */
+    public Duration stuck() {
+        Duration r = running();
+        return r.compareTo(stuckAfter) >= 0 ? r : null;
+    }
+
     void collectOnce() {
         long t0 = System.nanoTime();
+        runningSince = t0;
         try {
             HostModel m = collection.collect(source);
             Published before = latest;
@@ -163,7 +190,13 @@ public final class CollectionLoop implements AutoCloseable {
             failures.increment();
             LOG.log(Level.WARNING, "collection failed; serving the previous result", e);
         } finally {
-            timer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+            runningSince = 0;
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            timer.record(took.toNanos(), TimeUnit.NANOSECONDS);
+            if (took.compareTo(stuckAfter) >= 0) {
+                LOG.warning(String.format("a collection took %.1f s (collection.stuck_after %s): ready again", took.toMillis() / 1e3,
+                        stuckAfter));
+            }
             first.countDown();
         }
         for (Runnable task : afterEach) {
@@ -180,8 +213,9 @@ public final class CollectionLoop implements AutoCloseable {
         return latest;
     }
 
+    /** A first collection finished and none is stuck now. */
     public boolean ready() {
-        return latest != null;
+        return latest != null && stuck() == null;
     }
 
     /** Waits for the first collection (tests, start-up logging). */

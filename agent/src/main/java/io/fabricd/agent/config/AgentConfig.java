@@ -57,6 +57,14 @@ public final class AgentConfig {
         public Duration readTimeout = Duration.ofSeconds(2);
 
         /**
+         * A collection running this long is stuck (60s): /readyz answers 503 and
+         * fabric_agent_collection_running_seconds shows it (a read hanging where read_timeout does
+         * not reach, such as a pipe put into a --root folder).
+         */
+        @JsonProperty("stuck_after")
+        public Duration stuckAfter = Duration.ofSeconds(60);
+
+        /**
          * Hardware identity (PCI ids, NUMA nodes, max link speed/width, drivers, GUIDs, firmware) is
          * read once and kept for this long (5m), or until an RDMA device or PCI function comes or
          * goes; 0s reads everything on every collection (docs/configuration.md).
@@ -139,6 +147,9 @@ public final class AgentConfig {
         }
         if (collection.readTimeout == null || collection.readTimeout.isNegative() || collection.readTimeout.isZero()) {
             throw new IllegalArgumentException("collection.read_timeout must be positive");
+        }
+        if (collection.stuckAfter == null || collection.stuckAfter.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException("collection.stuck_after must be at least 1s");
         }
         if (collection.identityRefresh == null || collection.identityRefresh.isNegative()) {
             throw new IllegalArgumentException("collection.identity_refresh must be 0s or more");

@@ -85,8 +85,12 @@ public final class HttpApi {
             case "/metrics" -> metrics(req);
             case "/healthz" -> text(req, 200, "ok\n");
             case "/readyz" -> {
+                java.time.Duration stuck = loop.stuck();
                 if (loop.ready()) {
                     text(req, 200, "ready\n");
+                } else if (stuck != null) {
+                    text(req, 503, "a collection has been running for " + stuck.toSeconds() + " s (collection.stuck_after): "
+                            + "a read of the host hangs\n");
                 } else {
                     text(req, 503, "first collection not finished\n");
                 }

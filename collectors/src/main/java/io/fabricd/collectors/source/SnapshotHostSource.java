@@ -281,8 +281,9 @@ public final class SnapshotHostSource implements HostSource {
             default -> {
             }
         }
+        Resolved now = stillAFile(path, r);
         try {
-            return kept.read(path, r.file(), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
+            return kept.read(path, now.file(), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {
@@ -291,6 +292,34 @@ public final class SnapshotHostSource implements HostSource {
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());
         }
+    }
+
+    /**
+     * The file as it is now: resolved paths are cached, and a file replaced since by a link (which
+     * could lead out of the folder) or by a pipe (whose open would wait for a writer forever) is
+     * resolved again, inside the folder, or refused. What a folder swapped for a link above the
+     * file does is not caught here (docs/security.md: serve only folders other users cannot write).
+     */
+    private Resolved stillAFile(String path, Resolved r) throws HostReadException {
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(Path.of(r.file()), BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException e) {
+            resolveCache.remove(path);
+            throw new HostReadException(path, "ENOENT");
+        }
+        if (a.isRegularFile()) {
+            return r;
+        }
+        resolveCache.remove(path);
+        Resolved again = resolved(path);
+        if (again.errno() != null) {
+            throw new HostReadException(path, again.errno());
+        }
+        if (again.kind() != Kind.FILE) {
+            throw new HostReadException(path, "EINVAL", "not a regular file");
+        }
+        return again;
     }
 
     /** Files kept open in folders unchanged for a while, checked once per collection; at most a quarter of the descriptor limit. */
@@ -311,6 +340,9 @@ public final class SnapshotHostSource implements HostSource {
 
     @Override
     public void collectionStarts() {
+        // what failed to resolve last time is looked at again: a file put back, a folder made
+        // again after it was deleted (paths that resolved stay cached: stillAFile checks them)
+        resolveCache.values().removeIf(v -> v instanceof HostReadException || v instanceof Resolved r && r.kind() == Kind.OTHER);
         kept.collectionStarts();
     }
 
