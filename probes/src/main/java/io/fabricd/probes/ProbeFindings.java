@@ -72,7 +72,9 @@ public final class ProbeFindings {
             int late = 0;
             List<long[]> all = new ArrayList<>();
             ProbeResult last = null;
+            boolean overloaded = false;
             for (ProbeResult r : e.getValue()) {
+                overloaded |= r.responderOverloaded();
                 sent += r.sent();
                 lost += r.lost();
                 late += r.late();
@@ -95,6 +97,18 @@ public final class ProbeFindings {
                 ev.put("late", late);
                 ev.put("loss_ratio", Math.round((double) lost / sent * 10000) / 10000.0);
                 ev.put("threshold", lossThreshold);
+                if (overloaded) {
+                    // the peer said it dropped requests itself: its rate limit, or a flood at it
+                    ev.put("responder_overloaded", true);
+                    out.add(new Finding("probe_loss", Severity.WARNING, subject(last),
+                            Math.round((double) lost / sent * 1000) / 10.0 + " % of " + last.transport() + " probes of " + last.size()
+                                    + " B to " + last.peer() + " lost, and the peer's responder says it dropped requests itself "
+                                    + "(not necessarily the network)", ev,
+                            "Look at the peer's fabric_probe_responder_dropped_total: rate_limited means more agents probe it than "
+                                    + "probe.responder_rate allows (raise it), overflow a flood of packets at its probe port "
+                                    + "(unauthenticated, malformed) from whoever sends them."));
+                    continue;
+                }
                 out.add(new Finding("probe_loss", lost == sent ? Severity.CRITICAL : Severity.WARNING, subject(last),
                         Math.round((double) lost / sent * 1000) / 10.0 + " % of " + last.transport() + " probes of " + last.size()
                                 + " B to " + last.peer() + " lost", ev,

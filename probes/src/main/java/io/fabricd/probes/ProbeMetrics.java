@@ -33,9 +33,9 @@ public final class ProbeMetrics {
                     .help("Probe requests this agent's responder answered.")
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
             CounterWithCallback.builder().name("fabric_probe_responder_dropped")
-                    .help("Probe requests this agent's responder dropped, by reason (unauthenticated, malformed, rate_limited; overflow: left to the kernel under a flood and dropped there; endpoint_unauthenticated: refused endpoint requests; endpoint_replayed: an endpoint request seen before).")
+                    .help("Probe requests this agent's responder dropped, by reason (unauthenticated, malformed, rate_limited; overflow: left to the kernel under a flood and dropped there; stale: a request sent over 30 s ago by the requester's clock; replayed: a request answered before; endpoint_unauthenticated: refused endpoint requests; endpoint_replayed: an endpoint request seen before).")
                     .labelNames("reason").callback(cb -> {
-                        for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "endpoint_unauthenticated", "endpoint_replayed"}) {
+                        for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "stale", "replayed", "endpoint_unauthenticated", "endpoint_replayed"}) {
                             cb.call(responder.droppedCount(r), r);
                         }
                     }).register(registry);

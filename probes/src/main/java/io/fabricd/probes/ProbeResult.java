@@ -18,18 +18,26 @@ import java.util.Map;
  * @param networkNanos   per answered probe whose round trip the local NIC timestamped: that
  *                       hardware round trip minus the responder's processing time, ascending; null
  *                       without hardware completion timestamps
+ * @param responderOverloaded an answer said the responder dropped requests itself meanwhile (its
+ *                       rate limit, a flood at it): loss then need not be the network's
  */
 @JsonPropertyOrder({"peer", "transport", "local_device", "remote_device", "size", "sent", "received", "late", "lost",
-        "rtt_seconds", "responder_seconds", "network_seconds"})
+        "rtt_seconds", "responder_seconds", "network_seconds", "responder_overloaded"})
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ProbeResult(String peer, String transport, @JsonProperty("local_device") String localDevice,
                           @JsonProperty("remote_device") String remoteDevice, int size, int sent, int received, int late,
                           int lost, @JsonIgnore long[] rttNanos, @JsonIgnore long[] responderNanos,
-                          @JsonIgnore long[] networkNanos) {
+                          @JsonIgnore long[] networkNanos,
+                          @JsonProperty("responder_overloaded") boolean responderOverloaded) {
 
     public ProbeResult(String peer, String transport, String localDevice, String remoteDevice, int size, int sent, int received,
                        int late, int lost, long[] rttNanos, long[] responderNanos) {
-        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, null);
+        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, null, false);
+    }
+
+    public ProbeResult(String peer, String transport, String localDevice, String remoteDevice, int size, int sent, int received,
+                       int late, int lost, long[] rttNanos, long[] responderNanos, long[] networkNanos) {
+        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, networkNanos, false);
     }
 
     /** min, p50, p99, max of the RTTs in seconds; null when nothing was answered. */

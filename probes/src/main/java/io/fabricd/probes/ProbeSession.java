@@ -46,7 +46,7 @@ public final class ProbeSession {
             long now = System.nanoTime();
             if (next < count && now - start >= next * step) {
                 sentAt[next] = now;
-                new ProbePacket(ProbePacket.REQUEST, next, session, now, 0, size).encode(out, key);
+                new ProbePacket(ProbePacket.REQUEST, next, session, now, System.currentTimeMillis(), size).encode(out, key);
                 try {
                     transport.send(out, size);
                 } catch (IOException e) {
@@ -86,7 +86,7 @@ public final class ProbeSession {
             Arrays.sort(network);
         }
         return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, received, late,
-                count - received - late, rtts, resps, network);
+                count - received - late, rtts, resps, network, st.overloaded);
     }
 
     private static final class State {
@@ -97,6 +97,8 @@ public final class ProbeSession {
         int received;
         int late;
         int networked;
+        /** An answer said the responder dropped requests itself meanwhile. */
+        boolean overloaded;
 
         State(int count) {
             rtt = new long[count];
@@ -120,6 +122,7 @@ public final class ProbeSession {
         }
         int s = (int) p.sequence();
         st.answered[s] = true;
+        st.overloaded |= p.overloaded();
         long r = got - sentAt[s];
         if (r > timeoutNanos) {
             st.late++;

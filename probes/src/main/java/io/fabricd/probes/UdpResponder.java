@@ -70,6 +70,7 @@ public final class UdpResponder implements AutoCloseable {
             long wait = work.nanosUntilPermit();
             if (wait > 0) {
                 // over budget: leave the packets to the socket buffer (and the kernel's drop counter)
+                stats.overBudget();
                 java.util.concurrent.locks.LockSupport.parkNanos(Math.max(wait, 1_000_000L));
                 continue;
             }
@@ -102,6 +103,10 @@ public final class UdpResponder implements AutoCloseable {
      * the answer's size, or -1 when the packet is dropped (and counted).
      */
     static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats) {
+        return answer(buf, n, t0, key, limiter, stats, stats.replays);
+    }
+
+    static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats, ReplayWindow replays) {
         ProbePacket p;
         try {
             p = ProbePacket.decode(buf, n, key);
@@ -113,11 +118,17 @@ public final class UdpResponder implements AutoCloseable {
             stats.dropped("malformed");
             return -1;
         }
+        ReplayWindow.Verdict v = replays.check(p.session(), p.sequence(), p.sentAtMillis(), System.currentTimeMillis());
+        if (v != ReplayWindow.Verdict.OK) {
+            stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
+            return -1;
+        }
         if (!limiter.tryAcquire()) {
             stats.dropped("rate_limited");
             return -1;
         }
-        new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size()).encode(buf, key);
+        new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size(),
+                stats.overloaded(t0) ? ProbePacket.OVERLOADED : 0).encode(buf, key);
         stats.answered();
         return p.size();
     }
@@ -133,6 +144,29 @@ public final class UdpResponder implements AutoCloseable {
 
         public void dropped(String reason) {
             dropped.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
+            if (reason.equals("rate_limited") || reason.equals("overflow")) {
+                lastOwnDrop = System.nanoTime();
+            }
+        }
+
+        /** Requests answered once: shared by every responder of the agent (UDP and verbs). */
+        final ReplayWindow replays = new ReplayWindow();
+        /** When this agent last dropped a genuine request itself (System.nanoTime; 0: never). */
+        private volatile long lastOwnDrop;
+
+        /**
+         * Whether this agent dropped requests itself within the last 10 s (its rate limit) or left
+         * them to the kernel under a flood (its work bound, where the socket buffer overflows), so
+         * its answers say so and a requester does not blame the network for that loss.
+         */
+        boolean overloaded(long now) {
+            long last = lastOwnDrop;
+            return last != 0 && now - last < java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        }
+
+        /** The responder left packets to the kernel (its work bound): some are dropped there. */
+        void overBudget() {
+            lastOwnDrop = System.nanoTime();
         }
 
         public long answeredCount() {

@@ -75,6 +75,59 @@ class UdpProbeTest {
     }
 
     @Test
+    void aCapturedRequestIsAnsweredOnceAndAnOldOneNever() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             DatagramSocket s = new DatagramSocket()) {
+            s.setSoTimeout(300);
+            InetAddress lo = InetAddress.getLoopbackAddress();
+            byte[] req = new byte[64];
+            new ProbePacket(ProbePacket.REQUEST, 7, 4242, 1, System.currentTimeMillis(), 64).encode(req, KEY);
+            byte[] buf = new byte[100];
+            s.send(new DatagramPacket(req, 64, lo, r.port()));
+            assertThat(receives(s, buf)).isTrue();
+            // the same bytes again (a capture replayed, to this or a spoofed source): never answered
+            for (int i = 0; i < 3; i++) {
+                s.send(new DatagramPacket(req, 64, lo, r.port()));
+            }
+            assertThat(receives(s, buf)).isFalse();
+            // a request sent more than 30 s ago by its own clock
+            byte[] old = new byte[64];
+            new ProbePacket(ProbePacket.REQUEST, 1, 99, 1, System.currentTimeMillis() - 31_000, 64).encode(old, KEY);
+            s.send(new DatagramPacket(old, 64, lo, r.port()));
+            assertThat(receives(s, buf)).isFalse();
+            assertThat(stats.answeredCount()).isEqualTo(1);
+            assertThat(stats.droppedCount("replayed")).isEqualTo(3);
+            assertThat(stats.droppedCount("stale")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aResponderThatDropsRequestsItselfSaysSoAndTheLossIsNotBlamedOnTheNetwork() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
+             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 300);
+            assertThat(res.lost()).isPositive();
+            assertThat(res.responderOverloaded()).isTrue();
+            ProbeFindings f = new ProbeFindings(5, 0.01, 50, 0.001, 5.0);
+            f.record(res, "r1");
+            assertThat(f.findings()).filteredOn(x -> x.check().equals("probe_loss")).singleElement().satisfies(x -> {
+                assertThat(x.severity()).isEqualTo(io.fabricd.diagnosis.Severity.WARNING);
+                assertThat(x.evidence()).containsEntry("responder_overloaded", true);
+                assertThat(x.summary()).contains("dropped requests itself");
+            });
+        }
+        // a responder that keeps up says nothing of the kind
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
+                new UdpResponder.ResponderStats()).start();
+             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 50)
+                    .responderOverloaded()).isFalse();
+        }
+    }
+
+    @Test
     void noResponderMeansLossNotAnError() throws Exception {
         int port;
         try (DatagramSocket s = new DatagramSocket(0)) {
