@@ -92,7 +92,13 @@ class PrometheusTlsIT {
             assertThat(up).as(Files.readString(tmp.resolve("agent.log"))).containsEntry("tls", 1.0).containsEntry("wrong-password", 0.0)
                     .containsEntry("plain-http", 0.0);
             assertThat(query(port, "fabric_port_up{job=\"tls\"}")).hasSize(8);
-            assertThat(query(port, "fabric_agent_http_auth_failures_total{job=\"tls\"} > 0")).isNotEmpty();
+            // the wrong password's scrapes were refused and counted (seen by a later scrape of the right job)
+            JsonNode refused = query(port, "fabric_agent_http_auth_failures_total{job=\"tls\"} > 0");
+            for (long until = System.nanoTime() + Duration.ofSeconds(30).toNanos(); refused.isEmpty() && System.nanoTime() < until; ) {
+                Thread.sleep(500);
+                refused = query(port, "fabric_agent_http_auth_failures_total{job=\"tls\"} > 0");
+            }
+            assertThat(refused).isNotEmpty();
         } finally {
             for (Process p : ps) {
                 p.destroy();
