@@ -97,24 +97,22 @@ public final class ProbeFindings {
                 ev.put("late", late);
                 ev.put("loss_ratio", Math.round((double) lost / sent * 10000) / 10000.0);
                 ev.put("threshold", lossThreshold);
+                String lostText = Math.round((double) lost / sent * 1000) / 10.0 + " % of " + last.transport() + " probes of "
+                        + last.size() + " B to " + last.peer() + " lost";
                 if (overloaded) {
                     // the peer said it dropped requests itself: its rate limit, or a flood at it
                     ev.put("responder_overloaded", true);
-                    out.add(new Finding("probe_loss", Severity.WARNING, subject(last),
-                            Math.round((double) lost / sent * 1000) / 10.0 + " % of " + last.transport() + " probes of " + last.size()
-                                    + " B to " + last.peer() + " lost, and the peer's responder says it dropped requests itself "
-                                    + "(not necessarily the network)", ev,
+                    out.add(new Finding("probe_loss", Severity.WARNING, subject(last), lostText
+                            + ", and the peer's responder says it dropped requests itself (not necessarily the network)", ev,
                             "Look at the peer's fabric_probe_responder_dropped_total: rate_limited means more agents probe it than "
                                     + "probe.responder_rate allows (raise it), overflow a flood of packets at its probe port "
                                     + "(unauthenticated, malformed) from whoever sends them."));
-                    continue;
+                } else {
+                    out.add(new Finding("probe_loss", lost == sent ? Severity.CRITICAL : Severity.WARNING, subject(last), lostText, ev,
+                            "Probe the peer by hand (`fabricd probe " + last.peer() + " --transport " + last.transport() + " --count 1000`); "
+                                    + "loss only at large sizes points at an MTU mismatch on the path, loss to every peer of one rack at its "
+                                    + "ToR, loss to one peer at that host (link_down, port errors, pause storm findings there)."));
                 }
-                out.add(new Finding("probe_loss", lost == sent ? Severity.CRITICAL : Severity.WARNING, subject(last),
-                        Math.round((double) lost / sent * 1000) / 10.0 + " % of " + last.transport() + " probes of " + last.size()
-                                + " B to " + last.peer() + " lost", ev,
-                        "Probe the peer by hand (`fabricd probe " + last.peer() + " --transport " + last.transport() + " --count 1000`); "
-                                + "loss only at large sizes points at an MTU mismatch on the path, loss to every peer of one rack at its "
-                                + "ToR, loss to one peer at that host (link_down, port errors, pause storm findings there)."));
             }
         }
         for (var e : rounds.entrySet()) {

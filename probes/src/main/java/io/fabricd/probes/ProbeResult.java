@@ -35,10 +35,6 @@ public record ProbeResult(String peer, String transport, @JsonProperty("local_de
         this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, null, false);
     }
 
-    public ProbeResult(String peer, String transport, String localDevice, String remoteDevice, int size, int sent, int received,
-                       int late, int lost, long[] rttNanos, long[] responderNanos, long[] networkNanos) {
-        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos, networkNanos, false);
-    }
 
     /** min, p50, p99, max of the RTTs in seconds; null when nothing was answered. */
     @JsonProperty("rtt_seconds")

@@ -103,10 +103,6 @@ public final class UdpResponder implements AutoCloseable {
      * the answer's size, or -1 when the packet is dropped (and counted).
      */
     static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats) {
-        return answer(buf, n, t0, key, limiter, stats, stats.replays);
-    }
-
-    static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats, ReplayWindow replays) {
         ProbePacket p;
         try {
             p = ProbePacket.decode(buf, n, key);
@@ -118,7 +114,7 @@ public final class UdpResponder implements AutoCloseable {
             stats.dropped("malformed");
             return -1;
         }
-        ReplayWindow.Verdict v = replays.check(p.session(), p.sequence(), p.sentAtMillis(), System.currentTimeMillis());
+        ReplayWindow.Verdict v = stats.replays.check(p.session(), p.sequence(), p.sentAtMillis(), System.currentTimeMillis());
         if (v != ReplayWindow.Verdict.OK) {
             stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
             return -1;

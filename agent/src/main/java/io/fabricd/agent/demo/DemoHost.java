@@ -1,5 +1,6 @@
 package io.fabricd.agent.demo;
 
+import io.fabricd.collectors.snapshot.SnapshotWriter;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.Ttar;
 import java.io.BufferedReader;
@@ -8,11 +9,8 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.function.LongSupplier;
 
 /**
@@ -42,13 +40,13 @@ public final class DemoHost {
                 } catch (IOException | UnsupportedOperationException e) {
                     continue; // not writable here: the next candidate
                 }
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(dir), "fabricd-demo-cleanup"));
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> SnapshotWriter.deleteTree(dir), "fabricd-demo-cleanup"));
                 try {
                     Ttar.extract(new BufferedReader(new java.io.StringReader(text)), dir, "");
                     return dir;
                 } catch (IOException e) {
                     last = e; // full (a small /dev/shm in a container): the next candidate
-                    deleteTree(dir);
+                    SnapshotWriter.deleteTree(dir);
                 }
             }
             throw last != null ? last : new IOException("no writable temporary folder");
@@ -84,25 +82,5 @@ public final class DemoHost {
     public static SimulatedHostSource open() {
         long t0 = System.nanoTime();
         return open(() -> (System.nanoTime() - t0) / 1_000_000);
-    }
-
-    static void deleteTree(Path dir) {
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
-                    Files.deleteIfExists(f);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                    Files.deleteIfExists(d);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            // best effort at exit
-        }
     }
 }

@@ -3,14 +3,11 @@ package io.fabricd.collectors.snapshot;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.stream.Stream;
 
@@ -125,23 +122,7 @@ final class SnapshotTarget implements AutoCloseable {
         if (committed) {
             return;
         }
-        try {
-            Files.walkFileTree(staging, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            // a leftover hidden folder; the failure that brought us here is what the user sees
-        }
+        SnapshotWriter.deleteTree(staging);
     }
 
     /** An I/O failure in words: "No space left on device", "Permission denied", ... */

@@ -15,10 +15,13 @@ import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -145,6 +148,30 @@ public final class SnapshotWriter {
         }
         w.file(SnapshotHostSource.MANIFEST, JSON.writeValueAsString(m) + "\n");
         return new Result(model, w.files, w.links, unreadable.size());
+    }
+
+    /**
+     * Removes a snapshot folder and everything in it, best effort: links are removed, never
+     * followed (a snapshot's links point into the host's tree shape, not at files to delete).
+     */
+    public static void deleteTree(Path dir) {
+        try {
+            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path f, BasicFileAttributes a) throws IOException {
+                    Files.deleteIfExists(f);
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                    Files.deleteIfExists(d);
+                    return FileVisitResult.CONTINUE;
+                }
+            });
+        } catch (IOException e) {
+            // a leftover folder; whatever brought the caller here matters more
+        }
     }
 
     /** Live answers as the side-cars of host-snapshot.md (a snapshot's side-cars were copied as files). */
