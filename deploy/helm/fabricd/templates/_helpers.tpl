@@ -49,5 +49,23 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if .Values.web.existingSecret -}}
 {{- $_ := set $base "http" (dict "web_config_file" "/etc/fabricd/web/web.yml") -}}
 {{- end -}}
+{{- if .Values.kubeRbacProxy.enabled -}}
+{{- if .Values.web.existingSecret -}}
+{{- fail "kubeRbacProxy.enabled and web.existingSecret: choose one (the proxy serves TLS itself)" -}}
+{{- end -}}
+{{- if eq (int .Values.kubeRbacProxy.upstreamPort) (int .Values.port) -}}
+{{- fail "kubeRbacProxy.upstreamPort must differ from port" -}}
+{{- end -}}
+{{- $_ := set $base "listen" (printf "127.0.0.1:%d" (int .Values.kubeRbacProxy.upstreamPort)) -}}
+{{- if .Values.probe.enabled -}}
+{{- $_ := set $base.probe "udp_host" "0.0.0.0" -}}
+{{- $_ := set $base.probe "endpoint_tls" true -}}
+{{- end -}}
+{{- end -}}
 {{- toYaml (mergeOverwrite $base (deepCopy .Values.config)) -}}
+{{- end -}}
+
+{{/* The scheme kubelet probes and scrapers use on the HTTP port. */}}
+{{- define "fabricd.scheme" -}}
+{{- if .Values.kubeRbacProxy.enabled -}}https{{- else -}}{{ .Values.web.scheme }}{{- end -}}
 {{- end -}}

@@ -114,10 +114,10 @@ public final class Agent implements AutoCloseable {
                 .build();
         if (probeKey != null) {
             try {
-                probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, listen.host(), this::hostname,
+                probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, udpHost(), this::hostname,
                         () -> loop.latest() == null ? java.util.Map.of() : loop.latest().model().labels(), registry)
                         // the fabric's agents share a web config: peers serve TLS when this one does
-                        .endpointTls(web != null && web.tls()).start();
+                        .endpointTls(config.probe.endpointTls != null ? config.probe.endpointTls : web != null && web.tls()).start();
                 loop.extraFindings(probes::findings);
                 if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
                         && (!config.probe.peers.isEmpty() || !config.probe.dns.isEmpty() || config.probe.kubernetes.enabled())) {
@@ -130,7 +130,7 @@ public final class Agent implements AutoCloseable {
                 }
             } catch (java.io.IOException e) {
                 close();
-                throw new IllegalArgumentException("cannot start the probe responder on UDP " + listen.host() + ":"
+                throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
                         + config.probe.udpPort + ": " + e.getMessage());
             }
         } else {
@@ -198,6 +198,11 @@ public final class Agent implements AutoCloseable {
     }
 
     /** This host's name: the latest collection's, else the OS's. */
+    /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
+    private String udpHost() {
+        return config.probe.udpHost != null && !config.probe.udpHost.isBlank() ? config.probe.udpHost : listen.host();
+    }
+
     String hostname() {
         CollectionLoop.Published p = loop.latest();
         if (p != null) {

@@ -90,6 +90,9 @@ class AgentProbeTest {
                     Thread.sleep(50);
                 }
                 assertThat(av.get("fabric_probe_responder_answered_total")).isGreaterThanOrEqualTo(80.0);
+                // B keeps one source port from round to round: A answers it from a socket of its own
+                assertThat(PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_probe_responder_peer_sockets").body()))
+                        .containsEntry("fabric_probe_responder_peer_sockets", 1.0);
                 assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
                 // the endpoint, authenticated; its answer signed for this request; the same request again refused
                 io.fabricd.probes.EndpointAuth auth = new io.fabricd.probes.EndpointAuth(new ProbeKey(KEY.getBytes()));

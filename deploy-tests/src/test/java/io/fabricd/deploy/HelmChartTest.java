@@ -362,6 +362,56 @@ class HelmChartTest {
         assertThat(np.getIngress().get(1).getPorts()).extracting(p -> p.getProtocol()).containsExactly("TCP", "UDP");
     }
 
+    /**
+     * kube-rbac-proxy in front of the HTTP port: the agent on loopback, its UDP responder and peer
+     * endpoint requests still reachable, the kubelet's probes and the probe endpoint through the
+     * proxy without a token, Prometheus with its own token, and the RBAC the proxy needs.
+     */
+    @Test
+    void kubeRbacProxyFrontsTheHttpPort() throws Exception {
+        List<HasMetadata> objects = render(t -> t.set("kubeRbacProxy.enabled", "true"));
+        var pod = one(objects, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getAutomountServiceAccountToken()).isTrue();
+        assertThat(pod.getContainers()).extracting(Container::getName).containsExactly("fabricd", "kube-rbac-proxy");
+        Container agent = pod.getContainers().get(0);
+        Container proxy = pod.getContainers().get(1);
+        assertThat(agent.getPorts()).extracting("name").containsExactly("probe");
+        assertThat(proxy.getPorts()).singleElement().satisfies(p -> {
+            assertThat(p.getName()).isEqualTo("http");
+            assertThat(p.getContainerPort()).isEqualTo(9530);
+        });
+        assertThat(proxy.getArgs()).contains("--secure-listen-address=0.0.0.0:9530", "--upstream=http://127.0.0.1:9532/",
+                "--ignore-paths=/healthz,/readyz,/api/v1/probe/endpoint");
+        assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(agent.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(agent.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(9530);
+        JsonNode cfg = agentConfig(objects);
+        assertThat(cfg.at("/listen").asText()).isEqualTo("127.0.0.1:9532");
+        assertThat(cfg.at("/probe/udp_host").asText()).isEqualTo("0.0.0.0");
+        assertThat(cfg.at("/probe/endpoint_tls").asBoolean()).isTrue();
+        var ep = one(objects, ServiceMonitor.class).getSpec().getEndpoints().get(0);
+        assertThat(ep.getScheme()).isEqualTo("https");
+        assertThat(ep.getBearerTokenFile()).isEqualTo("/var/run/secrets/kubernetes.io/serviceaccount/token");
+        assertThat(ep.getTlsConfig().insecureSkipVerify).isTrue();
+        List<ClusterRole> roles = objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).toList();
+        assertThat(roles).anySatisfy(r -> assertThat(r.getRules()).anySatisfy(rule -> {
+            assertThat(rule.getResources()).containsExactly("subjectaccessreviews");
+            assertThat(rule.getVerbs()).containsExactly("create");
+        }));
+        assertThat(roles).anySatisfy(r -> assertThat(r.getRules()).anySatisfy(rule ->
+                assertThat(rule.getNonResourceURLs()).contains("/metrics")));
+        // the token is mounted for the proxy even where discovery is off
+        var noProbe = one(render(t -> t.set("kubeRbacProxy.enabled", "true").set("probe.enabled", "false")), DaemonSet.class)
+                .getSpec().getTemplate().getSpec();
+        assertThat(noProbe.getAutomountServiceAccountToken()).isTrue();
+        assertThat(noProbe.getContainers().get(0).getPorts()).isNullOrEmpty();
+        assertThatThrownBy(() -> render(t -> t.set("kubeRbacProxy.enabled", "true").set("web.existingSecret", "w")))
+                .hasMessageContaining("choose one");
+        assertThatThrownBy(() -> render(t -> t.set("kubeRbacProxy.enabled", "true").set("kubeRbacProxy.upstreamPort", "9530")))
+                .hasMessageContaining("upstreamPort must differ");
+    }
+
     @Test
     void seccompRuntimeDefaultAndAnApiTokenOnlyForDiscovery() throws Exception {
         var pod = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec();

@@ -94,6 +94,11 @@ final class Monitoring {
         public List<RelabelConfig> metricRelabelings;
         public TlsConfig tlsConfig;
         public BasicAuth basicAuth;
+        public String bearerTokenFile;
+
+        public String getBearerTokenFile() {
+            return bearerTokenFile;
+        }
 
         public String getPort() {
             return port;

@@ -15,9 +15,23 @@ public final class ProbeConfig {
     @JsonProperty("key_file")
     public Path keyFile;
 
-    /** UDP port of the responder (9531), on the HTTP listen address. */
+    /** UDP port of the responder (9531). */
     @JsonProperty("udp_port")
     public int udpPort = 9531;
+
+    /**
+     * Address the UDP responder binds (default: the HTTP listen address). Set it where HTTP listens
+     * on loopback behind a proxy (kube-rbac-proxy) while peers must reach the responder.
+     */
+    @JsonProperty("udp_host")
+    public String udpHost;
+
+    /**
+     * Ask peers for their probe endpoints over HTTPS (default: when this agent serves TLS itself).
+     * True where a TLS proxy (kube-rbac-proxy) fronts the agents' HTTP ports.
+     */
+    @JsonProperty("endpoint_tls")
+    public Boolean endpointTls;
 
     /**
      * Start an RDMA UD responder on every ACTIVE port of the live host and list them in the endpoint

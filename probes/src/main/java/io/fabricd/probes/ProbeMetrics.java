@@ -32,6 +32,9 @@ public final class ProbeMetrics {
             CounterWithCallback.builder().name("fabric_probe_responder_answered")
                     .help("Probe requests this agent's responder answered.")
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
+            io.prometheus.metrics.core.metrics.GaugeWithCallback.builder().name("fabric_probe_responder_peer_sockets")
+                    .help("Known peers the UDP responder answers from a socket of their own (a flood at the probe port does not reach them).")
+                    .callback(cb -> cb.call(responder.peerSocketCount())).register(registry);
             CounterWithCallback.builder().name("fabric_probe_responder_dropped")
                     .help("Probe requests this agent's responder dropped, by reason (unauthenticated, malformed, rate_limited; overflow: left to the kernel under a flood and dropped there; stale: a request sent over 30 s ago by the requester's clock; replayed: a request answered before; endpoint_unauthenticated: refused endpoint requests; endpoint_replayed: an endpoint request seen before).")
                     .labelNames("reason").callback(cb -> {

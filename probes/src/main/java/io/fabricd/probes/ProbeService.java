@@ -218,6 +218,7 @@ public final class ProbeService implements AutoCloseable {
         Set<String> keep = new java.util.HashSet<>(planned);
         metrics.retain(keep);
         findings.retain(keep);
+        List.copyOf(udp.keySet()).stream().filter(p -> !keep.contains(p)).forEach(this::closeUdp);
         List<Future<?>> running = new ArrayList<>();
         for (Planner.Peer p : plan) {
             Endpoint ep = known.get(p.id());
@@ -236,13 +237,40 @@ public final class ProbeService implements AutoCloseable {
         probeVerbs(peer, ep);
         InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
         for (int size : config.sizes) {
-            try (UdpTransport t = new UdpTransport(target)) {
-                ProbeResult r = new ProbeSession(t, key, config.pacing, config.timeout).run(peer, null, null, size, config.count);
+            try {
+                ProbeResult r = new ProbeSession(udp(peer, target), key, config.pacing, config.timeout).run(peer, null, null, size,
+                        config.count);
                 metrics.record(r, ep.rack());
                 findings.record(r, ep.rack());
             } catch (IOException | RuntimeException e) {
+                closeUdp(peer);
                 problem(peer + ": " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * One UDP socket per peer, kept from round to round: a stable source port, so the peer's
+     * responder sorts this agent's probes into a socket of their own, apart from any flood at its
+     * port. Used by one session thread at a time (a peer is probed once per round).
+     */
+    private final Map<String, UdpTransport> udp = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private UdpTransport udp(String peer, InetSocketAddress target) throws IOException {
+        UdpTransport t = udp.get(peer);
+        if (t != null && t.target().equals(target)) {
+            return t;
+        }
+        closeUdp(peer);
+        t = new UdpTransport(target);
+        udp.put(peer, t);
+        return t;
+    }
+
+    private void closeUdp(String peer) {
+        UdpTransport t = udp.remove(peer);
+        if (t != null) {
+            t.close();
         }
     }
 
@@ -415,6 +443,7 @@ public final class ProbeService implements AutoCloseable {
             }
         }
         allRequesters.forEach(VerbsUd::close);
+        List.copyOf(udp.keySet()).forEach(this::closeUdp);
         if (kube != null) {
             kube.close();
         }

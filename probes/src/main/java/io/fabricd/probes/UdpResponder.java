@@ -1,11 +1,25 @@
 package io.fabricd.probes;
 
 import java.io.IOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
+import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -15,38 +29,104 @@ import java.util.logging.Logger;
  * rate-limited (a token bucket) so the responder cannot be turned into a flood source, and the
  * excess is dropped and counted. One daemon thread; never the event loop.
  *
+ * <p><b>A budget per source, peers first.</b> The responder cannot choose which datagrams of one
+ * socket it reads, so it lets the kernel sort them: once a source (address and port) has sent an
+ * authenticated request, the responder opens a socket of its own for it — bound to the probe port
+ * with {@code SO_REUSEPORT} and connected to that source, which Linux prefers over the shared socket
+ * for that 4-tuple (since 5.4) — with its own receive buffer, answer budget and work budget. A
+ * flood at the port then fills the shared socket and leaves the peers' sockets alone. Requesters
+ * keep one source port per peer for that reason ({@code ProbeService}). At most {@link #MAX_PEERS}
+ * such sockets; one idle for {@link #PEER_IDLE_NANOS} is closed.
+ *
  * <p>Under a flood the responder's CPU is bounded too: it takes at most {@code WORK_FACTOR} times the
- * answer rate of packets per second off the socket (checking an authenticator costs an HMAC), and
- * otherwise waits; the kernel keeps what fits in the socket buffer and drops the rest, and those
- * drops are read from {@code /proc/net/udp} and counted as {@code overflow}. So a flood costs the
- * host at most about rate × 4 packets' work per second (issue 7, UdpFloodTest).
+ * answer rate of packets per second off each socket (checking an authenticator costs an HMAC), and
+ * otherwise leaves them; the kernel keeps what fits in the socket buffer and drops the rest, and
+ * those drops are read from {@code /proc/net/udp} and counted as {@code overflow} (UdpFloodTest).
  */
 public final class UdpResponder implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
-
-    private final DatagramSocket socket;
-    private final ProbeKey key;
-    private final RateLimiter limiter;
-    /** Packets taken off the socket per second, whatever they turn out to be. */
-    private final RateLimiter work;
     static final int WORK_FACTOR = 4;
-    private final Thread thread;
+    /** Sockets of known peers at most; beyond it the least recently used one is closed. */
+    static final int MAX_PEERS = 512;
+    static final long PEER_IDLE_NANOS = TimeUnit.MINUTES.toNanos(2);
+    /**
+     * Each socket's receive buffer: room for bursts while this thread is descheduled or over its
+     * work budget (the kernel caps it at net.core.rmem_max, and charges only what is queued).
+     */
+    private static final int RECEIVE_BUFFER = 4 << 20;
+    /** Packets taken from one socket before the others get their turn. */
+    private static final int BATCH = 16;
+
+    private final ProbeKey key;
+    private final double rate;
+    private final int burst;
     private final ResponderStats stats;
+    private final Selector selector;
+    private final Source shared;
+    private final InetSocketAddress local;
+    private final boolean perPeer;
+    private final Map<SocketAddress, Source> peers = new HashMap<>();
+    private final List<Source> paused = new ArrayList<>();
+    private final Thread thread;
+    /** Kernel drops of peer sockets already closed (their lines left /proc/net/udp with them). */
+    private final AtomicLong closedDrops = new AtomicLong();
+    private final AtomicLong reportedDrops = new AtomicLong();
     private volatile boolean closed;
 
+    /** One socket and its budget: the shared one, or a known peer's. */
+    private static final class Source {
+        final DatagramChannel channel;
+        final SocketAddress peer;
+        final Budget budget;
+        SelectionKey key;
+        long lastUsed;
+
+        Source(DatagramChannel channel, SocketAddress peer, Budget budget) {
+            this.channel = channel;
+            this.peer = peer;
+            this.budget = budget;
+            this.lastUsed = System.nanoTime();
+        }
+    }
+
     public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
-            throws SocketException {
-        this.socket = new DatagramSocket(bind);
-        // room for bursts while this thread is descheduled (the kernel caps it at net.core.rmem_max)
-        socket.setReceiveBufferSize(4 << 20);
+            throws IOException {
         this.key = key;
-        this.limiter = new RateLimiter(ratePerSecond, burst);
-        this.work = new RateLimiter(ratePerSecond * WORK_FACTOR, burst * WORK_FACTOR);
+        this.rate = ratePerSecond;
+        this.burst = burst;
         this.stats = stats;
-        int port = socket.getLocalPort();
-        stats.kernelDrops(() -> UdpSocketDrops.of(port));
+        DatagramChannel ch = DatagramChannel.open();
+        try {
+            perPeer = ch.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT);
+            if (perPeer && bind.getPort() != 0) {
+                refuseIfTaken(bind); // SO_REUSEPORT would let a second agent of this user share the port silently
+            }
+            if (perPeer) {
+                ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            }
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+            ch.bind(bind);
+            ch.configureBlocking(false);
+            this.local = (InetSocketAddress) ch.getLocalAddress();
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            ch.close();
+            throw e;
+        }
+        this.shared = new Source(ch, null, new Budget(rate, burst));
+        shared.key = ch.register(selector, SelectionKey.OP_READ, shared);
+        int port = local.getPort();
+        stats.kernelDrops(() -> reportedDrops.accumulateAndGet(closedDrops.get() + UdpSocketDrops.of(port), Math::max));
         this.thread = new Thread(this::serve, "fabricd-probe-udp");
         thread.setDaemon(true);
+    }
+
+    private static void refuseIfTaken(InetSocketAddress bind) throws IOException {
+        try (DatagramChannel probe = DatagramChannel.open()) {
+            probe.bind(bind);
+        } catch (BindException e) {
+            throw new BindException("UDP " + bind.getHostString() + ":" + bind.getPort() + " is in use (" + e.getMessage() + ")");
+        }
     }
 
     public UdpResponder start() {
@@ -60,33 +140,159 @@ public final class UdpResponder implements AutoCloseable {
     }
 
     public int port() {
-        return socket.getLocalPort();
+        return local.getPort();
+    }
+
+    /** Sockets of known peers open now. */
+    public int peerSockets() {
+        return stats.peerSockets;
     }
 
     private void serve() {
         byte[] buf = new byte[ProbePacket.MAX_SIZE];
-        DatagramPacket in = new DatagramPacket(buf, buf.length);
+        ByteBuffer bb = ByteBuffer.wrap(buf);
+        long nextSweep = System.nanoTime() + PEER_IDLE_NANOS / 4;
         while (!closed) {
-            long wait = work.nanosUntilPermit();
-            if (wait > 0) {
-                // over budget: leave the packets to the socket buffer (and the kernel's drop counter)
-                stats.overBudget();
-                java.util.concurrent.locks.LockSupport.parkNanos(Math.max(wait, 1_000_000L));
-                continue;
-            }
-            work.tryAcquire();
             try {
-                in.setLength(buf.length);
-                socket.receive(in);
-                int size = answer(buf, in.getLength(), System.nanoTime(), key, limiter, stats);
-                if (size < 0) {
-                    continue;
+                long waitMs = resumePaused();
+                long untilSweep = Math.max(1, (nextSweep - System.nanoTime()) / 1_000_000);
+                selector.select(waitMs == 0 ? untilSweep : Math.min(waitMs, untilSweep));
+                Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+                while (it.hasNext()) {
+                    SelectionKey k = it.next();
+                    it.remove();
+                    if (k.isValid()) {
+                        drain((Source) k.attachment(), buf, bb);
+                    }
                 }
-                socket.send(new DatagramPacket(buf, size, in.getSocketAddress()));
-            } catch (IOException e) {
+                long now = System.nanoTime();
+                if (now - nextSweep >= 0) {
+                    closeIdlePeers(now);
+                    nextSweep = now + PEER_IDLE_NANOS / 4;
+                }
+            } catch (IOException | ClosedSelectorException | java.nio.channels.CancelledKeyException e) {
                 if (!closed) {
                     LOG.log(Level.FINE, "probe responder: " + e.getMessage());
                 }
+            }
+        }
+        peers.values().forEach(s -> closeQuietly(s.channel));
+    }
+
+    /** Takes up to {@link #BATCH} packets off one socket, within its work budget, and answers them. */
+    private void drain(Source src, byte[] buf, ByteBuffer bb) throws IOException {
+        for (int i = 0; i < BATCH; i++) {
+            if (src.budget.work.nanosUntilPermit() > 0) {
+                // over budget: leave the packets to the socket buffer (and the kernel's drop counter)
+                src.budget.ownDrop();
+                src.key.interestOps(0);
+                paused.add(src);
+                return;
+            }
+            bb.clear();
+            SocketAddress from;
+            try {
+                from = src.channel.receive(bb);
+            } catch (java.net.PortUnreachableException e) {
+                continue; // an answer to a peer that has gone drew ICMP port unreachable
+            }
+            if (from == null) {
+                return;
+            }
+            long t0 = System.nanoTime();
+            src.budget.work.tryAcquire();
+            src.lastUsed = t0;
+            int size = answer(buf, bb.position(), t0, key, src.budget, stats);
+            if (size < 0) {
+                continue;
+            }
+            bb.clear().limit(size);
+            if (src.peer != null) {
+                src.channel.write(bb);
+            } else {
+                src.channel.send(bb, from);
+                adopt(from);
+            }
+        }
+    }
+
+    /** Puts paused sockets whose budget has refilled back to reading; ms until the next can (0: none paused). */
+    private long resumePaused() {
+        long wait = Long.MAX_VALUE;
+        for (Iterator<Source> it = paused.iterator(); it.hasNext();) {
+            Source s = it.next();
+            if (!s.key.isValid()) {
+                it.remove();
+                continue;
+            }
+            long w = s.budget.work.nanosUntilPermit();
+            if (w == 0) {
+                s.key.interestOps(SelectionKey.OP_READ);
+                it.remove();
+            } else {
+                wait = Math.min(wait, w);
+            }
+        }
+        return wait == Long.MAX_VALUE ? 0 : Math.max(1, (wait + 999_999) / 1_000_000);
+    }
+
+    /** A source that sent an authenticated request gets a socket of its own (when the system allows it). */
+    private void adopt(SocketAddress from) {
+        if (!perPeer || peers.containsKey(from)) {
+            return;
+        }
+        if (peers.size() >= MAX_PEERS) {
+            Source eldest = null;
+            for (Source s : peers.values()) {
+                if (eldest == null || s.lastUsed - eldest.lastUsed < 0) {
+                    eldest = s;
+                }
+            }
+            closePeer(eldest);
+        }
+        DatagramChannel ch = null;
+        try {
+            ch = DatagramChannel.open();
+            ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
+            ch.bind(local);
+            ch.connect(from);
+            ch.configureBlocking(false);
+            Source s = new Source(ch, from, new Budget(rate, burst));
+            s.key = ch.register(selector, SelectionKey.OP_READ, s);
+            peers.put(from, s);
+            stats.peerSockets = peers.size();
+        } catch (IOException e) {
+            closeQuietly(ch);
+            LOG.log(Level.FINE, "probe responder: no socket of its own for " + from + ": " + e.getMessage());
+        }
+    }
+
+    private void closeIdlePeers(long now) {
+        List<Source> idle = new ArrayList<>();
+        for (Source s : peers.values()) {
+            if (now - s.lastUsed > PEER_IDLE_NANOS) {
+                idle.add(s);
+            }
+        }
+        idle.forEach(this::closePeer);
+    }
+
+    private void closePeer(Source s) {
+        peers.remove(s.peer);
+        stats.peerSockets = peers.size();
+        paused.remove(s);
+        long before = UdpSocketDrops.of(local.getPort());
+        closeQuietly(s.channel);
+        closedDrops.addAndGet(Math.max(0, before - UdpSocketDrops.of(local.getPort())));
+    }
+
+    private static void closeQuietly(DatagramChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // closing
             }
         }
     }
@@ -94,15 +300,20 @@ public final class UdpResponder implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        socket.close();
+        closeQuietly(shared.channel);
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // closing
+        }
     }
 
     /**
      * What every responder does with a received packet {@code buf[0, n)}, received at {@code t0}
-     * (nanoTime): authenticate it, rate-limit, count, and turn it in place into the answer. Returns
-     * the answer's size, or -1 when the packet is dropped (and counted).
+     * (nanoTime): authenticate it, rate-limit against the source's budget, count, and turn it in
+     * place into the answer. Returns the answer's size, or -1 when the packet is dropped (and counted).
      */
-    static int answer(byte[] buf, int n, long t0, ProbeKey key, RateLimiter limiter, ResponderStats stats) {
+    static int answer(byte[] buf, int n, long t0, ProbeKey key, Budget budget, ResponderStats stats) {
         ProbePacket p;
         try {
             p = ProbePacket.decode(buf, n, key);
@@ -119,20 +330,56 @@ public final class UdpResponder implements AutoCloseable {
             stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
             return -1;
         }
-        if (!limiter.tryAcquire()) {
+        if (!budget.answers.tryAcquire()) {
+            budget.ownDrop();
             stats.dropped("rate_limited");
             return -1;
         }
         new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size(),
-                stats.overloaded(t0) ? ProbePacket.OVERLOADED : 0).encode(buf, key);
+                budget.overloaded(t0) ? ProbePacket.OVERLOADED : 0).encode(buf, key);
         stats.answered();
         return p.size();
+    }
+
+    /**
+     * One source's budget: answers per second (and burst), packets taken off its socket per second
+     * ({@link #WORK_FACTOR} times as many), and when it last dropped a request itself — its answers
+     * then say so for 10 s, and a requester does not blame the network for that loss. Used by one
+     * thread.
+     */
+    static final class Budget {
+        final RateLimiter answers;
+        final RateLimiter work;
+        private long lastOwnDrop;
+
+        Budget(double rate, int burst) {
+            this.answers = new RateLimiter(rate, burst);
+            this.work = new RateLimiter(rate * WORK_FACTOR, burst * WORK_FACTOR);
+        }
+
+        /** Dropped a request itself (rate limit), or left packets to the kernel (work bound). */
+        void ownDrop() {
+            lastOwnDrop = System.nanoTime();
+        }
+
+        boolean overloaded(long now) {
+            return lastOwnDrop != 0 && now - lastOwnDrop < TimeUnit.SECONDS.toNanos(10);
+        }
     }
 
     /** What a responder did with what it received (thread-safe counters). */
     public static final class ResponderStats {
         private final AtomicLong answered = new AtomicLong();
-        private final java.util.concurrent.ConcurrentHashMap<String, AtomicLong> dropped = new java.util.concurrent.ConcurrentHashMap<>();
+        private final ConcurrentHashMap<String, AtomicLong> dropped = new ConcurrentHashMap<>();
+        private final List<LongSupplier> kernel = new CopyOnWriteArrayList<>();
+        /** Requests answered once: shared by every responder of the agent (UDP and verbs). */
+        final ReplayWindow replays = new ReplayWindow();
+        /** Sockets of known peers the UDP responder has open. */
+        volatile int peerSockets;
+
+        public int peerSocketCount() {
+            return peerSockets;
+        }
 
         public void answered() {
             answered.incrementAndGet();
@@ -140,29 +387,6 @@ public final class UdpResponder implements AutoCloseable {
 
         public void dropped(String reason) {
             dropped.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
-            if (reason.equals("rate_limited") || reason.equals("overflow")) {
-                lastOwnDrop = System.nanoTime();
-            }
-        }
-
-        /** Requests answered once: shared by every responder of the agent (UDP and verbs). */
-        final ReplayWindow replays = new ReplayWindow();
-        /** When this agent last dropped a genuine request itself (System.nanoTime; 0: never). */
-        private volatile long lastOwnDrop;
-
-        /**
-         * Whether this agent dropped requests itself within the last 10 s (its rate limit) or left
-         * them to the kernel under a flood (its work bound, where the socket buffer overflows), so
-         * its answers say so and a requester does not blame the network for that loss.
-         */
-        boolean overloaded(long now) {
-            long last = lastOwnDrop;
-            return last != 0 && now - last < java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-        }
-
-        /** The responder left packets to the kernel (its work bound): some are dropped there. */
-        void overBudget() {
-            lastOwnDrop = System.nanoTime();
         }
 
         public long answeredCount() {
@@ -172,7 +396,7 @@ public final class UdpResponder implements AutoCloseable {
         public long droppedCount(String reason) {
             if (reason.equals("overflow")) {
                 long n = 0;
-                for (java.util.function.LongSupplier k : kernel) {
+                for (LongSupplier k : kernel) {
                     n += k.getAsLong();
                 }
                 return n;
@@ -181,12 +405,9 @@ public final class UdpResponder implements AutoCloseable {
             return a == null ? 0 : a.get();
         }
 
-        private final java.util.List<java.util.function.LongSupplier> kernel = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-        /** Where the kernel's drops of a responder's socket are read ("overflow"). */
-        void kernelDrops(java.util.function.LongSupplier drops) {
+        /** Where the kernel's drops of a responder's sockets are read ("overflow"). */
+        void kernelDrops(LongSupplier drops) {
             kernel.add(drops);
         }
-
     }
 }

@@ -12,13 +12,16 @@ import java.nio.channels.Selector;
 /**
  * Probes over UDP: one connected, non-blocking channel per target (the kernel drops datagrams
  * from anyone else), a selector for timed waits, and a large receive buffer so answers to a burst
- * of probes are not dropped on this side.
+ * of probes are not dropped on this side. Kept for many sessions to the same target, its source
+ * port stays the same, and the target's responder gives it a socket of its own (UdpResponder).
  */
 public final class UdpTransport implements ProbeTransport {
+    private final InetSocketAddress target;
     private final DatagramChannel channel;
     private final Selector selector;
 
     public UdpTransport(InetSocketAddress target) throws IOException {
+        this.target = target;
         channel = DatagramChannel.open();
         try {
             channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
@@ -30,6 +33,10 @@ public final class UdpTransport implements ProbeTransport {
             channel.close();
             throw e;
         }
+    }
+
+    public InetSocketAddress target() {
+        return target;
     }
 
     @Override

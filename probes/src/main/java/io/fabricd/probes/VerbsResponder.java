@@ -14,7 +14,7 @@ public final class VerbsResponder implements AutoCloseable {
     private final VerbsUd ud;
     private final VerbsUd.Address address;
     private final ProbeKey key;
-    private final RateLimiter limiter;
+    private final UdpResponder.Budget budget;
     private final UdpResponder.ResponderStats stats;
     private final Thread thread;
     private volatile boolean closed;
@@ -25,7 +25,7 @@ public final class VerbsResponder implements AutoCloseable {
         ud.spin(spinMicros);
         this.address = ud.address();
         this.key = key;
-        this.limiter = new RateLimiter(rate, burst);
+        this.budget = new UdpResponder.Budget(rate, burst);
         this.stats = stats;
         this.thread = new Thread(this::serve, "fabricd-probe-verbs-" + device);
         thread.setDaemon(true);
@@ -48,7 +48,7 @@ public final class VerbsResponder implements AutoCloseable {
                 if (n < 0) {
                     continue;
                 }
-                int size = UdpResponder.answer(buf, n, System.nanoTime(), key, limiter, stats);
+                int size = UdpResponder.answer(buf, n, System.nanoTime(), key, budget, stats);
                 if (size < 0) {
                     continue;
                 }

@@ -77,6 +77,64 @@ class UdpFloodTest {
         }
     }
 
+    /**
+     * A junk flood at the probe port, far beyond the responder's budget, while a known peer probes:
+     * the kernel sorts the peer's datagrams into its own socket, so the flood fills only the shared
+     * one and the peer's probes are all answered. A peer new during the flood gets its socket once
+     * one of its probes gets through the shared socket.
+     */
+    @Test
+    void aFloodAtThePortLeavesKnownPeersAlone() throws Exception {
+        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 1000, 200, stats).start();
+             UdpTransport known = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()));
+             UdpTransport newcomer = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            assertThat(new ProbeSession(known, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 5).received())
+                    .isEqualTo(5);
+            assertThat(r.peerSockets()).isEqualTo(1);
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+            Thread flooder = new Thread(() -> {
+                Random random = new Random(11);
+                byte[] garbage = new byte[64];
+                try (DatagramSocket flood = new DatagramSocket()) {
+                    DatagramPacket p = new DatagramPacket(garbage, 64, InetAddress.getLoopbackAddress(), r.port());
+                    long end = System.nanoTime() + 20_000_000_000L; // bounded even if the test fails
+                    while (!stop.get() && System.nanoTime() < end) {
+                        random.nextBytes(garbage);
+                        flood.send(p);
+                        sent.incrementAndGet();
+                    }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }, "flood");
+            flooder.start();
+            try {
+                Thread.sleep(300); // the shared socket's buffer is full by now
+                long overflow0 = stats.droppedCount("overflow");
+                ProbeResult res = new ProbeSession(known, KEY, Duration.ofMillis(5), Duration.ofSeconds(1)).run("p", null, null, 64, 200);
+                ProbeResult fresh = new ProbeSession(newcomer, KEY, Duration.ofMillis(5), Duration.ofSeconds(1)).run("n", null, null, 64, 400);
+                long flooded = stats.droppedCount("overflow") - overflow0;
+                System.out.printf("flood of %d packets: the known peer had %d/200 answered, the newcomer %d/400; the kernel dropped %d at the shared socket%n",
+                        sent.get(), res.received(), fresh.received(), flooded);
+                assertThat(flooded).as("the flood overflowed the shared socket").isGreaterThan(10_000);
+                assertThat(res.received() + res.late()).as("the known peer's probes, in its own socket").isGreaterThanOrEqualTo(198);
+                assertThat(res.responderOverloaded()).as("its own budget was never exceeded").isFalse();
+            } finally {
+                stop.set(true);
+                flooder.join();
+            }
+            // the newcomer's odds during the flood are the responder's share of it (its budget over the
+            // flood's rate); once one of its probes is answered it has a socket of its own
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (new ProbeSession(newcomer, KEY, Duration.ofMillis(1), Duration.ofMillis(500)).run("n", null, null, 64, 1).received() == 0) {
+                assertThat(System.nanoTime()).as("the newcomer answered within 30 s of the flood").isLessThan(deadline);
+            }
+            assertThat(r.peerSockets()).isEqualTo(2);
+        }
+    }
+
     @Test
     void kernelDropsAreReadFromProcNetUdp(@TempDir Path tmp) throws Exception {
         Path table = tmp.resolve("udp");

@@ -127,6 +127,25 @@ class UdpProbeTest {
         }
     }
 
+    /**
+     * The responder's sockets share the port (SO_REUSEPORT, one per known peer), but a second
+     * responder on a port in use is refused as before, not load-balanced with the first.
+     */
+    @Test
+    void aSecondResponderOnThePortIsRefused() throws Exception {
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
+                new UdpResponder.ResponderStats()).start()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new UdpResponder(new InetSocketAddress("127.0.0.1", r.port()), KEY,
+                            10_000, 1000, new UdpResponder.ResponderStats()))
+                    .isInstanceOf(java.net.BindException.class).hasMessageContaining("127.0.0.1:" + r.port() + " is in use");
+            try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+                assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 20).received())
+                        .isEqualTo(20);
+                assertThat(r.peerSockets()).isEqualTo(1);
+            }
+        }
+    }
+
     @Test
     void noResponderMeansLossNotAnError() throws Exception {
         int port;

@@ -116,17 +116,23 @@ public final class ProbeCommand implements Callable<Integer> {
                 continue;
             }
             InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
-            for (int size : sz.isEmpty() ? List.of(64, 1024) : sz) {
-                if (format == Format.text) {
-                    err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
-                    err.flush();
+            // one socket for every size: after the first answer the peer's responder gives it a socket of its own
+            try (UdpTransport t = new UdpTransport(target)) {
+                for (int size : sz.isEmpty() ? List.of(64, 1024) : sz) {
+                    if (format == Format.text) {
+                        err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
+                        err.flush();
+                    }
+                    try {
+                        results.add(new ProbeSession(t, key, pace, to).run(peer, null, null, size, count));
+                    } catch (IOException e) {
+                        errors.add(peer + ": " + e.getMessage());
+                        results.add(Map.of("peer", peer, "size", size, "error", String.valueOf(e.getMessage())));
+                    }
                 }
-                try (UdpTransport t = new UdpTransport(target)) {
-                    results.add(new ProbeSession(t, key, pace, to).run(peer, null, null, size, count));
-                } catch (IOException e) {
-                    errors.add(peer + ": " + e.getMessage());
-                    results.add(Map.of("peer", peer, "size", size, "error", String.valueOf(e.getMessage())));
-                }
+            } catch (IOException e) {
+                errors.add(peer + ": " + e.getMessage());
+                results.add(Map.of("peer", peer, "error", String.valueOf(e.getMessage())));
             }
         }
         PrintWriter out = spec.commandLine().getOut();

@@ -41,7 +41,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     private final Path root;
     private final BoundedReader reader;
-    private final KeptFiles kept = new KeptFiles(false, System::currentTimeMillis);
+    private final KeptFiles kept = new KeptFiles();
     private final String rootPrefix;
     private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
 

@@ -33,8 +33,8 @@ final class SmallFiles {
     private SmallFiles() {
     }
 
-    /** A read of up to {@code len} bytes into the thread's buffer at {@code off}, the file's next bytes. */
-    private interface Input {
+    /** A read of up to {@code len} bytes into the thread's buffer at {@code off}, the file's next bytes; -1 at the end. */
+    interface Input {
         int read(byte[] b, int off, int len) throws IOException;
     }
 
@@ -96,7 +96,7 @@ final class SmallFiles {
         return read(new FromStart(file), hostPath, max, endsBelow);
     }
 
-    private static String read(Input in, String hostPath, int max, int endsBelow) throws IOException {
+    static String read(Input in, String hostPath, int max, int endsBelow) throws IOException {
         byte[] buf = BUFFERS.get();
         int n = 0;
         while (n < buf.length) {

@@ -37,13 +37,15 @@ public final class SnapshotHostSource implements HostSource {
     private final Map<String, List<String>> unreadableByParent = new HashMap<>();
     private final Optional<SnapshotManifest> manifest;
     private final Map<String, Object> resolveCache = new ConcurrentHashMap<>();
-    private final KeptFiles kept = new KeptFiles(true, System::currentTimeMillis);
+    /** Opens inside the folder only (openat2); null where the kernel lacks it: then the checks of stillAFile. */
+    private final BeneathRoot beneath;
 
     private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
         this.root = root;
         this.rootPrefix = root.toString().endsWith("/") ? root.toString() : root + "/";
         this.unreadable = unreadable;
         this.manifest = manifest;
+        this.beneath = BeneathRoot.open(root);
         for (String p : unreadable.keySet()) {
             int slash = p.lastIndexOf('/');
             String parent = slash < 0 ? "" : p.substring(0, slash);
@@ -281,9 +283,11 @@ public final class SnapshotHostSource implements HostSource {
             default -> {
             }
         }
-        Resolved now = stillAFile(path, r);
         try {
-            return kept.read(path, now.file(), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
+            if (beneath != null) {
+                return readBeneath(path, r);
+            }
+            return SmallFiles.read(stillAFile(path, r).file(), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
         } catch (HostReadException e) {
             throw e;
         } catch (java.io.FileNotFoundException e) {
@@ -291,6 +295,23 @@ public final class SnapshotHostSource implements HostSource {
             throw new HostReadException(path, "ENOENT");
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());
+        }
+    }
+
+    /**
+     * Reads the resolved file through openat2, which follows no link and never leaves the folder: a
+     * file or any folder above it swapped for a link since it was resolved is resolved again (inside
+     * the folder, or refused as a link out) and opened once more; a pipe or device is refused.
+     */
+    private String readBeneath(String path, Resolved r) throws IOException {
+        try {
+            return beneath.read(r.real(), path, MAX_FILE_BYTES);
+        } catch (BeneathRoot.LinkMet e) {
+            try {
+                return beneath.read(resolvedAgain(path).real(), path, MAX_FILE_BYTES);
+            } catch (BeneathRoot.LinkMet twice) {
+                throw new HostReadException(path, "ELOOP", "changes while it is read");
+            }
         }
     }
 
@@ -311,6 +332,11 @@ public final class SnapshotHostSource implements HostSource {
         if (a.isRegularFile()) {
             return r;
         }
+        return resolvedAgain(path);
+    }
+
+    /** A file changed since it was resolved: resolved afresh, and it must still be a regular file inside the folder. */
+    private Resolved resolvedAgain(String path) throws HostReadException {
         resolveCache.remove(path);
         Resolved again = resolved(path);
         if (again.errno() != null) {
@@ -322,28 +348,14 @@ public final class SnapshotHostSource implements HostSource {
         return again;
     }
 
-    /** Files kept open in folders unchanged for a while, checked once per collection; at most a quarter of the descriptor limit. */
-    @Override
-    public void keepFilesOpen(int max) {
-        kept.limit(KeptFiles.bound(max));
-    }
-
-    /** The files kept open (tests). */
-    KeptFiles keptFiles() {
-        return kept;
-    }
-
-    @Override
-    public void closeKeptFiles() {
-        kept.closeAll();
-    }
-
     @Override
     public void collectionStarts() {
+        if (beneath != null) {
+            beneath.followRoot();
+        }
         // what failed to resolve last time is looked at again: a file put back, a folder made
         // again after it was deleted (paths that resolved stay cached: stillAFile checks them)
         resolveCache.values().removeIf(v -> v instanceof HostReadException || v instanceof Resolved r && r.kind() == Kind.OTHER);
-        kept.collectionStarts();
     }
 
     /** A folder's files as read by {@link #readAll}: their paths built once, so every lookup finds them by hash and identity. */
@@ -409,7 +421,18 @@ public final class SnapshotHostSource implements HostSource {
             throw new HostReadException(path, "ENOTDIR");
         }
         List<String> names = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(root.resolve(r.real()))) {
+        Path dir = root.resolve(r.real());
+        try {
+            // a folder on the way swapped for a link since it was resolved: the listing would follow it
+            if (!dir.toRealPath().equals(dir)) {
+                resolveCache.remove(path);
+                throw new HostReadException(path, "ELOOP", "changed into a link since it was resolved; resolved again next time");
+            }
+        } catch (IOException e) {
+            resolveCache.remove(path);
+            throw new HostReadException(path, "ENOENT");
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path e : ds) {
                 names.add(e.getFileName().toString());
             }

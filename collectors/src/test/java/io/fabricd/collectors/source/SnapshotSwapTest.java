@@ -61,6 +61,38 @@ class SnapshotSwapTest {
         assertThat(src.read(COUNTER)).isEqualTo(before);
     }
 
+    /**
+     * A folder above a file swapped for a link out of the snapshot, after the file was resolved: the
+     * open (openat2, no links, beneath the root) meets the link and the file is resolved again, which
+     * refuses the link out. The outside file's content never shows. A listing of a folder swapped so
+     * is refused too.
+     */
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void aFolderAboveAFileSwappedForALinkOutIsNotFollowed(@TempDir Path tmp) throws Exception {
+        Path root = Fixtures.copy("host-a-ib", tmp.resolve("snap"));
+        Path counters = root.resolve("sys/class/infiniband/mlx5_0/ports/1/counters").toRealPath();
+        Path outside = Files.createDirectories(tmp.resolve("outside"));
+        try (var files = Files.list(counters)) {
+            for (Path f : files.toList()) {
+                Files.writeString(outside.resolve(f.getFileName().toString()), "424242\n");
+            }
+        }
+        SnapshotHostSource src = SnapshotHostSource.open(root);
+        String before = src.read(COUNTER);
+        assertThat(src.list("sys/class/infiniband/mlx5_0/ports/1/counters")).contains("symbol_error");
+        Path moved = Files.move(counters, counters.resolveSibling("counters.real"));
+        Files.createSymbolicLink(counters, counters.getParent().relativize(outside)); // ../../.. out of the folder
+        assertThatThrownBy(() -> src.read(COUNTER)).isInstanceOf(HostReadException.class)
+                .satisfies(e -> assertThat(((HostReadException) e).errno()).isEqualTo("EXDEV"));
+        assertThatThrownBy(() -> src.list("sys/class/infiniband/mlx5_0/ports/1/counters")).isInstanceOf(HostReadException.class);
+        assertThat(collect(src).toString()).doesNotContain("424242");
+        // a link that stays inside the folder is followed, as the snapshot format allows
+        Files.delete(counters);
+        Files.createSymbolicLink(counters, moved.getFileName());
+        assertThat(src.read(COUNTER)).isEqualTo(before);
+    }
+
     @Test
     void aFolderDeletedAndMadeAgainIsReadAgain(@TempDir Path tmp) throws Exception {
         Path root = Fixtures.copy("host-a-ib", tmp.resolve("snap"));

@@ -1,0 +1,190 @@
+package io.fabricd.collectors.source;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLong;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Objects;
+
+/**
+ * Opens files of a snapshot folder so that the kernel keeps the open inside it: openat2(2) on a
+ * descriptor of the folder with {@code RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS} and
+ * {@code O_NONBLOCK}. The caller resolves a path first (links followed inside the folder) and opens
+ * its real path, so a link met now — the file, or a folder above it, swapped for a link since — fails
+ * with ELOOP ({@link LinkMet}) instead of being followed, and a pipe swapped in is opened without
+ * waiting for a writer and refused (statx on the descriptor: not a regular file). Nothing lies
+ * between the check and the open. Linux 5.6 and later; where openat2 is missing or filtered,
+ * {@link #open} gives null and the caller reads as before.
+ */
+final class BeneathRoot implements AutoCloseable {
+    private static final long SYS_OPENAT2 = 437; // the same number on every Linux architecture
+    private static final int O_NONBLOCK = 04000;
+    private static final int O_CLOEXEC = 02000000;
+    private static final int O_PATH = 010000000;
+    private static final long RESOLVE_NO_SYMLINKS = 0x04;
+    private static final long RESOLVE_BENEATH = 0x08;
+    private static final int AT_EMPTY_PATH = 0x1000;
+    private static final int STATX_TYPE = 0x1;
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFDIR = 0040000;
+    private static final int ENOENT = 2;
+    private static final int ELOOP = 40;
+
+    interface C extends Library {
+        long syscall(long number, int dirfd, String path, byte[] how, long size) throws LastErrorException;
+
+        int open(String path, int flags) throws LastErrorException;
+
+        NativeLong read(int fd, Memory buf, NativeLong count) throws LastErrorException;
+
+        int statx(int dirfd, String path, int flags, int mask, byte[] buf) throws LastErrorException;
+
+        int close(int fd);
+    }
+
+    private static final C LIBC = load();
+
+    private static C load() {
+        try {
+            return Native.load("c", C.class);
+        } catch (LinkageError e) {
+            return null;
+        }
+    }
+
+    /** A link was met where the resolved path had none: something was swapped since it was resolved. */
+    static final class LinkMet extends IOException {
+        LinkMet(String path) {
+            super(path + ": changed into a link since it was resolved");
+        }
+    }
+
+    private final Path root;
+    private volatile int dirfd;
+    private volatile Object rootKey;
+
+    private BeneathRoot(Path root, int dirfd, Object rootKey) {
+        this.root = root;
+        this.dirfd = dirfd;
+        this.rootKey = rootKey;
+    }
+
+    /** A handle on {@code root}, or null where openat2 cannot be used here. */
+    static BeneathRoot open(Path root) {
+        if (LIBC == null) {
+            return null;
+        }
+        int fd = -1;
+        try {
+            Object key = Files.readAttributes(root, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            fd = LIBC.open(root.toString(), O_PATH | O_CLOEXEC);
+            BeneathRoot b = new BeneathRoot(root, fd, key);
+            // openat2 at all: ENOSYS before Linux 5.6, EPERM/ENOSYS under a seccomp filter that lacks it
+            int probe = b.openat2(".", O_PATH | O_CLOEXEC);
+            LIBC.close(probe);
+            return b;
+        } catch (LastErrorException | IOException | UnsatisfiedLinkError e) {
+            if (fd >= 0) {
+                LIBC.close(fd);
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The folder was deleted and made again (or replaced) under the same name: take the new one, so
+     * it is read again. Called before each collection; one stat.
+     */
+    void followRoot() {
+        try {
+            Object key = Files.readAttributes(root, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            if (Objects.equals(key, rootKey)) {
+                return;
+            }
+            int fd = LIBC.open(root.toString(), O_PATH | O_CLOEXEC);
+            int old = dirfd;
+            dirfd = fd;
+            rootKey = key;
+            LIBC.close(old);
+        } catch (IOException | LastErrorException e) {
+            // gone for now: reads fail with ENOENT until it is back
+        }
+    }
+
+    private int openat2(String rel, int flags) {
+        ByteBuffer how = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
+        how.putLong(flags).putLong(0).putLong(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
+        return (int) LIBC.syscall(SYS_OPENAT2, dirfd, rel, how.array(), 24);
+    }
+
+    /**
+     * The whole text of the regular file at {@code rel} (a real path under the root, no links), as
+     * {@link SmallFiles} reads it. {@link LinkMet} where a link is met; a {@link HostReadException}
+     * with the errno otherwise.
+     */
+    String read(String rel, String hostPath, int max) throws IOException {
+        int fd;
+        try {
+            fd = openat2(rel.isEmpty() ? "." : rel, O_NONBLOCK | O_CLOEXEC);
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == ELOOP) {
+                throw new LinkMet(hostPath);
+            }
+            if (e.getErrorCode() == ENOENT) {
+                throw new java.io.FileNotFoundException(hostPath);
+            }
+            throw new HostReadException(hostPath, errno(e.getErrorCode()));
+        }
+        try {
+            byte[] stx = new byte[256];
+            LIBC.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
+            int mode = ByteBuffer.wrap(stx).order(ByteOrder.nativeOrder()).getShort(28) & 0xffff;
+            if ((mode & S_IFMT) == S_IFDIR) {
+                throw new HostReadException(hostPath, "EISDIR");
+            }
+            if ((mode & S_IFMT) != S_IFREG) {
+                throw new HostReadException(hostPath, "EINVAL", "not a regular file");
+            }
+            Memory mem = new Memory(SmallFiles.CHUNK);
+            return SmallFiles.read((b, off, len) -> {
+                long n = LIBC.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
+                if (n <= 0) {
+                    return -1;
+                }
+                mem.read(0, b, off, (int) n);
+                return (int) n;
+            }, hostPath, max, SmallFiles.ANY_SHORT_READ);
+        } catch (LastErrorException e) {
+            throw new HostReadException(hostPath, errno(e.getErrorCode()));
+        } finally {
+            LIBC.close(fd);
+        }
+    }
+
+    private static String errno(int n) {
+        return switch (n) {
+            case 1 -> "EPERM";
+            case 5 -> "EIO";
+            case 13 -> "EACCES";
+            case 18 -> "EXDEV";
+            case 20 -> "ENOTDIR";
+            case 21 -> "EISDIR";
+            case 24 -> "EMFILE";
+            default -> "errno " + n;
+        };
+    }
+
+    @Override
+    public void close() {
+        LIBC.close(dirfd);
+    }
+}
