@@ -144,6 +144,15 @@ class UdpProbeTest {
                 assertThat(r.peerSockets()).isEqualTo(1);
             }
         }
+        // on the wildcard address (the agent's default, a dual-stack socket) the peer's socket takes its datagrams too
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("0.0.0.0", 0), KEY, 10_000, 1000,
+                new UdpResponder.ResponderStats()).start();
+             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            ProbeSession s = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1));
+            assertThat(s.run("p", null, null, 64, 20).received()).isEqualTo(20);
+            assertThat(r.peerSockets()).isEqualTo(1);
+            assertThat(s.run("p", null, null, 64, 20).received()).isEqualTo(20);
+        }
     }
 
     @Test
