@@ -76,7 +76,7 @@ public final class EndpointClient {
             throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
-            throw new IOException("cannot reach " + peer + ": " + (c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage()));
+            throw new IOException("cannot reach " + peer + ": " + why(c));
         }
         String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
         if (r.statusCode() == 401) {
@@ -159,5 +159,25 @@ public final class EndpointClient {
         }
         int c = peer.lastIndexOf(':');
         return c < 0 ? peer : peer.substring(0, c);
+    }
+
+    /** What went wrong in words, not an exception's class name. */
+    static String why(Throwable c) {
+        if (c instanceof java.net.ConnectException) {
+            return "connection refused (no agent listening there?)";
+        }
+        if (c instanceof java.net.http.HttpConnectTimeoutException) {
+            return "no connection within the timeout (host down or filtered?)";
+        }
+        if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+            return "unknown host";
+        }
+        if (c instanceof javax.net.ssl.SSLException) {
+            return "TLS failed (" + c.getMessage() + "); does the peer serve TLS, and does --tls match?";
+        }
+        if (c.getMessage() != null && !c.getMessage().isBlank()) {
+            return c.getMessage();
+        }
+        return c.getCause() != null ? why(c.getCause()) : "connection failed";
     }
 }

@@ -144,7 +144,7 @@ public final class ProbeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
-        } else {
+        } else if (results.stream().anyMatch(ProbeResult.class::isInstance)) { // no empty table when nothing was probed
             out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s%n", "peer", "trans", "size", "sent", "recv", "late",
                     "lost", "min_us", "p50_us", "p99_us", "max_us");
             for (Object o : results) {
