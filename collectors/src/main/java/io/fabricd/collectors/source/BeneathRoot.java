@@ -154,15 +154,16 @@ final class BeneathRoot implements AutoCloseable {
             if ((mode & S_IFMT) != S_IFREG) {
                 throw new HostReadException(hostPath, "EINVAL", "not a regular file");
             }
-            Memory mem = new Memory(SmallFiles.CHUNK);
-            return SmallFiles.read((b, off, len) -> {
-                long n = LIBC.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
-                if (n <= 0) {
-                    return -1;
-                }
-                mem.read(0, b, off, (int) n);
-                return (int) n;
-            }, hostPath, max, SmallFiles.ANY_SHORT_READ);
+            try (Memory mem = new Memory(SmallFiles.CHUNK)) { // freed now, not when the GC finds it
+                return SmallFiles.read((b, off, len) -> {
+                    long n = LIBC.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
+                    if (n <= 0) {
+                        return -1;
+                    }
+                    mem.read(0, b, off, (int) n);
+                    return (int) n;
+                }, hostPath, max, SmallFiles.ANY_SHORT_READ);
+            }
         } catch (LastErrorException e) {
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         } finally {
