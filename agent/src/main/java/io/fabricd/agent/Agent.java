@@ -67,8 +67,6 @@ public final class Agent implements AutoCloseable {
         registry.register(fabric);
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
-        // files kept open go with the kept identity: none when everything is read every time
-        source.keepFilesOpen(config.collection.identityRefresh.isZero() ? 0 : config.collection.maxOpenFiles);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters).stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
@@ -157,7 +155,7 @@ public final class Agent implements AutoCloseable {
             tls(opts, web);
         }
         try {
-            Handler<HttpServerRequest> api = new HttpApi(vertx, loop, registry, fabric, probes, meters).handler();
+            Handler<HttpServerRequest> api = new HttpApi(vertx, loop, registry, probes).handler();
             if (web != null && !web.basicAuthUsers.isEmpty()) {
                 api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
             }
@@ -238,7 +236,6 @@ public final class Agent implements AutoCloseable {
             probes.close();
         }
         loop.close();
-        source.closeKeptFiles();
         if (vertx != null) {
             vertx.close().await();
         }

@@ -113,8 +113,6 @@ class ConfigLoaderTest {
         Files.writeString(f, "listen: [1, 2\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("config file");
         assertThatThrownBy(() -> ConfigLoader.load(tmp.resolve("absent.yaml"))).hasMessageContaining("does not exist");
-        Files.writeString(f, "collection:\n  max_open_files: -1\n");
-        assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("max_open_files");
         Files.writeString(f, "collection:\n  disabled_collectors: [topology, gpu]\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("unknown collector 'gpu'")
                 .hasMessageContaining("known: dcb, ethtool, gpudirect, host, netdev, qp, rdma, topology, verbs");
@@ -122,7 +120,6 @@ class ConfigLoaderTest {
 
     @Test
     void readsTheCollectionCosts(@TempDir Path tmp) throws Exception {
-        assertThat(ConfigLoader.load(null).collection.maxOpenFiles).isEqualTo(4096);
         assertThat(ConfigLoader.load(null).collectorConfig().disabledCollectors()).isEmpty();
         Path f = tmp.resolve("c.yaml");
         Files.writeString(f, """
@@ -130,8 +127,7 @@ class ConfigLoaderTest {
                   max_open_files: 0
                   disabled_collectors: [topology, gpudirect]
                 """);
-        AgentConfig c = ConfigLoader.load(f);
-        assertThat(c.collection.maxOpenFiles).isZero();
+        AgentConfig c = ConfigLoader.load(f); // max_open_files: an older release's setting, accepted
         assertThat(c.collectorConfig().runs("topology")).isFalse();
         assertThat(c.collectorConfig().runs("gpudirect")).isFalse();
         assertThat(c.collectorConfig().runs("rdma")).isTrue();

@@ -1,11 +1,15 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.StableFacts.Key;
+import io.fabricd.collectors.StableFacts.Kind;
 import io.fabricd.collectors.model.ReadError;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** What a collector gets for one collection: the host, the config, the model being built, an error log. */
 public final class CollectContext {
@@ -90,7 +94,7 @@ public final class CollectContext {
     }
 
     private Optional<String> stable(String path, boolean required) {
-        Object v = kept("r:" + path, () -> source.readLine(path));
+        Object v = kept(Kind.READ, path, () -> source.readLine(path));
         if (v instanceof HostReadException e) {
             if (required || !e.isMissing()) {
                 error(e);
@@ -102,12 +106,12 @@ public final class CollectContext {
 
     /** {@link HostSource#exists} of a path that does not come and go while the hardware stays. */
     public boolean stableExists(String path) {
-        return (Boolean) kept("e:" + path, () -> source.exists(path));
+        return (Boolean) kept(Kind.EXISTS, path, () -> source.exists(path));
     }
 
     /** {@link HostSource#realPath} of a device or driver link, kept while the hardware stays. */
     public String stableRealPath(String path) throws HostReadException {
-        Object v = kept("p:" + path, () -> source.realPath(path));
+        Object v = kept(Kind.REAL_PATH, path, () -> source.realPath(path));
         if (v instanceof HostReadException e) {
             throw e;
         }
@@ -153,8 +157,8 @@ public final class CollectContext {
      * once and kept as long as they are. {@code key} must name everything the value depends on.
      */
     @SuppressWarnings("unchecked")
-    public <T> T derived(String key, java.util.function.Supplier<T> compute) {
-        return (T) kept("d:" + key, compute::get);
+    public <T> T derived(String key, Supplier<T> compute) {
+        return (T) kept(Kind.DERIVED, key, compute::get);
     }
 
     /**
@@ -171,7 +175,7 @@ public final class CollectContext {
 
     /** The kept listing of a folder (an unmodifiable list) or its failure. */
     private Object keptListing(String folder) {
-        return kept("l:" + folder, () -> List.copyOf(source.list(folder)));
+        return kept(Kind.LISTING, folder, () -> List.copyOf(source.list(folder)));
     }
 
     /** A kept group of facts and the errors reading them recorded. */
@@ -181,13 +185,13 @@ public final class CollectContext {
     /**
      * Several facts that do not change while the hardware stays (a PCI function's ids, NUMA node,
      * maximum link, driver), read by {@code read} with this context's stable reads and kept as one
-     * value: one lookup per collection instead of one per fact (issue 7). The errors {@code read}
+     * value: one lookup per collection instead of one per fact. The errors {@code read}
      * recorded are kept with it and recorded again on every collection, as a kept failed read is.
      * {@code read} must read only facts {@link #stable} would keep.
      */
     @SuppressWarnings("unchecked")
-    public <T> T stableGroup(String key, java.util.function.Function<CollectContext, T> read) {
-        Object v = stable.get("g:" + key);
+    public <T> T stableGroup(String key, Function<CollectContext, T> read) {
+        Object v = stable.get(new Key(Kind.GROUP, key));
         if (v instanceof Group g) {
             for (ReadError e : g.errors()) {
                 error(e.path(), e.error());
@@ -196,13 +200,13 @@ public final class CollectContext {
         }
         int mark = errors.size();
         T value = read.apply(this);
-        stable.put("g:" + key, new Group(value, List.copyOf(errors.subList(mark, errors.size()))));
+        stable.put(new Key(Kind.GROUP, key), new Group(value, List.copyOf(errors.subList(mark, errors.size()))));
         return value;
     }
 
     /** True when {@link #derived} has {@code key} kept (false always when nothing is kept). */
     public boolean isDerived(String key) {
-        return stable.get("d:" + key) != null;
+        return stable.get(new Key(Kind.DERIVED, key)) != null;
     }
 
     private interface Read {
@@ -210,7 +214,8 @@ public final class CollectContext {
     }
 
     /** The kept answer under {@code key}, or {@code read}'s (a value or its failure), then kept. */
-    private Object kept(String key, Read read) {
+    private Object kept(Kind kind, String name, Read read) {
+        Key key = new Key(kind, name);
         Object v = stable.get(key);
         if (v == null) {
             try {

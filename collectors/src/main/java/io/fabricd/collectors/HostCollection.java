@@ -3,11 +3,20 @@ package io.fabricd.collectors;
 import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.ReadError;
+import io.fabricd.collectors.netdev.DcbCollector;
+import io.fabricd.collectors.netdev.EthtoolCollector;
+import io.fabricd.collectors.netdev.NetdevCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.topology.GpuDirectCollector;
+import io.fabricd.collectors.topology.HostFactsCollector;
+import io.fabricd.collectors.topology.TopologyCollector;
+import io.fabricd.collectors.verbs.PortAttrsCollector;
+import io.fabricd.collectors.verbs.QpCollector;
 import java.net.InetAddress;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,11 +44,9 @@ public final class HostCollection {
 
     /** The collectors fabricd ships, in the order they run. */
     public static List<Collector> defaultCollectors() {
-        return List.of(new io.fabricd.collectors.topology.HostFactsCollector(), new RdmaCollector(), new io.fabricd.collectors.netdev.NetdevCollector(),
-                new io.fabricd.collectors.netdev.EthtoolCollector(), new io.fabricd.collectors.netdev.DcbCollector(),
-                new io.fabricd.collectors.verbs.PortAttrsCollector(), new io.fabricd.collectors.verbs.QpCollector(),
-                new io.fabricd.collectors.topology.TopologyCollector(),
-                new io.fabricd.collectors.topology.GpuDirectCollector());
+        return List.of(new HostFactsCollector(), new RdmaCollector(), new NetdevCollector(), new EthtoolCollector(),
+                new DcbCollector(), new PortAttrsCollector(), new QpCollector(), new TopologyCollector(),
+                new GpuDirectCollector());
     }
 
     /** One collection, or several that each read everything (CLI commands, snapshots). */
@@ -51,7 +58,7 @@ public final class HostCollection {
      * For a loop over the same host: identity facts are kept between collections and read again
      * after {@code refresh} or when the hardware listing changes ({@link StableFacts}).
      */
-    public static HostCollection repeating(CollectorConfig config, java.time.Duration refresh) {
+    public static HostCollection repeating(CollectorConfig config, Duration refresh) {
         return new HostCollection(defaultCollectors(), config, Clock.systemUTC(), new StableFacts(refresh, System::nanoTime));
     }
 
@@ -62,8 +69,7 @@ public final class HostCollection {
 
     private HostModel collectHere(HostSource source) {
         Instant started = clock.instant();
-        source.collectionStarts();
-        stable.begin(source::closeKeptFiles);
+        stable.begin();
         HostModelBuilder builder = new HostModelBuilder();
         List<CollectorRun> runs = new ArrayList<>();
         for (Collector c : collectors) {

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * vendor/device/class, NUMA node, maximum link speed and width, drivers, GUIDs, firmware version,
  * resolved device links, the names in a port's counters/ and hw_counters/ folders, and values
  * derived from these alone. They do not change while a device stays plugged in, yet they were more
- * than half of the files a collection read (issue 7, docs/benchmarks.md). Also kept: which slots of
+ * than half of the files a collection read (docs/benchmarks.md). Also kept: which slots of
  * a port's GID table are populated (addresses change rarely; a GID in a new slot shows after the
  * refresh, see RdmaCollector#gids). State, rates, counter values, current PCIe link speed/width, the populated
  * GIDs and everything else are still read on every collection.
@@ -31,10 +31,16 @@ public final class StableFacts {
 
     private final long refreshNanos;
     private final LongSupplier nanos;
-    private final Map<String, Object> values = new HashMap<>();
+    private final Map<Key, Object> values = new HashMap<>();
     private final Map<String, List<String>> listings = new HashMap<>();
     private long filledAt;
-    private Runnable onDrop = () -> { };
+
+    /** What a kept value is. */
+    enum Kind { READ, EXISTS, REAL_PATH, LISTING, DERIVED, GROUP }
+
+    /** A kept value's key: what it is, and the path (or name) it is of. */
+    record Key(Kind kind, String name) {
+    }
 
     public StableFacts(Duration refresh, LongSupplier nanos) {
         this.refreshNanos = refresh.toNanos();
@@ -46,12 +52,8 @@ public final class StableFacts {
         return new StableFacts(Duration.ZERO, System::nanoTime);
     }
 
-    /**
-     * Called at the start of each collection; {@code onDrop} runs whenever what is kept is dropped
-     * (the source's kept-open files go with the identity they were opened under).
-     */
-    void begin(Runnable onDrop) {
-        this.onDrop = onDrop;
+    /** Called at the start of each collection: drops everything kept once {@code refresh} has passed. */
+    void begin() {
         long now = nanos.getAsLong();
         if (values.isEmpty() || now - filledAt >= refreshNanos) {
             drop();
@@ -62,7 +64,6 @@ public final class StableFacts {
     private void drop() {
         values.clear();
         listings.clear();
-        onDrop.run();
     }
 
     /**
@@ -78,11 +79,11 @@ public final class StableFacts {
     }
 
     /** The kept value of {@code key} (a text, a listing, a derived value or the failure), or null when not kept. */
-    Object get(String key) {
+    Object get(Key key) {
         return refreshNanos <= 0 ? null : values.get(key);
     }
 
-    void put(String key, Object value) {
+    void put(Key key, Object value) {
         if (refreshNanos > 0 && values.size() < MAX_ENTRIES) {
             values.put(key, value);
         }

@@ -33,56 +33,9 @@ public final class Exposition {
         return render(snaps, accept);
     }
 
-    /**
-     * A scrape of {@code registry} whose fabricd families are the ones pre-rendered per collection
-     * ({@link FabricMetrics#rendered}): only the rest (JVM, HTTP server, probes, self metrics) is
-     * rendered now, and the two are joined. A {@code name[]} filter renders everything, as
-     * {@link #render(PrometheusRegistry, String, Collection)} does.
-     */
-    public static Rendered render(PrometheusRegistry registry, FabricMetrics fabric, String accept, Collection<String> names) {
-        if (names != null && !names.isEmpty()) {
-            return render(registry, accept, names);
-        }
-        ExpositionFormatWriter w = writer(accept);
-        EscapingScheme escaping = EscapingScheme.fromAcceptHeader(accept);
-        boolean openMetrics = w.getContentType().contains("openmetrics");
-        FabricMetrics.Served served = fabric.served();
-        String key = w.getContentType() + ";" + escaping;
-        byte[] head = direct(w, escaping) ? served.rendered(key, openMetrics) : served.rendered(key, snaps -> {
-            byte[] b = write(w, snaps, escaping);
-            return openMetrics ? stripEof(b) : b;
-        });
-        java.util.Set<String> fabricNames = served.names();
-        byte[] rest = write(w, registry.scrape(n -> !fabricNames.contains(n)), escaping);
-        byte[] body = new byte[head.length + rest.length];
-        System.arraycopy(head, 0, body, 0, head.length);
-        System.arraycopy(rest, 0, body, head.length, rest.length);
-        return new Rendered(w.getContentType(), body);
-    }
-
-    /**
-     * Whether fabricd's families are rendered by {@link FamilyTable#render} for this writer and
-     * escaping: client_java's two text writers, with an escaping that leaves fabricd's names (all
-     * valid legacy names) as they are — dots escaping doubles their underscores, so client_java
-     * writes those.
-     */
-    private static boolean direct(ExpositionFormatWriter w, EscapingScheme escaping) {
-        return escaping != EscapingScheme.DOTS_ESCAPING
-                && (w.getClass() == io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter.class
-                || w.getClass() == io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter.class);
-    }
-
     /** The exposition format an Accept header selects, as a short key (content type and escaping). */
     public static String formatKey(String accept) {
         return writer(accept).getContentType() + ";" + EscapingScheme.fromAcceptHeader(accept);
-    }
-
-    private static final byte[] EOF = "# EOF\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-    /** OpenMetrics ends with one "# EOF" line: the pre-rendered part leaves its own out. */
-    private static byte[] stripEof(byte[] b) {
-        int n = b.length - EOF.length;
-        return n >= 0 && java.util.Arrays.equals(b, n, b.length, EOF, 0, EOF.length) ? java.util.Arrays.copyOf(b, n) : b;
     }
 
     private static ExpositionFormatWriter writer(String accept) {

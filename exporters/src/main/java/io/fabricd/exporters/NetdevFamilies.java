@@ -2,12 +2,13 @@ package io.fabricd.exporters;
 
 import static io.fabricd.collectors.model.Counters.toDouble;
 
-import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.DriverStats;
 import io.fabricd.collectors.model.DriverStats.Dir;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,35 +59,16 @@ final class NetdevFamilies {
         }
     }
 
-    private static final String[] NOT_PRIO = new String[0];
-    /** Where {@link #PRIO}'s names lie in a sorted statistics map. */
-    private static final String[] PRIO_RANGES = {"rx_prio", "tx_prio"};
-    /** A statistic's name -> direction, priority, kind (NOT_PRIO when it is none): the names repeat every collection. */
-    private static final java.util.Map<String, String[]> PRIO_PARTS = new java.util.concurrent.ConcurrentHashMap<>();
-
-    private static String[] prioParts(String key) {
-        String[] parts = PRIO_PARTS.get(key);
-        if (parts == null) {
-            Matcher mt = PRIO.matcher(key);
-            parts = mt.matches() ? new String[] {mt.group(1), mt.group(2), mt.group(3)} : NOT_PRIO;
-            if (PRIO_PARTS.size() > 10_000) {
-                PRIO_PARTS.clear();
-            }
-            PRIO_PARTS.put(key, parts);
-        }
-        return parts == NOT_PRIO ? null : parts;
-    }
-
     /** One rx_prio or tx_prio traffic statistic as its family's point. */
     private static void prio(Families f, String nd, String key, Long value) {
-        String[] parts = prioParts(key);
-        if (parts == null) {
+        Matcher mt = PRIO.matcher(key);
+        if (!mt.matches()) {
             return;
         }
-        String dir = parts[0];
-        String prio = parts[1];
+        String dir = mt.group(1);
+        String prio = mt.group(2);
         double v = toDouble(value);
-        switch (parts[2]) {
+        switch (mt.group(3)) {
             case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
             case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
             case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
@@ -169,14 +151,8 @@ final class NetdevFamilies {
                 f.add("fabric_pfc_enabled", pfc.enabled().contains(p) ? 1 : 0, "netdev", nd, "priority", PRIORITIES[p]);
             }
         });
-        java.util.SortedMap<String, Long> s = n.stats();
-        // only the rx_prio* and tx_prio* statistics can match (the map is sorted: two ranges of
-        // ~40 instead of all ~300 of a ConnectX)
-        for (String range : PRIO_RANGES) {
-            for (Map.Entry<String, Long> e : s.subMap(range, range + "\uffff").entrySet()) {
-                prio(f, nd, e.getKey(), e.getValue());
-            }
-        }
+        SortedMap<String, Long> s = n.stats();
+        s.forEach((key, value) -> prio(f, nd, key, value));
         perPriority(f, nd, s, dcb);
         linkLayer(f, nd, s);
         for (String stat : new String[] {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer"}) {

@@ -1,37 +1,58 @@
 package io.fabricd.exporters;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.prometheus.metrics.model.snapshots.Labels;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
-/** The label-set cache (issue 7): same content, same Labels; no value can stand for another. */
 class FamiliesTest {
 
-    @Test
-    void equalContentFromFreshStringsGivesTheCachedLabels() {
-        Labels a = Families.labels("device", "mlx5_0", "port", "1");
-        Labels b = Families.labels("device", new String("mlx5_0".toCharArray()), "port", String.valueOf(1));
-        assertThat((Object) b).isSameAs(a);
-        assertThat((Object) b).isEqualTo(Labels.of("device", "mlx5_0", "port", "1"));
+    private static String text(Families f) {
+        return new String(Exposition.render(f.build(), null).body(), StandardCharsets.UTF_8);
     }
 
     @Test
-    void aNullValueIsAnEmptyLabelAndDistinctContentStaysDistinct() {
-        assertThat((Object) Families.labels("netdev", null)).isEqualTo(Labels.of("netdev", ""));
-        assertThat((Object) Families.labels("netdev", "")).isEqualTo(Labels.of("netdev", ""));
-        // values that concatenate alike must not meet in the cache
-        assertThat((Object) Families.labels("a", "x", "b", "yz")).isEqualTo(Labels.of("a", "x", "b", "yz"));
-        assertThat((Object) Families.labels("a", "xy", "b", "z")).isEqualTo(Labels.of("a", "xy", "b", "z"));
-        assertThat((Object) Families.labels("a", "1", "b", "2")).isNotEqualTo(Families.labels("a", "2", "b", "1"));
+    void familiesAndSeriesComeOutSortedAndEmptyFamiliesAreLeftOut() {
+        Families f = new Families();
+        f.gauge("z_gauge", "Last by name.");
+        f.counter("a_counter", "First by name.");
+        f.gauge("m_empty", "No point.");
+        f.add("z_gauge", 2, "port", "2");
+        f.add("z_gauge", 1, "port", "1");
+        f.add("a_counter", 5, "device", "mlx5_0");
+        assertThat(text(f)).isEqualTo("""
+                # HELP a_counter_total First by name.
+                # TYPE a_counter_total counter
+                a_counter_total{device="mlx5_0"} 5.0
+                # HELP z_gauge Last by name.
+                # TYPE z_gauge gauge
+                z_gauge{port="1"} 1.0
+                z_gauge{port="2"} 2.0
+                """);
     }
 
     @Test
-    void theCallersArrayIsNotKept() {
-        String[] kv = {"device", "mlx5_9", "port", "3"};
-        Labels first = Families.labels(kv);
-        kv[1] = "mlx5_8"; // a caller reusing its array must not change the cached key
-        assertThat((Object) Families.labels("device", "mlx5_9", "port", "3")).isSameAs(first);
-        assertThat((Object) Families.labels(kv)).isEqualTo(Labels.of("device", "mlx5_8", "port", "3"));
+    void aNullLabelValueIsEmptyAndTheCallersArrayIsNotChanged() {
+        Families f = new Families();
+        f.gauge("g", "G.");
+        String[] labels = {"netdev", null};
+        f.add("g", 1, labels);
+        assertThat(labels[1]).isNull();
+        assertThat(text(f)).contains("g{netdev=\"\"} 1.0");
+    }
+
+    @Test
+    void aLabelSetAddedTwiceANegativeCounterOrAnUndeclaredFamilyFails() {
+        Families f = new Families();
+        f.gauge("g_twice", "Twice.");
+        f.add("g_twice", 1, "a", "x");
+        f.add("g_twice", 2, "a", "x");
+        assertThatThrownBy(f::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Duplicate labels");
+        Families g = new Families();
+        g.counter("c_negative", "Negative.");
+        g.add("c_negative", -1, "a", "x");
+        assertThatThrownBy(g::build).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> g.add("undeclared", 1)).isInstanceOf(IllegalStateException.class);
     }
 }

@@ -1,5 +1,6 @@
 package io.fabricd.agent.config;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabricd.collectors.CollectorConfig;
 import java.time.Duration;
@@ -47,6 +48,7 @@ public final class AgentConfig {
     }
 
     /** {@code collection:} when and how the host is read. */
+    @JsonIgnoreProperties({"max_open_files"}) // an older release's setting: accepted, no effect
     public static final class Collection {
         /** Time between collections (10s). A scrape never triggers one. */
         @JsonProperty("interval")
@@ -71,14 +73,6 @@ public final class AgentConfig {
          */
         @JsonProperty("identity_refresh")
         public Duration identityRefresh = io.fabricd.collectors.StableFacts.DEFAULT_REFRESH;
-
-        /**
-         * Files kept open between collections and read again from offset 0 instead of opened anew
-         * (4096; at most a quarter of the process's descriptor limit): the kernel's cost of a
-         * collection's reads falls ~8x. 0 opens every file every time, as does identity_refresh 0s.
-         */
-        @JsonProperty("max_open_files")
-        public int maxOpenFiles = 4096;
 
         /**
          * Collectors not run (none): host, rdma, netdev, ethtool, dcb, verbs, qp, topology,
@@ -153,9 +147,6 @@ public final class AgentConfig {
         }
         if (collection.identityRefresh == null || collection.identityRefresh.isNegative()) {
             throw new IllegalArgumentException("collection.identity_refresh must be 0s or more");
-        }
-        if (collection.maxOpenFiles < 0) {
-            throw new IllegalArgumentException("collection.max_open_files must be 0 or more");
         }
         if (http == null) {
             http = new Http();

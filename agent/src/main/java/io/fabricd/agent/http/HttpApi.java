@@ -3,6 +3,8 @@ package io.fabricd.agent.http;
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.probes.EndpointAuth;
+import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeService;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -11,6 +13,8 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -22,39 +26,27 @@ import java.util.logging.Logger;
  * <p>A plain request handler that looks the path up in a switch, not vertx-web's router: seven
  * fixed paths, GET and HEAD only, need no route matching, and a request that comes alone (a scrape every
  * 15 s) runs this code before the JIT compiles it; the router's matching and context objects were
- * a good part of such a lone request (docs/benchmarks.md, eighth session).
+ * a good part of such a lone request (docs/benchmarks.md).
  */
 public final class HttpApi {
     private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
     private static final String INDEX = "fabricd: /metrics /healthz /readyz /api/v1/findings /api/v1/snapshot "
-            + io.fabricd.probes.EndpointClient.PATH + "\n";
+            + EndpointClient.PATH + "\n";
 
     private final Vertx vertx;
     private final CollectionLoop loop;
     private final PrometheusRegistry registry;
-    private final io.fabricd.probes.ProbeService probes;
+    private final ProbeService probes;
 
     /**
      * @param vertx  where the blocking renderings run
-     * @param fabric the fabricd families in {@code registry}, served pre-rendered once per collection
      * @param probes the probe service; null when probing is off
-     * @param meters  where the agent's own meters go (the same Prometheus registry)
      */
-    public HttpApi(Vertx vertx, CollectionLoop loop, PrometheusRegistry registry, io.fabricd.exporters.FabricMetrics fabric,
-                   io.fabricd.probes.ProbeService probes, io.micrometer.core.instrument.MeterRegistry meters) {
+    public HttpApi(Vertx vertx, CollectionLoop loop, PrometheusRegistry registry, ProbeService probes) {
         this.vertx = vertx;
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
-        this.bodies = new ScrapeBodies(fabric::served, (accept, gzip) -> gzipped(Exposition.render(registry, fabric, accept, List.of()), gzip),
-                loop.interval().toNanos(), System::nanoTime);
-        loop.afterEachCollection(bodies::afterCollection);
-        for (String when : List.of("ahead", "on_request")) {
-            io.micrometer.core.instrument.FunctionCounter.builder("fabric.agent.scrape.bodies.rendered", bodies,
-                            b -> when.equals("ahead") ? b.renderedAhead() : b.renderedOnRequest())
-                    .description("Whole /metrics bodies rendered: ahead of an expected scrape, or on request")
-                    .tag("when", when).register(meters);
-        }
     }
 
     /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
@@ -69,7 +61,7 @@ public final class HttpApi {
         }
         boolean known = switch (path) {
             case "/metrics", "/healthz", "/readyz", "/api/v1/snapshot", "/api/v1/findings", "/" -> true;
-            default -> path.equals(io.fabricd.probes.EndpointClient.PATH);
+            default -> path.equals(EndpointClient.PATH);
         };
         if (!known) {
             text(req, 404, "not found: " + path + "\n" + INDEX);
@@ -112,7 +104,7 @@ public final class HttpApi {
             return;
         }
         String auth = ctx.getHeader(EndpointAuth.REQUEST_HEADER);
-        EndpointAuth.Verdict v = probes.endpointAuth().check(auth, ctx.method().name(), io.fabricd.probes.EndpointClient.PATH,
+        EndpointAuth.Verdict v = probes.endpointAuth().check(auth, ctx.method().name(), EndpointClient.PATH,
                 ctx.getHeader(HttpHeaders.HOST), System.currentTimeMillis() / 1000);
         if (v != EndpointAuth.Verdict.OK) {
             probes.responderStats().dropped(v == EndpointAuth.Verdict.REPLAYED ? "endpoint_replayed" : "endpoint_unauthenticated");
@@ -135,8 +127,16 @@ public final class HttpApi {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
     }
 
-    /** Whole bodies per exposition format, rendered ahead of the expected scrape or on request (ScrapeBodies). */
-    private final ScrapeBodies bodies;
+    /** A whole /metrics body and the collection it was rendered after. */
+    private record Body(CollectionLoop.Published collection, Exposition.Rendered rendered) {
+    }
+
+    /**
+     * Whole /metrics bodies by exposition format and encoding: each rendered (and compressed) once
+     * per collection, on the first scrape that asks for it, and served as those bytes until the next
+     * collection. The agent's own metrics in it (JVM, HTTP, probes) are as of that first scrape.
+     */
+    private final Map<String, Body> bodies = new ConcurrentHashMap<>();
 
     private void metrics(HttpServerRequest ctx) {
         String accept = ctx.getHeader(HttpHeaders.ACCEPT);
@@ -150,18 +150,21 @@ public final class HttpApi {
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (names.isEmpty()) {
             String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
-            Exposition.Rendered ready = bodies.request(format, accept, gzip);
-            if (ready != null) {
-                // no worker hop, no rendering; answered on the next turn of the event loop, like the
-                // rendered answers (ending a 30 KB response inside the route handler stalled some of
-                // 50 concurrent h2c-upgraded connections of Java's HttpClient until the idle
-                // timeout, AgentLoadTest; the server now also refuses h2c, see Agent)
-                vertx.runOnContext(v -> send(ctx, ready, gzip));
+            CollectionLoop.Published now = loop.latest();
+            Body ready = bodies.get(format);
+            if (ready != null && ready.collection() == now) {
+                // answered on the next turn of the event loop, like the rendered answers (ending a
+                // 30 KB response inside the request handler stalled some of 50 concurrent
+                // h2c-upgraded connections of Java's HttpClient until the idle timeout, AgentLoadTest)
+                vertx.runOnContext(v -> send(ctx, ready.rendered(), gzip));
                 return;
             }
             // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
-            vertx.executeBlocking(() -> bodies.renderNow(format, accept, gzip), false)
-                    .onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
+            vertx.executeBlocking(() -> {
+                Exposition.Rendered r = gzipped(Exposition.render(registry, accept, List.of()), gzip);
+                bodies.put(format, new Body(now, r));
+                return r;
+            }, false).onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
             return;
         }
         vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)

@@ -30,7 +30,6 @@ public final class CollectionCpu {
         int warm = Integer.parseInt(args[1]);
         int n = Integer.parseInt(args[2]);
         HostSource src = args[3].equals("live") ? new LiveHostSource(root, Duration.ofSeconds(2)) : SnapshotHostSource.open(root);
-        src.keepFilesOpen(4096);
         HostCollection c = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();

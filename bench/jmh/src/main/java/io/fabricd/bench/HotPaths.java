@@ -77,7 +77,6 @@ public class HotPaths {
         repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         model = repeating.collect(source);
         live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), java.time.Duration.ofSeconds(2));
-        live.keepFilesOpen(4096);
         liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         report = Diagnosis.run(model, null, DiagnosisConfig.DEFAULT);
         families = FabricMetrics.build(model, false, report.findings());

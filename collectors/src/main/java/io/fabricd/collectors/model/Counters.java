@@ -1,6 +1,9 @@
 package io.fabricd.collectors.model;
 
+import java.util.Collections;
+import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** Helpers for unsigned 64-bit counter values held in a {@code long}. */
 public final class Counters {
@@ -50,7 +53,8 @@ public final class Counters {
         return v;
     }
 
-    static SortedMap<String, Long> copy(SortedMap<String, Long> m) {
-        return FrozenSortedMap.of(m);
+    /** An unmodifiable sorted copy (null: empty), as the model's records keep their maps. */
+    public static <K extends Comparable<K>, V> SortedMap<K, V> copy(Map<K, V> m) {
+        return m == null ? Collections.emptySortedMap() : Collections.unmodifiableSortedMap(new TreeMap<>(m));
     }
 }

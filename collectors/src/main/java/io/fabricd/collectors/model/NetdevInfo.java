@@ -1,7 +1,5 @@
 package io.fabricd.collectors.model;
 
-import io.fabricd.collectors.kernel.DcbState;
-import io.fabricd.collectors.kernel.PauseParams;
 import java.util.Map;
 import java.util.SortedMap;
 
@@ -24,16 +22,15 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
                          String trustSource, SortedMap<Integer, Boolean> ecnNp, SortedMap<Integer, Boolean> ecnRp) {
 
     public NetdevInfo {
-        // copied once: a copy's copy (withDcb, withStats) is the copy itself
-        stats = FrozenSortedMap.of(stats);
-        ecnNp = FrozenSortedMap.of(ecnNp);
-        ecnRp = FrozenSortedMap.of(ecnRp);
+        stats = Counters.copy(stats);
+        ecnNp = Counters.copy(ecnNp);
+        ecnRp = Counters.copy(ecnRp);
     }
 
     /** With driver statistics and pause parameters (the driver name stays the sysfs one, as snapshots keep it). */
     public NetdevInfo withStats(Map<String, Long> s, PauseParams p) {
         return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver,
-                FrozenSortedMap.of(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
+                Counters.copy(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
     }
 
     public NetdevInfo withDcb(DcbState d, String tr, String trSource) {

@@ -2,7 +2,7 @@ package io.fabricd.collectors.netdev;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
 

@@ -3,9 +3,10 @@ package io.fabricd.collectors.netdev;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.kernel.EthtoolStats;
-import io.fabricd.collectors.kernel.PauseParams;
+import io.fabricd.collectors.model.PauseParams;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -20,28 +21,8 @@ public final class EthtoolCollector implements Collector {
         return "ethtool";
     }
 
-    /**
-     * Each netdev's last statistics and their sorted copy: a snapshot's side-car that did not change
-     * parses to the same EthtoolStats (SideCarKernel), whose ~250 statistics then need no new copy.
-     */
-    private final java.util.Map<String, java.util.Map.Entry<java.util.Map<String, Long>, java.util.SortedMap<String, Long>>> sorted =
-            new java.util.HashMap<>();
-
-    private java.util.SortedMap<String, Long> sorted(String netdev, java.util.Map<String, Long> stats) {
-        var last = sorted.get(netdev);
-        if (last != null && last.getKey() == stats) {
-            return last.getValue();
-        }
-        java.util.SortedMap<String, Long> copy = io.fabricd.collectors.model.FrozenSortedMap.of(stats);
-        if (sorted.size() > 10_000) {
-            sorted.clear();
-        }
-        sorted.put(netdev, java.util.Map.entry(stats, copy));
-        return copy;
-    }
-
     @Override
-    public synchronized void collect(CollectContext ctx) {
+    public void collect(CollectContext ctx) {
         for (NetdevInfo n : ctx.model().netdevs()) {
             EthtoolStats stats = null;
             try {
@@ -59,7 +40,7 @@ public final class EthtoolCollector implements Collector {
                     ctx.error(e);
                 }
             }
-            java.util.Map<String, Long> s = stats == null ? java.util.Map.of() : sorted(n.name(), stats.stats());
+            Map<String, Long> s = stats == null ? Map.of() : stats.stats();
             PauseParams p = pause.orElse(null);
             ctx.model().updateNetdev(n.name(), x -> x.withStats(s, p));
         }

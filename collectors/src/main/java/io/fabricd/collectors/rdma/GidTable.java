@@ -2,10 +2,11 @@ package io.fabricd.collectors.rdma;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.model.Gid;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.FileRead;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 
 /** A port's GID table (facts §1), for {@link RdmaCollector}: populated slots, their types and netdevs. */
 final class GidTable {
@@ -24,41 +25,48 @@ final class GidTable {
     static List<Gid> read(CollectContext ctx, String base) {
         // the table's size is the driver's: kept, and a failing listing reported on every collection
         List<String> table = ctx.stableListOptional(base + "/gids");
-        List<java.util.Map<String, Object>> scan = new ArrayList<>(1);
+        List<Map<String, FileRead>> scan = new ArrayList<>(1);
         List<String> slots = ctx.derived("gid-slots:" + base, () -> populatedSlots(ctx, base, table, scan));
-        java.util.Map<String, Object> gids = scan.isEmpty() ? ctx.source().readAll(base + "/gids", slots) : scan.get(0);
-        List<Gid> out = new ArrayList<>();
+        Map<String, FileRead> gids = scan.isEmpty() ? ctx.source().readEach(base + "/gids", slots) : scan.get(0);
         List<String> fresh = new ArrayList<>();
         for (String i : slots) {
-            Object g = gids.get(i);
-            if (g instanceof HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
+            FileRead g = gids.get(i);
+            if (!g.ok()) {
+                if (!g.failure().isMissing()) {
+                    ctx.error(g.failure());
                 }
-            } else if (g instanceof String s && populated(s) && !ctx.isDerived(attrsKey(base, i, s))) {
+            } else if (populated(g.text()) && !ctx.isDerived(attrsKey(base, i, g.text()))) {
                 fresh.add(i);
             }
         }
         // gid_attrs of empty slots fail with EINVAL by design: read only the populated ones
-        java.util.Map<String, Object> types = fresh.isEmpty() ? java.util.Map.of() : ctx.source().readAll(base + "/gid_attrs/types", fresh);
-        java.util.Map<String, Object> ndevs = fresh.isEmpty() ? java.util.Map.of() : ctx.source().readAll(base + "/gid_attrs/ndevs", fresh);
+        Map<String, FileRead> types = fresh.isEmpty() ? Map.of() : ctx.source().readEach(base + "/gid_attrs/types", fresh);
+        Map<String, FileRead> ndevs = fresh.isEmpty() ? Map.of() : ctx.source().readEach(base + "/gid_attrs/ndevs", fresh);
+        List<Gid> out = new ArrayList<>();
         for (String i : slots) {
-            if (!(gids.get(i) instanceof String s) || !populated(s)) {
+            FileRead g = gids.get(i);
+            if (!g.ok() || !populated(g.text())) {
                 continue;
             }
-            // {type or its failure, netdev}; IB GIDs have no netdev: that read fails by design
-            Object[] attrs = ctx.derived(attrsKey(base, i, s), () -> new Object[] {
-                types.get(i) instanceof String t ? t.strip() : types.get(i),
-                ndevs.get(i) instanceof String n ? n.strip() : null});
-            String type = null;
-            if (attrs[0] instanceof String t) {
-                type = t;
-            } else if (attrs[0] instanceof HostReadException e && !e.isMissing()) {
-                ctx.error(e);
+            // IB GIDs have no netdev: that read fails by design
+            Attrs attrs = ctx.derived(attrsKey(base, i, g.text()), () -> new Attrs(types.get(i), ndevs.get(i)));
+            if (attrs.type() != null && !attrs.type().ok() && !attrs.type().failure().isMissing()) {
+                ctx.error(attrs.type().failure());
             }
-            out.add(new Gid(RdmaCollector.portNumber(i), s.strip(), type, (String) attrs[1]));
+            out.add(new Gid(RdmaCollector.portNumber(i), g.text().strip(), attrs.typeName(), attrs.netdev()));
         }
         return out;
+    }
+
+    /** A populated slot's type (its read) and netdev, kept while its GID stays. */
+    private record Attrs(FileRead type, String netdev) {
+        Attrs(FileRead type, FileRead ndev) {
+            this(type, ndev != null && ndev.ok() ? ndev.text().strip() : null);
+        }
+
+        String typeName() {
+            return type != null && type.ok() ? type.text().strip() : null;
+        }
     }
 
     private static String attrsKey(String base, String slot, String gid) {
@@ -76,16 +84,16 @@ final class GidTable {
      * {@code scan}, so the collection that scans does not read them twice.
      */
     private static List<String> populatedSlots(CollectContext ctx, String base, List<String> table,
-                                               List<java.util.Map<String, Object>> scan) {
+                                               List<Map<String, FileRead>> scan) {
         List<String> idx = new ArrayList<>(table);
         idx.removeIf(s -> RdmaCollector.portNumber(s) < 0);
         idx.sort(Comparator.comparingInt(RdmaCollector::portNumber));
-        java.util.Map<String, Object> gids = ctx.source().readAll(base + "/gids", idx);
+        Map<String, FileRead> gids = ctx.source().readEach(base + "/gids", idx);
         scan.add(gids);
         List<String> slots = new ArrayList<>();
         for (String i : idx) {
-            Object g = gids.get(i);
-            if (g instanceof String s ? populated(s) : g instanceof HostReadException e && !e.isMissing()) {
+            FileRead g = gids.get(i);
+            if (g.ok() ? populated(g.text()) : !g.failure().isMissing()) {
                 slots.add(i);
             }
         }

@@ -10,11 +10,13 @@ import io.fabricd.collectors.model.LinkRate;
 import io.fabricd.collectors.model.PortState;
 import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.collectors.source.FileRead;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -269,22 +271,19 @@ public final class RdmaCollector implements Collector {
         if (names.isEmpty()) {
             return out;
         }
-        // one batch per folder: the live host reads it in one bounded task, not one hand-off per file
-        java.util.Map<String, Object> texts = ctx.source().readAll(dir, names);
+        Map<String, FileRead> texts = ctx.source().readEach(dir, names);
         if (noPma(texts, names)) {
             return out;
         }
         for (String name : names) {
-            Object text = texts.get(name);
-            if (text instanceof HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
+            FileRead text = texts.get(name);
+            if (!text.ok()) {
+                if (!text.failure().isMissing()) {
+                    ctx.error(text.failure());
                 }
                 continue;
             }
-            if (!(text instanceof String s)) {
-                continue;
-            }
+            String s = text.text();
             Long v = Counters.parse(s);
             if (v == null) {
                 ctx.error(dir + "/" + name, s.isBlank() ? "empty" : "not a counter: '" + abbreviate(s) + "'");
@@ -296,11 +295,10 @@ public final class RdmaCollector implements Collector {
     }
 
     /** True when no file of the folder has a value and each says there is no PMA (the text, or EINVAL). */
-    private static boolean noPma(java.util.Map<String, Object> texts, List<String> names) {
+    private static boolean noPma(Map<String, FileRead> texts, List<String> names) {
         for (String name : names) {
-            Object t = texts.get(name);
-            boolean none = t instanceof String s ? s.strip().equals(NO_PMA)
-                    : t instanceof HostReadException e && "EINVAL".equals(e.errno());
+            FileRead t = texts.get(name);
+            boolean none = t.ok() ? t.text().strip().equals(NO_PMA) : "EINVAL".equals(t.failure().errno());
             if (!none) {
                 return false;
             }

@@ -1,9 +1,9 @@
 package io.fabricd.collectors.snapshot;
 
-import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.collectors.kernel.KernelQueries;
-import io.fabricd.collectors.kernel.PauseParams;
+import io.fabricd.collectors.model.PauseParams;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.source.ForwardingHostSource;

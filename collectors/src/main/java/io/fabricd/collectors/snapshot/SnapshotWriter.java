@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.model.HostModel;

@@ -102,7 +102,7 @@ final class BeneathRoot implements AutoCloseable {
 
     /**
      * The folder was deleted and made again (or replaced) under the same name: take the new one, so
-     * it is read again. Called before each collection; one stat.
+     * it is read again. Called when a read found nothing; one stat.
      */
     void followRoot() {
         try {

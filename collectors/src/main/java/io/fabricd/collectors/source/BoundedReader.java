@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * <p>A whole collection ({@link #collecting}) runs on the reader thread, and its reads run there
  * directly: handing each read to the reader and waiting for it cost two thread wake-ups per file,
  * about three quarters of a live collection's CPU (the demo host's files: 11.0 ms per collection
- * before, 2.9 ms now; docs/benchmarks.md, eighth session). The waiting thread watches the read in
+ * with a hand-off per read, 2.9 ms without; docs/benchmarks.md). The waiting thread watches the read in
  * flight instead: when one has taken longer than the timeout, its path is quarantined, the reader
  * abandoned, and the collection run again on a new reader (where that path fails at once), so a
  * hung file still costs one timeout and degrades only itself. An abandoned collection stops as soon
@@ -77,10 +77,8 @@ final class BoundedReader implements AutoCloseable {
 
     /**
      * Stops {@code w} without interrupting its thread: work not begun is cancelled, a read in flight
-     * is left to return. Never an interrupt: a kept file is a {@link java.nio.channels.FileChannel}
-     * (positional reads, {@link SmallFiles}), an interrupt closes it, and closing a channel waits
-     * for the reads in it to leave — the interrupting thread would wait as long as a read hung in a
-     * driver (uninterruptible sleep) does.
+     * is left to return. Never an interrupt: a read hung in a driver (uninterruptible sleep) ignores
+     * it, and the reader thread is abandoned anyway.
      */
     private static void stop(ThreadPoolExecutor w) {
         List<Runnable> queued = new ArrayList<>();

@@ -1,5 +1,8 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.KernelQueries;
+import io.fabricd.collectors.kernel.SideCarKernel;
+import java.util.function.Supplier;
 import java.util.List;
 import java.util.Optional;
 
@@ -42,8 +45,8 @@ public abstract class ForwardingHostSource implements HostSource {
 
     /** Side-cars are read through this source (so a subclass's changes apply to them too). */
     @Override
-    public io.fabricd.collectors.kernel.KernelQueries kernel() {
-        return delegate.isSnapshot() ? new io.fabricd.collectors.kernel.SideCarKernel(this) : delegate.kernel();
+    public KernelQueries kernel() {
+        return delegate.isSnapshot() ? new SideCarKernel(this) : delegate.kernel();
     }
 
     @Override
@@ -62,22 +65,7 @@ public abstract class ForwardingHostSource implements HostSource {
     }
 
     @Override
-    public void keepFilesOpen(int max) {
-        delegate.keepFilesOpen(max);
-    }
-
-    @Override
-    public void closeKeptFiles() {
-        delegate.closeKeptFiles();
-    }
-
-    @Override
-    public void collectionStarts() {
-        delegate.collectionStarts();
-    }
-
-    @Override
-    public <T> T collecting(java.util.function.Supplier<T> collection) {
+    public <T> T collecting(Supplier<T> collection) {
         return delegate.collecting(collection);
     }
 }

@@ -1,7 +1,11 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.KernelQueries;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The one door to a host. Paths are relative to the host root and use '/' ("sys/class/infiniband");
@@ -23,18 +27,13 @@ public interface HostSource {
     String read(String path) throws HostReadException;
 
     /**
-     * Reads many files of one folder at once: name -> text, or name -> the HostReadException. The
-     * live host does this in one bounded task instead of one hand-off per file (GID tables have
-     * up to 1024 slots).
+     * Reads each named file of one folder: name -> the text or the failure, in the order given (a
+     * port's counters, a GID table's slots).
      */
-    default java.util.Map<String, Object> readAll(String dir, List<String> names) {
-        java.util.Map<String, Object> out = new java.util.LinkedHashMap<>();
+    default Map<String, FileRead> readEach(String dir, List<String> names) {
+        Map<String, FileRead> out = new LinkedHashMap<>();
         for (String n : names) {
-            try {
-                out.put(n, read(dir + "/" + n));
-            } catch (HostReadException e) {
-                out.put(n, e);
-            }
+            out.put(n, FileRead.of(this, dir + "/" + n));
         }
         return out;
     }
@@ -52,7 +51,7 @@ public interface HostSource {
     String realPath(String path) throws HostReadException;
 
     /** Answers that are not files (ethtool, DCB, verbs, RDMA netlink): side-cars or the kernel. */
-    io.fabricd.collectors.kernel.KernelQueries kernel();
+    KernelQueries kernel();
 
     /** True for a snapshot folder, false for the live host. */
     boolean isSnapshot();
@@ -63,30 +62,13 @@ public interface HostSource {
     }
 
     /**
-     * Keeps up to {@code max} files open between reads and reads them again from offset 0 instead of
-     * opening them anew ({@link KeptFiles}; 0, the default, keeps none). For a source read over and
-     * over: the agent's collection loop, which calls {@link #collectionStarts} and, whenever the kept
-     * hardware identity is dropped, {@link #closeKeptFiles}.
-     */
-    default void keepFilesOpen(int max) {
-    }
-
-    /** Closes every file kept open; the next reads open them anew. */
-    default void closeKeptFiles() {
-    }
-
-    /**
      * Runs one collection ({@code HostCollection.collect}). A source whose reads are bounded in time
      * by a worker thread ({@link LiveHostSource}) runs {@code collection} on that worker, where its
      * reads need no hand-off each, and may run it again after a read hung (that path then failing at
      * once). The default runs it on the calling thread.
      */
-    default <T> T collecting(java.util.function.Supplier<T> collection) {
+    default <T> T collecting(Supplier<T> collection) {
         return collection.get();
-    }
-
-    /** A collection starts (files kept open are checked again where a source needs to). */
-    default void collectionStarts() {
     }
 
     /** What this source reads, for logs and messages ("/" or the snapshot folder). */

@@ -1,5 +1,7 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.KernelQueries;
+import io.fabricd.collectors.kernel.live.LiveKernel;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The running host. Reads are bounded in size and, through {@link BoundedReader}, in time: a sysfs
@@ -41,9 +44,8 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     private final Path root;
     private final BoundedReader reader;
-    private final KeptFiles kept = new KeptFiles();
     private final String rootPrefix;
-    private final io.fabricd.collectors.kernel.KernelQueries kernel = new io.fabricd.collectors.kernel.live.LiveKernel();
+    private final KernelQueries kernel = new LiveKernel();
 
     /** The real host: root "/". */
     public LiveHostSource(Duration timeout) {
@@ -58,7 +60,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     }
 
     @Override
-    public io.fabricd.collectors.kernel.KernelQueries kernel() {
+    public KernelQueries kernel() {
         return kernel;
     }
 
@@ -113,7 +115,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     /** Runs {@code collection} on the reader thread, its reads done there and watched ({@link BoundedReader}). */
     @Override
-    public <T> T collecting(java.util.function.Supplier<T> collection) {
+    public <T> T collecting(Supplier<T> collection) {
         return reader.collecting(collection);
     }
 
@@ -127,59 +129,10 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
         return reader.read(path, () -> readNow(path));
     }
 
-    private String readNow(String path) throws java.io.IOException {
+    private String readNow(String path) throws IOException {
         // the absolute name by concatenation: no Path built and normalized per read
         String rel = path.startsWith("/") ? path.substring(1) : path;
-        return kept.read(path, rootPrefix + rel, path, MAX_FILE_BYTES, rel.startsWith("sys/") ? SmallFiles.SYSFS_PAGE : SmallFiles.EOF_ONLY);
-    }
-
-    /**
-     * Files kept open between collections (sysfs answers ENODEV through a removed device's kept
-     * files; renames are caught by the listings StableFacts watches, which close them all), at most
-     * a quarter of this process's descriptor limit.
-     */
-    @Override
-    public void keepFilesOpen(int max) {
-        kept.limit(KeptFiles.bound(max));
-    }
-
-    /** The files kept open (tests). */
-    KeptFiles keptFiles() {
-        return kept;
-    }
-
-    @Override
-    public void closeKeptFiles() {
-        kept.closeAll();
-    }
-
-    /**
-     * All reads in one bounded task; if it times out, file by file (so only the hung file fails).
-     * Within a collection on the worker, file by file directly, each watched.
-     */
-    @Override
-    public Map<String, Object> readAll(String dir, List<String> names) {
-        if (reader.inCollection()) {
-            return HostSource.super.readAll(dir, names);
-        }
-        try {
-            return reader.read(dir + "/*", () -> {
-                Map<String, Object> out = new java.util.LinkedHashMap<>();
-                for (String n : names) {
-                    String path = dir + "/" + n;
-                    try {
-                        out.put(n, readNow(path));
-                    } catch (HostReadException e) {
-                        out.put(n, e);
-                    } catch (java.io.IOException e) {
-                        out.put(n, mapException(path, e));
-                    }
-                }
-                return out;
-            });
-        } catch (HostReadException e) {
-            return HostSource.super.readAll(dir, names);
-        }
+        return SmallFiles.read(rootPrefix + rel, path, MAX_FILE_BYTES, rel.startsWith("sys/") ? SmallFiles.SYSFS_PAGE : SmallFiles.EOF_ONLY);
     }
 
     @Override
@@ -220,7 +173,6 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     @Override
     public synchronized void close() {
-        closeKeptFiles();
         reader.close();
     }
 }

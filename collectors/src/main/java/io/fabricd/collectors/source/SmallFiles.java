@@ -3,17 +3,12 @@ package io.fabricd.collectors.source;
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The one way fabricd reads a file: open (with the JDK's fstat), read into a per-thread buffer,
- * close, and no garbage but the returned String — or, for a file kept open between collections
- * ({@link KeptFiles}), read it again from offset 0 with positional reads ({@code pread}: one system
- * call per read, where a seek to 0 and a read were two). A collection reads hundreds of files; the path
- * through {@code Files.newInputStream(...).readNBytes(...)} cost a {@code stat} before, a second
- * {@code read} and an 8 KiB array per file (docs/benchmarks.md, issue 7).
+ * The one way fabricd reads a file: open, read into a per-thread buffer, close, and no garbage but
+ * the returned String (no {@code stat} first, no 8 KiB array per file as through
+ * {@code Files.newInputStream(...).readNBytes(...)}).
  *
  * <p>Reads ask for at most {@link #CHUNK} bytes at a time: the JDK reads up to 8 KiB through a
  * buffer on the stack and mallocs one for anything larger, on every call. sysfs attributes are one
@@ -27,8 +22,6 @@ final class SmallFiles {
     static final int CHUNK = 8 * 1024;
     private static final int BUFFER = 64 * 1024;
     private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER]);
-    /** The same arrays as ByteBuffers, for positional reads. */
-    private static final ThreadLocal<ByteBuffer> WRAPPED = ThreadLocal.withInitial(() -> ByteBuffer.wrap(BUFFERS.get()));
 
     private SmallFiles() {
     }
@@ -36,32 +29,6 @@ final class SmallFiles {
     /** A read of up to {@code len} bytes into the thread's buffer at {@code off}, the file's next bytes; -1 at the end. */
     interface Input {
         int read(byte[] b, int off, int len) throws IOException;
-    }
-
-    /** Positional reads of a kept file: its bytes from offset 0 on, whatever the channel's position. */
-    private static final class FromStart implements Input {
-        private final FileChannel channel;
-        private long position;
-
-        FromStart(FileChannel channel) {
-            this.channel = channel;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            ByteBuffer bb = WRAPPED.get();
-            int r;
-            if (b == bb.array()) {
-                bb.limit(off + len).position(off);
-                r = channel.read(bb, position);
-            } else {
-                r = channel.read(ByteBuffer.wrap(b, off, len), position);
-            }
-            if (r > 0) {
-                position += r;
-            }
-            return r;
-        }
     }
 
     /**
@@ -73,7 +40,7 @@ final class SmallFiles {
      * {@code endsBelow} for a sysfs attribute: a read shorter than a page (and than asked for) is the
      * end. The kernel shows a regular attribute whole in one read (at most a page, kernfs' seq_file)
      * and reads a binary one at most a page at a time; a read short of both therefore found the end,
-     * and the read that would return 0 is saved (a live collection's ~600 files, issue 7).
+     * and the read that would return 0 is saved.
      */
     static final int SYSFS_PAGE = 4096;
     /** {@code endsBelow} for any other file (procfs' seq_files stop each read at their buffer): read until 0. */
@@ -89,11 +56,6 @@ final class SmallFiles {
         try (FileInputStream in = new FileInputStream(file)) {
             return read(in::read, hostPath, max, endsBelow);
         }
-    }
-
-    /** The same from a file kept open: read again from its start (a sysfs attribute is generated anew). */
-    static String readAgain(FileChannel file, String hostPath, int max, int endsBelow) throws IOException {
-        return read(new FromStart(file), hostPath, max, endsBelow);
     }
 
     static String read(Input in, String hostPath, int max, int endsBelow) throws IOException {

@@ -1,6 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.kernel.DcbState;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;

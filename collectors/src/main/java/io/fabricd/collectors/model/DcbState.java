@@ -1,4 +1,4 @@
-package io.fabricd.collectors.kernel;
+package io.fabricd.collectors.model;
 
 import java.util.List;
 

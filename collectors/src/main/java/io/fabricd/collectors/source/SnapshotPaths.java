@@ -1,0 +1,157 @@
+package io.fabricd.collectors.source;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Path resolution inside a snapshot folder, for {@link SnapshotHostSource}: links are followed
+ * here, component by component, so none can lead out of the folder (EXDEV), loops fail with ELOOP,
+ * an absolute link is taken as relative to the folder, and {@code fabricd/unreadable.txt} is
+ * matched against the fully resolved path.
+ *
+ * <p>Paths that resolved are kept (a sysfs snapshot reaches most files through two or three links,
+ * ten lstat calls a file otherwise); {@link #forget} drops one whose file went, and failures are
+ * never kept, so a file put back is seen on the next read.
+ */
+final class SnapshotPaths {
+    private static final int MAX_LINK_HOPS = 40;
+    private static final int MAX_DEPTH = 256;
+    private static final int MAX_KEPT = 200_000;
+
+    enum Kind { FILE, DIR, OTHER, ABSENT }
+
+    /** A resolved path: its real path under the root, what is there, and the unreadable.txt errno that applies (or null). */
+    record Resolved(String real, Kind kind, String errno) {
+    }
+
+    private final Path root;
+    private final Map<String, String> unreadable;
+    /** Unreadable paths by parent folder: they exist on the host, so listings show them. */
+    private final Map<String, List<String>> unreadableByParent = new HashMap<>();
+    private final Map<String, Resolved> kept = new ConcurrentHashMap<>();
+
+    SnapshotPaths(Path root, Map<String, String> unreadable) {
+        this.root = root;
+        this.unreadable = unreadable;
+        for (String p : unreadable.keySet()) {
+            int slash = p.lastIndexOf('/');
+            String parent = slash < 0 ? "" : p.substring(0, slash);
+            unreadableByParent.computeIfAbsent(parent, k -> new ArrayList<>()).add(p.substring(slash + 1));
+        }
+    }
+
+    /** The names unreadable.txt lists directly in the folder at {@code real}. */
+    List<String> unreadableIn(String real) {
+        return unreadableByParent.getOrDefault(real, List.of());
+    }
+
+    Resolved resolve(String path) throws HostReadException {
+        Resolved r = kept.get(path);
+        if (r == null) {
+            r = resolveNow(path);
+            if ((r.kind() == Kind.FILE || r.kind() == Kind.DIR) && kept.size() < MAX_KEPT) {
+                kept.put(path, r);
+            }
+        }
+        return r;
+    }
+
+    /** {@code path} changed since it was resolved (gone, or no longer a file): resolved afresh next time. */
+    void forget(String path) {
+        kept.remove(path);
+    }
+
+    private Resolved resolveNow(String path) throws HostReadException {
+        Deque<String> todo = new ArrayDeque<>(List.of(path.split("/")));
+        List<String> done = new ArrayList<>();
+        int hops = 0;
+        Kind kind = Kind.DIR; // the root
+        while (!todo.isEmpty()) {
+            String c = todo.pollFirst();
+            if (c.isEmpty() || c.equals(".")) {
+                continue;
+            }
+            if (c.equals("..")) {
+                if (done.isEmpty()) {
+                    throw new HostReadException(path, "EXDEV", "leads out of the snapshot folder");
+                }
+                done.remove(done.size() - 1);
+                continue;
+            }
+            if (c.indexOf('\0') >= 0) {
+                throw new HostReadException(path, "EINVAL");
+            }
+            if (done.size() >= MAX_DEPTH) {
+                throw new HostReadException(path, "ENAMETOOLONG");
+            }
+            Path candidate = root.resolve(String.join("/", done)).resolve(c);
+            BasicFileAttributes attrs;
+            try {
+                attrs = Files.readAttributes(candidate, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            } catch (IOException e) {
+                done.add(c);
+                todo.removeIf(rest -> rest.isEmpty() || rest.equals("."));
+                done.addAll(todo);
+                String joined = String.join("/", done);
+                String errno = unreadableErrno(joined);
+                if (errno != null) {
+                    return new Resolved(joined, Kind.ABSENT, errno); // listed as unreadable: exists on the host, absent in the folder
+                }
+                throw new HostReadException(path, "ENOENT");
+            }
+            if (attrs.isSymbolicLink()) {
+                if (++hops > MAX_LINK_HOPS) {
+                    throw new HostReadException(path, "ELOOP");
+                }
+                String target;
+                try {
+                    target = Files.readSymbolicLink(candidate).toString();
+                } catch (IOException e) {
+                    throw new HostReadException(path, "EIO", "unreadable link");
+                }
+                if (target.startsWith("/")) {
+                    done.clear(); // absolute link: taken as relative to the snapshot root
+                }
+                String[] parts = target.split("/");
+                for (int i = parts.length - 1; i >= 0; i--) {
+                    todo.addFirst(parts[i]);
+                }
+                continue;
+            }
+            if (!attrs.isDirectory() && todo.stream().anyMatch(t -> !t.isEmpty() && !t.equals("."))) {
+                throw new HostReadException(path, "ENOTDIR");
+            }
+            done.add(c);
+            kind = attrs.isRegularFile() ? Kind.FILE : attrs.isDirectory() ? Kind.DIR : Kind.OTHER;
+        }
+        String real = String.join("/", done);
+        return new Resolved(real, kind, unreadableErrno(real));
+    }
+
+    /** The errno of the path or of the nearest unreadable folder above it; null when readable. */
+    private String unreadableErrno(String real) {
+        String p = real;
+        while (!unreadable.isEmpty()) {
+            String errno = unreadable.get(p);
+            if (errno != null) {
+                return errno;
+            }
+            int slash = p.lastIndexOf('/');
+            if (slash < 0) {
+                return null;
+            }
+            p = p.substring(0, slash);
+        }
+        return null;
+    }
+}
