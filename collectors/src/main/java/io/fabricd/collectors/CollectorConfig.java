@@ -1,6 +1,7 @@
 package io.fabricd.collectors;
 
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -14,18 +15,18 @@ import java.util.regex.Pattern;
  *                       verbs, qp, topology, gpudirect); what they would find is absent, as on a host
  *                       without it, and the checks that need it say nothing
  */
-public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices, java.util.Set<String> disabledCollectors) {
+public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices, Set<String> disabledCollectors) {
 
     public static final CollectorConfig DEFAULT = new CollectorConfig(List.of("*"), List.of());
 
     public CollectorConfig {
         includeDevices = includeDevices == null || includeDevices.isEmpty() ? List.of("*") : List.copyOf(includeDevices);
         excludeDevices = excludeDevices == null ? List.of() : List.copyOf(excludeDevices);
-        disabledCollectors = disabledCollectors == null ? java.util.Set.of() : java.util.Set.copyOf(disabledCollectors);
+        disabledCollectors = disabledCollectors == null ? Set.of() : Set.copyOf(disabledCollectors);
     }
 
     public CollectorConfig(List<String> includeDevices, List<String> excludeDevices) {
-        this(includeDevices, excludeDevices, java.util.Set.of());
+        this(includeDevices, excludeDevices, Set.of());
     }
 
     /** True unless the collector is disabled. */
@@ -33,24 +34,10 @@ public record CollectorConfig(List<String> includeDevices, List<String> excludeD
         return !disabledCollectors.contains(collector);
     }
 
-    /** Compiled globs, shared by every config (a config is asked per device on every collection). */
-    private static final java.util.Map<String, Pattern> GLOBS = new java.util.concurrent.ConcurrentHashMap<>();
-
     /** True when the device is to be read. */
     public boolean deviceSelected(String name) {
-        return includeDevices.stream().anyMatch(g -> compiled(g).matcher(name).matches())
-                && excludeDevices.stream().noneMatch(g -> compiled(g).matcher(name).matches());
-    }
-
-    private static Pattern compiled(String glob) {
-        Pattern p = GLOBS.get(glob);
-        if (p == null) {
-            p = glob(glob);
-            if (GLOBS.size() < 1000) {
-                GLOBS.put(glob, p);
-            }
-        }
-        return p;
+        return includeDevices.stream().anyMatch(g -> glob(g).matcher(name).matches())
+                && excludeDevices.stream().noneMatch(g -> glob(g).matcher(name).matches());
     }
 
     /** Shell-style glob: {@code *}, {@code ?}, {@code [abc]}, {@code [a-z]}, {@code [!x]}. */
@@ -94,7 +81,7 @@ public record CollectorConfig(List<String> includeDevices, List<String> excludeD
     public void validate() {
         includeDevices.forEach(CollectorConfig::glob);
         excludeDevices.forEach(CollectorConfig::glob);
-        java.util.Set<String> known = new java.util.TreeSet<>();
+        Set<String> known = new java.util.TreeSet<>();
         HostCollection.defaultCollectors().forEach(c -> known.add(c.name()));
         for (String d : new java.util.TreeSet<>(disabledCollectors)) {
             if (!known.contains(d)) {

@@ -7,6 +7,7 @@ import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
+import io.fabricd.collectors.source.CollectionAbandoned;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.topology.GpuDirectCollector;
@@ -81,9 +82,13 @@ public final class HostCollection {
             boolean ok = true;
             try {
                 c.collect(ctx);
-            } catch (RuntimeException | StackOverflowError | LinkageError e) {
-                // LinkageError: a native library that cannot load (JNA, the verbs shim) fails its
-                // collector, never the collection (VerbsMissingTest)
+            } catch (RuntimeException | Error e) {
+                // a bug, a native library that cannot load (LinkageError) or a JNA call that fails
+                // (JNA throws java.lang.Error) fails its collector, never the collection; what
+                // stops the JVM or the whole collection is let through
+                if (e instanceof CollectionAbandoned || e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
+                    throw e;
+                }
                 ok = false;
                 ctx.error("", "collector failed: " + e);
             }

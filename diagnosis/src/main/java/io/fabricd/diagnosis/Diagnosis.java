@@ -20,6 +20,8 @@ import io.fabricd.diagnosis.checks.TrustMismatch;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /** Runs every check over a host model (and the previous one, for rates). */
 public final class Diagnosis {
@@ -45,13 +47,18 @@ public final class Diagnosis {
      *                 strictly earlier or is of another host
      */
     public static Report run(HostModel current, HostModel previous, DiagnosisConfig config) {
+        return run(CHECKS, current, previous, config);
+    }
+
+    /** {@link #run(HostModel, HostModel, DiagnosisConfig)} with these checks. */
+    static Report run(List<Check> checks, HostModel current, HostModel previous, DiagnosisConfig config) {
         if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
-                || !java.util.Objects.equals(previous.hostname(), current.hostname()))) {
+                || !Objects.equals(previous.hostname(), current.hostname()))) {
             previous = null;
         }
         List<Finding> findings = new ArrayList<>();
         List<String> noHistory = new ArrayList<>();
-        for (Check c : CHECKS) {
+        for (Check c : checks) {
             if (!config.enabled(c.id())) {
                 continue;
             }
@@ -63,10 +70,10 @@ public final class Diagnosis {
             }
             try {
                 findings.addAll(c.evaluate(current, previous, config));
-            } catch (RuntimeException e) {
-                // a check's bug must not hide the other checks' findings
-                findings.add(new Finding(c.id(), Severity.INFO, java.util.Map.of(), "check " + c.id() + " failed: " + e,
-                        java.util.Map.of(), "Report this as a fabricd bug with `fabricd snapshot` of the host."));
+            } catch (RuntimeException | StackOverflowError e) {
+                // a check's bug must not hide the other checks' findings: reported as a finding of its own
+                findings.add(new Finding(c.id(), Severity.INFO, Map.of(), "check " + c.id() + " failed: " + e,
+                        Map.of(), "Report this as a fabricd bug with `fabricd snapshot` of the host."));
             }
         }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)

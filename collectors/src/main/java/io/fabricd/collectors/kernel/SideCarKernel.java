@@ -34,62 +34,24 @@ public final class SideCarKernel implements KernelQueries {
         return "side-cars";
     }
 
-    /** A side-car's text and what it parsed to (a JSON tree, EthtoolStats), kept while the text stays the same. */
-    private record Parsed(String text, Object value) {
-    }
-
-    /**
-     * The last parse of each side-car path (a snapshot's side-cars are read on every collection
-     * and rarely change: parsing the same JSON again was a fifth of a collection of the demo host,
-     * the ethtool text a third of the big host's garbage, issue 7; a live host asks the kernel
-     * instead). Keyed by path, so bounded by the side-cars a snapshot has; what is kept is only read
-     * (EthtoolStats is immutable, the JSON trees are never modified).
-     */
-    private static final java.util.Map<String, Parsed> PARSED = new java.util.concurrent.ConcurrentHashMap<>();
-    private static final int MAX_PARSED = 10_000;
-
     private JsonNode json(String path) throws HostReadException {
         String text = src.read(path);
-        Object kept = kept(path, text);
-        if (kept instanceof JsonNode tree) {
-            return tree;
-        }
-        JsonNode tree;
         try {
-            tree = JSON.readTree(text);
+            return JSON.readTree(text);
         } catch (IOException e) {
             throw new HostReadException(path, "not valid JSON");
         }
-        keep(path, text, tree);
-        return tree;
-    }
-
-    /** What {@code text} of {@code path} parsed to last time, or null. */
-    private Object kept(String path, String text) {
-        Parsed p = PARSED.get(src.describe() + "/" + path);
-        return p != null && p.text().equals(text) ? p.value() : null;
-    }
-
-    private void keep(String path, String text, Object value) {
-        if (PARSED.size() >= MAX_PARSED) {
-            PARSED.clear();
-        }
-        PARSED.put(src.describe() + "/" + path, new Parsed(text, value));
     }
 
     @Override
     public EthtoolStats ethtoolStats(String netdev) throws HostReadException {
         String path = "fabricd/ethtool/" + netdev + ".txt";
         String text = src.read(path);
-        if (kept(path, text) instanceof EthtoolStats s) {
-            return s;
-        }
         int[] bad = {0};
         EthtoolStats s = EthtoolStats.parse(text, bad);
         if (bad[0] > 0 && s.stats().isEmpty()) {
             throw new HostReadException(path, "not ethtool -S output");
         }
-        keep(path, text, s);
         return s;
     }
 

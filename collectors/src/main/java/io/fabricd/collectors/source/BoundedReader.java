@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * flight instead: when one has taken longer than the timeout, its path is quarantined, the reader
  * abandoned, and the collection run again on a new reader (where that path fails at once), so a
  * hung file still costs one timeout and degrades only itself. An abandoned collection stops as soon
- * as its read returns ({@link Abandoned}). A read from another thread meanwhile waits for the
+ * as its read returns ({@link CollectionAbandoned}). A read from another thread meanwhile waits for the
  * collection on the reader (the agent has none).
  */
 final class BoundedReader implements AutoCloseable {
@@ -54,16 +54,6 @@ final class BoundedReader implements AutoCloseable {
 
         Run(Thread thread) {
             this.thread = thread;
-        }
-    }
-
-    /**
-     * Thrown in an abandoned collection's thread once its hung read returned: it stops there (an
-     * Error, so that no collector's handler records it as a failure and goes on).
-     */
-    static final class Abandoned extends Error {
-        Abandoned() {
-            super("collection abandoned after a read timed out", null, false, false);
         }
     }
 
@@ -222,7 +212,7 @@ final class BoundedReader implements AutoCloseable {
                 run.since = 0;
                 hung.remove(path);
                 if (running != run) {
-                    throw new Abandoned(); // watched as hung and run again elsewhere: stop here
+                    throw new CollectionAbandoned(); // watched as hung and run again elsewhere: stop here
                 }
             }
         }
