@@ -2,6 +2,7 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.RunCommand;
+import io.fabricd.agent.cli.Version;
 import java.io.PrintWriter;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -10,7 +11,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code fabricd}: the command line of docs/spec/interfaces.md. */
-@Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+@Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
         subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class,
                 io.fabricd.agent.cli.ProbeCommand.class},
@@ -82,14 +83,5 @@ public final class Main implements Runnable {
         // vertx-micrometer registers some gauges twice and says so once at WARNING: harmless
         MICROMETER.setLevel(Level.SEVERE);
         FABRIC8.setLevel(Level.SEVERE);
-    }
-
-    /** Version from the jar manifest. */
-    public static final class Version implements CommandLine.IVersionProvider {
-        @Override
-        public String[] getVersion() {
-            String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"fabricd " + (v == null ? "dev" : v)};
-        }
     }
 }

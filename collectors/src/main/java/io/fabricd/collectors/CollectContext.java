@@ -15,6 +15,8 @@ import java.util.function.Supplier;
 public final class CollectContext {
     /** Bound on recorded errors per collector, so a host with thousands of broken files stays small. */
     static final int MAX_ERRORS = 1000;
+    /** Prefix of an error that means the collector could not do its job at all (it is then reported failed). */
+    public static final String FATAL = "fatal: ";
 
     private final HostSource source;
     private final CollectorConfig config;

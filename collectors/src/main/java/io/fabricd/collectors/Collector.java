@@ -1,5 +1,7 @@
 package io.fabricd.collectors;
 
+import java.util.List;
+
 /**
  * One concern of the host (RDMA ports, netdevs, DCB, topology...). A collector reads through
  * {@link CollectContext#source()}, records every failed path with {@link CollectContext#error}, and
@@ -10,6 +12,14 @@ public interface Collector {
 
     /** Short name: the {@code collector} label of fabric_collector_success. */
     String name();
+
+    /**
+     * The collectors whose results this one reads from {@link CollectContext#model()} (netdev reads
+     * rdma's ports); they run before it ({@link HostCollection#defaultCollectors}).
+     */
+    default List<String> needs() {
+        return List.of();
+    }
 
     void collect(CollectContext ctx);
 }

@@ -22,6 +22,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /** Runs every collector over a host and assembles the immutable {@link HostModel}. */
 public final class HostCollection {
@@ -38,16 +40,45 @@ public final class HostCollection {
     /** Keeps the hardware's identity between collections in {@code stable} (the agent's loop). */
     public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock, StableFacts stable) {
         this.collectors = List.copyOf(collectors);
+        Set<String> before = new TreeSet<>();
+        for (Collector c : this.collectors) {
+            for (String n : c.needs()) {
+                if (!before.contains(n) && this.collectors.stream().anyMatch(o -> o.name().equals(n))) {
+                    throw new IllegalArgumentException("collector " + c.name() + " reads " + n + "'s results: " + n + " must run first");
+                }
+            }
+            before.add(c.name());
+        }
         this.config = config;
         this.clock = clock;
         this.stable = stable;
     }
 
-    /** The collectors fabricd ships, in the order they run. */
+    /**
+     * The collectors fabricd ships, in the order they run: each after those it {@link Collector#needs}
+     * (host; rdma; netdev after rdma; ethtool, dcb after netdev; verbs after rdma and netdev; qp,
+     * topology after rdma; gpudirect after topology).
+     */
     public static List<Collector> defaultCollectors() {
         return List.of(new HostFactsCollector(), new RdmaCollector(), new NetdevCollector(), new EthtoolCollector(),
                 new DcbCollector(), new PortAttrsCollector(), new QpCollector(), new TopologyCollector(),
                 new GpuDirectCollector());
+    }
+
+    /**
+     * Checks a configuration against the collectors fabricd ships: its globs, and that every
+     * disabled collector is one of them.
+     */
+    public static void validate(CollectorConfig config) {
+        config.validateGlobs();
+        Set<String> known = new TreeSet<>();
+        defaultCollectors().forEach(c -> known.add(c.name()));
+        for (String d : new TreeSet<>(config.disabledCollectors())) {
+            if (!known.contains(d)) {
+                throw new IllegalArgumentException("unknown collector '" + d + "' in collection.disabled_collectors; known: "
+                        + String.join(", ", known));
+            }
+        }
     }
 
     /** One collection, or several that each read everything (CLI commands, snapshots). */
@@ -94,7 +125,7 @@ public final class HostCollection {
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             List<ReadError> errors = ctx.errors();
-            ok = ok && errors.stream().noneMatch(e -> e.error().startsWith(FATAL));
+            ok = ok && errors.stream().noneMatch(e -> e.error().startsWith(CollectContext.FATAL));
             runs.add(new CollectorRun(c.name(), ok, seconds, errors));
         }
         return new HostModel(hostname(source), source.describe(), started,
@@ -102,8 +133,6 @@ public final class HostCollection {
                 builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), runs);
     }
 
-    /** Prefix of an error that means the collector could not do its job at all. */
-    public static final String FATAL = "fatal: ";
 
     static String hostname(HostSource source) {
         if (source.manifest().isPresent() && source.manifest().get().hostname() != null) {

@@ -30,8 +30,8 @@ class DisabledCollectorsTest {
 
     @Test
     void anUnknownNameIsRefusedWithTheKnownOnes() {
-        assertThatThrownBy(() -> new CollectorConfig(List.of("*"), List.of(), Set.of("pcie")).validate())
+        assertThatThrownBy(() -> HostCollection.validate(new CollectorConfig(List.of("*"), List.of(), Set.of("pcie"))))
                 .hasMessageContaining("unknown collector 'pcie'").hasMessageContaining("topology");
-        new CollectorConfig(List.of("*"), List.of(), Set.of("rdma", "qp")).validate();
+        HostCollection.validate(new CollectorConfig(List.of("*"), List.of(), Set.of("rdma", "qp")));
     }
 }

@@ -61,4 +61,12 @@ class FailureIsolationTest {
         assertThatThrownBy(() -> collect(new Throwing("oom", () -> new OutOfMemoryError("Java heap space"))))
                 .isInstanceOf(OutOfMemoryError.class);
     }
+
+    @Test
+    void aCollectorRunsAfterThoseItReadsFrom() {
+        assertThatThrownBy(() -> new HostCollection(List.of(new NetdevCollector(), new RdmaCollector()), CollectorConfig.DEFAULT,
+                Clock.systemUTC())).hasMessage("collector netdev reads rdma's results: rdma must run first");
+        // the shipped order satisfies every collector's needs (the constructor checks it)
+        assertThat(HostCollection.standard(CollectorConfig.DEFAULT)).isNotNull();
+    }
 }

@@ -19,6 +19,11 @@ import java.util.Map;
  * added twice.
  */
 final class Families {
+    /**
+     * Longest label value exported; longer ones (a garbled sysfs file of a megabyte as a firmware
+     * version) are cut there and end in "...", so one bad file cannot make every scrape megabytes.
+     */
+    static final int MAX_LABEL_VALUE = 1024;
     private final Map<String, Family> families = new LinkedHashMap<>();
 
     private record Family(String name, String help, boolean counter, List<Labels> labels, List<Double> values) {
@@ -50,7 +55,10 @@ final class Families {
         families.putIfAbsent(name, new Family(name, help, true));
     }
 
-    /** Adds a point to a declared family; labels as alternating name, value (null values become ""). */
+    /**
+     * Adds a point to a declared family; labels as alternating name, value (null values become "",
+     * values longer than {@link #MAX_LABEL_VALUE} are cut).
+     */
     void add(String name, double value, String... labels) {
         Family f = families.get(name);
         if (f == null) {
@@ -60,6 +68,8 @@ final class Families {
         for (int i = 1; i < kv.length; i += 2) {
             if (kv[i] == null) {
                 kv[i] = "";
+            } else if (kv[i].length() > MAX_LABEL_VALUE) {
+                kv[i] = kv[i].substring(0, MAX_LABEL_VALUE - 3) + "...";
             }
         }
         f.labels().add(Labels.of(kv));

@@ -55,4 +55,12 @@ class FamiliesTest {
         assertThatThrownBy(g::build).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> g.add("undeclared", 1)).isInstanceOf(IllegalStateException.class);
     }
+
+    @Test
+    void aLabelValueOverAKibibyteIsCut() {
+        Families f = new Families();
+        f.gauge("g", "G.");
+        f.add("g", 1, "fw_ver", "9".repeat(1 << 20));
+        assertThat(text(f)).contains("g{fw_ver=\"" + "9".repeat(Families.MAX_LABEL_VALUE - 3) + "...\"} 1.0");
+    }
 }

@@ -1,6 +1,5 @@
 package io.fabricd.agent.cli;
 
-import io.fabricd.agent.Main;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.snapshot.SnapshotWriter;
 import io.fabricd.collectors.source.HostSource;
@@ -29,7 +28,7 @@ public final class SnapshotCommand implements Callable<Integer> {
         AgentConfig cfg = host.config();
         HostSource source = host.source(cfg);
         SnapshotWriter.Result r = SnapshotWriter.write(source, cfg.collectorConfig(), out,
-                new Main.Version().getVersion()[0]);
+                Version.text());
         spec.commandLine().getErr().printf("fabricd: snapshot of %s (%d RDMA devices, %d netdevs) written to %s: "
                         + "%d files, %d links, %d unreadable paths%n", r.model().hostname(), r.model().devices().size(),
                 r.model().netdevs().size(), out, r.files(), r.links(), r.unreadable());

@@ -1,5 +1,6 @@
 package io.fabricd.agent.config;
 
+import io.fabricd.collectors.HostCollection;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabricd.collectors.CollectorConfig;
@@ -162,7 +163,7 @@ public final class AgentConfig {
             throw new IllegalArgumentException("http: max_connections must be at least 4, max_requests between 1 and max_connections");
         }
         ListenAddress.parse(listen);
-        collectorConfig().validate();
+        HostCollection.validate(collectorConfig());
         if (diagnosis == null) {
             diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
         }

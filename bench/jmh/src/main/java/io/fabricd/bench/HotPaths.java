@@ -114,13 +114,13 @@ public class HotPaths {
 
     /** The Prometheus families of one collection, built once per collection by the agent. */
     @Benchmark
-    public FabricMetrics.Served buildFamilies() {
+    public MetricSnapshots buildFamilies() {
         FabricMetrics m = new FabricMetrics();
         m.update(model, report.findings());
-        return m.served();
+        return m.collect();
     }
 
-    /** Building those families and rendering them as text, as the agent does (fabricd's own renderer). */
+    /** Building those families and rendering them as text, as the agent does (client_java's text writer). */
     @Benchmark
     public int buildAndRenderText() {
         return FabricMetrics.text(model, false, report.findings()).length;
@@ -132,7 +132,7 @@ public class HotPaths {
         return FabricMetrics.build(model, false, report.findings());
     }
 
-    /** client_java's text writer over those snapshots (how a body was rendered before the seventh session). */
+    /** client_java's text writer over those snapshots . */
     @Benchmark
     public int renderText() throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 * 1024);

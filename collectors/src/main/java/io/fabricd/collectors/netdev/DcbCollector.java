@@ -5,6 +5,7 @@ import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.List;
 
 /**
  * DCB state of every Ethernet RDMA netdev (RTM_GETDCB / DCB_CMD_IEEE_GET live, the dcb side-car in a
@@ -19,6 +20,11 @@ public final class DcbCollector implements Collector {
     @Override
     public String name() {
         return "dcb";
+    }
+
+    @Override
+    public List<String> needs() {
+        return List.of("netdev");
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.List;
 
 /**
  * Driver statistics ({@code ethtool -S}: the SIOCETHTOOL ioctl live, the side-car in a snapshot)
@@ -19,6 +20,11 @@ public final class EthtoolCollector implements Collector {
     @Override
     public String name() {
         return "ethtool";
+    }
+
+    @Override
+    public List<String> needs() {
+        return List.of("netdev");
     }
 
     @Override

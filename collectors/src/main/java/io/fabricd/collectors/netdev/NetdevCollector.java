@@ -25,6 +25,11 @@ public final class NetdevCollector implements Collector {
     }
 
     @Override
+    public List<String> needs() {
+        return List.of("rdma");
+    }
+
+    @Override
     public void collect(CollectContext ctx) {
         TreeSet<String> names = new TreeSet<>();
         List<String> bound = new ArrayList<>();

@@ -2,7 +2,6 @@ package io.fabricd.collectors.rdma;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.CounterWidths;
 import io.fabricd.collectors.model.Counters;
 import io.fabricd.collectors.model.Gid;
@@ -44,7 +43,7 @@ public final class RdmaCollector implements Collector {
             names = src.list(CLASS);
         } catch (HostReadException e) {
             if (!e.isMissing()) {
-                ctx.error(e.path(), HostCollection.FATAL + e.errno());
+                ctx.error(e.path(), CollectContext.FATAL + e.errno());
             }
             return; // no RDMA stack on this host: zero devices, not a failure
         }

@@ -22,6 +22,11 @@ public final class GpuDirectCollector implements Collector {
     }
 
     @Override
+    public List<String> needs() {
+        return List.of("rdma", "topology");
+    }
+
+    @Override
     public void collect(CollectContext ctx) {
         boolean gpus = ctx.model().pci().stream().anyMatch(f -> f.kind().equals("gpu"));
         boolean nics = !ctx.model().devices().isEmpty();

@@ -27,6 +27,11 @@ public final class TopologyCollector implements Collector {
         return "topology";
     }
 
+    @Override
+    public List<String> needs() {
+        return List.of("rdma");
+    }
+
     /** A function read on every collection: its kept identity and the paths of its current link, built once. */
     private record Planned(String addr, String kind, String path, Identity id, String speedPath, String widthPath) {
     }

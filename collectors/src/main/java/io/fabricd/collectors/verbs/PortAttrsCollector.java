@@ -9,6 +9,7 @@ import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.Optional;
+import java.util.List;
 
 /**
  * Active and max MTU per port from verbs (ibv_query_port, or the verbs side-car); for RoCE ports
@@ -23,6 +24,11 @@ public final class PortAttrsCollector implements Collector {
     @Override
     public String name() {
         return "verbs";
+    }
+
+    @Override
+    public List<String> needs() {
+        return List.of("rdma", "netdev");
     }
 
     @Override

@@ -23,6 +23,11 @@ public final class QpCollector implements Collector {
     }
 
     @Override
+    public List<String> needs() {
+        return List.of("rdma");
+    }
+
+    @Override
     public void collect(CollectContext ctx) {
         Optional<List<QpInfo>> qps;
         try {
