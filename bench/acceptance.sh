@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 7's targets, every one measured side by side with node_exporter on this machine, and a
+# The performance targets (docs/benchmarks.md), every one measured side by side with node_exporter on this machine, and a
 # table of the results at the end (docs/benchmarks.md, "Acceptance"). Steps:
 #   scrape  scrape latency median, new connection and kept alive, SCRAPES back to back each
 #           (bench/scrape-compare.sh), and start to /readyz;

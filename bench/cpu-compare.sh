@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CPU per collection (fabricd) against CPU per scrape (node_exporter's infiniband collector) on the
-# same snapshot (issue 7). fabricd collects every INTERVAL on its own and is not scraped; node_exporter
+# same snapshot. fabricd collects every INTERVAL on its own and is not scraped; node_exporter
 # reads sysfs on every scrape and is scraped every INTERVAL. Both run for DURATION seconds; the CPU
 # time (utime+stime of /proc/<pid>/stat) spent after a warm-up, divided by the number of
 # collections or scrapes, is what one costs. Also: RSS at the end, and fabricd's idle CPU share.
@@ -10,7 +10,7 @@
 # WARMUP=seconds before the window (default 10). The JIT (C1 only) compiles a method called once
 # per collection after several hundred calls: at 250 ms a 30 s warm-up leaves part of the window
 # interpreted and compiling ("early"); WARMUP=300 (1 200 collections) measures the steady state a
-# long-running agent is in (docs/benchmarks.md, sixth session). DISABLED=comma-separated collectors fabricd does
+# long-running agent is in (docs/benchmarks.md). DISABLED=comma-separated collectors fabricd does
 # not run. SCRAPE_FABRICD=1 scrapes fabricd's /metrics too, once per INTERVAL, as Prometheus would: with fabricd's default 10 s interval and a 15 s scrape
 # that gives its CPU share in a real deployment (Pingmesh's budget: 0.26 % of a core):
 #   FABRICD_INTERVAL_MS=10000 SCRAPE_FABRICD=1 bench/cpu-compare.sh SNAPSHOT 300 15000

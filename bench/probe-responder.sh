@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CPU of an agent's UDP probe responder at a given probe rate (issue 5: responder CPU at 1 000
+# CPU of an agent's UDP probe responder at a given probe rate (responder CPU at 1 000
 # probes/s). Starts `fabricd run` on a snapshot with a probe key, measures the agent's CPU time
 # (utime+stime from /proc/<pid>/stat) over DURATION seconds idle, then over DURATION seconds while
 # `fabricd probe` sends RATE probes/s of SIZE bytes at it, and prints the difference as a share of

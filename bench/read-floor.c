@@ -2,7 +2,7 @@
  * The floor under any collector that reads files: open, read and close every path of a list
  * (one per line), in C, with nothing else; prints the CPU time per pass. bench/cpu-compare.sh
  * feeds it the files fabricd and node_exporter opened, so "what the reads alone cost on this
- * machine" sits next to what each process spent (issue 7, docs/benchmarks.md).
+ * machine" sits next to what each process spent (docs/benchmarks.md).
  *
  *   cc -O2 -o read-floor bench/read-floor.c && ./read-floor LIST [PASSES] [kept]
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Steady RSS of the agent with bin/fabricd's default flags (issue 7: <= 96 MiB, 64 MiB the goal):
+# Steady RSS of the agent with bin/fabricd's default flags (<= 96 MiB, 64 MiB the goal):
 # collections every second and a gzip-compressed OpenMetrics scrape every 1.5 s, as Prometheus asks,
 # for DURATION seconds; then VmRSS, the code cache in use and the CPU per collection (scrapes
 # included). A 1 s interval with a 1.5 s scrape makes the same calls per collection as fabricd's

@@ -552,7 +552,7 @@ def host_demo():
 
 
 def host_big():
-    """The benchmark's big host (issue 7): 8 GPUs and 16 RoCE ports (two ConnectX-7 per GPU, behind
+    """The benchmark's big host: 8 GPUs and 16 RoCE ports (two ConnectX-7 per GPU, behind
     the GPU's PCIe switch), every port with full counters/hw_counters, an ethtool -S side-car of
     about 290 statistics (per-channel ones included, as a real ConnectX-7 prints), pause and DCB
     side-cars; no planted problem."""

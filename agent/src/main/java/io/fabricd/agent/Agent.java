@@ -4,10 +4,14 @@ import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
 import io.fabricd.agent.http.BasicAuth;
+import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.ProbeService;
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -21,18 +25,25 @@ import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
 import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.Handler;
 import io.vertx.core.http.ClientAuth;
+import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -49,10 +60,10 @@ public final class Agent implements AutoCloseable {
     private final ListenAddress listen;
     private final HostSource source;
     private final AgentConfig config;
-    private final io.fabricd.probes.ProbeKey probeKey;
+    private final ProbeKey probeKey;
     /** TLS and basic auth; null: plain HTTP for everyone. */
     private final WebConfig web;
-    private io.fabricd.probes.ProbeService probes;
+    private ProbeService probes;
     private Vertx vertx;
     private HttpServer server;
     private final FabricMetrics fabric;
@@ -61,12 +72,12 @@ public final class Agent implements AutoCloseable {
         this.source = source;
         this.listen = listen;
         this.config = config;
-        this.probeKey = io.fabricd.probes.ProbeKey.resolve(config.probe.keyFile);
-        this.web = config.http.webConfigFile == null ? null : WebConfig.load(java.nio.file.Path.of(config.http.webConfigFile));
+        this.probeKey = ProbeKey.resolve(config.probe.keyFile);
+        this.web = config.http.webConfigFile == null ? null : WebConfig.load(Path.of(config.http.webConfigFile));
         fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
         registerJvmMetrics(registry);
-        meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, io.micrometer.core.instrument.Clock.SYSTEM);
+        meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters).stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
@@ -98,7 +109,7 @@ public final class Agent implements AutoCloseable {
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
         AgentConfig.Http limits = config.http;
-        io.fabricd.agent.http.ConnectionLimits bounds = new io.fabricd.agent.http.ConnectionLimits(limits.maxConnections,
+        ConnectionLimits bounds = new ConnectionLimits(limits.maxConnections,
                 limits.maxRequests, meters);
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
@@ -106,14 +117,14 @@ public final class Agent implements AutoCloseable {
                         .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2)
                         // Vert.x's blocked-thread warning looks every 5 s, not every second: a
                         // wake-up of its timer thread less per second on an agent that is mostly
-                        // idle (issue 7); a handler blocking the event loop is still logged
+                        // idle; a handler blocking the event loop is still logged
                         .setBlockedThreadCheckInterval(5000))
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
         if (probeKey != null) {
             try {
-                probes = new io.fabricd.probes.ProbeService(config.probe, probeKey, udpHost(), this::hostname,
-                        () -> loop.latest() == null ? java.util.Map.of() : loop.latest().model().labels(), registry)
+                probes = new ProbeService(config.probe, probeKey, udpHost(), this::hostname,
+                        () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry)
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe.endpointTls != null ? config.probe.endpointTls : web != null && web.tls()).start();
                 loop.extraFindings(probes::findings);
@@ -124,20 +135,20 @@ public final class Agent implements AutoCloseable {
                             + "(the endpoint is authenticated by the probe key)");
                 }
                 if (config.probe.verbs && !source.isSnapshot()) {
-                    probes.startVerbs(java.nio.file.Path.of("/sys"));
+                    probes.startVerbs(Path.of("/sys"));
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
                         + config.probe.udpPort + ": " + e.getMessage());
             }
         } else {
-            LOG.info("probing off: no probe key (probe.key_file or " + io.fabricd.probes.ProbeKey.ENV + ")");
+            LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
         }
         // idle: no traffic either way; write idle: nothing answered, however much the client sends
         // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.
         HttpServerOptions opts = new HttpServerOptions()
-                .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS)
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                 .setIdleTimeout((int) limits.idleTimeout.toMillis())
                 .setWriteIdleTimeout((int) limits.idleTimeout.toMillis())
                 .setMaxHeaderSize(limits.maxHeaderBytes)
@@ -178,7 +189,7 @@ public final class Agent implements AutoCloseable {
         LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
                 + new ListenAddress(listen.host(), port()) + "/metrics"
                 + (web == null ? "" : " (web config " + config.http.webConfigFile + ": TLS " + (web.tls() ? "on, client certificates "
-                + web.clientAuth().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
+                + web.clientAuth().name().toLowerCase(Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
                 + (web.basicAuthUsers.isEmpty() ? "off" : "for " + web.basicAuthUsers.size() + " users") + ")"));
         return this;
     }
@@ -188,33 +199,33 @@ public final class Agent implements AutoCloseable {
         opts.setSsl(true)
                 .setKeyCertOptions(new PemKeyCertOptions().setCertPath(web.path(web.tls.certFile).toString())
                         .setKeyPath(web.path(web.tls.keyFile).toString()))
-                .setEnabledSecureTransportProtocols(new java.util.LinkedHashSet<>(web.protocols()));
+                .setEnabledSecureTransportProtocols(new LinkedHashSet<>(web.protocols()));
         if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
             opts.setTrustOptions(new PemTrustOptions().addCertPath(web.path(web.tls.clientCaFile).toString()))
                     .setClientAuth(web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST);
         }
     }
 
-    /** This host's name: the latest collection's, else the OS's. */
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
     private String udpHost() {
         return config.probe.udpHost != null && !config.probe.udpHost.isBlank() ? config.probe.udpHost : listen.host();
     }
 
+    /** This host's name: the latest collection's, else the OS's. */
     String hostname() {
         CollectionLoop.Published p = loop.latest();
         if (p != null) {
             return p.model().hostname();
         }
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             return "unknown";
         }
     }
 
     /** The probe service; null when probing is off. */
-    public io.fabricd.probes.ProbeService probes() {
+    public ProbeService probes() {
         return probes;
     }
 

@@ -2,20 +2,25 @@ package io.fabricd.agent;
 
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.HostSource;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Report;
-import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -53,7 +58,7 @@ public final class CollectionLoop implements AutoCloseable {
         public byte[] findingsJson() {
             byte[] j = findingsJson;
             if (j == null) {
-                j = report.toJson().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                j = report.toJson().getBytes(StandardCharsets.UTF_8);
                 findingsJson = j;
             }
             return j;
@@ -74,13 +79,12 @@ public final class CollectionLoop implements AutoCloseable {
     private final FabricMetrics metrics;
     private final Duration interval;
     private final DiagnosisConfig diagnosis;
-    private volatile java.util.function.Supplier<java.util.List<io.fabricd.diagnosis.Finding>> extraFindings = java.util.List::of;
+    private volatile Supplier<List<Finding>> extraFindings = List::of;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
     private final Timer timer;
     private final Counter failures;
     private volatile Published latest;
-    private final java.util.List<Runnable> afterEach = new java.util.concurrent.CopyOnWriteArrayList<>();
     private boolean saidNoDevices;
 
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
@@ -99,23 +103,15 @@ public final class CollectionLoop implements AutoCloseable {
                 .description("Time one whole collection of the host took").register(meters);
         this.failures = Counter.builder("fabric.agent.collection.failures")
                 .description("Collections that failed as a whole (the previous result stays served)").register(meters);
-        io.micrometer.core.instrument.Gauge.builder("fabric.agent.collection.running", this, l -> l.running().toNanos() / 1e9)
+        Gauge.builder("fabric.agent.collection.running", this, l -> l.running().toNanos() / 1e9)
                 .baseUnit("seconds")
                 .description("How long the collection in progress has run (0 between collections); past collection.stuck_after "
                         + "the agent is not ready").register(meters);
     }
 
     /** Findings from outside the host model (the probes'), merged into every report. */
-    public void extraFindings(java.util.function.Supplier<java.util.List<io.fabricd.diagnosis.Finding>> source) {
+    public void extraFindings(Supplier<List<Finding>> source) {
         this.extraFindings = source;
-    }
-
-    /**
-     * Runs {@code task} on the collection thread after each collection was published (HttpApi renders
-     * the bodies of the scrapes it expects next); its failure is logged and does not stop the loop.
-     */
-    public void afterEachCollection(Runnable task) {
-        afterEach.add(task);
     }
 
     public Duration interval() {
@@ -198,13 +194,6 @@ public final class CollectionLoop implements AutoCloseable {
                         stuckAfter));
             }
             first.countDown();
-        }
-        for (Runnable task : afterEach) {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "after-collection task failed", e);
-            }
         }
     }
 

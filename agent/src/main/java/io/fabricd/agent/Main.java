@@ -1,20 +1,27 @@
 package io.fabricd.agent;
 
+import io.fabricd.agent.cli.DiagnoseCommand;
 import io.fabricd.agent.cli.MetricsCommand;
+import io.fabricd.agent.cli.ProbeCommand;
 import io.fabricd.agent.cli.RunCommand;
+import io.fabricd.agent.cli.SnapshotCommand;
 import io.fabricd.agent.cli.Version;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import java.util.logging.Logger;
-import picocli.CommandLine;
+import java.util.logging.SimpleFormatter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** {@code fabricd}: the command line of docs/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
-        subcommands = {RunCommand.class, MetricsCommand.class, io.fabricd.agent.cli.SnapshotCommand.class, io.fabricd.agent.cli.DiagnoseCommand.class,
-                io.fabricd.agent.cli.ProbeCommand.class},
+        subcommands = {RunCommand.class, MetricsCommand.class, SnapshotCommand.class, DiagnoseCommand.class,
+                ProbeCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})
 public final class Main implements Runnable {
@@ -46,11 +53,11 @@ public final class Main implements Runnable {
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof IllegalArgumentException || e instanceof java.io.UncheckedIOException) {
+            if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {
                 err.println("fabricd: " + e.getMessage());
                 return USAGE;
             }
-            if (e instanceof java.io.IOException) {
+            if (e instanceof IOException) {
                 // a path that cannot be read or written: the input is unusable, not fabricd broken
                 // (exit 1 would read as "diagnose found a finding")
                 err.println("fabricd: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
@@ -74,8 +81,8 @@ public final class Main implements Runnable {
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
-        java.util.logging.ConsoleHandler h = new java.util.logging.ConsoleHandler();
-        h.setFormatter(new java.util.logging.SimpleFormatter());
+        ConsoleHandler h = new ConsoleHandler();
+        h.setFormatter(new SimpleFormatter());
         h.setLevel(Level.ALL);
         root.addHandler(h);
         root.setLevel(Level.INFO);

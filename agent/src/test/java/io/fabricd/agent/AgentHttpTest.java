@@ -7,13 +7,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.demo.DemoHost;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.testing.PromText;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,6 +29,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,16 +91,16 @@ class AgentHttpTest {
         try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             int port = a.port();
-            HttpResponse<String> post = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> post = Http.CLIENT.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(post.statusCode()).isEqualTo(405);
             assertThat(post.headers().firstValue("Allow")).contains("GET, HEAD");
             assertThat(post.body()).contains("POST");
 
-            HttpResponse<String> head = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + port + "/healthz"))
-                    .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> head = Http.CLIENT.send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/healthz"))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(head.statusCode()).isEqualTo(200);
             assertThat(head.body()).isEmpty();
 
@@ -116,7 +123,7 @@ class AgentHttpTest {
     @Test
     void servesFindingsAndJudgesRatesAgainstThePreviousCollection() throws Exception {
         // symbol_error grows by 1000 per collection: port_errors_rising needs the agent's previous collection
-        java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong reads = new AtomicLong();
         HostSource rising = new ForwardingHostSource(Fixtures.open("host-a-ib")) {
             @Override
             public String read(String path) throws HostReadException {
@@ -150,7 +157,7 @@ class AgentHttpTest {
 
     @Test
     void findingsOfTheDemo() throws Exception {
-        try (Agent a = start(io.fabricd.agent.demo.DemoHost.open(), Duration.ofHours(1))) {
+        try (Agent a = start(DemoHost.open(), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             JsonNode j = new ObjectMapper().readTree(Http.get(a.port(), "/api/v1/findings").body());
             assertThat(j.findValuesAsText("check")).contains("pfc_missing", "mtu_mismatch", "counter_saturated", "numa_misaffinity");
@@ -238,8 +245,8 @@ class AgentHttpTest {
     void servesGzipToScrapersThatAskAndRendersTheBodiesOfRhythmicScrapesAhead() throws Exception {
         try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofMillis(300))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
-            java.net.http.HttpRequest gz = java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("http://127.0.0.1:" + a.port() + "/metrics"))
+            HttpRequest gz = HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + a.port() + "/metrics"))
                     .header("Accept-Encoding", "gzip").timeout(Duration.ofSeconds(20)).build();
             // a scraper with a rhythm (every 450 ms against collections every 300 ms), as Prometheus
             for (int i = 0; i < 10; i++) {
@@ -247,8 +254,8 @@ class AgentHttpTest {
                 assertThat(r.statusCode()).isEqualTo(200);
                 assertThat(r.headers().firstValue("Content-Encoding")).hasValue("gzip");
                 String body;
-                try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(r.body()))) {
-                    body = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                try (var in = new GZIPInputStream(new ByteArrayInputStream(r.body()))) {
+                    body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 }
                 Map<String, Double> v = PromText.parse(body);
                 assertThat(v).containsEntry(s("fabric_port_up", "device", "mlx5_0", "port", "1"), 1.0);
@@ -257,12 +264,12 @@ class AgentHttpTest {
             }
             // the JSON documents and a filtered scrape: gzipped by fabricd too (the server has no compressor)
             for (String path : List.of("/api/v1/snapshot", "/api/v1/findings", "/metrics?name[]=fabric_port_up")) {
-                HttpResponse<byte[]> r = Http.CLIENT.send(java.net.http.HttpRequest.newBuilder(
-                                java.net.URI.create("http://127.0.0.1:" + a.port() + path))
+                HttpResponse<byte[]> r = Http.CLIENT.send(HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + a.port() + path))
                         .header("Accept-Encoding", "gzip").timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofByteArray());
                 assertThat(r.headers().firstValue("Content-Encoding")).as(path).hasValue("gzip");
-                try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(r.body()))) {
-                    String body = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                try (var in = new GZIPInputStream(new ByteArrayInputStream(r.body()))) {
+                    String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                     assertThat(body).as(path).contains(path.startsWith("/metrics") ? "fabric_port_up{" : "\"");
                     assertThat(Http.get(a.port(), path).headers().firstValue("Content-Encoding")).as(path).isEmpty();
                 }

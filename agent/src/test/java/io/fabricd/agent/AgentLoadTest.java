@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /**
- * Load and bad clients (issue 7): many concurrent scrapes cost no extra collection, and idle
+ * Load and bad clients: many concurrent scrapes cost no extra collection, and idle
  * sockets, slowloris clients and oversized requests neither starve scrapes nor stay open. Latencies
  * are printed for the record (docs/benchmarks.md), never asserted.
  */

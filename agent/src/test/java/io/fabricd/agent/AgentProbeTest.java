@@ -15,12 +15,15 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.probes.EndpointAuth;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
+import io.fabricd.testing.PrivateFiles;
 import io.fabricd.testing.PromText;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +52,7 @@ class AgentProbeTest {
 
     @Test
     void twoAgentsProbeEachOtherFullyAnsweredAt64And1024Bytes(@TempDir Path tmp) throws Exception {
-        Path key = Files.writeString(tmp.resolve("key"), KEY + "\n");
+        Path key = PrivateFiles.write(tmp.resolve("key"), KEY + "\n");
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, List.of()), new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             String peerA = "127.0.0.1:" + a.port();
@@ -95,15 +98,15 @@ class AgentProbeTest {
                         .containsEntry("fabric_probe_responder_peer_sockets", 1.0);
                 assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
                 // the endpoint, authenticated; its answer signed for this request; the same request again refused
-                io.fabricd.probes.EndpointAuth auth = new io.fabricd.probes.EndpointAuth(new ProbeKey(KEY.getBytes()));
-                io.fabricd.probes.EndpointAuth.Request signed = auth.request("GET", EndpointClient.PATH, peerA,
+                EndpointAuth auth = new EndpointAuth(new ProbeKey(KEY.getBytes()));
+                EndpointAuth.Request signed = auth.request("GET", EndpointClient.PATH, peerA,
                         System.currentTimeMillis() / 1000);
                 HttpRequest epReq = HttpRequest.newBuilder(URI.create("http://" + peerA + EndpointClient.PATH))
-                        .header(io.fabricd.probes.EndpointAuth.REQUEST_HEADER, signed.header()).build();
+                        .header(EndpointAuth.REQUEST_HEADER, signed.header()).build();
                 HttpResponse<String> ep = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
                 assertThat(ep.statusCode()).isEqualTo(200);
-                assertThat(auth.checkAnswer(signed.nonce(), ep.body().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        ep.headers().firstValue(io.fabricd.probes.EndpointAuth.ANSWER_HEADER).orElse(null))).isTrue();
+                assertThat(auth.checkAnswer(signed.nonce(), ep.body().getBytes(StandardCharsets.UTF_8),
+                        ep.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))).isTrue();
                 HttpResponse<String> replay = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
                 assertThat(replay.statusCode()).isEqualTo(401);
                 assertThat(replay.body()).contains("(replayed)");
@@ -132,8 +135,8 @@ class AgentProbeTest {
 
     @Test
     void probingNeedsTheKey(@TempDir Path tmp) throws Exception {
-        Path key = Files.writeString(tmp.resolve("key"), KEY);
-        Path wrong = Files.writeString(tmp.resolve("wrong"), "another-key-of-more-than-16-bytes");
+        Path key = PrivateFiles.write(tmp.resolve("key"), KEY);
+        Path wrong = PrivateFiles.write(tmp.resolve("wrong"), "another-key-of-more-than-16-bytes");
         AgentConfig off = config(null, List.of());
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, List.of()), new ListenAddress("127.0.0.1", 0)).start();
              Agent noKey = new Agent(Fixtures.open("host-c-rxe"), off, new ListenAddress("127.0.0.1", 0)).start()) {
@@ -162,7 +165,7 @@ class AgentProbeTest {
      */
     @Test
     void peersFromTheServiceEndpointSlicesAndTheRackFromTheNode(@TempDir Path tmp) throws Exception {
-        Path key = Files.writeString(tmp.resolve("key"), KEY);
+        Path key = PrivateFiles.write(tmp.resolve("key"), KEY);
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), false);
         server.init();

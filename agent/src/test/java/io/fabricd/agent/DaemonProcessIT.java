@@ -4,6 +4,8 @@ import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.testing.PromText;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -17,9 +19,9 @@ class DaemonProcessIT {
     void demoDaemon() throws Exception {
         Path repo = Requirements.repoRoot();
         int port = NodeExporterParityIT.freePort();
-        Path cfg = java.nio.file.Files.createTempFile("fabricd", ".yaml");
-        java.nio.file.Files.writeString(cfg, "collection:\n  interval: 500ms\n");
-        Path log = java.nio.file.Files.createTempFile("fabricd", ".log");
+        Path cfg = Files.createTempFile("fabricd", ".yaml");
+        Files.writeString(cfg, "collection:\n  interval: 500ms\n");
+        Path log = Files.createTempFile("fabricd", ".log");
         Process p = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
                 "--listen", "127.0.0.1:" + port, "--config", cfg.toString())
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -29,7 +31,7 @@ class DaemonProcessIT {
             while (status != 200 && System.nanoTime() < deadline) {
                 try {
                     status = Http.get(port, "/readyz").statusCode();
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     Thread.sleep(100);
                 }
             }
@@ -48,7 +50,7 @@ class DaemonProcessIT {
             assertThat(new ProcessBuilder("kill", "-CONT", Long.toString(javaPid(p))).start().waitFor()).isZero();
             Thread.sleep(300);
             assertThat(collections(port) - before).isBetween(0.0, 2.0);
-            assertThat(java.nio.file.Files.readString(log)).contains("collection resumed after", "missed collections are skipped");
+            assertThat(Files.readString(log)).contains("collection resumed after", "missed collections are skipped");
         } finally {
             p.destroy();
             assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();

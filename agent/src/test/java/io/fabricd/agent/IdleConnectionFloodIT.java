@@ -3,8 +3,10 @@ package io.fabricd.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.testing.PromText;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -45,7 +48,7 @@ class IdleConnectionFloodIT {
         try {
             awaitReady(port);
             AtomicBoolean flooding = new AtomicBoolean(true);
-            List<String> scrapes = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> scrapes = new CopyOnWriteArrayList<>();
             Thread scraper = new Thread(() -> {
                 while (flooding.get()) {
                     scrapes.add(scrape(port, "/metrics"));
@@ -61,7 +64,7 @@ class IdleConnectionFloodIT {
                         Integer.toString(IDLE / 2), Integer.toString(1 + 10 * h)).redirectErrorStream(true).start());
             }
             for (Process h : holders) {
-                String line = new java.io.BufferedReader(new java.io.InputStreamReader(h.getInputStream())).readLine();
+                String line = new BufferedReader(new InputStreamReader(h.getInputStream())).readLine();
                 assertThat(line).isEqualTo("holding " + IDLE / 2);
             }
             // all 20 000 are held; a few more scrapes with the flood in place

@@ -8,6 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.testing.PromText;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,7 +42,7 @@ class ProbeVmIT {
                 "ip addr add 10.9.0.1/24 dev pa && ip link set pa up",
                 "ip netns exec peer ip addr add 10.9.0.2/24 dev pb",
                 "ip netns exec peer ip link set pb up && ip netns exec peer ip link set lo up",
-                "echo probe-key-for-the-vm-test-0123456789 > /tmp/pk",
+                "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk)",
                 // GID index 1 (link-local RoCE v2), as the test bed's perftest runs: both rxe live in one netns
                 "printf 'probe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\n' > /tmp/agent.yaml",
                 "echo '=====PERFTEST====='",
@@ -100,7 +103,7 @@ class ProbeVmIT {
             assertThat(r.get("received").asInt()).as(verbs).isEqualTo(200);
         }
         assertThat(v.findValuesAsText("size")).containsExactly("64", "1024");
-        java.util.regex.Matcher lat = java.util.regex.Pattern.compile("(?m)^\\s*2\\s+1000\\s+\\S+\\s+\\S+\\s+([0-9.]+)").matcher(out);
+        Matcher lat = Pattern.compile("(?m)^\\s*2\\s+1000\\s+\\S+\\s+\\S+\\s+([0-9.]+)").matcher(out);
         if (lat.find()) {
             double perftest = Double.parseDouble(lat.group(1)) * 2 / 1e6; // t_typical is half a round trip
             double ours = v.get(0).at("/rtt_seconds/p50").asDouble();
@@ -110,7 +113,7 @@ class ProbeVmIT {
 
         // the second agent's own rounds: the first agent probed over UDP and verbs, nothing lost
         Map<String, Double> rounds = PromText.parse(SoftRoceVm.section(out, "=====ROUNDS=====", "=====LOSS=====").lines()
-                .filter(l -> l.startsWith("fabric_probe_")).collect(java.util.stream.Collectors.joining("\n")));
+                .filter(l -> l.startsWith("fabric_probe_")).collect(Collectors.joining("\n")));
         for (String transport : new String[] {"udp", "verbs"}) {
             String sent = s("fabric_probe_sent_total", "peer", "10.9.0.1:9530", "peer_rack", "", "transport", transport, "size", "64");
             assertThat(rounds.getOrDefault(sent, 0.0)).as(out).isGreaterThanOrEqualTo(transport.equals("verbs") ? 40.0 : 20.0);

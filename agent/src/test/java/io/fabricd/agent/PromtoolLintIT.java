@@ -2,6 +2,7 @@ package io.fabricd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.agent.demo.DemoHost;
 import io.fabricd.collectors.Fixtures;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -61,7 +62,7 @@ class PromtoolLintIT {
     @Test
     void theRunningAgentsWholeExpositionIsLintClean() throws Exception {
         Path promtool = Requirements.program("promtool", "apt-get install prometheus");
-        try (Agent a = AgentHttpTest.start(io.fabricd.agent.demo.DemoHost.open(), Duration.ofHours(1))) {
+        try (Agent a = AgentHttpTest.start(DemoHost.open(), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             String body = Http.get(a.port(), "/metrics").body();
             assertThat(body).contains("jvm_memory_used_bytes", "fabric_agent_collection_seconds", "fabric_port_pma_total");

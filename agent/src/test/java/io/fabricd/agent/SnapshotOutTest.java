@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabricd.collectors.Fixtures;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -122,7 +123,7 @@ class SnapshotOutTest {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             p.getInputStream().readAllBytes();
             return p.waitFor() == 0;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

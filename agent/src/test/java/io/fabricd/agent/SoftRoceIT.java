@@ -3,9 +3,21 @@ package io.fabricd.agent;
 import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.collectors.verbs.PortAttrsCollector;
 import io.fabricd.testing.PromText;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,7 +92,7 @@ class SoftRoceIT {
             // verbs (the native shim's ibv_query_port) answers, and agrees with the value fabricd
             // derives from the netdev MTU when verbs cannot answer (1500 - rxe's 80 bytes -> 1024)
             assertThat(m1).containsEntry(s("fabric_port_active_mtu_bytes", "device", pair[0], "port", "1"),
-                    (double) io.fabricd.collectors.verbs.PortAttrsCollector.derivedActiveMtu(1500, 80));
+                    (double) PortAttrsCollector.derivedActiveMtu(1500, 80));
             assertThat(m1).containsEntry(s("fabric_port_mtu_derived", "device", pair[0], "port", "1"), 0.0);
             assertThat(m1).containsEntry(s("fabric_port_max_mtu_bytes", "device", pair[0], "port", "1"), 4096.0);
             assertThat(m1.get(s("fabric_device_max_qp", "device", pair[0]))).isGreaterThan(0.0);
@@ -91,14 +103,14 @@ class SoftRoceIT {
         }
 
         // a snapshot of the VM, replayed here, gives the VM's metrics
-        java.util.regex.Matcher run = java.util.regex.Pattern.compile("\\[host\\] run dir (\\S+),").matcher(out);
+        Matcher run = Pattern.compile("\\[host\\] run dir (\\S+),").matcher(out);
         assertThat(run.find()).as(out).isTrue();
         Path snap = Path.of(run.group(1), "out", "snap");
         assertThat(out).contains("live-diagnose-exit=0");
         assertTheShellCaptureDiagnosesLikeTheLiveHost(Path.of(run.group(1), "out"));
-        Map<String, Double> inVm = new java.util.TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====DIAG2=====")
-                .lines().filter(l -> !l.startsWith("fabricd:")).collect(java.util.stream.Collectors.joining("\n"))));
-        Map<String, Double> replay = new java.util.TreeMap<>(PromText.parse(CliTest.run("metrics", "--root", snap.toString()).out()));
+        Map<String, Double> inVm = new TreeMap<>(PromText.parse(section(out, "=====SNAP=====", "=====DIAG2=====")
+                .lines().filter(l -> !l.startsWith("fabricd:")).collect(Collectors.joining("\n"))));
+        Map<String, Double> replay = new TreeMap<>(PromText.parse(CliTest.run("metrics", "--root", snap.toString()).out()));
         inVm.keySet().removeIf(k -> k.startsWith("fabric_collector_duration_seconds"));
         replay.keySet().removeIf(k -> k.startsWith("fabric_collector_duration_seconds"));
         // same series; gauges equal; counters at most what the later in-VM collection saw (the
@@ -114,10 +126,10 @@ class SoftRoceIT {
     }
 
     /** What a one-shot diagnose finds, as check, severity and subject. */
-    private static java.util.Set<String> findings(String json) throws Exception {
-        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
-        java.util.Set<String> out = new java.util.TreeSet<>();
-        for (com.fasterxml.jackson.databind.JsonNode f : j.get("findings")) {
+    private static Set<String> findings(String json) throws Exception {
+        JsonNode j = new ObjectMapper().readTree(json);
+        Set<String> out = new TreeSet<>();
+        for (JsonNode f : j.get("findings")) {
             out.add(f.get("check").asText() + " " + f.get("severity").asText() + " " + f.get("subject"));
         }
         return out;
@@ -137,7 +149,7 @@ class SoftRoceIT {
         CliTest.Result replay = CliTest.run("diagnose", "--root", cap.toString(), "--format", "json");
         assertThat(replay.code()).as(replay.err()).isZero();
         assertThat(findings(replay.out())).as(replay.out()).isNotEmpty()
-                .isEqualTo(findings(java.nio.file.Files.readString(out.resolve("live-diagnose.json"))));
+                .isEqualTo(findings(Files.readString(out.resolve("live-diagnose.json"))));
     }
 
     private static String section(String out, String start, String end) {
@@ -145,10 +157,10 @@ class SoftRoceIT {
     }
 
     private static void assertOnlyTruthsOfRxeOnVeth(String section) throws Exception {
-        com.fasterxml.jackson.databind.JsonNode j = new com.fasterxml.jackson.databind.ObjectMapper()
+        JsonNode j = new ObjectMapper()
                 .readTree(section.substring(section.indexOf('{'), section.lastIndexOf('}') + 1));
-        java.util.List<String> seen = new java.util.ArrayList<>();
-        for (com.fasterxml.jackson.databind.JsonNode f : j.get("findings")) {
+        List<String> seen = new ArrayList<>();
+        for (JsonNode f : j.get("findings")) {
             seen.add(f.get("check").asText() + " " + f.get("severity").asText() + " " + f.at("/subject/device").asText());
         }
         assertThat(seen).as(section).containsExactlyInAnyOrder("mtu_mismatch warning rxe0", "mtu_mismatch warning rxe1",

@@ -2,12 +2,18 @@ package io.fabricd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-/** Runs a shell script in the Soft-RoCE VM (testbed/softroce-vm.sh) and returns everything it printed. */
+/**
+ * Runs a shell script in the Soft-RoCE VM (testbed/softroce-vm.sh) and returns everything it printed.
+ * A run takes minutes under TCG: its stages (the harness' {@code [host]}/{@code [stage2]} lines and
+ * the script's {@code =====} markers) are echoed to the test log as they happen.
+ */
 final class SoftRoceVm {
     private SoftRoceVm() {
     }
@@ -20,18 +26,29 @@ final class SoftRoceVm {
                 .redirectErrorStream(true);
         pb.environment().put("TIMEOUT", Integer.toString(timeoutSeconds));
         Process p = pb.start();
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        StringBuilder buf = new StringBuilder();
+        long t0 = System.nanoTime();
         Thread pump = new Thread(() -> {
-            try {
-                p.getInputStream().transferTo(buf);
-            } catch (java.io.IOException e) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    synchronized (buf) {
+                        buf.append(line).append('\n');
+                    }
+                    if (line.startsWith("=====") || line.startsWith("[host]") || line.startsWith("[stage2")) {
+                        System.out.printf("[vm +%ds] %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), line);
+                    }
+                }
+            } catch (IOException e) {
                 // process ended
             }
         });
         pump.start();
         assertThat(p.waitFor(timeoutSeconds + 60L, TimeUnit.SECONDS)).as("VM finished in time").isTrue();
         pump.join();
-        String out = buf.toString(StandardCharsets.UTF_8);
+        String out;
+        synchronized (buf) {
+            out = buf.toString();
+        }
         assertThat(p.exitValue()).as("guest exit status; output:\n" + out).isZero();
         return out;
     }

@@ -7,6 +7,10 @@ import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
 import io.fabricd.collectors.Fixtures;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,11 +77,11 @@ class WebConfigTest {
         c.http.webConfigFile = web.toString();
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
-            java.net.http.HttpRequest req = java.net.http.HttpRequest.newBuilder(java.net.URI.create("https://127.0.0.1:" + a.port() + "/healthz"))
+            HttpRequest req = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + a.port() + "/healthz"))
                     .timeout(Duration.ofSeconds(10)).build();
-            assertThat(AgentTlsTest.client(dir, true).send(req, java.net.http.HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
-            assertThatThrownBy(() -> AgentTlsTest.client(dir, false).send(req, java.net.http.HttpResponse.BodyHandlers.ofString()))
-                    .isInstanceOf(java.io.IOException.class);
+            assertThat(AgentTlsTest.client(dir, true).send(req, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThatThrownBy(() -> AgentTlsTest.client(dir, false).send(req, HttpResponse.BodyHandlers.ofString()))
+                    .isInstanceOf(IOException.class);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.fabricd.collectors;
 
 import io.fabricd.collectors.model.GpuDirect;
 import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.HostFacts;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.PciFunction;
 import io.fabricd.collectors.model.PortAttrs;
@@ -27,7 +28,7 @@ public final class HostModelBuilder {
     private final List<QpSummary> qps = new ArrayList<>();
     private final List<PciFunction> pci = new ArrayList<>();
     private final List<GpuNicPath> paths = new ArrayList<>();
-    private io.fabricd.collectors.model.HostFacts hostFacts;
+    private HostFacts hostFacts;
     private GpuDirect gpuDirect = new GpuDirect(null, "not checked", List.of());
 
     public void addDevice(RdmaDevice d) {
@@ -104,11 +105,11 @@ public final class HostModelBuilder {
         return List.copyOf(paths);
     }
 
-    public void hostFacts(io.fabricd.collectors.model.HostFacts f) {
+    public void hostFacts(HostFacts f) {
         hostFacts = f;
     }
 
-    public io.fabricd.collectors.model.HostFacts hostFacts() {
+    public HostFacts hostFacts() {
         return hostFacts;
     }
 

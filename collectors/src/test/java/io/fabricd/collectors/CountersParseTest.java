@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.collectors.model.Counters;
+import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -35,7 +36,7 @@ class CountersParseTest {
     @MethodSource("randomValues")
     void roundTripsAnyUnsignedValue(long v) {
         assertThat(Counters.parse(Long.toUnsignedString(v) + "\n")).isEqualTo(v);
-        assertThat(Counters.toDouble(v)).isEqualTo(new java.math.BigInteger(Long.toUnsignedString(v)).doubleValue());
+        assertThat(Counters.toDouble(v)).isEqualTo(new BigInteger(Long.toUnsignedString(v)).doubleValue());
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.netdev.NetdevCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ class FailureIsolationTest {
     }
 
     private static HostModel collect(Collector... between) {
-        List<Collector> all = new java.util.ArrayList<>();
+        List<Collector> all = new ArrayList<>();
         all.add(new RdmaCollector());
         all.addAll(List.of(between));
         all.add(new NetdevCollector());

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hardware identity kept between collections (issue 7): fewer files read from the second
+ * Hardware identity kept between collections: fewer files read from the second
  * collection on, the same model as reading everything, counters still fresh, and everything read
  * again after the refresh time or when a device comes or goes. On a live-reader copy of a real
  * fixture with a PCIe switch, a GPU and a ConnectX port.

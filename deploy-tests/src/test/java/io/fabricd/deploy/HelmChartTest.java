@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -31,6 +32,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +79,7 @@ class HelmChartTest {
     /** Paths of every non-empty additionalProperties in the object graph (fabric8 keeps unknown fields there). */
     static List<String> unknownFields(Object root) {
         List<String> out = new ArrayList<>();
-        walk(root, "$", out, java.util.Collections.newSetFromMap(new IdentityHashMap<>()));
+        walk(root, "$", out, Collections.newSetFromMap(new IdentityHashMap<>()));
         return out;
     }
 
@@ -168,12 +171,12 @@ class HelmChartTest {
             assertThat(e.getName()).isEqualTo("NODE_NAME");
             assertThat(e.getValueFrom().getFieldRef().getFieldPath()).isEqualTo("spec.nodeName");
         });
-        Map<String, VolumeMount> mounts = new java.util.HashMap<>();
+        Map<String, VolumeMount> mounts = new HashMap<>();
         c.getVolumeMounts().forEach(m -> mounts.put(m.getMountPath(), m));
         assertThat(mounts.get("/sys").getReadOnly()).isTrue();
         assertThat(mounts.get("/sys/kernel/config").getReadOnly()).isTrue();
         assertThat(mounts).containsKeys("/dev/infiniband", "/etc/fabricd/probe", "/etc/fabricd/fabricd.yaml", "/tmp");
-        Map<String, Volume> volumes = new java.util.HashMap<>();
+        Map<String, Volume> volumes = new HashMap<>();
         pod.getVolumes().forEach(v -> volumes.put(v.getName(), v));
         assertThat(volumes.get("sys").getHostPath().getPath()).isEqualTo("/sys");
         assertThat(volumes.get("dev-infiniband").getHostPath().getPath()).isEqualTo("/dev/infiniband");
@@ -354,7 +357,7 @@ class HelmChartTest {
         assertThat(ep.getScheme()).isEqualTo("https");
         assertThat(ep.getTlsConfig().getServerName()).isEqualTo("fabricd");
         assertThat(ep.getBasicAuth().getPassword().getKey()).isEqualTo("password");
-        var np = one(objects, io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy.class).getSpec();
+        var np = one(objects, NetworkPolicy.class).getSpec();
         assertThat(np.getPodSelector().getMatchLabels()).isEqualTo(ds.getSpec().getSelector().getMatchLabels());
         assertThat(np.getIngress()).hasSize(2);
         assertThat(np.getIngress().get(0).getFrom().get(0).getNamespaceSelector().getMatchLabels())

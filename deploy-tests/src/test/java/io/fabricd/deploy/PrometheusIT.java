@@ -17,6 +17,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -116,6 +117,7 @@ class PrometheusIT {
         int a = freePort();
         int b = freePort();
         Files.writeString(tmp.resolve("key"), KEY);
+        Files.setPosixFilePermissions(tmp.resolve("key"), PosixFilePermissions.fromString("rw-------"));
         for (String[] ab : new String[][] {{"a", String.valueOf(a), String.valueOf(b)}, {"b", String.valueOf(b), String.valueOf(a)}}) {
             Path cfg = Files.writeString(tmp.resolve("agent-" + ab[0] + ".yaml"), String.join("\n",
                     "collection: {interval: 2s}",

@@ -3,6 +3,7 @@ package io.fabricd.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class PrometheusTlsIT {
 
     static JsonNode query(int port, String promql) throws Exception {
         JsonNode j = PrometheusIT.JSON.readTree(PrometheusIT.get("http://127.0.0.1:" + port + "/api/v1/query?query="
-                + java.net.URLEncoder.encode(promql, StandardCharsets.UTF_8)).body());
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8)).body());
         assertThat(j.path("status").asText()).as(promql).isEqualTo("success");
         return j.at("/data/result");
     }

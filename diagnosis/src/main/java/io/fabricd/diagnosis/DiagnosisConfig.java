@@ -1,14 +1,12 @@
 package io.fabricd.diagnosis;
 
-import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The {@code diagnosis:} section of fabricd's configuration file. Every key is optional; the
@@ -170,21 +168,21 @@ public final class DiagnosisConfig {
 
     /** Thresholds of port_errors_rising: the defaults with the configured entries over them. */
     public Map<String, Rate> portErrorThresholds() {
-        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_PORT_ERRORS);
+        Map<String, Rate> m = new TreeMap<>(DEFAULT_PORT_ERRORS);
         m.putAll(portErrors);
         return m;
     }
 
     /** Thresholds of the netdev physical layer in port_errors_rising: the defaults with the configured entries over them. */
     public Map<String, Rate> phyErrorThresholds() {
-        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_PHY_ERRORS);
+        Map<String, Rate> m = new TreeMap<>(DEFAULT_PHY_ERRORS);
         m.putAll(phyErrors);
         return m;
     }
 
     /** Thresholds of transport_errors by type: the defaults with the configured entries over them. */
     public Map<String, Rate> transportErrorThresholds() {
-        Map<String, Rate> m = new java.util.TreeMap<>(DEFAULT_TRANSPORT_ERRORS);
+        Map<String, Rate> m = new TreeMap<>(DEFAULT_TRANSPORT_ERRORS);
         m.putAll(transportErrors);
         return m;
     }
@@ -194,7 +192,7 @@ public final class DiagnosisConfig {
     }
 
     /** Checks values a YAML parser accepts but fabricd cannot use; the message names the key. */
-    public void validate(java.util.Collection<String> knownChecks) {
+    public void validate(Collection<String> knownChecks) {
         for (String c : disabledChecks) {
             if (!knownChecks.contains(c)) {
                 throw new IllegalArgumentException("diagnosis.disabled_checks: unknown check '" + c + "'; known: " + knownChecks);
@@ -232,7 +230,7 @@ public final class DiagnosisConfig {
         phyErrors.forEach((k, v) -> {
             if (!DEFAULT_PHY_ERRORS.containsKey(k)) {
                 throw new IllegalArgumentException("diagnosis.phy_errors: unknown type '" + k + "'; known: "
-                        + new java.util.TreeSet<>(DEFAULT_PHY_ERRORS.keySet()));
+                        + new TreeSet<>(DEFAULT_PHY_ERRORS.keySet()));
             }
             if (v == null) {
                 throw new IllegalArgumentException("diagnosis.phy_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
@@ -241,7 +239,7 @@ public final class DiagnosisConfig {
         transportErrors.forEach((k, v) -> {
             if (!DEFAULT_TRANSPORT_ERRORS.containsKey(k)) {
                 throw new IllegalArgumentException("diagnosis.transport_errors: unknown type '" + k + "'; known: "
-                        + new java.util.TreeSet<>(DEFAULT_TRANSPORT_ERRORS.keySet()));
+                        + new TreeSet<>(DEFAULT_TRANSPORT_ERRORS.keySet()));
             }
             if (v == null) {
                 throw new IllegalArgumentException("diagnosis.transport_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
@@ -252,53 +250,6 @@ public final class DiagnosisConfig {
         }
         if (!(laneErrors.ratio > 1)) {
             throw new IllegalArgumentException("diagnosis.lane_errors.ratio must be above 1");
-        }
-    }
-
-    /**
-     * A rate threshold: events per second. Written as {@code 120/h}, {@code 5/m}, {@code 10/s} or a
-     * plain number per second; {@code 0} means any increase.
-     */
-    public record Rate(double perSecond, String text) {
-        private static final Pattern P = Pattern.compile("^(\\d+(?:\\.\\d+)?)\\s*(?:/\\s*(s|m|h|min|hour|second))?$");
-
-        @JsonCreator
-        public static Rate parse(String text) {
-            if (text == null) {
-                throw new IllegalArgumentException("a rate is required (like 120/h, 5/m, 10/s or 0)");
-            }
-            Matcher m = P.matcher(text.strip().toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                throw new IllegalArgumentException("'" + text + "' is not a rate (like 120/h, 5/m, 10/s or 0)");
-            }
-            double v = Double.parseDouble(m.group(1));
-            String unit = m.group(2) == null ? "s" : m.group(2);
-            double div = switch (unit) {
-                case "m", "min" -> 60;
-                case "h", "hour" -> 3600;
-                default -> 1;
-            };
-            return new Rate(v / div, text.strip());
-        }
-
-        /** A plain number in YAML: events per second. */
-        @JsonCreator
-        public static Rate of(double perSecond) {
-            if (perSecond < 0 || Double.isNaN(perSecond)) {
-                throw new IllegalArgumentException("a rate cannot be negative");
-            }
-            return new Rate(perSecond, perSecond == Math.rint(perSecond) ? Long.toString((long) perSecond) : Double.toString(perSecond));
-        }
-
-        @JsonValue
-        @Override
-        public String text() {
-            return text;
-        }
-
-        /** True when {@code delta} events over {@code seconds} are above this threshold. */
-        public boolean exceeded(double delta, double seconds) {
-            return delta > 0 && delta / seconds > perSecond;
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.fabricd.diagnosis;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -14,7 +16,7 @@ import java.util.TreeMap;
 public record Finding(String check, Severity severity, Map<String, Object> subject, String summary,
                       Map<String, Object> evidence, String remediation) {
     public Finding {
-        subject = java.util.Collections.unmodifiableMap(new TreeMap<>(subject));
-        evidence = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(evidence));
+        subject = Collections.unmodifiableMap(new TreeMap<>(subject));
+        evidence = Collections.unmodifiableMap(new LinkedHashMap<>(evidence));
     }
 }

@@ -1,18 +1,22 @@
 package io.fabricd.diagnosis;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 
 /** The result of a diagnosis: findings of one collection, as JSON or as a text report. */
 public record Report(HostModel model, List<Finding> findings, List<String> checksWithoutHistory) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-            .setSerializationInclusion(JsonInclude.Include.ALWAYS);
+            .setDefaultPropertyInclusion(JsonInclude.Include.ALWAYS);
 
     public Report {
         findings = List.copyOf(findings);
@@ -24,9 +28,9 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         if (more.isEmpty()) {
             return this;
         }
-        List<Finding> all = new java.util.ArrayList<>(findings);
+        List<Finding> all = new ArrayList<>(findings);
         all.addAll(more);
-        all.sort(java.util.Comparator.comparing(Finding::severity).thenComparing(Finding::check)
+        all.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)
                 .thenComparing(f -> f.subject().toString()));
         return new Report(model, all, checksWithoutHistory);
     }
@@ -53,7 +57,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         root.set("checks_without_history", JSON.valueToTree(checksWithoutHistory));
         try {
             return JSON.writeValueAsString(root) + "\n";
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -70,7 +74,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
             if (fs.isEmpty()) {
                 continue;
             }
-            String head = s.id().toUpperCase(java.util.Locale.ROOT) + " (" + fs.size() + ")";
+            String head = s.id().toUpperCase(Locale.ROOT) + " (" + fs.size() + ")";
             String code = s == Severity.CRITICAL ? "31" : s == Severity.WARNING ? "33" : "36";
             sb.append('\n').append(colour ? "\u001b[1;" + code + "m" + head + "\u001b[0m" : head).append('\n');
             for (Finding f : fs) {

@@ -1,12 +1,15 @@
 package io.fabricd.diagnosis;
 
+import com.fasterxml.jackson.annotation.JsonValue;
+import java.util.Locale;
+
 /** Finding severity (interfaces.md): critical, warning, info. Unknown is never critical. */
 public enum Severity {
     CRITICAL, WARNING, INFO;
 
-    @com.fasterxml.jackson.annotation.JsonValue
+    @JsonValue
     public String id() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** True when this is at least as severe as {@code other}. */

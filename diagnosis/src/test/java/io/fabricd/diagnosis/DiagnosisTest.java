@@ -4,15 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.TransportCounters;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The engine: every id, every fixture, history handling, config, and the documentation. */
 class DiagnosisTest {
@@ -102,25 +104,25 @@ class DiagnosisTest {
 
     @Test
     void rates() {
-        assertThat(DiagnosisConfig.Rate.parse("120/h").perSecond()).isEqualTo(120.0 / 3600);
-        assertThat(DiagnosisConfig.Rate.parse("5/m").perSecond()).isEqualTo(5.0 / 60);
-        assertThat(DiagnosisConfig.Rate.parse("10/s").perSecond()).isEqualTo(10.0);
-        assertThat(DiagnosisConfig.Rate.parse("2.5").perSecond()).isEqualTo(2.5);
-        assertThat(DiagnosisConfig.Rate.parse("0").exceeded(1, 3600)).isTrue();
-        assertThat(DiagnosisConfig.Rate.parse("0").exceeded(0, 1)).isFalse();
-        assertThat(DiagnosisConfig.Rate.parse("120/h").exceeded(3, 60)).isTrue();
-        assertThat(DiagnosisConfig.Rate.parse("120/h").exceeded(1, 60)).isFalse();
+        assertThat(Rate.parse("120/h").perSecond()).isEqualTo(120.0 / 3600);
+        assertThat(Rate.parse("5/m").perSecond()).isEqualTo(5.0 / 60);
+        assertThat(Rate.parse("10/s").perSecond()).isEqualTo(10.0);
+        assertThat(Rate.parse("2.5").perSecond()).isEqualTo(2.5);
+        assertThat(Rate.parse("0").exceeded(1, 3600)).isTrue();
+        assertThat(Rate.parse("0").exceeded(0, 1)).isFalse();
+        assertThat(Rate.parse("120/h").exceeded(3, 60)).isTrue();
+        assertThat(Rate.parse("120/h").exceeded(1, 60)).isFalse();
         for (String bad : List.of("", "x", "-1/s", "5/d", "1e3")) {
-            assertThatThrownBy(() -> DiagnosisConfig.Rate.parse(bad)).hasMessageContaining("is not a rate");
+            assertThatThrownBy(() -> Rate.parse(bad)).hasMessageContaining("is not a rate");
         }
         assertThat(new DiagnosisConfig().portErrorThresholds()).containsKeys("symbol_error", "link_downed")
-                .containsEntry("symbol_error", DiagnosisConfig.Rate.parse("120/h"));
+                .containsEntry("symbol_error", Rate.parse("120/h"));
     }
 
     @Test
     void everyTransportTypeHasADefaultThreshold() {
         assertThat(DiagnosisConfig.DEFAULT_TRANSPORT_ERRORS.keySet()).containsExactlyInAnyOrderElementsOf(
-                java.util.Arrays.stream(io.fabricd.collectors.model.TransportCounters.Type.values())
-                        .map(io.fabricd.collectors.model.TransportCounters.Type::label).toList());
+                Arrays.stream(TransportCounters.Type.values())
+                        .map(TransportCounters.Type::label).toList());
     }
 }

@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -91,7 +92,7 @@ public final class Hosts {
     public static void stat(Path root, String netdev, String name, long value) {
         try {
             Path f = root.resolve("fabricd/ethtool/" + netdev + ".txt");
-            List<String> lines = new java.util.ArrayList<>(Files.readAllLines(f));
+            List<String> lines = new ArrayList<>(Files.readAllLines(f));
             String line = "     " + name + ": " + value;
             int i = 0;
             while (i < lines.size() && !lines.get(i).strip().startsWith(name + ":")) {

@@ -77,6 +77,7 @@ public final class FabricMetrics implements MultiCollector {
      * collector when it wants none of them. Empty before the first collection.
      */
     @Override
+    @SuppressWarnings("deprecation") // client_java 1.10 still filters a scrape by name with it
     public List<String> getPrometheusNames() {
         return names;
     }

@@ -80,7 +80,7 @@ final class NetdevFamilies {
     private static final String[] PRIORITIES = {"0", "1", "2", "3", "4", "5", "6", "7"};
 
     /** PFC pause frames and time per priority and direction, and the per-priority drop and ECN counters. */
-    private static void perPriority(Families f, String nd, java.util.SortedMap<String, Long> s, DcbState dcb) {
+    private static void perPriority(Families f, String nd, SortedMap<String, Long> s, DcbState dcb) {
         boolean ethtoolPause = false;
         for (int p = 0; p < 8; p++) {
             for (Dir dir : Dir.values()) {
@@ -107,7 +107,7 @@ final class NetdevFamilies {
     }
 
     /** 802.3x global pause and pause control frames, and the physical layer's errors. */
-    private static void linkLayer(Families f, String nd, java.util.SortedMap<String, Long> s) {
+    private static void linkLayer(Families f, String nd, SortedMap<String, Long> s) {
         for (Dir dir : Dir.values()) {
             add(f, "fabric_global_pause_frames", DriverStats.globalPauseFrames(s, dir), "netdev", nd, "direction", dir.label());
             Long us = DriverStats.globalPauseMicros(s, dir);

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -128,7 +129,7 @@ class FabricMetricsTest {
         assertThat(json).contains("\"collected_at\" : \"");
         var tree = ModelJson.mapper().readTree(json);
         assertThat(tree.get("devices").size()).isEqualTo(3);
-        var rdma = java.util.stream.StreamSupport.stream(tree.get("collectors").spliterator(), false)
+        var rdma = StreamSupport.stream(tree.get("collectors").spliterator(), false)
                 .filter(c -> c.get("name").asText().equals("rdma")).findFirst().orElseThrow();
         assertThat(rdma.get("errors").size()).isGreaterThan(10);
     }

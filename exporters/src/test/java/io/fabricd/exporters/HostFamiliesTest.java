@@ -10,6 +10,9 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class HostFamiliesTest {
@@ -49,7 +52,7 @@ class HostFamiliesTest {
     void everyPriorityStatisticOfEveryFixtureIsExported() {
         // the exporter looks only at the rx_prio* and tx_prio* ranges of the sorted statistics: the
         // same series as matching every name (ConnectX names around them: rx_prio0_buf_discard, ...)
-        java.util.regex.Pattern prio = java.util.regex.Pattern.compile("([rt]x)_prio([0-7])_(pause|pause_duration|bytes|packets|discards)");
+        Pattern prio = Pattern.compile("([rt]x)_prio([0-7])_(pause|pause_duration|bytes|packets|discards)");
         Map<String, String> family = Map.of("pause", "fabric_pfc_pause_frames_total", "pause_duration", "fabric_pfc_pause_seconds_total",
                 "bytes", "fabric_netdev_priority_bytes_total", "packets", "fabric_netdev_priority_packets_total",
                 "discards", "fabric_netdev_priority_discards_total");
@@ -58,7 +61,7 @@ class HostFamiliesTest {
             HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
             Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false), null).body(),
                     StandardCharsets.UTF_8));
-            java.util.Set<String> expected = new java.util.TreeSet<>();
+            Set<String> expected = new TreeSet<>();
             for (var n : m.netdevs()) {
                 n.stats().forEach((k, val) -> {
                     var mt = prio.matcher(k);
@@ -71,7 +74,7 @@ class HostFamiliesTest {
             }
             // pause frames may also come from DCB counters (a netdev without them in ethtool): a superset
             assertThat(v.keySet()).as(fixture).containsAll(expected);
-            java.util.Set<String> got = new java.util.TreeSet<>(v.keySet());
+            Set<String> got = new TreeSet<>(v.keySet());
             got.removeIf(k -> !k.startsWith("fabric_netdev_priority_") && !k.startsWith("fabric_pfc_pause_seconds")
                     || k.startsWith("fabric_netdev_priority_buffer_") || k.startsWith("fabric_netdev_priority_congestion_")
                     || k.startsWith("fabric_netdev_priority_ecn_"));

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.kernel.KernelQueries;
+import io.fabricd.collectors.kernel.SideCarKernel;
 import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.ForwardingHostSource;
@@ -33,7 +35,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Hostile input (issue 7): 10 000 seeded cases, each the real fixtures of collectors/src/test/fixtures
+ * Hostile input: 10 000 seeded cases, each the real fixtures of collectors/src/test/fixtures
  * with one to three of the paths the collectors actually read turned hostile — truncated, garbage,
  * NUL bytes, a file of the maximum size, 2^64-1 and other out-of-range numbers, empty, failing
  * reads (EIO, EACCES, ETIMEDOUT, ENOENT), directories that fail to list or list thousands of
@@ -113,8 +115,8 @@ class HostileInputTest {
                 }
 
                 @Override
-                public io.fabricd.collectors.kernel.KernelQueries kernel() {
-                    return new io.fabricd.collectors.kernel.SideCarKernel(this);
+                public KernelQueries kernel() {
+                    return new SideCarKernel(this);
                 }
             };
             HostModel m = COLLECTION.collect(recording);
@@ -212,8 +214,8 @@ class HostileInputTest {
         }
 
         @Override
-        public io.fabricd.collectors.kernel.KernelQueries kernel() {
-            return new io.fabricd.collectors.kernel.SideCarKernel(this);
+        public KernelQueries kernel() {
+            return new SideCarKernel(this);
         }
 
         @Override

@@ -1,13 +1,29 @@
 package io.fabricd.probes;
 
+import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 
 /** Asks another agent for its probe endpoint, authenticated with the shared key. */
 public final class EndpointClient {
@@ -64,21 +80,21 @@ public final class EndpointClient {
         HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
                 .header(EndpointAuth.REQUEST_HEADER, signed.header()).GET().build();
         HttpResponse<byte[]> r;
-        java.util.concurrent.CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
+        CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
         try {
-            r = call.get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            r = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             call.cancel(true);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             call.cancel(true);
             throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
             throw new IOException("cannot reach " + peer + ": " + why(c));
         }
-        String body = new String(r.body(), java.nio.charset.StandardCharsets.UTF_8);
+        String body = new String(r.body(), StandardCharsets.UTF_8);
         if (r.statusCode() == 401) {
             throw new IOException(peer + " refused the probe key (401): the agents' keys differ, or their clocks by more than "
                     + EndpointAuth.WINDOW_SECONDS + " s");
@@ -92,7 +108,7 @@ public final class EndpointClient {
         }
         try {
             return JSON.readValue(r.body(), Endpoint.class);
-        } catch (com.fasterxml.jackson.core.JacksonException e) {
+        } catch (JacksonException e) {
             throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
         }
     }
@@ -107,28 +123,28 @@ public final class EndpointClient {
     /** A body subscriber that gives up beyond {@code max} bytes (a rogue peer's endless answer). */
     private static final class Bounded implements HttpResponse.BodySubscriber<byte[]> {
         private final int max;
-        private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        private final java.util.concurrent.CompletableFuture<byte[]> result = new java.util.concurrent.CompletableFuture<>();
-        private java.util.concurrent.Flow.Subscription subscription;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+        private Flow.Subscription subscription;
 
         Bounded(int max) {
             this.max = max;
         }
 
         @Override
-        public java.util.concurrent.CompletionStage<byte[]> getBody() {
+        public CompletionStage<byte[]> getBody() {
             return result;
         }
 
         @Override
-        public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
+        public void onSubscribe(Flow.Subscription s) {
             subscription = s;
             s.request(Long.MAX_VALUE);
         }
 
         @Override
-        public void onNext(java.util.List<java.nio.ByteBuffer> items) {
-            for (java.nio.ByteBuffer b : items) {
+        public void onNext(List<ByteBuffer> items) {
+            for (ByteBuffer b : items) {
                 if (out.size() + b.remaining() > max) {
                     subscription.cancel();
                     result.completeExceptionally(new IOException("answer larger than " + max + " bytes"));
@@ -163,16 +179,16 @@ public final class EndpointClient {
 
     /** What went wrong in words, not an exception's class name. */
     static String why(Throwable c) {
-        if (c instanceof java.net.ConnectException) {
+        if (c instanceof ConnectException) {
             return "connection refused (no agent listening there?)";
         }
-        if (c instanceof java.net.http.HttpConnectTimeoutException) {
+        if (c instanceof HttpConnectTimeoutException) {
             return "no connection within the timeout (host down or filtered?)";
         }
-        if (c instanceof java.nio.channels.UnresolvedAddressException || c instanceof java.net.UnknownHostException) {
+        if (c instanceof UnresolvedAddressException || c instanceof UnknownHostException) {
             return "unknown host";
         }
-        if (c instanceof javax.net.ssl.SSLException) {
+        if (c instanceof SSLException) {
             return "TLS failed (" + c.getMessage() + "); does the peer serve TLS, and does --tls match?";
         }
         if (c.getMessage() != null && !c.getMessage().isBlank()) {

@@ -8,11 +8,14 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
@@ -97,7 +100,7 @@ public final class KubernetesPeers implements AutoCloseable {
         }
         List<EndpointSlice> slices = new ArrayList<>(informer.getStore().list());
         slices.sort(Comparator.comparing(s -> s.getMetadata().getName()));
-        java.util.Set<String> out = new java.util.TreeSet<>();
+        Set<String> out = new TreeSet<>();
         for (EndpointSlice s : slices) {
             Integer port = port(s);
             if (port == null) {
@@ -159,7 +162,7 @@ public final class KubernetesPeers implements AutoCloseable {
     /** The innermost cause's message ("Connection refused: /10.0.0.1:443", "Forbidden ..."), not the wrappers'. */
     static String reason(Throwable t) {
         for (Throwable r = t; r != null; r = r.getCause() == r ? null : r.getCause()) {
-            if (r instanceof io.fabric8.kubernetes.client.KubernetesClientException k && k.getCode() > 0) {
+            if (r instanceof KubernetesClientException k && k.getCode() > 0) {
                 String m = k.getStatus() != null && k.getStatus().getMessage() != null ? k.getStatus().getMessage() : k.getMessage();
                 return "HTTP " + k.getCode() + " " + m; // 403: the RBAC of deploy/helm is missing
             }

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 
 /**
@@ -85,7 +86,7 @@ public final class Planner {
         }
         Comparator<Weighted> better = Comparator.comparing(Weighted::weight, Long::compareUnsigned)
                 .thenComparing(w -> w.peer().id(), Comparator.reverseOrder());
-        java.util.PriorityQueue<Weighted> worstFirst = new java.util.PriorityQueue<>(n + 1, better);
+        PriorityQueue<Weighted> worstFirst = new PriorityQueue<>(n + 1, better);
         for (Peer p : peers) {
             Weighted w = new Weighted(p, weight(key, p.idHash()));
             if (worstFirst.size() < n) {

@@ -5,10 +5,13 @@ import io.fabricd.diagnosis.Severity;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -55,7 +58,7 @@ public final class ProbeFindings {
         mtuDevices.put(peer, new String[] {localDevice, remoteDevice});
     }
 
-    public synchronized void retain(java.util.Set<String> peers) {
+    public synchronized void retain(Set<String> peers) {
         rounds.keySet().removeIf(k -> !peers.contains(k.substring(0, k.indexOf('|'))));
         racks.keySet().retainAll(peers);
         mtus.keySet().retainAll(peers);
@@ -169,8 +172,8 @@ public final class ProbeFindings {
                             + "Large transfers from the bigger side stall while small messages work."));
         }
         // one finding per check and subject (sizes and transports of a peer merge): the most severe, first seen
-        out.sort(java.util.Comparator.comparing(Finding::severity));
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        out.sort(Comparator.comparing(Finding::severity));
+        Set<String> seen = new HashSet<>();
         out.removeIf(f -> !seen.add(f.check() + f.subject()));
         return out;
     }

@@ -1,10 +1,16 @@
 package io.fabricd.probes;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Set;
+import java.util.logging.Logger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -32,7 +38,7 @@ public final class ProbeKey {
 
     /** Largest key file read: a key is a line of text, not a file to stream. */
     private static final long MAX_KEY_FILE_BYTES = 4096;
-    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(ProbeKey.class.getName());
+    private static final Logger LOG = Logger.getLogger(ProbeKey.class.getName());
 
     /**
      * The key in a file (surrounding whitespace stripped: `openssl rand -hex 32 > key` works). A
@@ -60,7 +66,7 @@ public final class ProbeKey {
             }
             warnIfExposed(file);
             return checked(s, what);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + what + ": " + e.getMessage());
         }
     }
@@ -68,14 +74,14 @@ public final class ProbeKey {
     /** A warning when users other than the owner may read the key (a Secret mounted 0644, a file made with umask 022). */
     private static void warnIfExposed(Path file) {
         try {
-            java.util.Set<java.nio.file.attribute.PosixFilePermission> p = Files.getPosixFilePermissions(file);
-            if (p.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
-                    || p.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)) {
+            Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
+            if (p.contains(PosixFilePermission.OTHERS_READ)
+                    || p.contains(PosixFilePermission.GROUP_READ)) {
                 LOG.warning("probe key file " + file + " can be read by other users ("
-                        + java.nio.file.attribute.PosixFilePermissions.toString(p) + "): anyone who reads it can forge probes and "
+                        + PosixFilePermissions.toString(p) + "): anyone who reads it can forge probes and "
                         + "endpoint answers; chmod 600 it (the Helm chart mounts it 0400)");
             }
-        } catch (java.io.IOException | UnsupportedOperationException e) {
+        } catch (IOException | UnsupportedOperationException e) {
             // no POSIX permissions to judge
         }
     }
@@ -135,6 +141,6 @@ public final class ProbeKey {
     }
 
     static String hex(byte[] b) {
-        return java.util.HexFormat.of().formatHex(b);
+        return HexFormat.of().formatHex(b);
     }
 }

@@ -2,9 +2,12 @@ package io.fabricd.probes;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The probe families (interfaces.md): {@code fabric_probe_rtt_seconds} (classic histogram, 25 µs to
@@ -20,7 +23,7 @@ public final class ProbeMetrics {
     private final Counter lost;
     private final Counter late;
 
-    public ProbeMetrics(PrometheusRegistry registry, UdpResponder.ResponderStats responder) {
+    public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder) {
         rtt = Histogram.builder().name("fabric_probe_rtt_seconds").help("Round-trip time of answered probes.")
                 .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(25e-6, 2, 17).register(registry);
         sent = Counter.builder().name("fabric_probe_sent").help("Probes sent.").labelNames(LABELS).register(registry);
@@ -32,7 +35,7 @@ public final class ProbeMetrics {
             CounterWithCallback.builder().name("fabric_probe_responder_answered")
                     .help("Probe requests this agent's responder answered.")
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
-            io.prometheus.metrics.core.metrics.GaugeWithCallback.builder().name("fabric_probe_responder_peer_sockets")
+            GaugeWithCallback.builder().name("fabric_probe_responder_peer_sockets")
                     .help("Known peers the UDP responder answers from a socket of their own (a flood at the probe port does not reach them).")
                     .callback(cb -> cb.call(responder.peerSocketCount())).register(registry);
             CounterWithCallback.builder().name("fabric_probe_responder_dropped")
@@ -58,7 +61,7 @@ public final class ProbeMetrics {
 
     /** Drops the series of peers no longer planned. */
     public void retain(Set<String> peers) {
-        java.util.function.Function<java.util.List<String>, Boolean> gone = labels -> !peers.contains(labels.get(0));
+        Function<List<String>, Boolean> gone = labels -> !peers.contains(labels.get(0));
         rtt.removeIf(gone);
         sent.removeIf(gone);
         lost.removeIf(gone);

@@ -1,6 +1,7 @@
 package io.fabricd.probes;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * fabricd's probe packet, the same over UDP and RDMA UD (big-endian):
@@ -69,7 +70,7 @@ public record ProbePacket(int type, long sequence, long session, long t1, long r
         ByteBuffer b = ByteBuffer.wrap(out, 0, size);
         b.putInt(MAGIC).put((byte) VERSION).put((byte) type).putShort((short) flags).putLong(sequence).putLong(session)
                 .putLong(t1).putLong(responderNanos).putInt(size);
-        java.util.Arrays.fill(out, HEADER_BYTES, size - ProbeKey.TAG_BYTES, (byte) 0);
+        Arrays.fill(out, HEADER_BYTES, size - ProbeKey.TAG_BYTES, (byte) 0);
         byte[] tag = key.tag(out, 0, size - ProbeKey.TAG_BYTES);
         System.arraycopy(tag, 0, out, size - ProbeKey.TAG_BYTES, ProbeKey.TAG_BYTES);
     }

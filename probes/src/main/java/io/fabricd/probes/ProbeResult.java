@@ -53,10 +53,6 @@ public record ProbeResult(String peer, String transport, @JsonProperty("local_de
         return summary(networkNanos);
     }
 
-    public double lossRatio() {
-        return sent == 0 ? 0 : (double) lost / sent;
-    }
-
     /** The q-quantile (nearest rank) of sorted values in seconds. */
     public static double quantile(long[] sorted, double q) {
         int i = (int) Math.ceil(q * sorted.length) - 1;

@@ -3,9 +3,11 @@ package io.fabricd.probes;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
+import java.net.PortUnreachableException;
 import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
@@ -15,11 +17,8 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -62,32 +61,16 @@ public final class UdpResponder implements AutoCloseable {
     private final int burst;
     private final ResponderStats stats;
     private final Selector selector;
-    private final Source shared;
+    private final ResponderSource shared;
     private final InetSocketAddress local;
     private final boolean perPeer;
-    private final Map<SocketAddress, Source> peers = new HashMap<>();
-    private final List<Source> paused = new ArrayList<>();
+    private final Map<SocketAddress, ResponderSource> peers = new HashMap<>();
+    private final List<ResponderSource> paused = new ArrayList<>();
     private final Thread thread;
     /** Kernel drops of peer sockets already closed (their lines left /proc/net/udp with them). */
     private final AtomicLong closedDrops = new AtomicLong();
     private final AtomicLong reportedDrops = new AtomicLong();
     private volatile boolean closed;
-
-    /** One socket and its budget: the shared one, or a known peer's. */
-    private static final class Source {
-        final DatagramChannel channel;
-        final SocketAddress peer;
-        final Budget budget;
-        SelectionKey key;
-        long lastUsed;
-
-        Source(DatagramChannel channel, SocketAddress peer, Budget budget) {
-            this.channel = channel;
-            this.peer = peer;
-            this.budget = budget;
-            this.lastUsed = System.nanoTime();
-        }
-    }
 
     public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
             throws IOException {
@@ -113,7 +96,7 @@ public final class UdpResponder implements AutoCloseable {
             ch.close();
             throw e;
         }
-        this.shared = new Source(ch, null, new Budget(rate, burst));
+        this.shared = new ResponderSource(ch, null, new ResponderBudget(rate, burst));
         shared.key = ch.register(selector, SelectionKey.OP_READ, shared);
         int port = local.getPort();
         stats.kernelDrops(() -> reportedDrops.accumulateAndGet(closedDrops.get() + UdpSocketDrops.of(port), Math::max));
@@ -162,7 +145,7 @@ public final class UdpResponder implements AutoCloseable {
                     SelectionKey k = it.next();
                     it.remove();
                     if (k.isValid()) {
-                        drain((Source) k.attachment(), buf, bb);
+                        drain((ResponderSource) k.attachment(), buf, bb);
                     }
                 }
                 long now = System.nanoTime();
@@ -170,7 +153,7 @@ public final class UdpResponder implements AutoCloseable {
                     closeIdlePeers(now);
                     nextSweep = now + PEER_IDLE_NANOS / 4;
                 }
-            } catch (IOException | ClosedSelectorException | java.nio.channels.CancelledKeyException e) {
+            } catch (IOException | ClosedSelectorException | CancelledKeyException e) {
                 if (!closed) {
                     LOG.log(Level.FINE, "probe responder: " + e.getMessage());
                 }
@@ -180,7 +163,7 @@ public final class UdpResponder implements AutoCloseable {
     }
 
     /** Takes up to {@link #BATCH} packets off one socket, within its work budget, and answers them. */
-    private void drain(Source src, byte[] buf, ByteBuffer bb) throws IOException {
+    private void drain(ResponderSource src, byte[] buf, ByteBuffer bb) throws IOException {
         for (int i = 0; i < BATCH; i++) {
             if (src.budget.work.nanosUntilPermit() > 0) {
                 // over budget: leave the packets to the socket buffer (and the kernel's drop counter)
@@ -193,7 +176,7 @@ public final class UdpResponder implements AutoCloseable {
             SocketAddress from;
             try {
                 from = src.channel.receive(bb);
-            } catch (java.net.PortUnreachableException e) {
+            } catch (PortUnreachableException e) {
                 continue; // an answer to a peer that has gone drew ICMP port unreachable
             }
             if (from == null) {
@@ -202,7 +185,7 @@ public final class UdpResponder implements AutoCloseable {
             long t0 = System.nanoTime();
             src.budget.work.tryAcquire();
             src.lastUsed = t0;
-            int size = answer(buf, bb.position(), t0, key, src.budget, stats);
+            int size = ResponderAnswer.answer(buf, bb.position(), t0, key, src.budget, stats);
             if (size < 0) {
                 continue;
             }
@@ -219,8 +202,8 @@ public final class UdpResponder implements AutoCloseable {
     /** Puts paused sockets whose budget has refilled back to reading; ms until the next can (0: none paused). */
     private long resumePaused() {
         long wait = Long.MAX_VALUE;
-        for (Iterator<Source> it = paused.iterator(); it.hasNext();) {
-            Source s = it.next();
+        for (Iterator<ResponderSource> it = paused.iterator(); it.hasNext();) {
+            ResponderSource s = it.next();
             if (!s.key.isValid()) {
                 it.remove();
                 continue;
@@ -242,8 +225,8 @@ public final class UdpResponder implements AutoCloseable {
             return;
         }
         if (peers.size() >= MAX_PEERS) {
-            Source eldest = null;
-            for (Source s : peers.values()) {
+            ResponderSource eldest = null;
+            for (ResponderSource s : peers.values()) {
                 if (eldest == null || s.lastUsed - eldest.lastUsed < 0) {
                     eldest = s;
                 }
@@ -258,7 +241,7 @@ public final class UdpResponder implements AutoCloseable {
             ch.bind(local);
             ch.connect(from);
             ch.configureBlocking(false);
-            Source s = new Source(ch, from, new Budget(rate, burst));
+            ResponderSource s = new ResponderSource(ch, from, new ResponderBudget(rate, burst));
             s.key = ch.register(selector, SelectionKey.OP_READ, s);
             peers.put(from, s);
             stats.peerSockets = peers.size();
@@ -269,8 +252,8 @@ public final class UdpResponder implements AutoCloseable {
     }
 
     private void closeIdlePeers(long now) {
-        List<Source> idle = new ArrayList<>();
-        for (Source s : peers.values()) {
+        List<ResponderSource> idle = new ArrayList<>();
+        for (ResponderSource s : peers.values()) {
             if (now - s.lastUsed > PEER_IDLE_NANOS) {
                 idle.add(s);
             }
@@ -278,7 +261,7 @@ public final class UdpResponder implements AutoCloseable {
         idle.forEach(this::closePeer);
     }
 
-    private void closePeer(Source s) {
+    private void closePeer(ResponderSource s) {
         peers.remove(s.peer);
         stats.peerSockets = peers.size();
         paused.remove(s);
@@ -305,109 +288,6 @@ public final class UdpResponder implements AutoCloseable {
             selector.close();
         } catch (IOException e) {
             // closing
-        }
-    }
-
-    /**
-     * What every responder does with a received packet {@code buf[0, n)}, received at {@code t0}
-     * (nanoTime): authenticate it, rate-limit against the source's budget, count, and turn it in
-     * place into the answer. Returns the answer's size, or -1 when the packet is dropped (and counted).
-     */
-    static int answer(byte[] buf, int n, long t0, ProbeKey key, Budget budget, ResponderStats stats) {
-        ProbePacket p;
-        try {
-            p = ProbePacket.decode(buf, n, key);
-        } catch (ProbePacket.RejectedException e) {
-            stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
-            return -1;
-        }
-        if (p.type() != ProbePacket.REQUEST) {
-            stats.dropped("malformed");
-            return -1;
-        }
-        ReplayWindow.Verdict v = stats.replays.check(p.session(), p.sequence(), p.sentAtMillis(), System.currentTimeMillis());
-        if (v != ReplayWindow.Verdict.OK) {
-            stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
-            return -1;
-        }
-        if (!budget.answers.tryAcquire()) {
-            budget.ownDrop();
-            stats.dropped("rate_limited");
-            return -1;
-        }
-        new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size(),
-                budget.overloaded(t0) ? ProbePacket.OVERLOADED : 0).encode(buf, key);
-        stats.answered();
-        return p.size();
-    }
-
-    /**
-     * One source's budget: answers per second (and burst), packets taken off its socket per second
-     * ({@link #WORK_FACTOR} times as many), and when it last dropped a request itself — its answers
-     * then say so for 10 s, and a requester does not blame the network for that loss. Used by one
-     * thread.
-     */
-    static final class Budget {
-        final RateLimiter answers;
-        final RateLimiter work;
-        private long lastOwnDrop;
-
-        Budget(double rate, int burst) {
-            this.answers = new RateLimiter(rate, burst);
-            this.work = new RateLimiter(rate * WORK_FACTOR, burst * WORK_FACTOR);
-        }
-
-        /** Dropped a request itself (rate limit), or left packets to the kernel (work bound). */
-        void ownDrop() {
-            lastOwnDrop = System.nanoTime();
-        }
-
-        boolean overloaded(long now) {
-            return lastOwnDrop != 0 && now - lastOwnDrop < TimeUnit.SECONDS.toNanos(10);
-        }
-    }
-
-    /** What a responder did with what it received (thread-safe counters). */
-    public static final class ResponderStats {
-        private final AtomicLong answered = new AtomicLong();
-        private final ConcurrentHashMap<String, AtomicLong> dropped = new ConcurrentHashMap<>();
-        private final List<LongSupplier> kernel = new CopyOnWriteArrayList<>();
-        /** Requests answered once: shared by every responder of the agent (UDP and verbs). */
-        final ReplayWindow replays = new ReplayWindow();
-        /** Sockets of known peers the UDP responder has open. */
-        volatile int peerSockets;
-
-        public int peerSocketCount() {
-            return peerSockets;
-        }
-
-        public void answered() {
-            answered.incrementAndGet();
-        }
-
-        public void dropped(String reason) {
-            dropped.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
-        }
-
-        public long answeredCount() {
-            return answered.get();
-        }
-
-        public long droppedCount(String reason) {
-            if (reason.equals("overflow")) {
-                long n = 0;
-                for (LongSupplier k : kernel) {
-                    n += k.getAsLong();
-                }
-                return n;
-            }
-            AtomicLong a = dropped.get(reason);
-            return a == null ? 0 : a.get();
-        }
-
-        /** Where the kernel's drops of a responder's sockets are read ("overflow"). */
-        void kernelDrops(LongSupplier drops) {
-            kernel.add(drops);
         }
     }
 }

@@ -14,18 +14,18 @@ public final class VerbsResponder implements AutoCloseable {
     private final VerbsUd ud;
     private final VerbsUd.Address address;
     private final ProbeKey key;
-    private final UdpResponder.Budget budget;
-    private final UdpResponder.ResponderStats stats;
+    private final ResponderBudget budget;
+    private final ResponderStats stats;
     private final Thread thread;
     private volatile boolean closed;
 
     public VerbsResponder(String device, int port, int gidIndex, ProbeKey key, double rate, int burst, int spinMicros,
-                          UdpResponder.ResponderStats stats) throws IOException {
+                          ResponderStats stats) throws IOException {
         this.ud = new VerbsUd(device, port, gidIndex, 4096, 256);
         ud.spin(spinMicros);
         this.address = ud.address();
         this.key = key;
-        this.budget = new UdpResponder.Budget(rate, burst);
+        this.budget = new ResponderBudget(rate, burst);
         this.stats = stats;
         this.thread = new Thread(this::serve, "fabricd-probe-verbs-" + device);
         thread.setDaemon(true);
@@ -48,7 +48,7 @@ public final class VerbsResponder implements AutoCloseable {
                 if (n < 0) {
                     continue;
                 }
-                int size = UdpResponder.answer(buf, n, System.nanoTime(), key, budget, stats);
+                int size = ResponderAnswer.answer(buf, n, System.nanoTime(), key, budget, stats);
                 if (size < 0) {
                     continue;
                 }

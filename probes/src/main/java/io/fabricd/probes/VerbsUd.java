@@ -5,6 +5,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 
 /**
  * One RDMA UD endpoint through native-shims' fabricd_ud (JNA): a UD QP in RTS on one port, with its
@@ -175,6 +176,6 @@ public final class VerbsUd implements AutoCloseable {
         if (hex.length() != 32) {
             throw new IllegalArgumentException("not a GID: " + text);
         }
-        return java.util.HexFormat.of().parseHex(hex);
+        return HexFormat.of().parseHex(hex);
     }
 }

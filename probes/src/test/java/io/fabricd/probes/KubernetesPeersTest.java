@@ -3,18 +3,23 @@ package io.fabricd.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,7 +81,7 @@ class KubernetesPeersTest {
         return b.build();
     }
 
-    static <T> T await(Supplier<T> value, java.util.function.Predicate<T> done) throws InterruptedException {
+    static <T> T await(Supplier<T> value, Predicate<T> done) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         T v = value.get();
         while (!done.test(v) && System.nanoTime() < deadline) {
@@ -169,11 +174,11 @@ class KubernetesPeersTest {
     @Test
     void aRefusalNamesTheHttpStatusAndOtherwiseTheInnermostCause() {
         // what the client throws when the RBAC lacks "get nodes", wrapped as the informer wraps it
-        var forbidden = new io.fabric8.kubernetes.client.KubernetesClientException(new io.fabric8.kubernetes.api.model.StatusBuilder()
+        var forbidden = new KubernetesClientException(new StatusBuilder()
                 .withCode(403).withMessage("nodes \"self\" is forbidden").build());
-        assertThat(KubernetesPeers.reason(new java.util.concurrent.CompletionException(forbidden)))
+        assertThat(KubernetesPeers.reason(new CompletionException(forbidden)))
                 .isEqualTo("HTTP 403 nodes \"self\" is forbidden");
-        assertThat(KubernetesPeers.reason(new RuntimeException("wrapper", new java.net.ConnectException("Connection refused"))))
+        assertThat(KubernetesPeers.reason(new RuntimeException("wrapper", new ConnectException("Connection refused"))))
                 .isEqualTo("Connection refused");
         assertThat(KubernetesPeers.reason(new IllegalStateException())).isEqualTo("IllegalStateException");
     }

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ProbeFindingsTest {
@@ -12,7 +14,7 @@ class ProbeFindingsTest {
     static ProbeResult result(String peer, int sent, int lost, long rttMicros) {
         int got = sent - lost;
         long[] rtt = new long[got];
-        java.util.Arrays.fill(rtt, rttMicros * 1000);
+        Arrays.fill(rtt, rttMicros * 1000);
         return new ProbeResult(peer, "udp", null, null, 64, sent, got, 0, lost, rtt, new long[got]);
     }
 
@@ -47,7 +49,7 @@ class ProbeFindingsTest {
         }
         assertThat(f.findings()).filteredOn(x -> x.check().equals("probe_latency")).extracting(x -> x.subject().get("peer"))
                 .containsExactlyInAnyOrder("d:1", "e:1");
-        f.retain(java.util.Set.of("a:1", "b:1"));
+        f.retain(Set.of("a:1", "b:1"));
         assertThat(f.findings()).isEmpty();
     }
 

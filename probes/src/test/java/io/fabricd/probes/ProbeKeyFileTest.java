@@ -39,11 +39,13 @@ class ProbeKeyFileTest {
     @BeforeEach
     void listen() {
         LOG.addHandler(capture);
+        LOG.setUseParentHandlers(false); // the warnings are this test's subject, not noise for the test log
     }
 
     @AfterEach
     void stop() {
         LOG.removeHandler(capture);
+        LOG.setUseParentHandlers(true);
     }
 
     private static Path key(Path dir, String text, String mode) throws Exception {

@@ -98,11 +98,11 @@ class ProbePacketTest {
     @Test
     void anAnswerIsBoundToItsRequestAndBody() {
         EndpointAuth a = new EndpointAuth(KEY);
-        byte[] body = "{\"host\":\"a\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = "{\"host\":\"a\"}".getBytes(StandardCharsets.UTF_8);
         String h = a.answerHeader("00".repeat(16), body);
         assertThat(a.checkAnswer("00".repeat(16), body, h)).isTrue();
         assertThat(a.checkAnswer("01".repeat(16), body, h)).isFalse(); // an old answer to another request
-        assertThat(a.checkAnswer("00".repeat(16), "{\"host\":\"b\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8), h)).isFalse();
+        assertThat(a.checkAnswer("00".repeat(16), "{\"host\":\"b\"}".getBytes(StandardCharsets.UTF_8), h)).isFalse();
         assertThat(new EndpointAuth(OTHER).checkAnswer("00".repeat(16), body, h)).isFalse();
         assertThat(a.checkAnswer("00".repeat(16), body, null)).isFalse();
         assertThat(a.checkAnswer("00".repeat(16), body, "zz")).isFalse();

@@ -2,6 +2,8 @@ package io.fabricd.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.DatagramPacket;
@@ -12,11 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The UDP responder under abuse (issue 7): a flood of garbage and forged packets is dropped and
+ * The UDP responder under abuse: a flood of garbage and forged packets is dropped and
  * counted, the responder takes at most 4 x its answer rate of packets per second (so its CPU is
  * bounded by the rate limit, not by the flood), the kernel's drops beyond that are counted as
  * overflow, and probes are answered again once the flood stops.
@@ -26,7 +30,7 @@ class UdpFloodTest {
 
     @Test
     void aFloodCostsTheResponderOnlyItsBudget() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int rate = 250;
         int burst = 50;
@@ -85,15 +89,15 @@ class UdpFloodTest {
      */
     @Test
     void aFloodAtThePortLeavesKnownPeersAlone() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 1000, 200, stats).start();
              UdpTransport known = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()));
              UdpTransport newcomer = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             assertThat(new ProbeSession(known, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 5).received())
                     .isEqualTo(5);
             assertThat(r.peerSockets()).isEqualTo(1);
-            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
-            java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicLong sent = new AtomicLong();
             Thread flooder = new Thread(() -> {
                 Random random = new Random(11);
                 byte[] garbage = new byte[64];
@@ -105,8 +109,8 @@ class UdpFloodTest {
                         flood.send(p);
                         sent.incrementAndGet();
                     }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
             }, "flood");
             flooder.start();

@@ -2,11 +2,18 @@ package io.fabricd.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.diagnosis.Severity;
+import java.io.IOException;
+import java.net.BindException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Arrays;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** The UDP transport against a real responder on loopback. */
@@ -15,7 +22,7 @@ class UdpProbeTest {
 
     @Test
     void everyProbeAnsweredAtSmallAndLargeSizes() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start()) {
             for (int size : new int[] {64, 1024, 9000}) {
                 try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
@@ -33,7 +40,7 @@ class UdpProbeTest {
 
     @Test
     void unauthenticatedAndMalformedPacketsAreDroppedAndCounted() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              DatagramSocket s = new DatagramSocket()) {
             s.setSoTimeout(300);
@@ -55,7 +62,7 @@ class UdpProbeTest {
 
     @Test
     void theResponderIsRateLimited() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
              UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             // 500 probes in half a second: the burst (20) and ~50/s are answered, the rest dropped and counted
@@ -76,7 +83,7 @@ class UdpProbeTest {
 
     @Test
     void aCapturedRequestIsAnsweredOnceAndAnOldOneNever() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              DatagramSocket s = new DatagramSocket()) {
             s.setSoTimeout(300);
@@ -104,7 +111,7 @@ class UdpProbeTest {
 
     @Test
     void aResponderThatDropsRequestsItselfSaysSoAndTheLossIsNotBlamedOnTheNetwork() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
              UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 300);
@@ -113,14 +120,14 @@ class UdpProbeTest {
             ProbeFindings f = new ProbeFindings(5, 0.01, 50, 0.001, 5.0);
             f.record(res, "r1");
             assertThat(f.findings()).filteredOn(x -> x.check().equals("probe_loss")).singleElement().satisfies(x -> {
-                assertThat(x.severity()).isEqualTo(io.fabricd.diagnosis.Severity.WARNING);
+                assertThat(x.severity()).isEqualTo(Severity.WARNING);
                 assertThat(x.evidence()).containsEntry("responder_overloaded", true);
                 assertThat(x.summary()).contains("dropped requests itself");
             });
         }
         // a responder that keeps up says nothing of the kind
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
-                new UdpResponder.ResponderStats()).start();
+                new ResponderStats()).start();
              UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 50)
                     .responderOverloaded()).isFalse();
@@ -134,10 +141,10 @@ class UdpProbeTest {
     @Test
     void aSecondResponderOnThePortIsRefused() throws Exception {
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
-                new UdpResponder.ResponderStats()).start()) {
-            org.assertj.core.api.Assertions.assertThatThrownBy(() -> new UdpResponder(new InetSocketAddress("127.0.0.1", r.port()), KEY,
-                            10_000, 1000, new UdpResponder.ResponderStats()))
-                    .isInstanceOf(java.net.BindException.class).hasMessageContaining("127.0.0.1:" + r.port() + " is in use");
+                new ResponderStats()).start()) {
+            Assertions.assertThatThrownBy(() -> new UdpResponder(new InetSocketAddress("127.0.0.1", r.port()), KEY,
+                            10_000, 1000, new ResponderStats()))
+                    .isInstanceOf(BindException.class).hasMessageContaining("127.0.0.1:" + r.port() + " is in use");
             try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
                 assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 20).received())
                         .isEqualTo(20);
@@ -146,7 +153,7 @@ class UdpProbeTest {
         }
         // on the wildcard address (the agent's default, a dual-stack socket) the peer's socket takes its datagrams too
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("0.0.0.0", 0), KEY, 10_000, 1000,
-                new UdpResponder.ResponderStats()).start();
+                new ResponderStats()).start();
              UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeSession s = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1));
             assertThat(s.run("p", null, null, 64, 20).received()).isEqualTo(20);
@@ -172,7 +179,7 @@ class UdpProbeTest {
         try {
             s.receive(new DatagramPacket(buf, buf.length));
             return true;
-        } catch (java.net.SocketTimeoutException e) {
+        } catch (SocketTimeoutException e) {
             return false;
         }
     }
@@ -185,7 +192,7 @@ class UdpProbeTest {
      */
     @Test
     void withNicTimestampsTheNetworkShareIsTheNicRoundTripMinusTheResponderTime() throws Exception {
-        UdpResponder.ResponderStats stats = new UdpResponder.ResponderStats();
+        ResponderStats stats = new ResponderStats();
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              UdpTransport udp = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeTransport timed = new ProbeTransport() {
@@ -200,11 +207,11 @@ class UdpProbeTest {
                     return udp.maxSize();
                 }
 
-                public void send(byte[] packet, int length) throws java.io.IOException {
+                public void send(byte[] packet, int length) throws IOException {
                     udp.send(packet, length);
                 }
 
-                public int receive(byte[] buf, long timeoutNanos) throws java.io.IOException {
+                public int receive(byte[] buf, long timeoutNanos) throws IOException {
                     int n = udp.receive(buf, timeoutNanos);
                     if (n > 0) {
                         System.arraycopy(buf, 0, last, 0, n);
@@ -226,16 +233,16 @@ class UdpProbeTest {
             };
             ProbeResult res = new ProbeSession(timed, KEY, Duration.ofMillis(2), Duration.ofSeconds(1)).run("p", null, null, 64, 50);
             assertThat(res.received()).isEqualTo(50);
-            assertThat(java.util.Arrays.stream(res.networkNanos()).boxed().toList()).isNotEmpty().allMatch(n -> n == 50_000L);
+            assertThat(Arrays.stream(res.networkNanos()).boxed().toList()).isNotEmpty().allMatch(n -> n == 50_000L);
             assertThat(res.networkSeconds()).containsEntry("p50", 50e-6);
-            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(res)).contains("\"network_seconds\"");
+            assertThat(new ObjectMapper().writeValueAsString(res)).contains("\"network_seconds\"");
         }
         // plain UDP has no NIC timestamps: no network_seconds in the JSON
         try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 10);
             assertThat(res.networkNanos()).isNull();
-            assertThat(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(res)).doesNotContain("network_seconds");
+            assertThat(new ObjectMapper().writeValueAsString(res)).doesNotContain("network_seconds");
         }
     }
 }

@@ -1,17 +1,18 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
-import io.fabricd.diagnosis.Severity;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.SnapshotManifest;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -97,7 +98,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
         }
         try {
             return Instant.parse(at);
-        } catch (java.time.format.DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             throw new IllegalArgumentException(what + ": captured_at '" + at + "' is not an ISO-8601 instant");
         }
     }

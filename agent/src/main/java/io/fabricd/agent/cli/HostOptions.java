@@ -3,9 +3,13 @@ package io.fabricd.agent.cli;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.demo.DemoHost;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -54,10 +58,10 @@ public final class HostOptions {
      * without RDMA devices is no error, but it is said on {@code err}: zero ports must not pass for
      * a healthy host unnoticed.
      */
-    public io.fabricd.collectors.model.HostModel collectOnce(AgentConfig cfg, java.io.PrintWriter err) {
+    public HostModel collectOnce(AgentConfig cfg, PrintWriter err) {
         HostSource source = source(cfg);
         try {
-            io.fabricd.collectors.model.HostModel m = io.fabricd.collectors.HostCollection.standard(cfg.collectorConfig()).collect(source);
+            HostModel m = HostCollection.standard(cfg.collectorConfig()).collect(source);
             if (m.devices().isEmpty()) {
                 String where = source.describe().endsWith("/") ? source.describe() : source.describe() + "/";
                 err.println("fabricd: no RDMA device in " + where + "sys/class/infiniband"
@@ -81,7 +85,7 @@ public final class HostOptions {
     private static boolean isFilesystemRoot(Path p) {
         try {
             return p.toRealPath().getParent() == null;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

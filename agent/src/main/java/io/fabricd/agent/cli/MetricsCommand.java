@@ -2,6 +2,7 @@ package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
@@ -24,7 +25,7 @@ public final class MetricsCommand implements Callable<Integer> {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
         byte[] body = FabricMetrics.text(m, cfg.netdev.allStats,
-                io.fabricd.diagnosis.Diagnosis.run(m, null, cfg.diagnosis).findings());
+                Diagnosis.run(m, null, cfg.diagnosis).findings());
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

@@ -2,6 +2,7 @@ package io.fabricd.agent.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.probes.Endpoint;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
@@ -9,6 +10,9 @@ import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.ProbeSession;
 import io.fabricd.probes.UdpTransport;
+import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.VerbsTransport;
+import io.fabricd.probes.VerbsUd;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -88,12 +92,12 @@ public final class ProbeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--size " + s + " outside " + ProbePacket.MIN_SIZE + ".." + ProbePacket.MAX_SIZE);
             }
         }
-        io.fabricd.probes.VerbsPorts.Port local = null;
+        VerbsPorts.Port local = null;
         if (transport == Transport.verbs) {
             local = localPort();
         }
-        Duration pace = io.fabricd.agent.config.ConfigLoader.parseDuration(interval);
-        Duration to = io.fabricd.agent.config.ConfigLoader.parseDuration(timeout);
+        Duration pace = ConfigLoader.parseDuration(interval);
+        Duration to = ConfigLoader.parseDuration(timeout);
         EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), tls);
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
@@ -165,11 +169,11 @@ public final class ProbeCommand implements Callable<Integer> {
     }
 
     /** --device DEV[:PORT] on this host, with the GID index to send from. */
-    private io.fabricd.probes.VerbsPorts.Port localPort() {
+    private VerbsPorts.Port localPort() {
         if (device == null) {
             throw new IllegalArgumentException("--transport verbs needs --device DEV (a local RDMA device, e.g. mlx5_0 or rxe1)");
         }
-        String why = io.fabricd.probes.VerbsUd.unavailable();
+        String why = VerbsUd.unavailable();
         if (why != null) {
             throw new IllegalArgumentException("--transport verbs: " + why);
         }
@@ -180,29 +184,29 @@ public final class ProbeCommand implements Callable<Integer> {
             dev = device.substring(0, c);
             port = Integer.parseInt(device.substring(c + 1));
         }
-        io.fabricd.probes.VerbsPorts.Port p = io.fabricd.probes.VerbsPorts.of(Path.of("/sys"), dev, port);
+        VerbsPorts.Port p = VerbsPorts.of(Path.of("/sys"), dev, port);
         if (p == null && gidIndex == null) {
             throw new IllegalArgumentException("--device " + device + ": no such RDMA port, or no RoCE v2 GID on it (--gid-index picks one)");
         }
         if (p == null) {
-            p = new io.fabricd.probes.VerbsPorts.Port(dev, port, gidIndex, "Ethernet");
+            p = new VerbsPorts.Port(dev, port, gidIndex, "Ethernet");
         }
         return p;
     }
 
     /** Probes one peer over RDMA UD: from the local port to the peer's first UD responder that is not this port. */
-    private void verbs(String peer, Endpoint ep, io.fabricd.probes.VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
+    private void verbs(String peer, Endpoint ep, VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
                        Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
         int gid = gidIndex != null ? gidIndex : local.gidIndex();
-        try (io.fabricd.probes.VerbsUd probe = new io.fabricd.probes.VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
-            io.fabricd.probes.VerbsUd.Address me = probe.address();
-            String myGid = io.fabricd.probes.VerbsUd.gidText(me.gid());
+        try (VerbsUd probe = new VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
+            VerbsUd.Address me = probe.address();
+            String myGid = VerbsUd.gidText(me.gid());
             Endpoint.Device remote = ep.firstOtherThan(myGid);
             if (remote == null) {
                 errors.add(peer + " has no RDMA UD responder (" + ep.verbsStatus() + ")");
                 return;
             }
-            io.fabricd.probes.VerbsTransport t = new io.fabricd.probes.VerbsTransport(probe, remote, me.activeMtu());
+            VerbsTransport t = new VerbsTransport(probe, remote, me.activeMtu());
             for (int size : sz.isEmpty() ? List.of(64, t.maxSize()) : sz) {
                 if (format == Format.text) {
                     err.printf(Locale.ROOT, "probing %s (%s, %s qpn %d) from %s: %d x %d B ...%n", peer, ep.host(), remote.device(),

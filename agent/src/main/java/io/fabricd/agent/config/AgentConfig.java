@@ -1,11 +1,17 @@
 package io.fabricd.agent.config;
 
-import io.fabricd.collectors.HostCollection;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.StableFacts;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.probes.ProbeConfig;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * fabricd's configuration file (YAML, {@code --config FILE}). Every key is optional; the defaults
@@ -32,11 +38,11 @@ public final class AgentConfig {
 
     /** {@code probe:} the pingmesh (docs/probes.md). */
     @JsonProperty("probe")
-    public io.fabricd.probes.ProbeConfig probe = new io.fabricd.probes.ProbeConfig();
+    public ProbeConfig probe = new ProbeConfig();
 
     /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
     @JsonProperty("diagnosis")
-    public io.fabricd.diagnosis.DiagnosisConfig diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
+    public DiagnosisConfig diagnosis = new DiagnosisConfig();
 
     /** {@code netdev:} the netdevs bound to RDMA ports. */
     public static final class Netdev {
@@ -73,7 +79,7 @@ public final class AgentConfig {
          * goes; 0s reads everything on every collection (docs/configuration.md).
          */
         @JsonProperty("identity_refresh")
-        public Duration identityRefresh = io.fabricd.collectors.StableFacts.DEFAULT_REFRESH;
+        public Duration identityRefresh = StableFacts.DEFAULT_REFRESH;
 
         /**
          * Collectors not run (none): host, rdma, netdev, ethtool, dcb, verbs, qp, topology,
@@ -132,7 +138,7 @@ public final class AgentConfig {
 
     public CollectorConfig collectorConfig() {
         return new CollectorConfig(rdma.includeDevices, rdma.excludeDevices,
-                collection.disabledCollectors == null ? java.util.Set.of() : new java.util.HashSet<>(collection.disabledCollectors));
+                collection.disabledCollectors == null ? Set.of() : new HashSet<>(collection.disabledCollectors));
     }
 
     /** Checks values a YAML parser accepts but fabricd cannot use. */
@@ -165,11 +171,11 @@ public final class AgentConfig {
         ListenAddress.parse(listen);
         HostCollection.validate(collectorConfig());
         if (diagnosis == null) {
-            diagnosis = new io.fabricd.diagnosis.DiagnosisConfig();
+            diagnosis = new DiagnosisConfig();
         }
-        diagnosis.validate(io.fabricd.diagnosis.Diagnosis.checkIds());
+        diagnosis.validate(Diagnosis.checkIds());
         if (probe == null) {
-            probe = new io.fabricd.probes.ProbeConfig();
+            probe = new ProbeConfig();
         }
         probe.validate();
     }

@@ -18,6 +18,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -75,7 +78,7 @@ public final class ConfigLoader {
         }
         int line = e.getLocation().getLineNr();
         try {
-            java.util.List<String> lines = Files.readAllLines(file);
+            List<String> lines = Files.readAllLines(file);
             Pattern k = Pattern.compile("^\\s*(- +)?[\"']?" + Pattern.quote(String.valueOf(e.getPropertyName())) + "[\"']?\\s*:");
             for (int i = Math.min(line, lines.size()); i >= 1; i--) {
                 if (k.matcher(lines.get(i - 1)).find()) {
@@ -110,8 +113,8 @@ public final class ConfigLoader {
                 : t == boolean.class || t == Boolean.class ? "true or false"
                 : t == String.class ? "a text"
                 : t == Duration.class ? "a duration (like 500ms, 10s, 1m)"
-                : java.util.Collection.class.isAssignableFrom(t) || t.isArray() ? "a list"
-                : java.util.Map.class.isAssignableFrom(t) ? "a mapping (key: value)"
+                : Collection.class.isAssignableFrom(t) || t.isArray() ? "a list"
+                : Map.class.isAssignableFrom(t) ? "a mapping (key: value)"
                 : t.getName().startsWith("io.fabricd.") ? "a section (key: value lines)" : "a " + t.getSimpleName();
         if (e instanceof InvalidFormatException f && f.getValue() != null) {
             return "'" + f.getValue() + "' is not " + want;
@@ -161,7 +164,7 @@ public final class ConfigLoader {
             try {
                 return parseDuration(p.getValueAsString());
             } catch (IllegalArgumentException | NullPointerException e) {
-                throw com.fasterxml.jackson.databind.exc.InvalidFormatException.from(p,
+                throw InvalidFormatException.from(p,
                         "'" + p.getText() + "' is not a duration (like 500ms, 10s, 1m)", p.getText(), Duration.class);
             }
         }

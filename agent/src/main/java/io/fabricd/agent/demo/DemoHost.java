@@ -7,10 +7,13 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
@@ -42,7 +45,7 @@ public final class DemoHost {
                 }
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> SnapshotWriter.deleteTree(dir), "fabricd-demo-cleanup"));
                 try {
-                    Ttar.extract(new BufferedReader(new java.io.StringReader(text)), dir, "");
+                    Ttar.extract(new BufferedReader(new StringReader(text)), dir, "");
                     return dir;
                 } catch (IOException e) {
                     last = e; // full (a small /dev/shm in a container): the next candidate
@@ -58,11 +61,11 @@ public final class DemoHost {
     /**
      * Where the demo's ~1 200 small files go: a memory file system first (/dev/shm, then
      * $XDG_RUNTIME_DIR), then java.io.tmpdir. Creating them on a disk cost 1.8 s of a 2.5 s start on
-     * the CI machine and 50 ms in /dev/shm (issue 7, docs/benchmarks.md); the folder is deleted when
+     * the CI machine and 50 ms in /dev/shm (docs/benchmarks.md); the folder is deleted when
      * fabricd exits (about 5 MB of memory while it runs).
      */
-    static java.util.List<Path> tempParents() {
-        java.util.List<Path> out = new java.util.ArrayList<>();
+    static List<Path> tempParents() {
+        List<Path> out = new ArrayList<>();
         String xdg = System.getenv("XDG_RUNTIME_DIR");
         for (String p : new String[] {"/dev/shm", xdg}) {
             if (p != null && !p.isEmpty() && Files.isDirectory(Path.of(p)) && Files.isWritable(Path.of(p))) {

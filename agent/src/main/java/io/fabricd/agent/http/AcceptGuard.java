@@ -1,5 +1,6 @@
 package io.fabricd.agent.http;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
@@ -9,8 +10,13 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.vertx.core.impl.transports.NioTransport;
 import io.vertx.core.spi.transport.Transport;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -74,12 +80,13 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
             }
 
             @Override
+            @SuppressWarnings("deprecation") // Vert.x 5.0's Transport takes Netty's deprecated InternetProtocolFamily
             public DatagramChannel datagramChannel(InternetProtocolFamily family) {
                 return nio.datagramChannel(family);
             }
 
             @Override
-            public ChannelFactory<? extends io.netty.channel.Channel> channelFactory(boolean domainSocket) {
+            public ChannelFactory<? extends Channel> channelFactory(boolean domainSocket) {
                 return nio.channelFactory(domainSocket);
             }
 
@@ -94,12 +101,12 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
             }
 
             @Override
-            public java.net.SocketAddress convert(io.vertx.core.net.SocketAddress address) {
+            public SocketAddress convert(io.vertx.core.net.SocketAddress address) {
                 return nio.convert(address);
             }
 
             @Override
-            public io.vertx.core.net.SocketAddress convert(java.net.SocketAddress address) {
+            public io.vertx.core.net.SocketAddress convert(SocketAddress address) {
                 return nio.convert(address);
             }
         };
@@ -111,13 +118,13 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
      */
     private static final int LIGHT_SOURCE = 2;
     /** Open connections per source address (from accept to close). */
-    private final java.util.concurrent.ConcurrentHashMap<Object, Integer> perSource = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Object, Integer> perSource = new ConcurrentHashMap<>();
 
     /** The source address of a connection ("" when the socket cannot say). */
     private static Object remote(SocketChannel ch) {
         try {
-            return ch.getRemoteAddress() instanceof java.net.InetSocketAddress a && a.getAddress() != null ? a.getAddress() : "";
-        } catch (java.io.IOException e) {
+            return ch.getRemoteAddress() instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : "";
+        } catch (IOException e) {
             return "";
         }
     }
@@ -135,8 +142,8 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
                 if (open.get() >= hardCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE) {
                     refused.incrementAndGet();
                     try {
-                        ch.setOption(java.net.StandardSocketOptions.SO_LINGER, 0); // a reset: no TIME_WAIT kept for a flood
-                    } catch (java.io.IOException | UnsupportedOperationException e) {
+                        ch.setOption(StandardSocketOptions.SO_LINGER, 0); // a reset: no TIME_WAIT kept for a flood
+                    } catch (IOException | UnsupportedOperationException e) {
                         // closed plainly then
                     }
                     ch.close();

@@ -1,6 +1,7 @@
 package io.fabricd.agent.http;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
+import io.fabricd.probes.EndpointClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -32,7 +34,7 @@ import java.util.Set;
  */
 public final class BasicAuth {
     /** Paths served without a password. */
-    static final Set<String> OPEN = Set.of("/healthz", "/readyz", io.fabricd.probes.EndpointClient.PATH);
+    static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH);
     private static final int MAX_REMEMBERED = 1024;
     /** A valid hash to verify against for unknown users (cost 10, as htpasswd -nBC 10 makes them). */
     private static final byte[] DUMMY = BCrypt.withDefaults().hash(10, "fabricd".getBytes(StandardCharsets.UTF_8));
@@ -133,7 +135,7 @@ public final class BasicAuth {
             if (h != null) {
                 d.update(h);
             }
-            return java.util.HexFormat.of().formatHex(d.digest());
+            return HexFormat.of().formatHex(d.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);
         }

@@ -1,12 +1,14 @@
 package io.fabricd.agent.http;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.transport.Transport;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -67,7 +69,7 @@ public final class ConnectionLimits {
         this.maxConnections = maxConnections;
         this.maxRequests = maxRequests;
         this.guard = new AcceptGuard(maxConnections * HARD_CAP_FACTOR);
-        io.micrometer.core.instrument.FunctionCounter.builder("fabric.agent.http.connections.refused", guard, AcceptGuard::refused)
+        FunctionCounter.builder("fabric.agent.http.connections.refused", guard, AcceptGuard::refused)
                 .description("TCP connections closed at accept because four times http.max_connections were still open "
                         + "(a flood faster than the server closes)").register(meters);
         Gauge.builder("fabric.agent.http.connections", this, l -> l.openConnections())
@@ -83,7 +85,7 @@ public final class ConnectionLimits {
      * The Vert.x transport to build the server's Vertx with: NIO, its server socket closing new
      * connections at accept beyond four times maxConnections.
      */
-    public io.vertx.core.transport.Transport transport() {
+    public Transport transport() {
         return guard;
     }
 

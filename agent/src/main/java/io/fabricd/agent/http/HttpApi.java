@@ -1,5 +1,6 @@
 package io.fabricd.agent.http;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.probes.EndpointAuth;
@@ -12,11 +13,18 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.zip.Deflater;
+import java.util.zip.GZIPOutputStream;
 
 /**
  * fabricd's HTTP paths (docs/spec/interfaces.md): {@code /metrics}, {@code /healthz},
@@ -77,7 +85,7 @@ public final class HttpApi {
             case "/metrics" -> metrics(req);
             case "/healthz" -> text(req, 200, "ok\n");
             case "/readyz" -> {
-                java.time.Duration stuck = loop.stuck();
+                Duration stuck = loop.stuck();
                 if (loop.ready()) {
                     text(req, 200, "ready\n");
                 } else if (stuck != null) {
@@ -108,7 +116,7 @@ public final class HttpApi {
                 ctx.getHeader(HttpHeaders.HOST), System.currentTimeMillis() / 1000);
         if (v != EndpointAuth.Verdict.OK) {
             probes.responderStats().dropped(v == EndpointAuth.Verdict.REPLAYED ? "endpoint_replayed" : "endpoint_unauthenticated");
-            text(ctx, 401, "probe endpoint requests need a valid " + EndpointAuth.REQUEST_HEADER + " (" + v.name().toLowerCase(java.util.Locale.ROOT)
+            text(ctx, 401, "probe endpoint requests need a valid " + EndpointAuth.REQUEST_HEADER + " (" + v.name().toLowerCase(Locale.ROOT)
                     + ")\n");
             return;
         }
@@ -121,7 +129,7 @@ public final class HttpApi {
                 .onFailure(e -> fail(ctx, e));
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper ENDPOINT_JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper ENDPOINT_JSON = new ObjectMapper();
 
     private static void text(HttpServerRequest ctx, int status, String body) {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
@@ -162,7 +170,8 @@ public final class HttpApi {
             // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
             vertx.executeBlocking(() -> {
                 Exposition.Rendered r = gzipped(Exposition.render(registry, accept, List.of()), gzip);
-                bodies.put(format, new Body(now, r));
+                // a body of the latest collection, stored by a scrape that started later, stays
+                bodies.compute(format, (k, had) -> had != null && had.collection() == loop.latest() ? had : new Body(now, r));
                 return r;
             }, false).onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
             return;
@@ -226,21 +235,21 @@ public final class HttpApi {
         }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(r.body().length / 6 + 64);
         // the fastest level: a scrape body is text that compresses ~10x at any level, and compressing
-        // at the default level was a fifth of rendering a whole body ahead (docs/benchmarks.md, seventh session)
-        try (java.util.zip.GZIPOutputStream z = new java.util.zip.GZIPOutputStream(out, 8192) {
+        // at the default level was a fifth of rendering a whole body ahead (docs/benchmarks.md)
+        try (GZIPOutputStream z = new GZIPOutputStream(out, 8192) {
             {
-                def.setLevel(java.util.zip.Deflater.BEST_SPEED);
+                def.setLevel(Deflater.BEST_SPEED);
             }
         }) {
             z.write(r.body());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not throw
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
         }
         return new Exposition.Rendered(r.contentType(), out.toByteArray());
     }
 
     /** A JSON document of the latest collection, rendered off the event loop on first request. */
-    private void json(HttpServerRequest ctx, java.util.function.Function<CollectionLoop.Published, byte[]> doc) {
+    private void json(HttpServerRequest ctx, Function<CollectionLoop.Published, byte[]> doc) {
         CollectionLoop.Published p = loop.latest();
         if (p == null) {
             text(ctx, 503, "first collection not finished\n");

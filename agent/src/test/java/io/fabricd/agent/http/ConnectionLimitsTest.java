@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -58,8 +59,8 @@ class ConnectionLimitsTest {
 
     private Socket connect(String from) throws IOException {
         Socket s = new Socket();
-        s.bind(new java.net.InetSocketAddress(from, 0));
-        s.connect(new java.net.InetSocketAddress("127.0.0.1", server.actualPort()));
+        s.bind(new InetSocketAddress(from, 0));
+        s.connect(new InetSocketAddress("127.0.0.1", server.actualPort()));
         s.setSoTimeout(5_000);
         return s;
     }
@@ -130,6 +131,7 @@ class ConnectionLimitsTest {
     }
 
     @Test
+    @SuppressWarnings("try") // closed inside the block on purpose: the close is what is tested
     void aClosedConnectionTakesItsRequestsInFlightWithIt() throws Exception {
         try (Socket a = connect(); Socket b = connect()) {
             send(a, "/hold");

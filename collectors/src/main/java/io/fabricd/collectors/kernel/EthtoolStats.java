@@ -1,5 +1,7 @@
 package io.fabricd.collectors.kernel;
 
+import io.fabricd.collectors.model.Counters;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -10,7 +12,7 @@ import java.util.Map;
 public record EthtoolStats(String driver, Map<String, Long> stats) {
 
     public EthtoolStats {
-        stats = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(stats));
+        stats = Collections.unmodifiableMap(new LinkedHashMap<>(stats));
     }
 
     /**
@@ -19,7 +21,7 @@ public record EthtoolStats(String driver, Map<String, Long> stats) {
      */
     public static EthtoolStats parse(String text, int[] bad) {
         // by index, not split/strip/substring: a 16-port host has ~4 000 such lines per collection,
-        // and only the names need a String (docs/benchmarks.md, issue 7)
+        // and only the names need a String (docs/benchmarks.md)
         Map<String, Long> m = new LinkedHashMap<>();
         int n = text.length();
         int start = 0;
@@ -39,7 +41,7 @@ public record EthtoolStats(String driver, Map<String, Long> stats) {
                 continue;
             }
             int colon = text.lastIndexOf(':', e - 1);
-            Long v = colon <= b ? null : io.fabricd.collectors.model.Counters.parse(text, colon + 1, e);
+            Long v = colon <= b ? null : Counters.parse(text, colon + 1, e);
             if (v == null) {
                 if (bad != null) {
                     bad[0]++;

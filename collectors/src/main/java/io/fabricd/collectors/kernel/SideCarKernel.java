@@ -9,7 +9,6 @@ import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -148,9 +147,7 @@ public final class SideCarKernel implements KernelQueries {
         }
         JsonNode n = json(path);
         Map<Integer, VerbsDevice.VerbsPort> ports = new HashMap<>();
-        Iterator<Map.Entry<String, JsonNode>> it = n.path("ports").fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : n.path("ports").properties()) {
             JsonNode p = e.getValue();
             int port;
             try {

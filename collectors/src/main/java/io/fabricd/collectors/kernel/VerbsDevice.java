@@ -1,6 +1,8 @@
 package io.fabricd.collectors.kernel;
 
+import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** ibv_query_device / ibv_query_port answers (or the verbs side-car). */
 public record VerbsDevice(Long maxQp, Map<Integer, VerbsPort> ports) {
@@ -24,9 +26,9 @@ public record VerbsDevice(Long maxQp, Map<Integer, VerbsPort> ports) {
      */
     public static VerbsDevice parseIbvDevinfo(String text) {
         Long maxQp = null;
-        Map<Integer, VerbsPort> ports = new java.util.TreeMap<>();
+        Map<Integer, VerbsPort> ports = new TreeMap<>();
         Integer port = null;
-        Map<String, String> kv = new java.util.HashMap<>();
+        Map<String, String> kv = new HashMap<>();
         boolean seenDevice = false;
         for (String raw : text.split("\n")) {
             String line = raw.strip();

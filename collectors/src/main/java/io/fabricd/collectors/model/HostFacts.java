@@ -1,6 +1,8 @@
 package io.fabricd.collectors.model;
 
+import java.util.Collections;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * What the host is: kernel release, memory, and logical CPUs per NUMA node.
@@ -11,6 +13,6 @@ import java.util.SortedMap;
  */
 public record HostFacts(String kernel, Long memoryBytes, SortedMap<Integer, Integer> numaCpus) {
     public HostFacts {
-        numaCpus = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(numaCpus));
+        numaCpus = Collections.unmodifiableSortedMap(new TreeMap<>(numaCpus));
     }
 }

@@ -1,6 +1,8 @@
 package io.fabricd.collectors.model;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 
 /**
@@ -46,26 +48,26 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
      * {@code "ethtool"} (the driver's statistics prove it, {@link DriverStats#pfcEnabled}); empty
      * when neither is known or the netdev has no DCB support.
      */
-    public java.util.Optional<Pfc> pfc() {
+    public Optional<Pfc> pfc() {
         if (dcb != null) {
-            return dcb.supported() ? java.util.Optional.of(new Pfc(dcb.pfcEnabled(), "dcb")) : java.util.Optional.empty();
+            return dcb.supported() ? Optional.of(new Pfc(dcb.pfcEnabled(), "dcb")) : Optional.empty();
         }
         // an IPoIB netdev has no PFC; mlx5's IPoIB statistics prove nothing about it
-        return ethernet() ? DriverStats.pfcEnabled(driver, stats).map(on -> new Pfc(on, "ethtool")) : java.util.Optional.empty();
+        return ethernet() ? DriverStats.pfcEnabled(driver, stats).map(on -> new Pfc(on, "ethtool")) : Optional.empty();
     }
 
     /** PFC-enabled priorities and their source ({@link #pfc()}). */
-    public record Pfc(java.util.List<Integer> enabled, String source) {
+    public record Pfc(List<Integer> enabled, String source) {
     }
 
     /**
      * Whether 802.3x global pause is on (either direction): ETHTOOL_GPAUSEPARAM when read, else what
      * the driver's statistics prove ({@link DriverStats#globalPauseOn}); empty when unknown.
      */
-    public java.util.Optional<Boolean> globalPause() {
+    public Optional<Boolean> globalPause() {
         if (pause != null) {
-            return java.util.Optional.of(pause.rx() || pause.tx());
+            return Optional.of(pause.rx() || pause.tx());
         }
-        return ethernet() ? DriverStats.globalPauseOn(driver, stats) : java.util.Optional.empty();
+        return ethernet() ? DriverStats.globalPauseOn(driver, stats) : Optional.empty();
     }
 }

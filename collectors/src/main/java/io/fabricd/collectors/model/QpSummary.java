@@ -1,6 +1,8 @@
 package io.fabricd.collectors.model;
 
+import java.util.Collections;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Queue pairs visible to fabricd (RDMA netlink; PID-namespace filtered) and the device limit.
@@ -10,6 +12,6 @@ import java.util.SortedMap;
  */
 public record QpSummary(String device, SortedMap<String, Integer> byState, Long maxQp) {
     public QpSummary {
-        byState = java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(byState));
+        byState = Collections.unmodifiableSortedMap(new TreeMap<>(byState));
     }
 }

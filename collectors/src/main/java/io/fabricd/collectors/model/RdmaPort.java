@@ -1,5 +1,6 @@
 package io.fabricd.collectors.model;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedMap;
@@ -38,7 +39,7 @@ public record RdmaPort(
     public RdmaPort {
         counters = Counters.copy(counters);
         countersExt = Counters.copy(countersExt);
-        saturated = java.util.Collections.unmodifiableSortedSet(new TreeSet<>(saturated));
+        saturated = Collections.unmodifiableSortedSet(new TreeSet<>(saturated));
         hwCounters = Counters.copy(hwCounters);
         gids = List.copyOf(gids);
     }

@@ -1,5 +1,6 @@
 package io.fabricd.collectors.model;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -51,15 +52,6 @@ public final class TransportCounters {
         public String label() {
             return label;
         }
-
-        public static Type ofLabel(String label) {
-            for (Type t : values()) {
-                if (t.label.equals(label)) {
-                    return t;
-                }
-            }
-            return null;
-        }
     }
 
     private static final Map<String, Type> BY_NAME = new LinkedHashMap<>();
@@ -94,6 +86,6 @@ public final class TransportCounters {
 
     /** Every known counter name and its type (for docs and tests). */
     public static Map<String, Type> names() {
-        return java.util.Collections.unmodifiableMap(BY_NAME);
+        return Collections.unmodifiableMap(BY_NAME);
     }
 }

@@ -75,7 +75,7 @@ public final class NetdevCollector implements Collector {
 
     /**
      * A netdev's kept facts (type, driver, the ECN priorities its driver created) and the paths read
-     * on every collection, built once and kept as one group (issue 7).
+     * on every collection, built once and kept as one group.
      */
     private record Facts(String mtu, String operstate, String carrier, String speed, String trust,
                          Integer type, String driver, List<Prio> np, List<Prio> rp) {

@@ -3,22 +3,19 @@ package io.fabricd.collectors.rdma;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.CounterWidths;
-import io.fabricd.collectors.model.Counters;
 import io.fabricd.collectors.model.Gid;
 import io.fabricd.collectors.model.LinkRate;
 import io.fabricd.collectors.model.PortState;
 import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.model.RdmaPort;
-import io.fabricd.collectors.source.FileRead;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -64,7 +61,7 @@ public final class RdmaCollector implements Collector {
      * What a device says about itself that stays while the hardware does, and the paths of the files
      * read on every collection, built once: kept as one group ({@link CollectContext#stableGroup}), so
      * a collection looks up one key per device instead of one per fact, and every read of a kept path
-     * hands the source the same String (its lookups then compare by identity; issue 7).
+     * hands the source the same String (its lookups then compare by identity).
      */
     private record DeviceFacts(String pci, Integer numa, String parent, String netDir, String nodeGuid,
                                String sysImageGuid, String nodeType, String fwVer, String hcaType, String boardId,
@@ -80,10 +77,10 @@ public final class RdmaCollector implements Collector {
     private RdmaDevice device(CollectContext ctx, String dev) {
         String base = HostSource.join(CLASS, dev);
         DeviceFacts f = ctx.stableGroup("rdma:" + dev, c -> facts(c, base));
-        SortedMap<String, Long> devHw = counterDir(ctx, f.hwDir(), f.hwNames());
+        SortedMap<String, Long> devHw = CounterDir.read(ctx, f.hwDir(), f.hwNames());
         // the PCI function's netdevs, listed only for a port whose GIDs and parent name none (an IB
         // port's IPoIB netdev); not kept: a rename shows at the next collection
-        java.util.function.Supplier<List<String>> pciNetdevs = new java.util.function.Supplier<>() {
+        Supplier<List<String>> pciNetdevs = new Supplier<>() {
             private List<String> listed;
 
             @Override
@@ -119,7 +116,7 @@ public final class RdmaCollector implements Collector {
             numa = ctx.stable(base + "/device/numa_node").map(s -> parseInt(ctx, base + "/device/numa_node", s)).orElse(null);
         }
         String hwDir = base + "/hw_counters";
-        List<String> hwNames = counterNames(ctx, hwDir, true);
+        List<String> hwNames = CounterDir.names(ctx, hwDir, true);
         List<String> portNames = new ArrayList<>(ctx.stableListOptional(base + "/ports"));
         if (portNames.isEmpty() && !ctx.stableExists(base + "/ports")) {
             ctx.error(base + "/ports", "ENOENT");
@@ -137,9 +134,9 @@ public final class RdmaCollector implements Collector {
             String pb = base + "/ports/" + p;
             ports.add(new PortFacts(n, pb, pb + "/state", pb + "/phys_state", pb + "/rate", pb + "/lid", pb + "/sm_lid",
                     ctx.stableRequired(pb + "/link_layer").map(String::strip).orElse(null),
-                    pb + "/counters", counterNames(ctx, pb + "/counters", false),
-                    pb + "/counters_ext", counterNames(ctx, pb + "/counters_ext", false),
-                    pb + "/hw_counters", counterNames(ctx, pb + "/hw_counters", true)));
+                    pb + "/counters", CounterDir.names(ctx, pb + "/counters", false),
+                    pb + "/counters_ext", CounterDir.names(ctx, pb + "/counters_ext", false),
+                    pb + "/hw_counters", CounterDir.names(ctx, pb + "/hw_counters", true)));
         }
         // identity files are optional: node_exporter's own fixtures and some drivers' trees lack
         // node_guid or node_type, and an absent file is absence, not a read error
@@ -151,21 +148,6 @@ public final class RdmaCollector implements Collector {
                 ctx.stable(base + "/hca_type").map(String::strip).orElse(null),
                 ctx.stable(base + "/board_id").map(String::strip).orElse(null),
                 hwDir, hwNames, List.copyOf(ports));
-    }
-
-    /**
-     * The names of a counter directory (the driver's: kept with the hardware's identity, the values
-     * read every time). {@code lifespan} in hw_counters/ is the driver's cache time in milliseconds,
-     * not a counter, and is left out.
-     */
-    private static List<String> counterNames(CollectContext ctx, String dir, boolean hw) {
-        List<String> names = ctx.stableListOptional(dir);
-        if (hw && names.contains("lifespan")) {
-            List<String> without = new ArrayList<>(names);
-            without.remove("lifespan");
-            return List.copyOf(without);
-        }
-        return names;
     }
 
     static int portNumber(String name) {
@@ -203,7 +185,7 @@ public final class RdmaCollector implements Collector {
         return t.length() > 40 ? t.substring(0, 40) + "..." : t;
     }
 
-    private RdmaPort port(CollectContext ctx, String dev, PortFacts p, String parent, java.util.function.Supplier<List<String>> netdevs) {
+    private RdmaPort port(CollectContext ctx, String dev, PortFacts p, String parent, Supplier<List<String>> netdevs) {
         int n = p.n();
         PortState state = ctx.required(p.state()).map(s -> state(ctx, p.state(), s)).orElse(null);
         PortState phys = ctx.required(p.physState()).map(s -> state(ctx, p.physState(), s)).orElse(null);
@@ -217,15 +199,15 @@ public final class RdmaCollector implements Collector {
         Integer lid = ctx.optional(p.lid()).map(s -> parseHex(ctx, p.lid(), s)).orElse(null);
         Integer smLid = ctx.optional(p.smLid()).map(s -> parseHex(ctx, p.smLid(), s)).orElse(null);
 
-        SortedMap<String, Long> counters = counterDir(ctx, p.countersDir(), p.counterNames());
-        SortedMap<String, Long> countersExt = counterDir(ctx, p.extDir(), p.extNames());
+        SortedMap<String, Long> counters = CounterDir.read(ctx, p.countersDir(), p.counterNames());
+        SortedMap<String, Long> countersExt = CounterDir.read(ctx, p.extDir(), p.extNames());
         TreeSet<String> saturated = new TreeSet<>();
         counters.forEach((k, v) -> {
             if (CounterWidths.saturated(k, v, counters)) {
                 saturated.add(k);
             }
         });
-        SortedMap<String, Long> hw = counterDir(ctx, p.hwDir(), p.hwNames());
+        SortedMap<String, Long> hw = CounterDir.read(ctx, p.hwDir(), p.hwNames());
         List<Gid> gids = GidTable.read(ctx, p.base());
         String netdev = null;
         for (Gid g : gids) {
@@ -254,54 +236,5 @@ public final class RdmaCollector implements Collector {
             ctx.error(path, "not a state: '" + abbreviate(s) + "'");
         }
         return st;
-    }
-
-    /** "N/A (no PMA)": what kernels before 4.19 print for a PMA counter the driver cannot answer. */
-    private static final String NO_PMA = "N/A (no PMA)";
-
-    /**
-     * Every file of a counter directory ({@link #counterNames}), unsigned values. A directory whose
-     * every file says the driver has no PMA behind it ({@code N/A (no PMA)}, i40iw on older kernels;
-     * EINVAL on every read, qedr and drivers whose MAD handler answers no PMA query) is absence, not
-     * a read error per file.
-     */
-    private static SortedMap<String, Long> counterDir(CollectContext ctx, String dir, List<String> names) {
-        SortedMap<String, Long> out = new TreeMap<>();
-        if (names.isEmpty()) {
-            return out;
-        }
-        Map<String, FileRead> texts = ctx.source().readEach(dir, names);
-        if (noPma(texts, names)) {
-            return out;
-        }
-        for (String name : names) {
-            FileRead text = texts.get(name);
-            if (!text.ok()) {
-                if (!text.failure().isMissing()) {
-                    ctx.error(text.failure());
-                }
-                continue;
-            }
-            String s = text.text();
-            Long v = Counters.parse(s);
-            if (v == null) {
-                ctx.error(dir + "/" + name, s.isBlank() ? "empty" : "not a counter: '" + abbreviate(s) + "'");
-                continue;
-            }
-            out.put(name, v);
-        }
-        return out;
-    }
-
-    /** True when no file of the folder has a value and each says there is no PMA (the text, or EINVAL). */
-    private static boolean noPma(Map<String, FileRead> texts, List<String> names) {
-        for (String name : names) {
-            FileRead t = texts.get(name);
-            boolean none = t.ok() ? t.text().strip().equals(NO_PMA) : "EINVAL".equals(t.failure().errno());
-            if (!none) {
-                return false;
-            }
-        }
-        return true;
     }
 }

@@ -1,17 +1,18 @@
 package io.fabricd.collectors.snapshot;
 
-import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.collectors.kernel.KernelQueries;
-import io.fabricd.collectors.model.PauseParams;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
+import io.fabricd.collectors.model.DcbState;
+import io.fabricd.collectors.model.PauseParams;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -27,7 +28,7 @@ public final class RecordingHostSource extends ForwardingHostSource {
     final Map<String, Read> reads = new ConcurrentHashMap<>();
     final Map<String, List<String>> listings = new ConcurrentHashMap<>();
     /** Paths whose existence or resolution a collector relied on without reading them. */
-    final java.util.Set<String> touched = ConcurrentHashMap.newKeySet();
+    final Set<String> touched = ConcurrentHashMap.newKeySet();
     final Map<String, EthtoolStats> ethtool = new ConcurrentHashMap<>();
     final Map<String, PauseParams> pause = new ConcurrentHashMap<>();
     final Map<String, DcbState> dcb = new ConcurrentHashMap<>();

@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
@@ -134,7 +135,7 @@ final class SnapshotTarget implements AutoCloseable {
             return "no such file or folder: " + e.getMessage();
         }
         if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason().toLowerCase(java.util.Locale.ROOT);
+            return f.getReason().toLowerCase(Locale.ROOT);
         }
         String m = e.getMessage();
         if (m == null || m.isEmpty()) {

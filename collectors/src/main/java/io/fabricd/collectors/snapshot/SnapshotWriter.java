@@ -6,25 +6,25 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
+import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * {@code fabricd snapshot}: runs one collection through a {@link RecordingHostSource} and writes
@@ -66,7 +66,7 @@ public final class SnapshotWriter {
     private static Result writeInto(HostSource source, CollectorConfig config, Path out, String version) throws IOException {
         RecordingHostSource rec = new RecordingHostSource(source);
         HostModel model = HostCollection.standard(config).collect(rec);
-        Writer w = new Writer(rec, out);
+        TreeWriter w = new TreeWriter(rec, out);
         Map<String, String> unreadable = new TreeMap<>();
         for (Map.Entry<String, RecordingHostSource.Read> e : new TreeMap<>(rec.reads).entrySet()) {
             String path = e.getKey();
@@ -93,7 +93,7 @@ public final class SnapshotWriter {
                 Files.createDirectories(out.resolve(real));
             }
         }
-        java.util.Set<String> extra = new java.util.TreeSet<>(rec.touched);
+        Set<String> extra = new TreeSet<>(rec.touched);
         rec.listings.forEach((dir, names) -> names.forEach(n -> extra.add(dir + "/" + n))); // listed entries exist
         for (String path : extra) {
             if (rec.reads.containsKey(path) || rec.listings.containsKey(path)) {
@@ -175,7 +175,7 @@ public final class SnapshotWriter {
     }
 
     /** Live answers as the side-cars of host-snapshot.md (a snapshot's side-cars were copied as files). */
-    private static void sideCars(RecordingHostSource rec, Writer w) throws IOException {
+    private static void sideCars(RecordingHostSource rec, TreeWriter w) throws IOException {
         for (var e : new TreeMap<>(rec.ethtool).entrySet()) {
             if (e.getValue().stats().isEmpty()) {
                 continue;
@@ -241,75 +241,6 @@ public final class SnapshotWriter {
                 o.put("comm", q.comm());
             }
             w.file("fabricd/rdma/qp.json", JSON.writeValueAsString(arr) + "\n");
-        }
-    }
-
-    /** Reproduces paths of the source in the output folder, links included. */
-    private static final class Writer {
-        final HostSource src;
-        final Path out;
-        final Map<String, String> realCache = new TreeMap<>();
-        int files;
-        int links;
-
-        Writer(HostSource src, Path out) {
-            this.src = src;
-            this.out = out;
-        }
-
-        /**
-         * Creates every symlink on the way to {@code path} (as relative links between resolved
-         * paths) and returns the path's resolved form; null when it cannot be resolved.
-         */
-        String materialize(String path) throws IOException {
-            String[] parts = path.split("/");
-            String prefix = "";
-            String parentReal = "";
-            for (String part : parts) {
-                if (part.isEmpty()) {
-                    continue;
-                }
-                prefix = prefix.isEmpty() ? part : prefix + "/" + part;
-                String real = real(prefix);
-                if (real == null) {
-                    return null;
-                }
-                String expected = parentReal.isEmpty() ? part : parentReal + "/" + part;
-                if (!real.equals(expected)) {
-                    Path link = out.resolve(expected);
-                    if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
-                        Files.createDirectories(link.getParent());
-                        Path target = link.getParent().relativize(out.resolve(real));
-                        Files.createSymbolicLink(link, target);
-                        links++;
-                    }
-                }
-                parentReal = real;
-            }
-            return parentReal;
-        }
-
-        private String real(String prefix) {
-            if (realCache.containsKey(prefix)) {
-                return realCache.get(prefix);
-            }
-            String r;
-            try {
-                r = src.realPath(prefix);
-            } catch (HostReadException e) {
-                r = null;
-            }
-            realCache.put(prefix, r);
-            return r;
-        }
-
-        void file(String real, String text) throws IOException {
-            Path p = out.resolve(real);
-            Files.createDirectories(p.getParent());
-            // the folder is private to this process (SnapshotTarget); never through a link all the same
-            Files.writeString(p, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-            files++;
         }
     }
 }

@@ -5,6 +5,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -140,7 +141,7 @@ final class BeneathRoot implements AutoCloseable {
                 throw new LinkMet(hostPath);
             }
             if (e.getErrorCode() == ENOENT) {
-                throw new java.io.FileNotFoundException(hostPath);
+                throw new FileNotFoundException(hostPath);
             }
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         }

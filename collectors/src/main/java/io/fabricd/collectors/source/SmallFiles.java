@@ -2,6 +2,7 @@ package io.fabricd.collectors.source;
 
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
@@ -53,8 +54,24 @@ final class SmallFiles {
      *                  the file ({@link #ANY_SHORT_READ}, {@link #SYSFS_PAGE}, {@link #EOF_ONLY})
      */
     static String read(String file, String hostPath, int max, int endsBelow) throws IOException {
-        try (FileInputStream in = new FileInputStream(file)) {
+        try (FileInputStream in = open(file, hostPath)) {
             return read(in::read, hostPath, max, endsBelow);
+        }
+    }
+
+    /**
+     * FileInputStream reports every failed open as a FileNotFoundException ("PATH (Reason)"): a
+     * missing file stays one, any other failure (EACCES, ...) becomes a HostReadException with its errno.
+     */
+    private static FileInputStream open(String file, String hostPath) throws IOException {
+        try {
+            return new FileInputStream(file);
+        } catch (FileNotFoundException e) {
+            HostReadException h = LiveHostSource.mapException(hostPath, e);
+            if (h.isMissing()) {
+                throw e;
+            }
+            throw h;
         }
     }
 

@@ -1,10 +1,14 @@
 package io.fabricd.collectors.source;
 
 import java.io.BufferedReader;
+import java.io.FileOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Reader for ttar text archives (the format prometheus/procfs keeps its sysfs fixtures in, and the
@@ -30,7 +34,7 @@ public final class Ttar {
         Path current = null;
         // folders made so far: Files.createDirectories on an existing folder throws and catches an
         // exception inside, which made unpacking the demo (1 200 files) take 2 s of a 2.5 s start
-        java.util.Set<Path> made = new java.util.HashSet<>();
+        Set<Path> made = new HashSet<>();
         made.add(base);
         while ((line = in.readLine()) != null) {
             lineNo++;
@@ -66,7 +70,7 @@ public final class Ttar {
                     }
                 }
                 String text = sb.indexOf("NULLBYTE") >= 0 ? sb.toString().replace("NULLBYTE", "\0") : sb.toString();
-                try (java.io.OutputStream out = new java.io.FileOutputStream(current.toFile())) {
+                try (OutputStream out = new FileOutputStream(current.toFile())) {
                     out.write(text.getBytes(StandardCharsets.UTF_8));
                 }
             } else if (line.startsWith("SymlinkTo: ")) {

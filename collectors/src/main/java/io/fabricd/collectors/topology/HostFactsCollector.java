@@ -3,6 +3,7 @@ package io.fabricd.collectors.topology;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.HostFacts;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -31,7 +32,7 @@ public final class HostFactsCollector implements Collector {
         if (manifest.isPresent() && manifest.get().host() != null) {
             var h = manifest.get().host();
             ctx.model().hostFacts(new HostFacts(manifest.get().kernel(), h.memoryBytes(),
-                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? java.util.Map.of() : h.numaCpus())));
+                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? Map.of() : h.numaCpus())));
             return;
         }
         // a hand-made fixture's files: facts that do not change while the host runs, read once and

@@ -7,6 +7,7 @@ import io.fabricd.collectors.model.PciFunction;
 import io.fabricd.collectors.model.RdmaDevice;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +39,7 @@ public final class TopologyCollector implements Collector {
 
     /**
      * The functions of interest, the bridges above them and every GPU-NIC path class: all from kept
-     * facts (resolved paths, identities, NUMA nodes), so kept as one group (issue 7); a collection
+     * facts (resolved paths, identities, NUMA nodes), so kept as one group; a collection
      * reads only the current link speed and width of each function.
      */
     private record Layout(List<Planned> functions, List<GpuNicPath> paths) {
@@ -129,7 +130,7 @@ public final class TopologyCollector implements Collector {
                 kinds.put(bdf, kind);
             }
         }
-        return java.util.Collections.unmodifiableMap(kinds);
+        return Collections.unmodifiableMap(kinds);
     }
 
     /** "sys/devices/pci0000:15/0000:15:01.0/..." -> ["pci0000:15", "0000:15:01.0", ...] (BDF components only after the root). */

@@ -14,13 +14,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code ethtool -S} text: the index-scanning parser gives what the plain line-by-line reading
- * (split, strip, lastIndexOf, parseUnsignedLong: the parser before issue 7) gives, on a real
+ * (split, strip, lastIndexOf, parseUnsignedLong: the earlier parser) gives, on a real
  * side-car and on seeded mutations of it.
  */
 class EthtoolStatsTest {
     private static final Path SIDE_CAR = Path.of("src/test/fixtures/host-f-big/fabricd/ethtool/ens1f0np0.txt");
 
-    /** The number as the parser before issue 7 read it: strip, at most 20 digits, unsigned 64 bits. */
+    /** The number as the earlier parser read it: strip, at most 20 digits, unsigned 64 bits. */
     private static Long number(String text) {
         String t = text.strip();
         if (t.isEmpty() || t.length() > 20 || !t.chars().allMatch(c -> c >= '0' && c <= '9')) {

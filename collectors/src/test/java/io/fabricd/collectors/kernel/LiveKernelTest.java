@@ -7,6 +7,7 @@ import io.fabricd.collectors.kernel.live.LiveKernel;
 import io.fabricd.collectors.source.HostReadException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** The JNA paths against this machine's real kernel (no RDMA needed). */
@@ -36,7 +37,7 @@ class LiveKernelTest {
                 break;
             }
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(nic != null, "no physical-looking NIC on this machine");
+        Assumptions.assumeTrue(nic != null, "no physical-looking NIC on this machine");
         EthtoolStats s = k.ethtoolStats(nic);
         assertThat(s.driver()).isNotBlank();
         k.pauseParams(nic); // answers or says not supported; never throws for a real NIC

@@ -9,6 +9,7 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.PortAttrs;
 import io.fabricd.collectors.model.ReadError;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.verbs.PortAttrsCollector;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ class NetdevCollectorsTest {
     }
 
     static HostModel collectCopy(Path tmp) {
-        return HostCollection.standard(CollectorConfig.DEFAULT).collect(io.fabricd.collectors.source.SnapshotHostSource.open(tmp));
+        return HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(tmp));
     }
 
     static List<ReadError> netdevErrors(HostModel m) {

@@ -9,16 +9,20 @@ import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Faults of a live host (issue 7) on the live reader: a copy of a real sysfs-format fixture (links
+ * Faults of a live host on the live reader: a copy of a real sysfs-format fixture (links
  * kept) read through {@link LiveHostSource}, with a device unplugged between listing the devices
  * and reading them.
  */
@@ -33,7 +37,7 @@ class LiveFaultsTest {
     }
 
     static void delete(Path p) throws IOException {
-        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
         try (Stream<Path> s = Files.walk(p)) {
@@ -80,7 +84,7 @@ class LiveFaultsTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
+    @Timeout(60) // a read left unbounded would hang here
     void aCounterThatHangsCostsOneTimeoutAndOnlyItself(@TempDir Path tmp) throws Exception {
         copy(Fixtures.host("host-a-ib"), tmp);
         Path counters = tmp.resolve("sys/class/infiniband/mlx5_0/ports/1/counters").toRealPath();
@@ -100,7 +104,7 @@ class LiveFaultsTest {
                         .anySatisfy(e -> assertThat(e.path()).endsWith("counters/symbol_error"))
                         .allSatisfy(e -> assertThat(e.error()).contains("ETIMEDOUT"));
                 // every other counter of the port, read as from the fixture
-                java.util.Map<String, Long> expected = new java.util.TreeMap<>(whole.devices().get(0).ports().get(0).counters());
+                Map<String, Long> expected = new TreeMap<>(whole.devices().get(0).ports().get(0).counters());
                 expected.remove("symbol_error");
                 assertThat(m.devices().get(0).ports().get(0).counters()).as("collection %d", i).isEqualTo(expected);
             }

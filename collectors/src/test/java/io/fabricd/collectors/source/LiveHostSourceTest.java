@@ -3,10 +3,23 @@ package io.fabricd.collectors.source;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class LiveHostSourceTest {
@@ -31,12 +44,12 @@ class LiveHostSourceTest {
     }
 
     /** Reads {@code files} as a collection would, recording each read as RUN:FILE in {@code log}. */
-    private static java.util.Map<String, String> collect(LiveHostSource s, java.util.List<String> files,
-                                                         java.util.concurrent.atomic.AtomicInteger runs, java.util.List<String> log) {
+    private static Map<String, String> collect(LiveHostSource s, List<String> files,
+                                                         AtomicInteger runs, List<String> log) {
         return s.collecting(() -> {
             int run = runs.incrementAndGet();
             log.add(run + ":" + Thread.currentThread().getName());
-            java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+            Map<String, String> m = new LinkedHashMap<>();
             for (String f : files) {
                 try {
                     m.put(f, s.readLine(f));
@@ -50,18 +63,18 @@ class LiveHostSourceTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
+    @Timeout(60) // a read left unbounded would hang here
     void aCollectionReadsOnTheWorkerAndAHungReadCostsOneTimeoutAndOnlyItsFile(@TempDir Path tmp) throws Exception {
         Process p = new ProcessBuilder("mkfifo", tmp.resolve("hang").toString()).start();
         assertThat(p.waitFor()).isZero();
         Files.writeString(tmp.resolve("a"), "1\n");
         Files.writeString(tmp.resolve("b"), "2\n");
         try (LiveHostSource s = new LiveHostSource(tmp, Duration.ofMillis(200))) {
-            java.util.concurrent.atomic.AtomicInteger runs = new java.util.concurrent.atomic.AtomicInteger();
-            java.util.List<String> log = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+            AtomicInteger runs = new AtomicInteger();
+            List<String> log = Collections.synchronizedList(new ArrayList<>());
             long t0 = System.nanoTime();
-            assertThat(collect(s, java.util.List.of("a", "hang", "b"), runs, log))
-                    .containsExactly(java.util.Map.entry("a", "1"), java.util.Map.entry("hang", "ETIMEDOUT"), java.util.Map.entry("b", "2"));
+            assertThat(collect(s, List.of("a", "hang", "b"), runs, log))
+                    .containsExactly(Map.entry("a", "1"), Map.entry("hang", "ETIMEDOUT"), Map.entry("b", "2"));
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
             // run 1 hung on the FIFO and was abandoned; run 2, on a new worker, found it quarantined
             assertThat(runs).hasValue(2);
@@ -77,13 +90,13 @@ class LiveHostSourceTest {
 
             // the next collection: the quarantined path fails at once, one run
             runs.set(0);
-            assertThat(collect(s, java.util.List.of("a", "hang", "b"), runs, log)).containsEntry("hang", "ETIMEDOUT").containsEntry("b", "2");
+            assertThat(collect(s, List.of("a", "hang", "b"), runs, log)).containsEntry("hang", "ETIMEDOUT").containsEntry("b", "2");
             assertThat(runs).hasValue(1);
 
             // the hung read returns (a writer opens the FIFO): the quarantine ends and the abandoned
             // run stops right there, reading nothing more
             log.clear();
-            try (java.io.Writer w = Files.newBufferedWriter(tmp.resolve("hang"))) {
+            try (Writer w = Files.newBufferedWriter(tmp.resolve("hang"))) {
                 w.write("9\n");
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -99,7 +112,7 @@ class LiveHostSourceTest {
     }
 
     @Test
-    @org.junit.jupiter.api.Timeout(60) // a read left unbounded would hang here
+    @Timeout(60) // a read left unbounded would hang here
     void readEachInACollectionReadsFileByFileAndOnlyTheHungFileFails(@TempDir Path tmp) throws Exception {
         Files.createDirectories(tmp.resolve("d"));
         Process p = new ProcessBuilder("mkfifo", tmp.resolve("d/hang").toString()).start();
@@ -107,7 +120,7 @@ class LiveHostSourceTest {
         Files.writeString(tmp.resolve("d/a"), "1\n");
         Files.writeString(tmp.resolve("d/z"), "3\n");
         try (LiveHostSource s = new LiveHostSource(tmp, Duration.ofMillis(200))) {
-            java.util.Map<String, FileRead> got = s.collecting(() -> s.readEach("d", java.util.List.of("a", "hang", "z")));
+            Map<String, FileRead> got = s.collecting(() -> s.readEach("d", List.of("a", "hang", "z")));
             assertThat(got.get("a").text()).isEqualTo("1\n");
             assertThat(got.get("z").text()).isEqualTo("3\n");
             assertThat(got.get("hang").failure().errno()).isEqualTo("ETIMEDOUT");
@@ -138,19 +151,19 @@ class LiveHostSourceTest {
     @Test
     void readsBinarySysfsAttributesPastTheirFirstPage() throws Exception {
         Path btf = Path.of("/sys/kernel/btf/vmlinux");
-        java.util.Optional<Path> config;
-        try (java.util.stream.Stream<Path> devices = Files.list(Path.of("/sys/bus/pci/devices"))) {
+        Optional<Path> config;
+        try (Stream<Path> devices = Files.list(Path.of("/sys/bus/pci/devices"))) {
             config = devices.map(d -> d.resolve("config")).filter(Files::isReadable).filter(f -> {
                 try {
                     return Files.size(f) == 4096;
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     return false;
                 }
             }).findFirst();
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(btf) && config.isPresent(), "no binary sysfs attributes here");
+        Assumptions.assumeTrue(Files.isReadable(btf) && config.isPresent(), "no binary sysfs attributes here");
         String rel = "sys" + config.get().toString().substring("/sys".length());
-        String whole = new String(Files.readAllBytes(config.get()), java.nio.charset.StandardCharsets.UTF_8);
+        String whole = new String(Files.readAllBytes(config.get()), StandardCharsets.UTF_8);
         try (LiveHostSource s = new LiveHostSource(Duration.ofSeconds(5))) {
             for (int i = 0; i < 2; i++) {
                 assertThat(s.read(rel)).isEqualTo(whole); // exactly a page (as root): one more read finds the end

@@ -6,7 +6,9 @@ import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.LiveHostSource;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** OSHI on this machine supplies the live host's facts. */
@@ -15,8 +17,8 @@ class HostFactsLiveTest {
     @Test
     void oshiFactsOfThisHost() {
         try (LiveHostSource live = new LiveHostSource(Duration.ofSeconds(2))) {
-            HostModel m = new HostCollection(java.util.List.of(new HostFactsCollector()), CollectorConfig.DEFAULT,
-                    java.time.Clock.systemUTC()).collect(live);
+            HostModel m = new HostCollection(List.of(new HostFactsCollector()), CollectorConfig.DEFAULT,
+                    Clock.systemUTC()).collect(live);
             assertThat(m.facts().memoryBytes()).isGreaterThan(0L);
             assertThat(m.facts().numaCpus().values().stream().mapToInt(Integer::intValue).sum())
                     .isGreaterThanOrEqualTo(Runtime.getRuntime().availableProcessors()); // cgroups may limit the JVM

@@ -8,6 +8,7 @@ import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.GpuNicPath;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class TopologyCollectorTest {
     @Test
     void hostAGpuSharesTheSwitchWithItsNic() {
         HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(
-                io.fabricd.collectors.source.SnapshotHostSource.open(Fixtures.host("host-a-ib")));
+                SnapshotHostSource.open(Fixtures.host("host-a-ib")));
         assertThat(m.gpuNicPaths()).singleElement().satisfies(p -> assertThat(p.path()).isEqualTo("PIX"));
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * {@code mtu_mismatch} (warning), one finding per port:
@@ -84,7 +85,7 @@ public final class MtuMismatch implements Check {
                 for (RdmaPort o : m.ports()) {
                     PortAttrs oa = m.portAttrs(o.device(), o.port()).orElse(null);
                     if (o == p || !o.up() || oa == null || oa.activeMtu() == null
-                            || !java.util.Objects.equals(o.linkLayer(), p.linkLayer())) {
+                            || !Objects.equals(o.linkLayer(), p.linkLayer())) {
                         continue;
                     }
                     if (oa.activeMtu() > best) {

@@ -6,14 +6,15 @@ import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.DiagnosisConfig.Rate;
 import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Rate;
 import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * {@code port_errors_rising}: a port's link errors increasing.
@@ -118,7 +119,7 @@ public final class PortErrorsRising implements Check {
         if (now.size() < 2) {
             return;
         }
-        SortedMap<Integer, Long> errors = new java.util.TreeMap<>();
+        SortedMap<Integer, Long> errors = new TreeMap<>();
         if (ndBefore != null) {
             SortedMap<Integer, Long> then = DriverStats.laneErrors(ndBefore.stats());
             for (var e : now.entrySet()) {

@@ -4,6 +4,7 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.RdmaPort;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -69,11 +70,11 @@ final class Ports {
 
     static String rate(double perSecond) {
         if (perSecond >= 1) {
-            return String.format(java.util.Locale.ROOT, "%.1f/s", perSecond);
+            return String.format(Locale.ROOT, "%.1f/s", perSecond);
         }
         if (perSecond * 60 >= 1) {
-            return String.format(java.util.Locale.ROOT, "%.1f/min", perSecond * 60);
+            return String.format(Locale.ROOT, "%.1f/min", perSecond * 60);
         }
-        return String.format(java.util.Locale.ROOT, "%.1f/h", perSecond * 3600);
+        return String.format(Locale.ROOT, "%.1f/h", perSecond * 3600);
     }
 }

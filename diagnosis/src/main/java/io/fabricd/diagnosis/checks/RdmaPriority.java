@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.collectors.model.Counters;
 import io.fabricd.collectors.model.DcbState;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
@@ -44,13 +45,13 @@ public record RdmaPriority(int priority, String rule, String detail) {
             int best = -1;
             double bestBytes = 0;
             for (int prio = 0; prio < 8; prio++) {
-                double b = io.fabricd.collectors.model.Counters.toDouble(sum(nd, "rx_prio" + prio + "_bytes", "tx_prio" + prio + "_bytes"));
+                double b = Counters.toDouble(sum(nd, "rx_prio" + prio + "_bytes", "tx_prio" + prio + "_bytes"));
                 if (b > bestBytes) {
                     best = prio;
                     bestBytes = b;
                 }
             }
-            if (rdma != 0 && best >= 0 && bestBytes >= io.fabricd.collectors.model.Counters.toDouble(rdma) / 2) {
+            if (rdma != 0 && best >= 0 && bestBytes >= Counters.toDouble(rdma) / 2) {
                 return new RdmaPriority(best, "traffic", "priority " + best + " carries the most bytes ("
                         + (long) bestBytes + ") against " + Long.toUnsignedString(rdma) + " RDMA bytes of the port");
             }

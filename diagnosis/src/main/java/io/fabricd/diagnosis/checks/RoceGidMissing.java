@@ -10,6 +10,7 @@ import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -61,7 +62,7 @@ public final class RoceGidMissing implements Check {
         if (g.ipv4Mapped()) {
             return true;
         }
-        String first = g.gid().length() >= 4 ? g.gid().substring(0, 4).toLowerCase(java.util.Locale.ROOT) : "";
+        String first = g.gid().length() >= 4 ? g.gid().substring(0, 4).toLowerCase(Locale.ROOT) : "";
         return !(first.startsWith("fe8") || first.startsWith("fe9") || first.startsWith("fea") || first.startsWith("feb"))
                 && !g.gid().replace(":", "").replace("0", "").isEmpty();
     }

@@ -5,7 +5,7 @@ import io.fabricd.collectors.model.RdmaPort;
 import io.fabricd.collectors.model.TransportCounters;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.DiagnosisConfig.Rate;
+import io.fabricd.diagnosis.Rate;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Severity;
 import java.util.ArrayList;

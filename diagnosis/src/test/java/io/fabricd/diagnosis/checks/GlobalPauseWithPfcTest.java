@@ -28,7 +28,7 @@ class GlobalPauseWithPfcTest {
         // global pause without PFC is a lossless-by-802.3x port, not this check's business
         Path b = Hosts.copy("host-b-roce", tmp.resolve("b"));
         Hosts.json(b, "fabricd/ethtool/ens1f0np0.pause.json", n -> n.put("rx", true).put("tx", true));
-        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.with("pfc").putArray("enabled"));
+        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.withObjectProperty("pfc").putArray("enabled"));
         assertThat(of(Hosts.model(b), CHECK)).isEmpty();
     }
 

@@ -41,7 +41,7 @@ class MtuMismatchTest {
     void activeMtuBelowItsSiblings(@TempDir Path tmp) {
         // an InfiniBand port the subnet manager brought up at 2048 while its siblings run 4096
         Path d = Hosts.demo(tmp.resolve("demo"));
-        Hosts.json(d, "fabricd/verbs/mlx5_2.json", n -> n.with("ports").with("1").put("active_mtu", 2048));
+        Hosts.json(d, "fabricd/verbs/mlx5_2.json", n -> n.withObjectProperty("ports").withObjectProperty("1").put("active_mtu", 2048));
         List<Finding> f = of(Hosts.model(d), CHECK);
         assertThat(f).filteredOn(x -> x.subject().get("device").equals("mlx5_2")).singleElement().satisfies(x -> {
             assertThat(x.evidence()).containsEntry("active_mtu", 2048).containsEntry("sibling_active_mtu", 4096);

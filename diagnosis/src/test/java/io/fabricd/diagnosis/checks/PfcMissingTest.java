@@ -77,7 +77,7 @@ class PfcMissingTest {
     void tosMappedThroughTheDscpAppTable(@TempDir Path tmp) {
         // ToS 106 -> DSCP 26 -> priority 3 by the APP table; move PFC to 4 and the finding names rule default_roce_tos
         Path b = Hosts.copy("host-b-roce", tmp.resolve("b"));
-        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.with("pfc").putArray("enabled").add(4));
+        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.withObjectProperty("pfc").putArray("enabled").add(4));
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
             assertThat(x.evidence()).containsEntry("priority_rule", "default_roce_tos").containsEntry("rdma_priority", 3);
@@ -100,7 +100,7 @@ class PfcMissingTest {
         Path b = Hosts.copy("host-b-roce", tmp.resolve("b"));
         Hosts.delete(b, "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos");
         Hosts.delete(b, "fabricd/ethtool/ens1f0np0.txt");
-        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.with("pfc").putArray("enabled").add(4));
+        Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.withObjectProperty("pfc").putArray("enabled").add(4));
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
             assertThat(x.evidence()).containsEntry("priority_rule", "default");

@@ -8,6 +8,7 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
+import io.fabricd.diagnosis.Rate;
 import io.fabricd.diagnosis.Severity;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,9 +80,9 @@ class PortErrorsRisingTest {
         HostModel before = at(0, "symbol_error", 0);
         HostModel after = at(60, "symbol_error", 10);
         DiagnosisConfig c = new DiagnosisConfig();
-        c.portErrors.put("symbol_error", DiagnosisConfig.Rate.parse("1000/h"));
+        c.portErrors.put("symbol_error", Rate.parse("1000/h"));
         assertThat(of(after, before, c, CHECK)).isEmpty();
-        c.portErrors.put("port_xmit_wait", DiagnosisConfig.Rate.parse("1/s")); // any counters/ file can be watched
+        c.portErrors.put("port_xmit_wait", Rate.parse("1/s")); // any counters/ file can be watched
         Hosts.write(a, C + "port_xmit_wait", "1843221907\n");
         HostModel x0 = Hosts.model(a, T0.plusSeconds(100));
         Hosts.write(a, C + "port_xmit_wait", "1843231907\n");

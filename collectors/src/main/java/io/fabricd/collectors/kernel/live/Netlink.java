@@ -3,8 +3,10 @@ package io.fabricd.collectors.kernel.live;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import com.sun.jna.NativeLong;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -111,7 +113,7 @@ final class Netlink implements AutoCloseable {
     }
 
     /** Appends an attribute (struct nlattr + value, padded). */
-    static void attr(java.io.ByteArrayOutputStream out, int type, byte[] value) {
+    static void attr(ByteArrayOutputStream out, int type, byte[] value) {
         int len = 4 + value.length;
         ByteBuffer h = ByteBuffer.allocate(4).order(ByteOrder.nativeOrder());
         h.putShort((short) len).putShort((short) type);
@@ -147,7 +149,7 @@ final class Netlink implements AutoCloseable {
         }
         byte[] s = new byte[end - off];
         b.get(off, s);
-        return new String(s, java.nio.charset.StandardCharsets.UTF_8);
+        return new String(s, StandardCharsets.UTF_8);
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -56,7 +57,7 @@ final class VerbsShim {
         }
         Map<Integer, VerbsDevice.VerbsPort> ports = new HashMap<>();
         for (int i = 0; i < n; i++) {
-            int[] o = java.util.Arrays.copyOfRange(out, i * FIELDS, (i + 1) * FIELDS);
+            int[] o = Arrays.copyOfRange(out, i * FIELDS, (i + 1) * FIELDS);
             if (o[0] <= 0) {
                 continue; // that port's query failed
             }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * ioctl and netlink errors from the real kernel (issue 7): the live reader over a copy of a real
+ * ioctl and netlink errors from the real kernel: the live reader over a copy of a real
  * Soft-RoCE host whose netdevs (veth0, veth1) do not exist on the machine running the test, so
  * every ethtool ioctl (SIOCETHTOOL: -S, -a) and DCB netlink request (RTM_GETDCB) for them fails
  * with the kernel's ENODEV. Each failure is recorded for its netdev alone; the ports, their

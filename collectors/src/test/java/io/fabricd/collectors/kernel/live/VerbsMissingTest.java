@@ -9,16 +9,20 @@ import io.fabricd.collectors.model.CollectorRun;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.PortAttrs;
 import io.fabricd.collectors.source.LiveHostSource;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * libibverbs (or fabricd's verbs shim) missing on a live host (issue 7): a JVM that cannot load
+ * libibverbs (or fabricd's verbs shim) missing on a live host: a JVM that cannot load
  * the shim still collects every device and port of a real Soft-RoCE host copy through the live
  * reader, says why verbs are unavailable, and derives the RoCE active MTU from the netdev MTU.
  */
@@ -41,14 +45,14 @@ class VerbsMissingTest {
     /** The test classpath (surefire passes it in a property; java.class.path is its booter jar). */
     static String classpath(boolean withShim) {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        return java.util.Arrays.stream(cp.split(java.io.File.pathSeparator))
+        return Arrays.stream(cp.split(File.pathSeparator))
                 .filter(e -> withShim || !e.contains("native-shims"))
-                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     static List<String> run(Path root, String classpath, String... jvmFlags) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new java.util.ArrayList<>(List.of(java));
+        List<String> cmd = new ArrayList<>(List.of(java));
         cmd.addAll(List.of(jvmFlags));
         cmd.addAll(List.of("-cp", classpath, VerbsMissingTest.class.getName(), root.toString()));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();

@@ -1,0 +1,84 @@
+package io.fabricd.collectors.snapshot;
+
+import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.source.HostSource;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Reproduces paths of the source in the snapshot folder, links included: each file under its resolved
+ * path, every symlink on the way as a relative link. Counts what it wrote.
+ */
+final class TreeWriter {
+    final HostSource src;
+    final Path out;
+    final Map<String, String> realCache = new TreeMap<>();
+    int files;
+    int links;
+
+    TreeWriter(HostSource src, Path out) {
+        this.src = src;
+        this.out = out;
+    }
+
+    /**
+     * Creates every symlink on the way to {@code path} (as relative links between resolved
+     * paths) and returns the path's resolved form; null when it cannot be resolved.
+     */
+    String materialize(String path) throws IOException {
+        String[] parts = path.split("/");
+        String prefix = "";
+        String parentReal = "";
+        for (String part : parts) {
+            if (part.isEmpty()) {
+                continue;
+            }
+            prefix = prefix.isEmpty() ? part : prefix + "/" + part;
+            String real = real(prefix);
+            if (real == null) {
+                return null;
+            }
+            String expected = parentReal.isEmpty() ? part : parentReal + "/" + part;
+            if (!real.equals(expected)) {
+                Path link = out.resolve(expected);
+                if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.createDirectories(link.getParent());
+                    Path target = link.getParent().relativize(out.resolve(real));
+                    Files.createSymbolicLink(link, target);
+                    links++;
+                }
+            }
+            parentReal = real;
+        }
+        return parentReal;
+    }
+
+    private String real(String prefix) {
+        if (realCache.containsKey(prefix)) {
+            return realCache.get(prefix);
+        }
+        String r;
+        try {
+            r = src.realPath(prefix);
+        } catch (HostReadException e) {
+            r = null;
+        }
+        realCache.put(prefix, r);
+        return r;
+    }
+
+    void file(String real, String text) throws IOException {
+        Path p = out.resolve(real);
+        Files.createDirectories(p.getParent());
+        // the folder is private to this process (SnapshotTarget); never through a link all the same
+        Files.writeString(p, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+        files++;
+    }
+}
