@@ -66,6 +66,7 @@ public final class Agent implements AutoCloseable {
     private ProbeService probes;
     private Vertx vertx;
     private HttpServer server;
+    private HttpApi http;
     private final FabricMetrics fabric;
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
@@ -166,7 +167,8 @@ public final class Agent implements AutoCloseable {
             tls(opts, web);
         }
         try {
-            Handler<HttpServerRequest> api = new HttpApi(vertx, loop, registry, probes).handler();
+            http = new HttpApi(vertx, loop, registry, probes);
+            Handler<HttpServerRequest> api = http.handler();
             if (web != null && !web.basicAuthUsers.isEmpty()) {
                 api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
             }
@@ -222,6 +224,11 @@ public final class Agent implements AutoCloseable {
         } catch (IOException e) {
             return "unknown";
         }
+    }
+
+    /** The HTTP paths; null before {@link #start()}. */
+    HttpApi http() {
+        return http;
     }
 
     /** The probe service; null when probing is off. */

@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -82,6 +83,7 @@ public final class CollectionLoop implements AutoCloseable {
     private volatile Supplier<List<Finding>> extraFindings = List::of;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
+    private final List<Runnable> afterEach = new CopyOnWriteArrayList<>();
     private final Timer timer;
     private final Counter failures;
     private volatile Published latest;
@@ -195,6 +197,22 @@ public final class CollectionLoop implements AutoCloseable {
             }
             first.countDown();
         }
+        for (Runnable task : afterEach) {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "after-collection task failed", e);
+            }
+        }
+    }
+
+    /**
+     * Runs {@code task} on the collection thread after each collection was published (HttpApi
+     * renders the /metrics bodies scrapers asked for lately); its failure is logged and does not
+     * stop the loop.
+     */
+    public void afterEachCollection(Runnable task) {
+        afterEach.add(task);
     }
 
     /** The latest result; null before the first collection finished. */

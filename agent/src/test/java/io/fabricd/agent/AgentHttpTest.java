@@ -295,4 +295,27 @@ class AgentHttpTest {
             assertThat(sameCollectionSeen).isTrue();
         }
     }
+
+    /** A lone scrape (one per collection) finds its body ready: the formats scraped lately are rendered after each collection. */
+    @Test
+    void aFormatScrapedLatelyIsRenderedRightAfterEachCollection() throws Exception {
+        try (Agent a = start(Fixtures.open("host-a-ib"), Duration.ofMillis(300))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            assertThat(a.http().bodyReady(null, true)).as("gzip never asked for").isFalse();
+            Http.get(a.port(), "/metrics");
+            CollectionLoop.Published scraped = a.loop().latest();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (a.loop().latest() == scraped && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(a.loop().latest()).as("a newer collection").isNotSameAs(scraped);
+            boolean ready = false;
+            while (!ready && System.nanoTime() < deadline) {
+                ready = a.http().bodyReady(null, false); // no scrape since: rendered ahead
+                Thread.sleep(10);
+            }
+            assertThat(ready).isTrue();
+            assertThat(a.http().bodyReady(null, true)).as("only the formats asked for").isFalse();
+        }
+    }
 }

@@ -78,7 +78,7 @@ class AgentProbeTest {
                             "size", size), 0.0);
                 }
                 String all = Http.get(b.port(), "/metrics").body();
-                assertThat(all).contains("fabric_probe_rtt_seconds_bucket{peer=\"" + peerA + "\",peer_rack=\"r12\",size=\"64\",transport=\"udp\",le=\"2.5E-5\"}");
+                assertThat(all).contains("fabric_probe_rtt_seconds_bucket{peer=\"" + peerA + "\",peer_rack=\"r12\",size=\"64\",transport=\"udp\",le=\"2.0E-6\"}");
                 assertThat(b.probes().planned()).containsExactly(peerA);
                 // A answered; the endpoint refused an unauthenticated request and counted it
                 HttpResponse<String> anon = Http.get(a.port(), EndpointClient.PATH);

@@ -10,8 +10,9 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * The probe families (interfaces.md): {@code fabric_probe_rtt_seconds} (classic histogram, 25 µs to
- * ~1.6 s), {@code fabric_probe_sent_total}, {@code fabric_probe_lost_total}, {@code fabric_probe_late_total}
+ * The probe families (interfaces.md): {@code fabric_probe_rtt_seconds} and
+ * {@code fabric_probe_host_seconds} (classic histograms, 2 µs to ~1 s), {@code fabric_probe_duplicated_total},
+ * {@code fabric_probe_reordered_total}, {@code fabric_probe_sent_total}, {@code fabric_probe_lost_total}, {@code fabric_probe_late_total}
  * with labels peer, peer_rack, transport, size (bounded by the plan: series of peers that leave it
  * are removed), and the responder's {@code fabric_probe_responder_answered_total} and
  * {@code fabric_probe_responder_dropped_total{reason}} (unauthenticated, malformed, rate_limited).
@@ -19,13 +20,29 @@ import java.util.function.Function;
 public final class ProbeMetrics {
     static final String[] LABELS = {"peer", "peer_rack", "transport", "size"};
     private final Histogram rtt;
+    private final Histogram host;
+    private final Counter duplicated;
+    private final Counter reordered;
     private final Counter sent;
     private final Counter lost;
     private final Counter late;
 
     public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder) {
-        rtt = Histogram.builder().name("fabric_probe_rtt_seconds").help("Round-trip time of answered probes.")
-                .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(25e-6, 2, 17).register(registry);
+        // 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds
+        rtt = Histogram.builder().name("fabric_probe_rtt_seconds")
+                .help("Round-trip time of answered probes, the responder's hold time taken out (where the kernel stamps "
+                        + "arrivals, from just before the send to the answer's arrival at the socket).")
+                .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        host = Histogram.builder().name("fabric_probe_host_seconds")
+                .help("The hosts' own share of an answered probe's round trip, apart from fabric_probe_rtt_seconds: the "
+                        + "responder's hold time and, where the kernel stamps arrivals, the time until the requester read the answer.")
+                .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        duplicated = Counter.builder().name("fabric_probe_duplicated")
+                .help("Answers that came again for a probe already answered (counted once, not in the RTTs twice).")
+                .labelNames(LABELS).register(registry);
+        reordered = Counter.builder().name("fabric_probe_reordered")
+                .help("Answers that arrived after the answer to a later probe (still answered, not lost).").labelNames(LABELS)
+                .register(registry);
         sent = Counter.builder().name("fabric_probe_sent").help("Probes sent.").labelNames(LABELS).register(registry);
         lost = Counter.builder().name("fabric_probe_lost").help("Probes never answered.").labelNames(LABELS).register(registry);
         late = Counter.builder().name("fabric_probe_late")
@@ -53,9 +70,17 @@ public final class ProbeMetrics {
         sent.labelValues(l).inc(r.sent());
         lost.labelValues(l).inc(r.lost());
         late.labelValues(l).inc(r.late());
+        duplicated.labelValues(l).inc(r.duplicated());
+        reordered.labelValues(l).inc(r.reordered());
         var h = rtt.labelValues(l);
         for (long ns : r.rttNanos()) {
             h.observe(ns / 1e9);
+        }
+        if (r.hostNanos() != null) {
+            var o = host.labelValues(l);
+            for (long ns : r.hostNanos()) {
+                o.observe(ns / 1e9);
+            }
         }
     }
 
@@ -63,6 +88,9 @@ public final class ProbeMetrics {
     public void retain(Set<String> peers) {
         Function<List<String>, Boolean> gone = labels -> !peers.contains(labels.get(0));
         rtt.removeIf(gone);
+        host.removeIf(gone);
+        duplicated.removeIf(gone);
+        reordered.removeIf(gone);
         sent.removeIf(gone);
         lost.removeIf(gone);
         late.removeIf(gone);

@@ -7,10 +7,18 @@ import java.util.Arrays;
 
 /**
  * Sends {@code count} probes of one size through a transport, paced by {@code interval}, and collects
- * the answers on the same thread: RTT from the monotonic clock, the responder's processing time
- * from the answer, and where the local NIC timestamps completions (verbs on ConnectX; not rxe) the
- * network's share: the NIC's round trip minus the responder's time. An answer after {@code timeout} is late, not lost; after the last probe the
- * session waits one more timeout for answers and as long again for late ones.
+ * the answers on the same thread. A probe is timed from just before its send (the packet already
+ * built and signed) to its answer's arrival: the kernel's arrival stamp where the transport has one
+ * (UDP on Linux), else when the receive returned. The responder's hold time, which it reports in
+ * the answer, is taken out: the RTT is the network's (and the wake-up of the responder's thread),
+ * and the hosts' share — that hold plus the time from the answer's arrival to this thread reading
+ * it — is reported apart. Where the local NIC timestamps completions (verbs on ConnectX; not rxe)
+ * the network's share by the NIC's clock comes too.
+ *
+ * <p>An answer after {@code timeout} is late, not lost; one answered twice (a duplicated packet)
+ * counts once and is counted as duplicated; one that arrives after the answer to a later probe is
+ * counted as reordered, and still answered. After the last probe the session waits one more
+ * timeout for answers and as long again for late ones.
  */
 public final class ProbeSession {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -45,8 +53,8 @@ public final class ProbeSession {
         while (true) {
             long now = System.nanoTime();
             if (next < count && now - start >= next * step) {
-                sentAt[next] = now;
                 new ProbePacket(ProbePacket.REQUEST, next, session, now, System.currentTimeMillis(), size).encode(out, key);
+                sentAt[next] = transport.clock();
                 try {
                     transport.send(out, size);
                 } catch (IOException e) {
@@ -59,7 +67,7 @@ public final class ProbeSession {
                 // take what has arrived before the next send, so a late-running schedule never piles answers up
                 int n;
                 while ((n = transport.receive(in, 0)) >= 0) {
-                    accept(st, in, n, session, next, size, sentAt, to);
+                    accept(st, in, n, session, next, size, sentAt, to, transport.clock());
                 }
                 continue;
             }
@@ -69,7 +77,7 @@ public final class ProbeSession {
             long wait = next < count ? start + next * step - now : end - now;
             int n = transport.receive(in, Math.max(wait, 100_000));
             if (n >= 0) {
-                accept(st, in, n, session, next, size, sentAt, to);
+                accept(st, in, n, session, next, size, sentAt, to, transport.clock());
             }
         }
         int received = st.received;
@@ -78,38 +86,49 @@ public final class ProbeSession {
         long[] resp = st.resp;
         long[] rtts = Arrays.copyOf(rtt, received);
         long[] resps = Arrays.copyOf(resp, received);
+        long[] hosts = Arrays.copyOf(st.host, received);
         Arrays.sort(rtts);
         Arrays.sort(resps);
+        Arrays.sort(hosts);
         long[] network = null;
         if (st.networked > 0) {
             network = Arrays.copyOf(st.network, st.networked);
             Arrays.sort(network);
         }
         return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, received, late,
-                count - received - late, rtts, resps, network, st.overloaded);
+                count - received - late, rtts, resps, hosts, network, st.duplicated, st.reordered, st.overloaded);
     }
 
     private static final class State {
         final long[] rtt;
         final long[] resp;
+        final long[] host;
         final long[] network;
         final boolean[] answered;
         int received;
         int late;
         int networked;
+        int duplicated;
+        int reordered;
+        /** The highest sequence answered so far. */
+        int highest = -1;
         /** An answer said the responder dropped requests itself meanwhile. */
         boolean overloaded;
 
         State(int count) {
             rtt = new long[count];
             resp = new long[count];
+            host = new long[count];
             network = new long[count];
             answered = new boolean[count];
         }
     }
 
-    private void accept(State st, byte[] in, int n, long session, int sentSoFar, int size, long[] sentAt, long timeoutNanos) {
-        long got = System.nanoTime();
+    /** One answer, read at {@code readAt} on the transport's clock. */
+    private void accept(State st, byte[] in, int n, long session, int sentSoFar, int size, long[] sentAt, long timeoutNanos,
+                        long readAt) {
+        long arrival = transport.arrivalNanos();
+        long got = arrival >= 0 ? arrival : readAt;
         ProbePacket p;
         try {
             p = ProbePacket.decode(in, n, key);
@@ -117,24 +136,35 @@ public final class ProbeSession {
             return;
         }
         if (p.type() != ProbePacket.RESPONSE || p.session() != session || p.sequence() < 0 || p.sequence() >= sentSoFar
-                || st.answered[(int) p.sequence()] || p.size() != size) {
+                || p.size() != size) {
             return;
         }
         int s = (int) p.sequence();
+        if (st.answered[s]) {
+            st.duplicated++;
+            return;
+        }
         st.answered[s] = true;
+        if (s < st.highest) {
+            st.reordered++;
+        }
+        st.highest = Math.max(st.highest, s);
         st.overloaded |= p.overloaded();
         long r = got - sentAt[s];
         if (r > timeoutNanos) {
             st.late++;
         } else {
-            st.rtt[st.received] = r;
-            st.resp[st.received] = p.responderNanos();
+            long hold = p.responderNanos();
+            // never below zero: a clock step between send and arrival, or a responder's clock running fast
+            st.rtt[st.received] = Math.max(0, r - hold);
+            st.resp[st.received] = hold;
+            st.host[st.received] = hold + (arrival >= 0 ? Math.max(0, readAt - arrival) : 0);
             st.received++;
             // the NIC's timestamps belong to the last send and the last receive: they time this
             // probe only when it is the last one sent
             long hw = s == sentSoFar - 1 ? transport.hardwareRttNanos() : -1;
             if (hw > 0) {
-                st.network[st.networked++] = Math.max(0, hw - p.responderNanos());
+                st.network[st.networked++] = Math.max(0, hw - hold);
             }
         }
     }

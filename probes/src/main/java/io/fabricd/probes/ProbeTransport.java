@@ -23,6 +23,24 @@ public interface ProbeTransport extends AutoCloseable {
     int receive(byte[] buf, long timeoutNanos) throws IOException;
 
     /**
+     * Now, on the clock this transport times probes with, in ns: read just before a probe is sent
+     * and when an answer arrived. Differences of two readings are durations; the origin is the
+     * transport's.
+     */
+    default long clock() {
+        return System.nanoTime();
+    }
+
+    /**
+     * When the packet the last {@link #receive} returned arrived, on {@link #clock()}'s clock, as
+     * the kernel stamped it on arrival; -1 when the transport has no such stamp (the session then
+     * reads the clock itself as the receive returns).
+     */
+    default long arrivalNanos() {
+        return -1;
+    }
+
+    /**
      * The round trip of the last packet sent and the last packet received, between the local NIC's
      * hardware completion timestamps, in ns; -1 when the transport or device has none (UDP, rxe).
      */

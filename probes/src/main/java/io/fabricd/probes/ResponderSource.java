@@ -1,6 +1,9 @@
 package io.fabricd.probes;
 
+import java.io.IOException;
+import java.net.PortUnreachableException;
 import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 
@@ -9,13 +12,53 @@ final class ResponderSource {
     final DatagramChannel channel;
     final SocketAddress peer;
     final ResponderBudget budget;
+    /** The channel's descriptor with kernel arrival timestamps on; -1 without them. */
+    final int fd;
     SelectionKey key;
     long lastUsed;
+    /** The last datagram's source, and when it arrived on the monotonic clock. */
+    SocketAddress from;
+    long arrivedNanos;
 
     ResponderSource(DatagramChannel channel, SocketAddress peer, ResponderBudget budget) {
         this.channel = channel;
         this.peer = peer;
         this.budget = budget;
+        this.fd = StampedSocket.timestamped(channel);
         this.lastUsed = System.nanoTime();
+    }
+
+    /**
+     * Takes one datagram into {@code buf} (through {@code receiver} with its kernel arrival time
+     * where {@link #fd} allows, else through the channel and {@code bb}, which wraps {@code buf}):
+     * its length, with {@link #from} and {@link #arrivedNanos} set; -1 when none waits; -2 for an
+     * earlier answer's ICMP port unreachable or a datagram without a source.
+     */
+    int receive(byte[] buf, ByteBuffer bb, StampedSocket.Receiver receiver) throws IOException {
+        if (fd >= 0 && receiver != null) {
+            int n = receiver.receive(fd, buf);
+            if (n < 0) {
+                return n;
+            }
+            long now = System.nanoTime();
+            long arrival = receiver.arrival();
+            // how long ago it arrived, by the kernel's clock (at most 1 s: a clock step is not a hold time)
+            arrivedNanos = arrival < 0 ? now : now - Math.max(0, Math.min(StampedSocket.now() - arrival, 1_000_000_000L));
+            from = peer != null ? peer : receiver.from();
+            lastUsed = now;
+            return from == null ? -2 : n;
+        }
+        bb.clear();
+        try {
+            from = channel.receive(bb);
+        } catch (PortUnreachableException e) {
+            return -2;
+        }
+        if (from == null) {
+            return -1;
+        }
+        arrivedNanos = System.nanoTime();
+        lastUsed = arrivedNanos;
+        return bb.position();
     }
 }

@@ -3,7 +3,6 @@ package io.fabricd.probes;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.net.PortUnreachableException;
 import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -34,13 +33,17 @@ import java.util.logging.Logger;
  * with {@code SO_REUSEPORT} and connected to that source, which Linux prefers over the shared socket
  * for that 4-tuple (since 5.4) — with its own receive buffer, answer budget and work budget. A
  * flood at the port then fills the shared socket and leaves the peers' sockets alone. Requesters
- * keep one source port per peer for that reason ({@code ProbeService}). At most {@link #MAX_PEERS}
+ * keep one source port per peer for that reason ({@code PeerTransports}). At most {@link #MAX_PEERS}
  * such sockets; one idle for {@link #PEER_IDLE_NANOS} is closed.
  *
  * <p>Under a flood the responder's CPU is bounded too: it takes at most {@code WORK_FACTOR} times the
  * answer rate of packets per second off each socket (checking an authenticator costs an HMAC), and
  * otherwise leaves them; the kernel keeps what fits in the socket buffer and drops the rest, and
  * those drops are read from {@code /proc/net/udp} and counted as {@code overflow} (UdpFloodTest).
+ *
+ * <p>The hold time in an answer runs from the request's arrival at the socket, as the kernel stamped
+ * it, where the JDK lets fabricd read the socket itself ({@link StampedSocket#timestamped}): the
+ * wait for this thread to wake up is then the responder's share, not the network's.
  */
 public final class UdpResponder implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
@@ -71,6 +74,8 @@ public final class UdpResponder implements AutoCloseable {
     private final AtomicLong closedDrops = new AtomicLong();
     private final AtomicLong reportedDrops = new AtomicLong();
     private volatile boolean closed;
+    /** Receives with the kernel's arrival times where it can ({@link StampedSocket}); null elsewhere. */
+    private final StampedSocket.Receiver receiver = StampedSocket.unavailable() == null ? new StampedSocket.Receiver() : null;
 
     public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
             throws IOException {
@@ -126,6 +131,11 @@ public final class UdpResponder implements AutoCloseable {
         return local.getPort();
     }
 
+    /** True when requests are timed from their arrival as the kernel stamped it. */
+    public boolean kernelTimestamps() {
+        return receiver != null && shared.fd >= 0;
+    }
+
     /** Sockets of known peers open now. */
     public int peerSockets() {
         return stats.peerSockets;
@@ -160,6 +170,9 @@ public final class UdpResponder implements AutoCloseable {
             }
         }
         peers.values().forEach(s -> closeQuietly(s.channel));
+        if (receiver != null) {
+            receiver.close();
+        }
     }
 
     /** Takes up to {@link #BATCH} packets off one socket, within its work budget, and answers them. */
@@ -172,20 +185,17 @@ public final class UdpResponder implements AutoCloseable {
                 paused.add(src);
                 return;
             }
-            bb.clear();
-            SocketAddress from;
-            try {
-                from = src.channel.receive(bb);
-            } catch (PortUnreachableException e) {
-                continue; // an answer to a peer that has gone drew ICMP port unreachable
+            int n = src.receive(buf, bb, receiver);
+            if (n == -2) {
+                continue; // an answer to a peer that has gone drew ICMP port unreachable, or no source
             }
-            if (from == null) {
+            if (n < 0) {
                 return;
             }
-            long t0 = System.nanoTime();
+            SocketAddress from = src.from;
+            long t0 = src.arrivedNanos;
             src.budget.work.tryAcquire();
-            src.lastUsed = t0;
-            int size = ResponderAnswer.answer(buf, bb.position(), t0, key, src.budget, stats);
+            int size = ResponderAnswer.answer(buf, n, t0, key, src.budget, stats);
             if (size < 0) {
                 continue;
             }

@@ -8,23 +8,49 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.util.logging.Logger;
 
 /**
- * Probes over UDP: one connected, non-blocking channel per target (the kernel drops datagrams
- * from anyone else), a selector for timed waits, and a large receive buffer so answers to a burst
- * of probes are not dropped on this side. Kept for many sessions to the same target, its source
- * port stays the same, and the target's responder gives it a socket of its own (UdpResponder).
+ * Probes over UDP: one connected socket per target (the kernel drops datagrams from anyone else)
+ * and a large receive buffer so answers to a burst of probes are not dropped on this side. Kept
+ * for many sessions to the same target, its source port stays the same, and the target's
+ * responder gives it a socket of its own (UdpResponder).
+ *
+ * <p>Where the kernel stamps arrivals ({@link StampedSocket}, 64-bit Linux) a probe is timed from
+ * just before its send to its answer's arrival at the socket, on CLOCK_REALTIME; elsewhere a NIO
+ * channel with a selector for timed waits, timed on the monotonic clock when the receive returns.
  */
 public final class UdpTransport implements ProbeTransport {
+    private static final Logger LOG = Logger.getLogger(UdpTransport.class.getName());
+    private static final int RECEIVE_BUFFER = 4 << 20;
+    private static volatile boolean saidUnstamped;
+
     private final InetSocketAddress target;
+    private final StampedSocket stamped;
     private final DatagramChannel channel;
     private final Selector selector;
 
     public UdpTransport(InetSocketAddress target) throws IOException {
+        this(target, true);
+    }
+
+    /** @param kernelTimestamps false: the NIO channel even where the kernel could stamp arrivals (tests, comparisons) */
+    public UdpTransport(InetSocketAddress target, boolean kernelTimestamps) throws IOException {
         this.target = target;
+        if (kernelTimestamps && StampedSocket.unavailable() == null) {
+            stamped = StampedSocket.open(target, RECEIVE_BUFFER);
+            channel = null;
+            selector = null;
+            return;
+        }
+        if (kernelTimestamps && !saidUnstamped) {
+            saidUnstamped = true;
+            LOG.info("UDP probes are timed in the JVM, not by the kernel: " + StampedSocket.unavailable());
+        }
+        stamped = null;
         channel = DatagramChannel.open();
         try {
-            channel.setOption(StandardSocketOptions.SO_RCVBUF, 4 << 20);
+            channel.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
             channel.connect(target);
             channel.configureBlocking(false);
             selector = Selector.open();
@@ -39,6 +65,11 @@ public final class UdpTransport implements ProbeTransport {
         return target;
     }
 
+    /** True when answers carry the kernel's arrival time. */
+    public boolean kernelTimestamps() {
+        return stamped != null;
+    }
+
     @Override
     public String name() {
         return "udp";
@@ -50,7 +81,21 @@ public final class UdpTransport implements ProbeTransport {
     }
 
     @Override
+    public long clock() {
+        return stamped != null ? StampedSocket.now() : System.nanoTime();
+    }
+
+    @Override
+    public long arrivalNanos() {
+        return stamped != null ? stamped.arrival() : -1;
+    }
+
+    @Override
     public void send(byte[] packet, int length) throws IOException {
+        if (stamped != null) {
+            stamped.send(packet, length); // false: an earlier probe drew port unreachable; this one counts as lost
+            return;
+        }
         try {
             channel.write(ByteBuffer.wrap(packet, 0, length));
         } catch (PortUnreachableException e) {
@@ -60,6 +105,9 @@ public final class UdpTransport implements ProbeTransport {
 
     @Override
     public int receive(byte[] buf, long timeoutNanos) throws IOException {
+        if (stamped != null) {
+            return stamped.receive(buf, timeoutNanos);
+        }
         ByteBuffer b = ByteBuffer.wrap(buf);
         int n = read(b);
         if (n >= 0 || timeoutNanos <= 0) {
@@ -84,6 +132,10 @@ public final class UdpTransport implements ProbeTransport {
 
     @Override
     public void close() {
+        if (stamped != null) {
+            stamped.close();
+            return;
+        }
         try {
             selector.close();
         } catch (IOException e) {

@@ -149,13 +149,14 @@ public final class ProbeCommand implements Callable<Integer> {
                 throw new IllegalStateException(e);
             }
         } else if (results.stream().anyMatch(ProbeResult.class::isInstance)) { // no empty table when nothing was probed
-            out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s%n", "peer", "trans", "size", "sent", "recv", "late",
-                    "lost", "min_us", "p50_us", "p99_us", "max_us");
+            out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s %11s%n", "peer", "trans", "size", "sent", "recv", "late",
+                    "lost", "min_us", "p50_us", "p99_us", "max_us", "host_p50_us");
             for (Object o : results) {
                 if (o instanceof ProbeResult r) {
                     Map<String, Double> q = r.rttSeconds();
-                    out.printf(Locale.ROOT, "%-22s %-5s %6d %6d %6d %5d %5d %10s %10s %10s %10s%n", r.peer(), r.transport(), r.size(),
-                            r.sent(), r.received(), r.late(), r.lost(), us(q, "min"), us(q, "p50"), us(q, "p99"), us(q, "max"));
+                    out.printf(Locale.ROOT, "%-22s %-5s %6d %6d %6d %5d %5d %10s %10s %10s %10s %11s%n", r.peer(), r.transport(), r.size(),
+                            r.sent(), r.received(), r.late(), r.lost(), us(q, "min"), us(q, "p50"), us(q, "p99"), us(q, "max"),
+                            us(r.hostSeconds(), "p50"));
                 }
             }
         }

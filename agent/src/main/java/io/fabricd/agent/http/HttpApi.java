@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -55,6 +56,7 @@ public final class HttpApi {
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
+        loop.afterEachCollection(this::renderAhead);
     }
 
     /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
@@ -141,10 +143,43 @@ public final class HttpApi {
 
     /**
      * Whole /metrics bodies by exposition format and encoding: each rendered (and compressed) once
-     * per collection, on the first scrape that asks for it, and served as those bytes until the next
-     * collection. The agent's own metrics in it (JVM, HTTP, probes) are as of that first scrape.
+     * per collection and served as those bytes until the next collection. A format a scraper asked
+     * for within {@link #AHEAD_NANOS} is rendered right after each collection, on the collection
+     * thread, so that a lone scrape — one per collection, as Prometheus makes them — finds its body
+     * ready; another is rendered on the first scrape that asks for it. The agent's own metrics in a
+     * body (JVM, HTTP, probes) are as of its rendering.
      */
     private final Map<String, Body> bodies = new ConcurrentHashMap<>();
+    /** The formats asked for (a few: content type, escaping, gzip), with a request's Accept header and when. */
+    private final Map<String, Asked> asked = new ConcurrentHashMap<>();
+    private static final long AHEAD_NANOS = TimeUnit.MINUTES.toNanos(2);
+
+    private record Asked(String accept, boolean gzip, long atNanos) {
+    }
+
+    /** After each collection: the bodies of the formats asked for lately. */
+    private void renderAhead() {
+        CollectionLoop.Published now = loop.latest();
+        long t = System.nanoTime();
+        asked.forEach((format, a) -> {
+            if (t - a.atNanos() > AHEAD_NANOS) {
+                asked.remove(format, a);
+                return;
+            }
+            store(format, now, gzipped(Exposition.render(registry, a.accept(), List.of()), a.gzip()));
+        });
+    }
+
+    /** True when the latest collection's body in this format waits rendered (Accept header, gzip or not). */
+    public boolean bodyReady(String accept, boolean gzip) {
+        Body b = bodies.get(Exposition.formatKey(accept) + (gzip ? ";gzip" : ""));
+        return b != null && b.collection() == loop.latest();
+    }
+
+    /** Keeps {@code r} as the body of {@code format}, unless one of the latest collection is kept already. */
+    private void store(String format, CollectionLoop.Published collection, Exposition.Rendered r) {
+        bodies.compute(format, (k, had) -> had != null && had.collection() == loop.latest() ? had : new Body(collection, r));
+    }
 
     private void metrics(HttpServerRequest ctx) {
         String accept = ctx.getHeader(HttpHeaders.ACCEPT);
@@ -158,6 +193,7 @@ public final class HttpApi {
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
         if (names.isEmpty()) {
             String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
+            asked.put(format, new Asked(accept, gzip, System.nanoTime()));
             CollectionLoop.Published now = loop.latest();
             Body ready = bodies.get(format);
             if (ready != null && ready.collection() == now) {
@@ -170,8 +206,7 @@ public final class HttpApi {
             // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
             vertx.executeBlocking(() -> {
                 Exposition.Rendered r = gzipped(Exposition.render(registry, accept, List.of()), gzip);
-                // a body of the latest collection, stored by a scrape that started later, stays
-                bodies.compute(format, (k, had) -> had != null && had.collection() == loop.latest() ? had : new Body(now, r));
+                store(format, now, r);
                 return r;
             }, false).onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
             return;

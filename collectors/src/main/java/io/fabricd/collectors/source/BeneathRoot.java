@@ -1,10 +1,10 @@
 package io.fabricd.collectors.source;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLong;
+import com.sun.jna.Pointer;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -40,26 +40,34 @@ final class BeneathRoot implements AutoCloseable {
     private static final int ENOENT = 2;
     private static final int ELOOP = 40;
 
-    interface C extends Library {
-        long syscall(long number, int dirfd, String path, byte[] how, long size) throws LastErrorException;
+    /**
+     * libc through JNA's direct mapping: a call costs about what a JNI call does, where an
+     * interface mapping goes through a reflective proxy (several times that, on every file read).
+     */
+    static final class C {
+        static final boolean LOADED = register();
 
-        int open(String path, int flags) throws LastErrorException;
-
-        NativeLong read(int fd, Memory buf, NativeLong count) throws LastErrorException;
-
-        int statx(int dirfd, String path, int flags, int mask, byte[] buf) throws LastErrorException;
-
-        int close(int fd);
-    }
-
-    private static final C LIBC = load();
-
-    private static C load() {
-        try {
-            return Native.load("c", C.class);
-        } catch (LinkageError e) {
-            return null;
+        private C() {
         }
+
+        private static boolean register() {
+            try {
+                Native.register(C.class, "c");
+                return true;
+            } catch (LinkageError e) {
+                return false;
+            }
+        }
+
+        static native long syscall(long number, int dirfd, String path, byte[] how, long size) throws LastErrorException;
+
+        static native int open(String path, int flags) throws LastErrorException;
+
+        static native NativeLong read(int fd, Pointer buf, NativeLong count) throws LastErrorException;
+
+        static native int statx(int dirfd, String path, int flags, int mask, byte[] buf) throws LastErrorException;
+
+        static native int close(int fd);
     }
 
     /** A link was met where the resolved path had none: something was swapped since it was resolved. */
@@ -81,21 +89,21 @@ final class BeneathRoot implements AutoCloseable {
 
     /** A handle on {@code root}, or null where openat2 cannot be used here. */
     static BeneathRoot open(Path root) {
-        if (LIBC == null) {
+        if (!C.LOADED) {
             return null;
         }
         int fd = -1;
         try {
             Object key = Files.readAttributes(root, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            fd = LIBC.open(root.toString(), O_PATH | O_CLOEXEC);
+            fd = C.open(root.toString(), O_PATH | O_CLOEXEC);
             BeneathRoot b = new BeneathRoot(root, fd, key);
             // openat2 at all: ENOSYS before Linux 5.6, EPERM/ENOSYS under a seccomp filter that lacks it
             int probe = b.openat2(".", O_PATH | O_CLOEXEC);
-            LIBC.close(probe);
+            C.close(probe);
             return b;
         } catch (LastErrorException | IOException | UnsatisfiedLinkError e) {
             if (fd >= 0) {
-                LIBC.close(fd);
+                C.close(fd);
             }
             return null;
         }
@@ -111,11 +119,11 @@ final class BeneathRoot implements AutoCloseable {
             if (Objects.equals(key, rootKey)) {
                 return;
             }
-            int fd = LIBC.open(root.toString(), O_PATH | O_CLOEXEC);
+            int fd = C.open(root.toString(), O_PATH | O_CLOEXEC);
             int old = dirfd;
             dirfd = fd;
             rootKey = key;
-            LIBC.close(old);
+            C.close(old);
         } catch (IOException | LastErrorException e) {
             // gone for now: reads fail with ENOENT until it is back
         }
@@ -124,7 +132,7 @@ final class BeneathRoot implements AutoCloseable {
     private int openat2(String rel, int flags) {
         ByteBuffer how = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
         how.putLong(flags).putLong(0).putLong(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-        return (int) LIBC.syscall(SYS_OPENAT2, dirfd, rel, how.array(), 24);
+        return (int) C.syscall(SYS_OPENAT2, dirfd, rel, how.array(), 24);
     }
 
     /**
@@ -147,7 +155,7 @@ final class BeneathRoot implements AutoCloseable {
         }
         try {
             byte[] stx = new byte[256];
-            LIBC.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
+            C.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
             int mode = ByteBuffer.wrap(stx).order(ByteOrder.nativeOrder()).getShort(28) & 0xffff;
             if ((mode & S_IFMT) == S_IFDIR) {
                 throw new HostReadException(hostPath, "EISDIR");
@@ -157,7 +165,7 @@ final class BeneathRoot implements AutoCloseable {
             }
             try (Memory mem = new Memory(SmallFiles.CHUNK)) { // freed now, not when the GC finds it
                 return SmallFiles.read((b, off, len) -> {
-                    long n = LIBC.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
+                    long n = C.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
                     if (n <= 0) {
                         return -1;
                     }
@@ -168,7 +176,7 @@ final class BeneathRoot implements AutoCloseable {
         } catch (LastErrorException e) {
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         } finally {
-            LIBC.close(fd);
+            C.close(fd);
         }
     }
 
@@ -187,6 +195,6 @@ final class BeneathRoot implements AutoCloseable {
 
     @Override
     public void close() {
-        LIBC.close(dirfd);
+        C.close(dirfd);
     }
 }

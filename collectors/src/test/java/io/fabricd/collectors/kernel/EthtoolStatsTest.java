@@ -59,7 +59,7 @@ class EthtoolStatsTest {
         EthtoolStats s = EthtoolStats.parse(text, bad);
         assertThat(bad[0]).isZero();
         assertThat(s.stats()).hasSizeGreaterThan(100).containsKey("rx_prio3_pause");
-        assertThat(s.stats()).containsExactlyEntriesOf(reference(text, new int[1]));
+        assertThat(s.stats()).containsExactlyInAnyOrderEntriesOf(reference(text, new int[1])); // sorted by name
     }
 
     @Test
@@ -96,7 +96,7 @@ class EthtoolStatsTest {
         String text = sb.toString();
         int[] bad = {0};
         int[] refBad = {0};
-        assertThat(EthtoolStats.parse(text, bad).stats()).containsExactlyEntriesOf(reference(text, refBad));
+        assertThat(EthtoolStats.parse(text, bad).stats()).containsExactlyInAnyOrderEntriesOf(reference(text, refBad));
         assertThat(bad[0]).isEqualTo(refBad[0]);
     }
 }

@@ -11,10 +11,10 @@ import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.source.HostReadException;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The live host's non-file answers, through JNA: the SIOCETHTOOL ioctl (facts §2.4) here, rtnetlink
@@ -101,7 +101,7 @@ public final class LiveKernel implements KernelQueries {
                 if (strings.getInt(8) != n || stats.getInt(4) != n) {
                     continue;
                 }
-                Map<String, Long> m = new LinkedHashMap<>();
+                Map<String, Long> m = new TreeMap<>();
                 for (int i = 0; i < n; i++) {
                     byte[] raw = strings.getByteArray(12 + (long) i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
                     int len = 0;

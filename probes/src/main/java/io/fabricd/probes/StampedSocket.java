@@ -1,0 +1,340 @@
+package io.fabricd.probes;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLong;
+import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnknownHostException;
+import java.nio.channels.DatagramChannel;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Instant;
+
+/**
+ * A connected UDP socket whose datagrams carry the kernel's arrival time ({@code SO_TIMESTAMPNS}:
+ * the moment the packet reached the socket, CLOCK_REALTIME), which a NIO channel cannot give. A
+ * probe's round trip is then timed from just before its send to that arrival: the wake-up of the
+ * requester's thread and the JVM's receive path stay out of it. libc through JNA's direct mapping;
+ * Linux on a 64-bit CPU only ({@link #open} says why not elsewhere). Used by one thread at a time.
+ */
+final class StampedSocket implements AutoCloseable {
+    // include/uapi/asm-generic/socket.h, linux/socket.h, poll.h, errno.h (x86_64 and arm64 alike)
+    private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
+    private static final int SOCK_DGRAM = 2;
+    private static final int SOCK_CLOEXEC = 0x80000;
+    private static final int SOL_SOCKET = 1;
+    private static final int SO_RCVBUF = 8;
+    private static final int SO_TIMESTAMPNS = 35;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final short POLLIN = 1;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+    private static final int ECONNREFUSED = 111;
+    private static final int BUFFER = ProbePacket.MAX_SIZE + 64;
+    private static final int CONTROL = 128;
+    private static final String UNAVAILABLE;
+
+    static {
+        String why = null;
+        if (!Platform.isLinux() || !Platform.is64Bit()) {
+            why = "kernel timestamps are read on 64-bit Linux only";
+        } else {
+            try {
+                Native.register(StampedSocket.class, Platform.C_LIBRARY_NAME);
+            } catch (Throwable e) { // UnsatisfiedLinkError, or JNA's own native part missing
+                why = "libc through JNA: " + e;
+            }
+        }
+        UNAVAILABLE = why;
+    }
+
+    private static native int socket(int domain, int type, int protocol) throws LastErrorException;
+
+    private static native int setsockopt(int fd, int level, int name, int[] value, int len) throws LastErrorException;
+
+    private static native int connect(int fd, byte[] addr, int len) throws LastErrorException;
+
+    private static native NativeLong send(int fd, byte[] buf, NativeLong len, int flags) throws LastErrorException;
+
+    private static native NativeLong recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
+
+    private static native int poll(Pointer fds, NativeLong nfds, int timeoutMs) throws LastErrorException;
+
+    private static native int close(int fd);
+
+    private final int fd;
+    private final Memory data = new Memory(BUFFER);
+    private final Memory control = new Memory(CONTROL);
+    private final Memory iov = new Memory(16);
+    private final Memory msg = new Memory(56);
+    private final Memory pollfd = new Memory(8);
+    private long arrival = -1;
+    private boolean closed;
+
+    private StampedSocket(int fd) {
+        this.fd = fd;
+        iov.setPointer(0, data);
+        iov.setLong(8, BUFFER);
+        msg.clear();
+        msg.setPointer(16, iov);
+        msg.setLong(24, 1);
+        msg.setPointer(32, control);
+        pollfd.setInt(0, fd);
+        pollfd.setShort(4, POLLIN);
+    }
+
+    /** Why kernel timestamps cannot be had here; null when they can. */
+    static String unavailable() {
+        return UNAVAILABLE;
+    }
+
+    /** A socket connected to {@code target}, with a receive buffer of {@code receiveBuffer} bytes. */
+    static StampedSocket open(InetSocketAddress target, int receiveBuffer) throws IOException {
+        if (UNAVAILABLE != null) {
+            throw new IOException(UNAVAILABLE);
+        }
+        if (target.isUnresolved()) {
+            throw new IOException("unknown host " + target.getHostString());
+        }
+        byte[] addr = sockaddr(target);
+        int s;
+        try {
+            s = socket(addr.length == 16 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        } catch (LastErrorException e) {
+            throw new IOException("socket: errno " + e.getErrorCode());
+        }
+        try {
+            setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, new int[] {1}, 4);
+            setsockopt(s, SOL_SOCKET, SO_RCVBUF, new int[] {receiveBuffer}, 4);
+            connect(s, addr, addr.length);
+        } catch (LastErrorException e) {
+            close(s);
+            throw new IOException("UDP socket to " + target + ": errno " + e.getErrorCode());
+        }
+        return new StampedSocket(s);
+    }
+
+    /** struct sockaddr_in or sockaddr_in6 of the target. */
+    private static byte[] sockaddr(InetSocketAddress a) {
+        byte[] ip = a.getAddress().getAddress();
+        ByteBuffer b = ByteBuffer.allocate(a.getAddress() instanceof Inet4Address ? 16 : 28).order(ByteOrder.nativeOrder());
+        b.putShort((short) (ip.length == 4 ? AF_INET : AF_INET6));
+        b.order(ByteOrder.BIG_ENDIAN).putShort((short) a.getPort()).order(ByteOrder.nativeOrder());
+        if (ip.length == 4) {
+            b.put(ip);
+        } else {
+            b.putInt(0).put(ip); // sin6_flowinfo, sin6_addr; sin6_scope_id 0
+        }
+        return b.array();
+    }
+
+    /** Sends a datagram; false when an earlier one drew ICMP port unreachable (nobody listens there). */
+    boolean send(byte[] packet, int length) throws IOException {
+        try {
+            send(fd, packet, new NativeLong(length), 0);
+            return true;
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == ECONNREFUSED) {
+                return false;
+            }
+            throw new IOException("send: errno " + e.getErrorCode());
+        }
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for a datagram, copies it into {@code buf} and returns its
+     * length ({@link #arrival()} is then its kernel timestamp); -1 when none came in time.
+     */
+    int receive(byte[] buf, long timeoutNanos) throws IOException {
+        int n = take(buf);
+        if (n >= 0 || timeoutNanos <= 0) {
+            return n;
+        }
+        int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
+        try {
+            pollfd.setShort(6, (short) 0);
+            if (poll(pollfd, new NativeLong(1), ms) <= 0) {
+                return -1;
+            }
+        } catch (LastErrorException e) {
+            if (e.getErrorCode() == EINTR) {
+                return -1;
+            }
+            throw new IOException("poll: errno " + e.getErrorCode());
+        }
+        return take(buf);
+    }
+
+    private int take(byte[] buf) throws IOException {
+        msg.setLong(40, CONTROL);
+        msg.setInt(48, 0);
+        long n;
+        try {
+            n = recvmsg(fd, msg, MSG_DONTWAIT).longValue();
+        } catch (LastErrorException e) {
+            int err = e.getErrorCode();
+            if (err == EAGAIN || err == EINTR || err == ECONNREFUSED) {
+                return -1;
+            }
+            throw new IOException("recvmsg: errno " + err);
+        }
+        int len = (int) Math.min(n, buf.length);
+        data.read(0, buf, 0, len);
+        arrival = timestamp(control, msg.getLong(40));
+        return len;
+    }
+
+    /** The SCM_TIMESTAMPNS control message's time in ns since the epoch; -1 without one. */
+    private static long timestamp(Memory control, long length) {
+        long o = 0;
+        while (o + 16 <= length) {
+            long cmsgLen = control.getLong(o);
+            if (cmsgLen < 16) {
+                break;
+            }
+            if (control.getInt(o + 8) == SOL_SOCKET && control.getInt(o + 12) == SO_TIMESTAMPNS && o + 32 <= length) {
+                return control.getLong(o + 16) * 1_000_000_000L + control.getLong(o + 24);
+            }
+            o += (cmsgLen + 7) & ~7L;
+        }
+        return -1;
+    }
+
+    /** The kernel's arrival time of the last datagram received, ns since the epoch; -1 when it gave none. */
+    long arrival() {
+        return arrival;
+    }
+
+    /**
+     * The file descriptor under a NIO datagram channel, with kernel arrival timestamps turned on;
+     * -1 where it cannot be had: the JDK's internals are closed to fabricd (the agent's jar opens
+     * {@code java.base/sun.nio.ch}; a plain class path needs {@code --add-opens
+     * java.base/sun.nio.ch=ALL-UNNAMED}), or no libc here.
+     */
+    static int timestamped(DatagramChannel channel) {
+        if (UNAVAILABLE != null) {
+            return -1;
+        }
+        try {
+            Field f = channel.getClass().getDeclaredField("fdVal");
+            f.setAccessible(true);
+            int fd = f.getInt(channel);
+            setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, new int[] {1}, 4);
+            return fd;
+        } catch (ReflectiveOperationException | RuntimeException e) { // InaccessibleObjectException, LastErrorException
+            return -1;
+        }
+    }
+
+    /**
+     * What a responder's thread receives with: one datagram at a time from a descriptor
+     * {@link #timestamped} returned, with its source and its kernel arrival time. Its buffers are
+     * its own; one thread uses it.
+     */
+    static final class Receiver implements AutoCloseable {
+        private final Memory data = new Memory(BUFFER);
+        private final Memory control = new Memory(CONTROL);
+        private final Memory name = new Memory(128);
+        private final Memory iov = new Memory(16);
+        private final Memory msg = new Memory(56);
+        private SocketAddress from;
+        private long arrival;
+
+        Receiver() {
+            iov.setPointer(0, data);
+            iov.setLong(8, BUFFER);
+            msg.clear();
+            msg.setPointer(0, name);
+            msg.setPointer(16, iov);
+            msg.setLong(24, 1);
+            msg.setPointer(32, control);
+        }
+
+        /**
+         * A datagram waiting on {@code fd}, copied into {@code buf}: its length; -1 when none waits,
+         * -2 when the socket reported an earlier answer's ICMP port unreachable instead.
+         */
+        int receive(int fd, byte[] buf) throws IOException {
+            msg.setInt(8, 128);
+            msg.setLong(40, CONTROL);
+            msg.setInt(48, 0);
+            long n;
+            try {
+                n = recvmsg(fd, msg, MSG_DONTWAIT).longValue();
+            } catch (LastErrorException e) {
+                int err = e.getErrorCode();
+                if (err == EAGAIN || err == EINTR) {
+                    return -1;
+                }
+                if (err == ECONNREFUSED) {
+                    return -2;
+                }
+                throw new IOException("recvmsg: errno " + err);
+            }
+            int len = (int) Math.min(n, buf.length);
+            data.read(0, buf, 0, len);
+            arrival = timestamp(control, msg.getLong(40));
+            from = source(name, msg.getInt(8));
+            return len;
+        }
+
+        /** The last datagram's source (null when the kernel gave none). */
+        SocketAddress from() {
+            return from;
+        }
+
+        /** The last datagram's kernel arrival time, ns since the epoch; -1 without one. */
+        long arrival() {
+            return arrival;
+        }
+
+        private static SocketAddress source(Memory name, int length) throws UnknownHostException {
+            int family = name.getShort(0);
+            int port = ((name.getByte(2) & 0xff) << 8) | (name.getByte(3) & 0xff);
+            if (family == AF_INET && length >= 8) {
+                return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(4, 4)), port);
+            }
+            if (family == AF_INET6 && length >= 24) {
+                return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(8, 16)), port);
+            }
+            return null;
+        }
+
+        @Override
+        public void close() {
+            data.close();
+            control.close();
+            name.close();
+            iov.close();
+            msg.close();
+        }
+    }
+
+    /** Now on the kernel timestamps' clock (CLOCK_REALTIME), ns since the epoch. */
+    static long now() {
+        Instant t = Instant.now();
+        return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            close(fd);
+            data.close();
+            control.close();
+            iov.close();
+            msg.close();
+            pollfd.close();
+        }
+    }
+}
