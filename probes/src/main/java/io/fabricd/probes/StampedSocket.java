@@ -72,22 +72,12 @@ final class StampedSocket implements AutoCloseable {
     private static native int close(int fd);
 
     private final int fd;
-    private final Memory data = new Memory(BUFFER);
-    private final Memory control = new Memory(CONTROL);
-    private final Memory iov = new Memory(16);
-    private final Memory msg = new Memory(56);
+    private final Receiver receiver = new Receiver();
     private final Memory pollfd = new Memory(8);
-    private long arrival = -1;
     private boolean closed;
 
     private StampedSocket(int fd) {
         this.fd = fd;
-        iov.setPointer(0, data);
-        iov.setLong(8, BUFFER);
-        msg.clear();
-        msg.setPointer(16, iov);
-        msg.setLong(24, 1);
-        msg.setPointer(32, control);
         pollfd.setInt(0, fd);
         pollfd.setShort(4, POLLIN);
     }
@@ -175,22 +165,8 @@ final class StampedSocket implements AutoCloseable {
     }
 
     private int take(byte[] buf) throws IOException {
-        msg.setLong(40, CONTROL);
-        msg.setInt(48, 0);
-        long n;
-        try {
-            n = recvmsg(fd, msg, MSG_DONTWAIT).longValue();
-        } catch (LastErrorException e) {
-            int err = e.getErrorCode();
-            if (err == EAGAIN || err == EINTR || err == ECONNREFUSED) {
-                return -1;
-            }
-            throw new IOException("recvmsg: errno " + err);
-        }
-        int len = (int) Math.min(n, buf.length);
-        data.read(0, buf, 0, len);
-        arrival = timestamp(control, msg.getLong(40));
-        return len;
+        int n = receiver.receive(fd, buf);
+        return n == -2 ? -1 : n; // ICMP port unreachable: nobody answers there
     }
 
     /** The SCM_TIMESTAMPNS control message's time in ns since the epoch; -1 without one. */
@@ -211,7 +187,7 @@ final class StampedSocket implements AutoCloseable {
 
     /** The kernel's arrival time of the last datagram received, ns since the epoch; -1 when it gave none. */
     long arrival() {
-        return arrival;
+        return receiver.arrival();
     }
 
     /**
@@ -330,10 +306,7 @@ final class StampedSocket implements AutoCloseable {
         if (!closed) {
             closed = true;
             close(fd);
-            data.close();
-            control.close();
-            iov.close();
-            msg.close();
+            receiver.close();
             pollfd.close();
         }
     }
