@@ -34,7 +34,7 @@ final class ResponderSource {
      * its length, with {@link #from} and {@link #arrivedNanos} set; -1 when none waits; -2 for an
      * earlier answer's ICMP port unreachable or a datagram without a source.
      */
-    int receive(byte[] buf, ByteBuffer bb, StampedSocket.Receiver receiver) throws IOException {
+    int receive(byte[] buf, ByteBuffer bb, StampedReceiver receiver) throws IOException {
         if (fd >= 0 && receiver != null) {
             int n = receiver.receive(fd, buf);
             if (n < 0) {
@@ -60,5 +60,16 @@ final class ResponderSource {
         arrivedNanos = System.nanoTime();
         lastUsed = arrivedNanos;
         return bb.position();
+    }
+
+    /** Closes a channel, ignoring a failure to (the responder is closing it or giving it up). */
+    static void closeQuietly(DatagramChannel ch) {
+        if (ch != null) {
+            try {
+                ch.close();
+            } catch (IOException e) {
+                // closing
+            }
+        }
     }
 }

@@ -9,10 +9,7 @@ import com.sun.jna.Pointer;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.Inet4Address;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
-import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -27,20 +24,20 @@ import java.time.Instant;
  */
 final class StampedSocket implements AutoCloseable {
     // include/uapi/asm-generic/socket.h, linux/socket.h, poll.h, errno.h (x86_64 and arm64 alike)
-    private static final int AF_INET = 2;
-    private static final int AF_INET6 = 10;
+    static final int AF_INET = 2;
+    static final int AF_INET6 = 10;
     private static final int SOCK_DGRAM = 2;
     private static final int SOCK_CLOEXEC = 0x80000;
-    private static final int SOL_SOCKET = 1;
+    static final int SOL_SOCKET = 1;
     private static final int SO_RCVBUF = 8;
     private static final int SO_TIMESTAMPNS = 35;
-    private static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_DONTWAIT = 0x40;
     private static final short POLLIN = 1;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
-    private static final int ECONNREFUSED = 111;
-    private static final int BUFFER = ProbePacket.MAX_SIZE + 64;
-    private static final int CONTROL = 128;
+    static final int EINTR = 4;
+    static final int EAGAIN = 11;
+    static final int ECONNREFUSED = 111;
+    static final int BUFFER = ProbePacket.MAX_SIZE + 64;
+    static final int CONTROL = 128;
     private static final String UNAVAILABLE;
 
     static {
@@ -65,14 +62,14 @@ final class StampedSocket implements AutoCloseable {
 
     private static native NativeLong send(int fd, byte[] buf, NativeLong len, int flags) throws LastErrorException;
 
-    private static native NativeLong recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
+    static native NativeLong recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
 
     private static native int poll(Pointer fds, NativeLong nfds, int timeoutMs) throws LastErrorException;
 
     private static native int close(int fd);
 
     private final int fd;
-    private final Receiver receiver = new Receiver();
+    private final StampedReceiver receiver = new StampedReceiver();
     private final Memory pollfd = new Memory(8);
     private boolean closed;
 
@@ -170,7 +167,7 @@ final class StampedSocket implements AutoCloseable {
     }
 
     /** The SCM_TIMESTAMPNS control message's time in ns since the epoch; -1 without one. */
-    private static long timestamp(Memory control, long length) {
+    static long timestamp(Memory control, long length) {
         long o = 0;
         while (o + 16 <= length) {
             long cmsgLen = control.getLong(o);
@@ -208,90 +205,6 @@ final class StampedSocket implements AutoCloseable {
             return fd;
         } catch (ReflectiveOperationException | RuntimeException e) { // InaccessibleObjectException, LastErrorException
             return -1;
-        }
-    }
-
-    /**
-     * What a responder's thread receives with: one datagram at a time from a descriptor
-     * {@link #timestamped} returned, with its source and its kernel arrival time. Its buffers are
-     * its own; one thread uses it.
-     */
-    static final class Receiver implements AutoCloseable {
-        private final Memory data = new Memory(BUFFER);
-        private final Memory control = new Memory(CONTROL);
-        private final Memory name = new Memory(128);
-        private final Memory iov = new Memory(16);
-        private final Memory msg = new Memory(56);
-        private SocketAddress from;
-        private long arrival;
-
-        Receiver() {
-            iov.setPointer(0, data);
-            iov.setLong(8, BUFFER);
-            msg.clear();
-            msg.setPointer(0, name);
-            msg.setPointer(16, iov);
-            msg.setLong(24, 1);
-            msg.setPointer(32, control);
-        }
-
-        /**
-         * A datagram waiting on {@code fd}, copied into {@code buf}: its length; -1 when none waits,
-         * -2 when the socket reported an earlier answer's ICMP port unreachable instead.
-         */
-        int receive(int fd, byte[] buf) throws IOException {
-            msg.setInt(8, 128);
-            msg.setLong(40, CONTROL);
-            msg.setInt(48, 0);
-            long n;
-            try {
-                n = recvmsg(fd, msg, MSG_DONTWAIT).longValue();
-            } catch (LastErrorException e) {
-                int err = e.getErrorCode();
-                if (err == EAGAIN || err == EINTR) {
-                    return -1;
-                }
-                if (err == ECONNREFUSED) {
-                    return -2;
-                }
-                throw new IOException("recvmsg: errno " + err);
-            }
-            int len = (int) Math.min(n, buf.length);
-            data.read(0, buf, 0, len);
-            arrival = timestamp(control, msg.getLong(40));
-            from = source(name, msg.getInt(8));
-            return len;
-        }
-
-        /** The last datagram's source (null when the kernel gave none). */
-        SocketAddress from() {
-            return from;
-        }
-
-        /** The last datagram's kernel arrival time, ns since the epoch; -1 without one. */
-        long arrival() {
-            return arrival;
-        }
-
-        private static SocketAddress source(Memory name, int length) throws UnknownHostException {
-            int family = name.getShort(0);
-            int port = ((name.getByte(2) & 0xff) << 8) | (name.getByte(3) & 0xff);
-            if (family == AF_INET && length >= 8) {
-                return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(4, 4)), port);
-            }
-            if (family == AF_INET6 && length >= 24) {
-                return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(8, 16)), port);
-            }
-            return null;
-        }
-
-        @Override
-        public void close() {
-            data.close();
-            control.close();
-            name.close();
-            iov.close();
-            msg.close();
         }
     }
 

@@ -41,9 +41,8 @@ import java.util.logging.Logger;
  * otherwise leaves them; the kernel keeps what fits in the socket buffer and drops the rest, and
  * those drops are read from {@code /proc/net/udp} and counted as {@code overflow} (UdpFloodTest).
  *
- * <p>The hold time in an answer runs from the request's arrival at the socket, as the kernel stamped
- * it, where the JDK lets fabricd read the socket itself ({@link StampedSocket#timestamped}): the
- * wait for this thread to wake up is then the responder's share, not the network's.
+ * <p>The hold time in an answer runs from the request's kernel arrival stamp where the socket can be
+ * read through libc ({@link StampedSocket#timestamped}): this thread's wake-up is then in it.
  */
 public final class UdpResponder implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
@@ -75,7 +74,7 @@ public final class UdpResponder implements AutoCloseable {
     private final AtomicLong reportedDrops = new AtomicLong();
     private volatile boolean closed;
     /** Receives with the kernel's arrival times where it can ({@link StampedSocket}); null elsewhere. */
-    private final StampedSocket.Receiver receiver = StampedSocket.unavailable() == null ? new StampedSocket.Receiver() : null;
+    private final StampedReceiver receiver = StampedSocket.unavailable() == null ? new StampedReceiver() : null;
 
     public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
             throws IOException {
@@ -169,7 +168,7 @@ public final class UdpResponder implements AutoCloseable {
                 }
             }
         }
-        peers.values().forEach(s -> closeQuietly(s.channel));
+        peers.values().forEach(s -> ResponderSource.closeQuietly(s.channel));
         if (receiver != null) {
             receiver.close();
         }
@@ -256,7 +255,7 @@ public final class UdpResponder implements AutoCloseable {
             peers.put(from, s);
             stats.peerSockets = peers.size();
         } catch (IOException e) {
-            closeQuietly(ch);
+            ResponderSource.closeQuietly(ch);
             LOG.log(Level.FINE, "probe responder: no socket of its own for " + from + ": " + e.getMessage());
         }
     }
@@ -276,24 +275,14 @@ public final class UdpResponder implements AutoCloseable {
         stats.peerSockets = peers.size();
         paused.remove(s);
         long before = UdpSocketDrops.of(local.getPort());
-        closeQuietly(s.channel);
+        ResponderSource.closeQuietly(s.channel);
         closedDrops.addAndGet(Math.max(0, before - UdpSocketDrops.of(local.getPort())));
-    }
-
-    private static void closeQuietly(DatagramChannel ch) {
-        if (ch != null) {
-            try {
-                ch.close();
-            } catch (IOException e) {
-                // closing
-            }
-        }
     }
 
     @Override
     public void close() {
         closed = true;
-        closeQuietly(shared.channel);
+        ResponderSource.closeQuietly(shared.channel);
         try {
             selector.close();
         } catch (IOException e) {
