@@ -20,6 +20,7 @@ import java.util.logging.Logger;
  * the Kubernetes Service's ready endpoints) and each one's endpoint, fetched over the authenticated
  * endpoint API and kept for {@code probe.endpoint_refresh}. A peer that stops answering is dropped
  * until it answers again, which is logged; a listed peer that is this agent is left out, said once.
+ * Used by the rounds' one thread.
  */
 final class PeerEndpoints {
     private static final Logger LOG = Logger.getLogger(ProbeService.class.getName());
@@ -72,9 +73,8 @@ final class PeerEndpoints {
      * forgets the cached endpoints of peers no longer listed.
      */
     Map<String, Endpoint> probeable(List<String> listed) {
-        synchronized (cache) {
-            cache.keySet().retainAll(listed);
-        }
+        cache.keySet().retainAll(listed);
+        unreachable.retainAll(listed);
         Map<String, Endpoint> out = new TreeMap<>();
         for (String peer : listed) {
             Endpoint ep = endpoint(peer);
@@ -86,46 +86,25 @@ final class PeerEndpoints {
     }
 
     private Endpoint endpoint(String peer) {
-        Cached c;
-        synchronized (cache) {
-            c = cache.get(peer);
-        }
+        Cached c = cache.get(peer);
         long now = System.nanoTime();
         if (c != null && now - c.fetchedNanos() < config.endpointRefresh.toNanos()) {
             return c.endpoint();
         }
         try {
             Endpoint ep = client.fetch(peer);
-            synchronized (cache) {
-                cache.put(peer, new Cached(ep, now));
-            }
-            boolean back;
-            synchronized (unreachable) {
-                back = unreachable.remove(peer);
-            }
-            if (back) {
+            cache.put(peer, new Cached(ep, now));
+            if (unreachable.remove(peer)) {
                 LOG.info("probe: " + peer + " (" + ep.host() + ") answers again");
-            } else if (ep.host().equals(hostname.get())) {
-                selfOnce(peer);
+            } else if (ep.host().equals(hostname.get()) && saidSelf.add(peer)) {
+                LOG.info("probe: " + peer + " is this agent (" + hostname.get() + "): not probed");
             }
             return ep;
         } catch (IOException e) {
             problems.accept(e.getMessage());
-            synchronized (unreachable) {
-                unreachable.add(peer);
-            }
-            synchronized (cache) {
-                cache.remove(peer);
-            }
+            unreachable.add(peer);
+            cache.remove(peer);
             return null;
-        }
-    }
-
-    private void selfOnce(String peer) {
-        synchronized (saidSelf) {
-            if (saidSelf.add(peer)) {
-                LOG.info("probe: " + peer + " is this agent (" + hostname.get() + "): not probed");
-            }
         }
     }
 
