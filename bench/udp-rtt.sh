@@ -31,7 +31,7 @@ bin/fabricd run --root collectors/src/test/fixtures/host-a-ib --config "$work/ag
 agent_pid=$!
 until curl -sf -o /dev/null http://127.0.0.1:$fport/readyz; do sleep 0.05; done
 bin/fabricd probe 127.0.0.1:$fport --key-file "$work/key" --count "$count" --size "$size" \
-  --interval "$(awk -v u="$gap" 'BEGIN{printf "%.3fms", u/1000}')" --format json > "$work/probe.json"
+  --interval "${gap}us" --format json > "$work/probe.json"
 python3 - "$work/probe.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]

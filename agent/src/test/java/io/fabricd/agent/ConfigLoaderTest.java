@@ -139,6 +139,10 @@ class ConfigLoaderTest {
         assertThat(ConfigLoader.parseDuration("2m")).isEqualTo(Duration.ofMinutes(2));
         assertThat(ConfigLoader.parseDuration("1h")).isEqualTo(Duration.ofHours(1));
         assertThat(ConfigLoader.parseDuration("3")).isEqualTo(Duration.ofSeconds(3));
+        assertThat(ConfigLoader.parseDuration("200us")).isEqualTo(Duration.ofNanos(200_000));
+        assertThat(ConfigLoader.parseDuration("50µs")).isEqualTo(Duration.ofNanos(50_000));
+        assertThat(ConfigLoader.parseDuration("1.5ms")).isEqualTo(Duration.ofNanos(1_500_000));
+        assertThatThrownBy(() -> ConfigLoader.parseDuration("5 ns")).hasMessageContaining("not a duration");
         assertThat(ListenAddress.parse(":9530")).isEqualTo(new ListenAddress("0.0.0.0", 9530));
         assertThat(ListenAddress.parse("[::1]:80")).isEqualTo(new ListenAddress("::1", 80));
         assertThatThrownBy(() -> ListenAddress.parse("host")).isInstanceOf(IllegalArgumentException.class);

@@ -17,6 +17,8 @@ public final class FabricMetrics implements MultiCollector {
     private volatile MetricSnapshots latest = new MetricSnapshots(List.of());
     private volatile List<String> names = List.of();
     private final boolean allNetdevStats;
+    /** Used under {@link #update}'s lock (the collection's thread). */
+    private final Families.LabelSets labelSets = new Families.LabelSets();
 
     public FabricMetrics() {
         this(false);
@@ -33,8 +35,8 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     /** Replaces the served families with those of a new host model and its open findings. */
-    public void update(HostModel model, List<Finding> findings) {
-        MetricSnapshots snaps = build(model, allNetdevStats, findings);
+    public synchronized void update(HostModel model, List<Finding> findings) {
+        MetricSnapshots snaps = build(new Families(labelSets), model, allNetdevStats, findings);
         List<String> n = new ArrayList<>(snaps.size());
         for (MetricSnapshot s : snaps) {
             n.add(s.getMetadata().getPrometheusName());
@@ -52,7 +54,10 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
-        Families f = new Families();
+        return build(new Families(), model, allNetdevStats, findings);
+    }
+
+    private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings) {
         PortFamilies.declare(f);
         HostFamilies.declare(f);
         FindingFamilies.declare(f);

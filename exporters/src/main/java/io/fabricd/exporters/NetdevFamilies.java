@@ -9,8 +9,6 @@ import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.NetdevInfo;
 import java.util.Map;
 import java.util.SortedMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The families of the netdevs bound to RDMA ports (interfaces.md, docs/metrics.md): sysfs state,
@@ -18,7 +16,6 @@ import java.util.regex.Pattern;
  * from the driver's statistics by meaning ({@link DriverStats}).
  */
 final class NetdevFamilies {
-    private static final Pattern PRIO = Pattern.compile("^([rt]x)_prio([0-7])_(bytes|packets|discards)$");
 
     private NetdevFamilies() {
     }
@@ -59,21 +56,28 @@ final class NetdevFamilies {
         }
     }
 
-    /** One rx_prio or tx_prio traffic statistic as its family's point. */
-    private static void prio(Families f, String nd, String key, Long value) {
-        Matcher mt = PRIO.matcher(key);
-        if (!mt.matches()) {
-            return;
-        }
-        String dir = mt.group(1);
-        String prio = mt.group(2);
-        double v = toDouble(value);
-        switch (mt.group(3)) {
-            case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
-            case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
-            case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
-            default -> {
-            }
+    /**
+     * The rx_prio and tx_prio traffic statistics as their families' points: only the two ranges of
+     * the sorted statistics that hold them are visited, not a netdev's hundreds of others.
+     */
+    private static void prio(Families f, String nd, SortedMap<String, Long> s) {
+        for (String dir : new String[] {"rx", "tx"}) {
+            String from = dir + "_prio";
+            s.subMap(from + "0_", from + "8").forEach((key, value) -> {
+                // rx_prio3_bytes: the priority at [7], its kind after the '_' at [8]
+                if (key.length() < 10 || key.charAt(8) != '_' || key.charAt(7) < '0' || key.charAt(7) > '7') {
+                    return;
+                }
+                String prio = PRIORITIES[key.charAt(7) - '0'];
+                double v = toDouble(value);
+                switch (key.substring(9)) {
+                    case "bytes" -> f.add("fabric_netdev_priority_bytes", v, "netdev", nd, "priority", prio, "direction", dir);
+                    case "packets" -> f.add("fabric_netdev_priority_packets", v, "netdev", nd, "priority", prio, "direction", dir);
+                    case "discards" -> f.add("fabric_netdev_priority_discards", v, "netdev", nd, "priority", prio);
+                    default -> {
+                    }
+                }
+            });
         }
     }
 
@@ -152,7 +156,7 @@ final class NetdevFamilies {
             }
         });
         SortedMap<String, Long> s = n.stats();
-        s.forEach((key, value) -> prio(f, nd, key, value));
+        prio(f, nd, s);
         perPriority(f, nd, s, dcb);
         linkLayer(f, nd, s);
         for (String stat : new String[] {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer"}) {

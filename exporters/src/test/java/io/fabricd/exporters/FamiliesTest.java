@@ -3,6 +3,8 @@ package io.fabricd.exporters;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
@@ -62,5 +64,32 @@ class FamiliesTest {
         f.gauge("g", "G.");
         f.add("g", 1, "fw_ver", "9".repeat(1 << 20));
         assertThat(text(f)).contains("g{fw_ver=\"" + "9".repeat(Families.MAX_LABEL_VALUE - 3) + "...\"} 1.0");
+    }
+
+    /** As an Object: AssertJ's assertThat would take Labels (an Iterable) as a collection. */
+    private static Object labelsOf(MetricSnapshots snaps, String family) {
+        return snaps.stream().filter(s -> s.getMetadata().getName().equals(family)).findFirst().orElseThrow()
+                .getDataPoints().get(0).getLabels();
+    }
+
+    private static MetricSnapshots one(Families.LabelSets sets, String family, String value) {
+        Families f = new Families(sets);
+        f.gauge("a", "A.");
+        f.gauge("b", "B.");
+        f.add(family, 1, "netdev", value);
+        return f.build();
+    }
+
+    @Test
+    void aLabelSetIsReusedByTheNextCollectionAndForgottenWhenOneDidNotUseIt() {
+        Families.LabelSets sets = new Families.LabelSets();
+        Object first = labelsOf(one(sets, "a", "eth0"), "a");
+        Object again = labelsOf(one(sets, "a", "eth0"), "a");
+        assertThat(again).isSameAs(first).isEqualTo(Labels.of("netdev", "eth0"));
+        // the same content in another family is the same set; another value is another set
+        assertThat(labelsOf(one(sets, "b", "eth0"), "b")).isSameAs(first);
+        // a collection without eth0: the next one makes it anew, equal but not the same object
+        assertThat(labelsOf(one(sets, "a", "eth1"), "a")).isEqualTo(Labels.of("netdev", "eth1"));
+        assertThat(labelsOf(one(sets, "a", "eth0"), "a")).isNotSameAs(first).isEqualTo(first);
     }
 }

@@ -40,11 +40,16 @@ final class ResponderSource {
             if (n < 0) {
                 return n;
             }
+            // how long ago it arrived, by the kernel's clock (at most 1 s: a clock step is not a hold
+            // time), read before the monotonic clock: a pause between the two readings then shortens
+            // the hold, and the requester's RTT can only come out longer, never shorter than it was
+            long real = StampedSocket.now();
             long now = System.nanoTime();
             long arrival = receiver.arrival();
-            // how long ago it arrived, by the kernel's clock (at most 1 s: a clock step is not a hold time)
-            arrivedNanos = arrival < 0 ? now : now - Math.max(0, Math.min(StampedSocket.now() - arrival, 1_000_000_000L));
-            from = peer != null ? peer : receiver.from();
+            arrivedNanos = arrival < 0 ? now : now - Math.max(0, Math.min(real - arrival, 1_000_000_000L));
+            // the real source even on a peer's connected socket: a datagram it took before it was
+            // connected may be another's
+            from = receiver.from() != null ? receiver.from() : peer;
             lastUsed = now;
             return from == null ? -2 : n;
         }

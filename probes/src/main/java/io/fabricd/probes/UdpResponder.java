@@ -199,10 +199,13 @@ public final class UdpResponder implements AutoCloseable {
                 continue;
             }
             bb.clear().limit(size);
-            if (src.peer != null) {
+            if (src.peer != null && src.peer.equals(from)) {
                 src.channel.write(bb);
             } else {
-                src.channel.send(bb, from);
+                // the shared socket answers everyone else, including a datagram that a new peer
+                // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
+                // over every bound member): it goes to its real sender, not that socket's peer
+                shared.channel.send(bb, from);
                 adopt(from);
             }
         }

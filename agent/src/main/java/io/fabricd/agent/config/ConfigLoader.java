@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 
 /** Reads {@code --config FILE}; every problem becomes one IllegalArgumentException with a clear message. */
 public final class ConfigLoader {
-    private static final Pattern DURATION = Pattern.compile("^(\\d+(?:\\.\\d+)?)(ms|s|m|h)$");
+    private static final Pattern DURATION = Pattern.compile("^(\\d+(?:\\.\\d+)?)(us|µs|ms|s|m|h)$");
 
     private ConfigLoader() {
     }
@@ -138,24 +138,25 @@ public final class ConfigLoader {
         }
     }
 
-    /** "10s", "500ms", "1m", "1h", or a number of seconds. */
+    /** "200us" (or "µs"), "500ms", "10s", "1m", "1h", or a number of seconds; fractions allowed ("1.5ms"). */
     public static Duration parseDuration(String text) {
         String t = text.strip();
         if (t.matches("^\\d+(\\.\\d+)?$")) {
-            return Duration.ofMillis(Math.round(Double.parseDouble(t) * 1000));
+            return Duration.ofNanos(Math.round(Double.parseDouble(t) * 1e9));
         }
         Matcher mt = DURATION.matcher(t);
         if (!mt.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a duration (like 500ms, 10s, 1m)");
         }
         double v = Double.parseDouble(mt.group(1));
-        long ms = switch (mt.group(2)) {
-            case "ms" -> Math.round(v);
-            case "s" -> Math.round(v * 1000);
-            case "m" -> Math.round(v * 60_000);
-            default -> Math.round(v * 3_600_000);
+        double nanosPerUnit = switch (mt.group(2)) {
+            case "us", "µs" -> 1e3;
+            case "ms" -> 1e6;
+            case "s" -> 1e9;
+            case "m" -> 60e9;
+            default -> 3600e9;
         };
-        return Duration.ofMillis(ms);
+        return Duration.ofNanos(Math.round(v * nanosPerUnit));
     }
 
     private static final class DurationDeserializer extends JsonDeserializer<Duration> {

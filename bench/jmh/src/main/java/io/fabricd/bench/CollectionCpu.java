@@ -3,6 +3,10 @@ package io.fabricd.bench;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.StableFacts;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
@@ -10,7 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Process CPU per collection of every collector over a host folder, read with a live host's
+ * Process CPU (and heap allocated, by phase) per collection, checks and families included, of every collector over a host folder, read with a live host's
  * semantics ({@code live}: LiveHostSource, reads bounded by its reader thread) or a snapshot's
  * ({@code snapshot}), files kept open as the agent keeps them; back to back after a warm-up. JMH
  * measures wall time; this counts the CPU of every thread (the reader thread's included).
@@ -33,18 +37,35 @@ public final class CollectionCpu {
         HostCollection c = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        FabricMetrics metrics = new FabricMetrics();
         for (int i = 0; i < warm; i++) {
-            c.collect(src);
+            metrics.update(c.collect(src));
         }
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long alloc0 = threads.getCurrentThreadAllocatedBytes();
         long cpu0 = os.getProcessCpuTime();
         long wall0 = System.nanoTime();
+        long[] phase = new long[3];
+        HostModel previous = null;
         for (int i = 0; i < n; i++) {
-            c.collect(src);
+            long a = threads.getCurrentThreadAllocatedBytes();
+            HostModel m = c.collect(src);
+            long b = threads.getCurrentThreadAllocatedBytes();
+            Report r = Diagnosis.run(m, previous);
+            long d = threads.getCurrentThreadAllocatedBytes();
+            metrics.update(m, r.findings());
+            phase[0] += b - a;
+            phase[1] += d - b;
+            phase[2] += threads.getCurrentThreadAllocatedBytes() - d;
+            previous = m;
         }
         long cpu = os.getProcessCpuTime() - cpu0;
         long wall = System.nanoTime() - wall0;
-        System.out.printf("%s %s: %.3f ms CPU, %.3f ms wall per collection (%d after %d)%n", args[3], root, cpu / 1e6 / n,
-                wall / 1e6 / n, n, warm);
+        long alloc = threads.getCurrentThreadAllocatedBytes() - alloc0;
+        System.out.printf("%s %s: %.3f ms CPU, %.3f ms wall, %.2f MB allocated (this thread) per collection (%d after %d)%n",
+                args[3], root, cpu / 1e6 / n, wall / 1e6 / n, alloc / 1e6 / n, n, warm);
+        System.out.printf("allocated per collection: collect %.2f MB, diagnose %.2f MB, families %.2f MB%n", phase[0] / 1e6 / n,
+                phase[1] / 1e6 / n, phase[2] / 1e6 / n);
         System.exit(0);
     }
 

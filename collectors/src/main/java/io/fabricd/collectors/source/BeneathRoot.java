@@ -3,10 +3,11 @@ package io.fabricd.collectors.source;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import com.sun.jna.NativeLong;
 import com.sun.jna.Pointer;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -51,6 +52,9 @@ final class BeneathRoot implements AutoCloseable {
         }
 
         private static boolean register() {
+            if (Native.LONG_SIZE != 8) {
+                return false; // a 32-bit JVM: the plain reads (SmallFiles) are used
+            }
             try {
                 Native.register(C.class, "c");
                 return true;
@@ -63,7 +67,8 @@ final class BeneathRoot implements AutoCloseable {
 
         static native int open(String path, int flags) throws LastErrorException;
 
-        static native NativeLong read(int fd, Pointer buf, NativeLong count) throws LastErrorException;
+        /** size_t and ssize_t as long: registered only where a C long is 64 bits ({@link #register}). */
+        static native long read(int fd, Pointer buf, long count) throws LastErrorException;
 
         static native int statx(int dirfd, String path, int flags, int mask, byte[] buf) throws LastErrorException;
 
@@ -129,11 +134,34 @@ final class BeneathRoot implements AutoCloseable {
         }
     }
 
-    private int openat2(String rel, int flags) {
+    /** struct open_how for reading a file: built once, every read passes the same bytes. */
+    private static final byte[] HOW_READ = how(O_NONBLOCK | O_CLOEXEC);
+
+    private static byte[] how(int flags) {
         ByteBuffer how = ByteBuffer.allocate(24).order(ByteOrder.nativeOrder());
         how.putLong(flags).putLong(0).putLong(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS);
-        return (int) C.syscall(SYS_OPENAT2, dirfd, rel, how.array(), 24);
+        return how.array();
     }
+
+    private int openat2(String rel, int flags) {
+        return openat2(rel, flags == (O_NONBLOCK | O_CLOEXEC) ? HOW_READ : how(flags));
+    }
+
+    private int openat2(String rel, byte[] how) {
+        return (int) C.syscall(SYS_OPENAT2, dirfd, rel, how, 24);
+    }
+
+    /**
+     * Each reading thread's native read buffer and statx buffer, kept for the thread's life: a
+     * collection reads a few thousand files, and a buffer per file was most of its garbage.
+     */
+    private static final class Buffers {
+        final Memory chunk = new Memory(SmallFiles.CHUNK);
+        final byte[] statx = new byte[256];
+    }
+
+    private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
+    private static final ThreadLocal<Buffers> BUFFERS = ThreadLocal.withInitial(Buffers::new);
 
     /**
      * The whole text of the regular file at {@code rel} (a real path under the root, no links), as
@@ -143,7 +171,7 @@ final class BeneathRoot implements AutoCloseable {
     String read(String rel, String hostPath, int max) throws IOException {
         int fd;
         try {
-            fd = openat2(rel.isEmpty() ? "." : rel, O_NONBLOCK | O_CLOEXEC);
+            fd = openat2(rel.isEmpty() ? "." : rel, HOW_READ);
         } catch (LastErrorException e) {
             if (e.getErrorCode() == ELOOP) {
                 throw new LinkMet(hostPath);
@@ -154,25 +182,25 @@ final class BeneathRoot implements AutoCloseable {
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         }
         try {
-            byte[] stx = new byte[256];
+            Buffers bufs = BUFFERS.get();
+            byte[] stx = bufs.statx;
             C.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
-            int mode = ByteBuffer.wrap(stx).order(ByteOrder.nativeOrder()).getShort(28) & 0xffff;
+            int mode = (short) SHORT.get(stx, 28) & 0xffff; // stx_mode
             if ((mode & S_IFMT) == S_IFDIR) {
                 throw new HostReadException(hostPath, "EISDIR");
             }
             if ((mode & S_IFMT) != S_IFREG) {
                 throw new HostReadException(hostPath, "EINVAL", "not a regular file");
             }
-            try (Memory mem = new Memory(SmallFiles.CHUNK)) { // freed now, not when the GC finds it
-                return SmallFiles.read((b, off, len) -> {
-                    long n = C.read(fd, mem, new NativeLong(Math.min(len, SmallFiles.CHUNK))).longValue();
-                    if (n <= 0) {
-                        return -1;
-                    }
-                    mem.read(0, b, off, (int) n);
-                    return (int) n;
-                }, hostPath, max, SmallFiles.ANY_SHORT_READ);
-            }
+            Memory mem = bufs.chunk;
+            return SmallFiles.read((b, off, len) -> {
+                long n = C.read(fd, mem, Math.min(len, SmallFiles.CHUNK));
+                if (n <= 0) {
+                    return -1;
+                }
+                mem.read(0, b, off, (int) n);
+                return (int) n;
+            }, hostPath, max, SmallFiles.ANY_SHORT_READ);
         } catch (LastErrorException e) {
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         } finally {
