@@ -1,0 +1,192 @@
+package io.fabricd.probes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Faults injected on the path by a relay between the requester and the responder, on any kernel
+ * (UdpNetemTest needs netem, which many VM kernels, CI's among them, lack). The relay busy-polls,
+ * so it holds each answer for the delay to within microseconds: an injected delay of 100 µs and of
+ * 1 ms moves the RTT's median by that much (within 10 %); the answers it drops (1 %, seeded), sends
+ * twice or lets overtake others are exactly the ones counted lost, duplicated and reordered.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class UdpRelayFaultTest {
+    private static final ProbeKey KEY = new ProbeKey("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+    private static UdpResponder responder;
+    private static Relay relay;
+
+    @BeforeAll
+    static void start() throws IOException {
+        responder = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 100_000, 10_000, new ResponderStats()).start();
+        relay = new Relay(new InetSocketAddress("127.0.0.1", responder.port()));
+        relay.start();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        relay.close();
+        responder.close();
+    }
+
+    private static ProbeResult probe(int count, Duration interval) throws IOException {
+        try (UdpTransport t = new UdpTransport(relay.address())) {
+            return new ProbeSession(t, KEY, interval, Duration.ofSeconds(1)).run("relay", null, null, 64, count);
+        }
+    }
+
+    private static long p50(ProbeResult r) {
+        return r.rttNanos()[(r.rttNanos().length - 1) / 2];
+    }
+
+    @Test
+    void aDelayOf100usAndOf1msShiftsTheMedianByThatMuch() throws Exception {
+        relay.set(0, 0, 0, 0);
+        probe(500, Duration.ofMillis(1)); // warm-up: the JIT
+        long base = p50(probe(1000, Duration.ofMillis(1)));
+        for (long delay : new long[] {100_000, 1_000_000}) {
+            relay.set(delay, 0, 0, 0);
+            ProbeResult r = probe(1000, Duration.ofMillis(2));
+            long shift = p50(r) - base;
+            System.out.printf("relay: delay %d us: RTT p50 %.1f us (without %.1f), shift %.1f us%n", delay / 1000, p50(r) / 1e3,
+                    base / 1e3, shift / 1e3);
+            assertThat(r.lost()).isZero();
+            assertThat((double) shift).isBetween(0.9 * delay, 1.1 * delay);
+        }
+    }
+
+    @Test
+    void droppedDuplicatedAndReorderedAnswersAreCountedAsWhatTheyAre() throws Exception {
+        relay.set(0, 0.01, 0, 0);
+        ProbeResult lossy = probe(10_000, Duration.ofNanos(100_000));
+        System.out.printf("relay: %d of %d answers dropped, %d counted lost, %d late%n", relay.dropped.get(), lossy.sent(),
+                lossy.lost(), lossy.late());
+        assertThat(lossy.lost() + lossy.late()).isEqualTo(relay.dropped.get());
+        assertThat(100.0 * lossy.lost() / lossy.sent()).isBetween(0.7, 1.3);
+
+        // each answer held 1 ms, except a quarter sent at once, past those still held; 5 % sent twice
+        relay.set(1_000_000, 0, 0.05, 0.25);
+        ProbeResult r = probe(2000, Duration.ofNanos(200_000));
+        System.out.printf("relay: %d duplicated, %d overtaken; counted duplicated %d, reordered %d, lost %d%n", relay.duplicated.get(),
+                relay.overtaking.get(), r.duplicated(), r.reordered(), r.lost());
+        assertThat(r.lost()).isZero();
+        assertThat(r.received()).isEqualTo(r.sent());
+        assertThat(r.duplicated()).isEqualTo(relay.duplicated.get());
+        assertThat(r.reordered()).isPositive();
+        assertThat(r.rttNanos()[0]).isGreaterThanOrEqualTo(0);
+    }
+
+    /**
+     * Forwards requests to the responder at once and answers back after {@code delay}, from one
+     * busy-polling thread; drops, duplicates and lets answers jump the queue at the given rates
+     * (seeded). One requester at a time.
+     */
+    static final class Relay implements AutoCloseable {
+        private final DatagramChannel front;
+        private final DatagramChannel back;
+        private final Thread thread = new Thread(this::run, "relay");
+        private final Random random = new Random(20261202);
+        private final ArrayDeque<Object[]> held = new ArrayDeque<>();
+        private volatile boolean closed;
+        private volatile double[] faults = {0, 0, 0, 0};
+        final AtomicInteger dropped = new AtomicInteger();
+        final AtomicInteger duplicated = new AtomicInteger();
+        final AtomicInteger overtaking = new AtomicInteger();
+
+        Relay(InetSocketAddress target) throws IOException {
+            front = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+            front.configureBlocking(false);
+            back = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0)).connect(target);
+            back.configureBlocking(false);
+        }
+
+        InetSocketAddress address() throws IOException {
+            return (InetSocketAddress) front.getLocalAddress();
+        }
+
+        /** Delay in ns and the shares of answers dropped, duplicated and sent at once past the held ones. */
+        void set(long delayNanos, double drop, double duplicate, double overtake) {
+            dropped.set(0);
+            duplicated.set(0);
+            overtaking.set(0);
+            faults = new double[] {delayNanos, drop, duplicate, overtake};
+        }
+
+        void start() {
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run() {
+            ByteBuffer buf = ByteBuffer.allocate(65536);
+            SocketAddress client = null;
+            try {
+                while (!closed) {
+                    buf.clear();
+                    SocketAddress from = front.receive(buf);
+                    if (from != null) {
+                        client = from;
+                        back.write(buf.flip());
+                    }
+                    buf.clear();
+                    if (back.read(buf) > 0) {
+                        answer(buf.flip(), System.nanoTime());
+                    }
+                    long now = System.nanoTime();
+                    while (!held.isEmpty() && (long) held.peek()[0] - now <= 0 && client != null) {
+                        front.send(ByteBuffer.wrap((byte[]) held.poll()[1]), client);
+                    }
+                }
+            } catch (IOException e) {
+                if (!closed) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+
+        private void answer(ByteBuffer answer, long now) {
+            double[] f = faults;
+            byte[] packet = new byte[answer.remaining()];
+            answer.get(packet);
+            if (random.nextDouble() < f[1]) {
+                dropped.incrementAndGet();
+                return;
+            }
+            int copies = random.nextDouble() < f[2] ? 2 : 1;
+            if (copies == 2) {
+                duplicated.incrementAndGet();
+            }
+            boolean jump = !held.isEmpty() && random.nextDouble() < f[3];
+            for (int i = 0; i < copies; i++) {
+                if (jump) {
+                    overtaking.incrementAndGet();
+                    held.addFirst(new Object[] {now, packet});
+                } else {
+                    held.addLast(new Object[] {now + (long) f[0], packet});
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            closed = true;
+            front.close();
+            back.close();
+        }
+    }
+}
