@@ -58,7 +58,7 @@ class ProbeVmIT {
                 // a second agent, in the namespace, whose rounds probe the first over UDP and verbs
                 "printf 'probe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\n  node_name: vm-peer\\n  peers: [\"10.9.0.1:9530\"]\\n"
                         + "  interval: 3s\\n  count: 20\\n' > /tmp/agent2.yaml",
-                "ip netns exec peer bin/fabricd run --config /tmp/agent2.yaml --listen 10.9.0.2:9530 > /tmp/agent2.log 2>&1 &",
+                "ip netns exec peer bin/fabricd run --config /tmp/agent2.yaml --listen 10.9.0.2:9530 > /tmp/agent2.log 2>&1 & A2=$!",
                 "set +e",
                 "for i in $(seq 300); do ready && break; sleep 1; done",
                 "echo \"agent ready after ${i}s\"; tail -3 /tmp/agent.log",
@@ -74,6 +74,7 @@ class ProbeVmIT {
                 "for i in $(seq 100); do m2 | grep -qE '^fabric_probe_sent_total\\{.*transport=\"verbs\".*\\} ([4-9][0-9]|[0-9]{3,})' && break; sleep 3; done",
                 "m2 | grep -E '^fabric_probe_(sent|lost)_total'",
                 "tail -3 /tmp/agent2.log",
+                "kill $A2; sleep 2", // from here on only the probes under test cross the faulty links
                 // faults, each with tc netem: UDP on the namespace's veth (pb), verbs on rxe1's netdev (veth1);
                 // answers come back reordered and duplicated from the agent's side (pa, veth0)
                 "P='ip netns exec peer bin/fabricd probe 10.9.0.1:9530 --key-file /tmp/pk --size 64 --timeout 2s --format json'",
@@ -85,6 +86,8 @@ class ProbeVmIT {
                 "fault UDP_DELAY $P --count 500 --interval 5ms",
                 "ip netns exec peer tc qdisc change dev pb root netem loss 1%",
                 "fault UDP_LOSS $P --count " + LOSS_PROBES + " --interval 5ms",
+                // what netem did drop (its qdisc counts each packet its loss took)
+                "echo \"netem-dropped UDP_LOSS $(ip netns exec peer tc -s qdisc show dev pb | grep -o 'dropped [0-9]*' | head -1)\"",
                 "ip netns exec peer tc qdisc del dev pb root",
                 "tc qdisc add dev pa root netem delay 1ms reorder 25% 50% duplicate 5%",
                 "fault UDP_DUP $P --count 2000 --interval 2ms",
@@ -93,6 +96,7 @@ class ProbeVmIT {
                 "fault VERBS_DELAY $V --count 300 --interval 10ms",
                 "tc qdisc change dev veth1 root netem loss 1%",
                 "fault VERBS_LOSS $V --count " + LOSS_PROBES + " --interval 10ms",
+                "echo \"netem-dropped VERBS_LOSS $(tc -s qdisc show dev veth1 | grep -o 'dropped [0-9]*' | head -1)\"",
                 "tc qdisc del dev veth1 root",
                 // verbs probes go 10 ms apart (the emulated responder's pace): answers are held 20 ms, so
                 // that those netem lets through at once overtake the one or two still held
@@ -152,18 +156,26 @@ class ProbeVmIT {
                 base.at("/rtt_seconds/min").asDouble() * 1e6, delayed.at("/rtt_seconds/min").asDouble() * 1e6, shift * 1e6,
                 base.at("/rtt_seconds/p50").asDouble() * 1e6, delayed.at("/rtt_seconds/p50").asDouble() * 1e6);
         assertThat(delayed.get("lost").asInt()).isZero();
-        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.1);
+        // netem's timers under the emulator run late by a few percent (+0.5 to +6.7 % seen); the relay
+        // of UdpRelayFaultTest holds the 10 % on real time
+        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.15);
         JsonNode verbsDelayed = result(out, "VERBS_DELAY", "VERBS_LOSS");
         assertThat(verbsDelayed.at("/rtt_seconds/min").asDouble()).as(out).isGreaterThanOrEqualTo(0.001);
 
-        // 1 % loss over 10 000 probes reads as 1 % within 0.3 points (3 binomial standard deviations)
+        // 1 % loss over 10 000 probes: what fabricd counts lost is what netem dropped, within 0.3 points
+        // (netem's own drop counter is the truth: its 1 % is itself a draw, 1 point ± 0.1)
         for (String[] t : new String[][] {{"UDP_LOSS", "UDP_DUP"}, {"VERBS_LOSS", "VERBS_DUP"}}) {
             JsonNode l = result(out, t[0], t[1]);
+            Matcher dropped = Pattern.compile("netem-dropped " + t[0] + " dropped (\\d+)").matcher(out);
+            assertThat(dropped.find()).as("netem's drop count in:\n" + out).isTrue();
+            double injected = 100.0 * Integer.parseInt(dropped.group(1)) / LOSS_PROBES;
             double measured = 100.0 * l.get("lost").asInt() / l.get("sent").asInt();
-            System.out.printf("netem loss 1 %%, %s: %d of %d lost (%.2f %%), late %d%n", t[0], l.get("lost").asInt(),
-                    l.get("sent").asInt(), measured, l.get("late").asInt());
+            System.out.printf("netem loss 1 %%, %s: netem dropped %.2f %%, fabricd counted %d of %d lost (%.2f %%), late %d,"
+                    + " responder overloaded %s%n", t[0], injected, l.get("lost").asInt(), l.get("sent").asInt(), measured,
+                    l.get("late").asInt(), l.get("responder_overloaded").asBoolean());
             assertThat(l.get("sent").asInt()).isEqualTo(LOSS_PROBES);
-            assertThat(measured).as(t[0]).isBetween(0.7, 1.3);
+            assertThat(injected).as(t[0] + ": netem injected about 1 %").isBetween(0.5, 1.5);
+            assertThat(measured).as(t[0]).isBetween(injected - 0.3, injected + 0.3);
         }
 
         // duplicated and reordered answers are counted, never taken as loss or a negative RTT

@@ -7,9 +7,10 @@ import java.util.Arrays;
 
 /**
  * Sends {@code count} probes of one size through a transport, paced by {@code interval}, and collects
- * the answers on the same thread. A probe is timed from just before its send (the packet already
- * built and signed) to its answer's arrival: the kernel's arrival stamp where the transport has one
- * (UDP on Linux), else when the receive returned. The responder's hold time, which it reports in
+ * the answers on the same thread. A probe is timed from its send — the kernel's transmit stamp
+ * where the transport has one (UDP on Linux), else just before the send call, the packet already
+ * built and signed — to its answer's arrival: the kernel's arrival stamp where the transport has
+ * one, else when the receive returned. The responder's hold time, which it reports in
  * the answer, is taken out: the RTT is the network's (and the wake-up of the responder's thread),
  * and the hosts' share — that hold plus the time from the answer's arrival to this thread reading
  * it — is reported apart. Where the local NIC timestamps completions (verbs on ConnectX; not rxe)
@@ -57,6 +58,10 @@ public final class ProbeSession {
                 sentAt[next] = transport.clock();
                 try {
                     transport.send(out, size);
+                    long tx = transport.sentNanos();
+                    if (tx >= 0) {
+                        sentAt[next] = tx; // the kernel's transmit stamp, where it gave one
+                    }
                 } catch (IOException e) {
                     // an unreachable route or a full buffer loses this probe; the session goes on
                 }

@@ -41,6 +41,15 @@ public interface ProbeTransport extends AutoCloseable {
     }
 
     /**
+     * When the last packet sent left for the device, on {@link #clock()}'s clock, as the kernel
+     * stamped it; -1 when the transport has no such stamp (the session then times the probe from
+     * its clock read just before the send).
+     */
+    default long sentNanos() {
+        return -1;
+    }
+
+    /**
      * The round trip of the last packet sent and the last packet received, between the local NIC's
      * hardware completion timestamps, in ns; -1 when the transport or device has none (UDP, rxe).
      */

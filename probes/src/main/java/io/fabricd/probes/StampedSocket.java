@@ -33,6 +33,7 @@ final class StampedSocket implements AutoCloseable {
     private static final int SO_TIMESTAMPNS = 35;
     static final int MSG_DONTWAIT = 0x40;
     private static final short POLLIN = 1;
+    private static final short POLLERR = 8;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
     static final int ECONNREFUSED = 111;
@@ -71,10 +72,14 @@ final class StampedSocket implements AutoCloseable {
     private final int fd;
     private final StampedReceiver receiver = new StampedReceiver();
     private final Memory pollfd = new Memory(8);
+    /** Transmit stamps, where the kernel takes SO_TIMESTAMPING; null elsewhere. */
+    private final TransmitStamps tx;
+    private long sentAt = -1;
     private boolean closed;
 
-    private StampedSocket(int fd) {
+    private StampedSocket(int fd, TransmitStamps tx) {
         this.fd = fd;
+        this.tx = tx;
         pollfd.setInt(0, fd);
         pollfd.setShort(4, POLLIN);
     }
@@ -107,7 +112,14 @@ final class StampedSocket implements AutoCloseable {
             close(s);
             throw new IOException("UDP socket to " + target + ": errno " + e.getErrorCode());
         }
-        return new StampedSocket(s);
+        TransmitStamps tx = null;
+        try {
+            setsockopt(s, SOL_SOCKET, TransmitStamps.SO_TIMESTAMPING, new int[] {TransmitStamps.FLAGS}, 4);
+            tx = new TransmitStamps();
+        } catch (LastErrorException e) {
+            // no transmit stamps (an old kernel, a filter): probes are timed from the clock read before the send
+        }
+        return new StampedSocket(s, tx);
     }
 
     /** struct sockaddr_in or sockaddr_in6 of the target. */
@@ -126,8 +138,12 @@ final class StampedSocket implements AutoCloseable {
 
     /** Sends a datagram; false when an earlier one drew ICMP port unreachable (nobody listens there). */
     boolean send(byte[] packet, int length) throws IOException {
+        sentAt = -1;
         try {
             send(fd, packet, new NativeLong(length), 0);
+            if (tx != null) {
+                sentAt = tx.afterSend(fd);
+            }
             return true;
         } catch (LastErrorException e) {
             if (e.getErrorCode() == ECONNREFUSED) {
@@ -135,6 +151,11 @@ final class StampedSocket implements AutoCloseable {
             }
             throw new IOException("send: errno " + e.getErrorCode());
         }
+    }
+
+    /** The kernel's transmit time of the last datagram sent, ns since the epoch; -1 when it gave none. */
+    long sent() {
+        return sentAt;
     }
 
     /**
@@ -151,6 +172,14 @@ final class StampedSocket implements AutoCloseable {
             pollfd.setShort(6, (short) 0);
             if (poll(pollfd, new NativeLong(1), ms) <= 0) {
                 return -1;
+            }
+            if ((pollfd.getShort(6) & POLLERR) != 0 && tx != null) {
+                // a transmit stamp that came after its send wakes poll: take it off, wait once more
+                tx.drain(fd);
+                pollfd.setShort(6, (short) 0);
+                if (poll(pollfd, new NativeLong(1), ms) <= 0) {
+                    return -1;
+                }
             }
         } catch (LastErrorException e) {
             if (e.getErrorCode() == EINTR) {
@@ -221,6 +250,9 @@ final class StampedSocket implements AutoCloseable {
             close(fd);
             receiver.close();
             pollfd.close();
+            if (tx != null) {
+                tx.close();
+            }
         }
     }
 }

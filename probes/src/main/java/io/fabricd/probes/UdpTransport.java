@@ -91,6 +91,11 @@ public final class UdpTransport implements ProbeTransport {
     }
 
     @Override
+    public long sentNanos() {
+        return stamped != null ? stamped.sent() : -1;
+    }
+
+    @Override
     public void send(byte[] packet, int length) throws IOException {
         if (stamped != null) {
             stamped.send(packet, length); // false: an earlier probe drew port unreachable; this one counts as lost

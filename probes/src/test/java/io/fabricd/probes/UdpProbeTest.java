@@ -12,6 +12,8 @@ import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
 import java.time.Duration;
 import java.util.Arrays;
 import org.assertj.core.api.Assertions;
@@ -268,6 +270,27 @@ class UdpProbeTest {
             long hostP50 = res.hostNanos()[149];
             assertThat(hostP50).as("the hosts' share includes the responder's hold").isGreaterThanOrEqualTo(holdP50);
             assertThat(rttP50).as("loopback, the hosts' share out").isLessThan(Duration.ofMillis(5).toNanos());
+        }
+    }
+
+    /**
+     * A probe leaves at the kernel's transmit stamp: between the clock read just before the send
+     * call and the one after it, numbered so that each send gets its own, however many are sent.
+     */
+    @Test
+    void theSendTimeIsTheKernelsTransmitStamp() throws Exception {
+        assumeTrue(StampedSocket.unavailable() == null, "no kernel timestamps here: " + StampedSocket.unavailable());
+        try (DatagramChannel sink = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
+             StampedSocket s = StampedSocket.open((InetSocketAddress) sink.getLocalAddress(), 1 << 20)) {
+            long previous = 0;
+            for (int i = 0; i < 200; i++) {
+                long before = StampedSocket.now();
+                assertThat(s.send(new byte[64], 64)).isTrue();
+                long after = StampedSocket.now();
+                assertThat(s.sent()).as("send %d", i).isBetween(before, after).isGreaterThanOrEqualTo(previous);
+                previous = s.sent();
+                sink.receive(ByteBuffer.allocate(128));
+            }
         }
     }
 

@@ -1,0 +1,103 @@
+package io.fabricd.probes;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+
+/**
+ * The kernel's transmit times of a {@link StampedSocket}'s datagrams ({@code SO_TIMESTAMPING}
+ * scheduler stamps: the moment the packet entered the device's queueing discipline,
+ * CLOCK_REALTIME), read from the socket's error queue right after each send. A probe is then timed
+ * from that moment: a pause of the requesting thread between reading its clock and the send call
+ * stays out of the RTT, while a delay in the sending host's qdisc (netem, a full queue) stays in it
+ * (a driver's software stamp comes after the qdisc and would hide it). Each stamp carries the
+ * number of its send ({@code SOF_TIMESTAMPING_OPT_ID}); one that comes late is not taken for a
+ * later datagram's. Used by the socket's one thread.
+ */
+final class TransmitStamps implements AutoCloseable {
+    // include/uapi/linux/net_tstamp.h, asm-generic/socket.h, linux/errqueue.h, linux/in.h, linux/in6.h
+    static final int SO_TIMESTAMPING = 37;
+    private static final int SOFTWARE = 1 << 4;
+    private static final int TX_SCHED = 1 << 8;
+    private static final int OPT_ID = 1 << 7;
+    private static final int OPT_TSONLY = 1 << 11;
+    /** Scheduler transmit stamps, reported, numbered, without the packet looped back. */
+    static final int FLAGS = TX_SCHED | SOFTWARE | OPT_ID | OPT_TSONLY;
+    private static final int MSG_ERRQUEUE = 0x2000;
+    private static final int SOL_IP = 0;
+    private static final int IP_RECVERR = 11;
+    private static final int SOL_IPV6 = 41;
+    private static final int IPV6_RECVERR = 25;
+    private static final int SO_EE_ORIGIN_TIMESTAMPING = 4;
+    private static final int CONTROL = 256;
+
+    private final Memory control = new Memory(CONTROL);
+    /** struct msghdr without a name or data: only control messages come with a TSONLY stamp. */
+    private final Memory msg = new Memory(56);
+    /** Datagrams sent so far: the next one's stamp number. */
+    private long sent;
+
+    TransmitStamps() {
+        msg.clear();
+        msg.setPointer(32, control);
+    }
+
+    /**
+     * The transmit time of the datagram just sent, ns since the epoch, or -1 when the kernel has
+     * not given it yet; takes everything off the error queue.
+     */
+    long afterSend(int fd) {
+        return drain(fd, sent++);
+    }
+
+    /** Takes stamps that came late off the error queue (a waiting poll would wake for them). */
+    void drain(int fd) {
+        drain(fd, -1);
+    }
+
+    private long drain(int fd, long id) {
+        long stamp = -1;
+        for (int i = 0; i < 64; i++) {
+            msg.setLong(40, CONTROL);
+            msg.setInt(48, 0);
+            try {
+                StampedSocket.recvmsg(fd, msg, MSG_ERRQUEUE | StampedSocket.MSG_DONTWAIT);
+            } catch (LastErrorException e) {
+                break; // EAGAIN: nothing (more) queued
+            }
+            long t = stampOf(msg.getLong(40), id);
+            if (t >= 0) {
+                stamp = t;
+            }
+        }
+        return stamp;
+    }
+
+    /** The software stamp of an error-queue message when it is numbered {@code id}; else -1. */
+    private long stampOf(long length, long id) {
+        long stamp = -1;
+        boolean ours = false;
+        for (long o = 0; o + 16 <= length; ) {
+            long cmsgLen = control.getLong(o);
+            if (cmsgLen < 16) {
+                break;
+            }
+            int level = control.getInt(o + 8);
+            int type = control.getInt(o + 12);
+            if (level == StampedSocket.SOL_SOCKET && type == SO_TIMESTAMPING && o + 32 <= length) {
+                stamp = control.getLong(o + 16) * 1_000_000_000L + control.getLong(o + 24); // ts[0], the software one
+            } else if ((level == SOL_IP && type == IP_RECVERR || level == SOL_IPV6 && type == IPV6_RECVERR) && o + 32 <= length) {
+                // struct sock_extended_err: ee_errno, ee_origin, ee_type, ee_code, ee_pad, ee_info, ee_data
+                ours = control.getByte(o + 16 + 4) == SO_EE_ORIGIN_TIMESTAMPING
+                        && Integer.toUnsignedLong(control.getInt(o + 16 + 12)) == (id & 0xffffffffL);
+            }
+            o += (cmsgLen + 7) & ~7L;
+        }
+        return ours && stamp > 0 ? stamp : -1;
+    }
+
+    @Override
+    public void close() {
+        control.close();
+        msg.close();
+    }
+}
