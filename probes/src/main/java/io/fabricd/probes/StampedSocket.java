@@ -18,7 +18,8 @@ import java.time.Instant;
 /**
  * A connected UDP socket whose datagrams carry the kernel's arrival time ({@code SO_TIMESTAMPNS}:
  * the moment the packet reached the socket, CLOCK_REALTIME), which a NIO channel cannot give. A
- * probe's round trip is then timed from just before its send to that arrival: the wake-up of the
+ * probe's round trip is then timed from its send — the kernel's transmit stamp where it gives one
+ * ({@link TransmitStamps}), else just before the send call — to that arrival: the wake-up of the
  * requester's thread and the JVM's receive path stay out of it. libc through JNA's direct mapping;
  * Linux on a 64-bit CPU only ({@link #open} says why not elsewhere). Used by one thread at a time.
  */
