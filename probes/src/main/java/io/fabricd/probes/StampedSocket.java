@@ -198,18 +198,33 @@ final class StampedSocket implements AutoCloseable {
 
     /** The SCM_TIMESTAMPNS control message's time in ns since the epoch; -1 without one. */
     static long timestamp(Memory control, long length) {
+        long o = controlData(control, length, SOL_SOCKET, SO_TIMESTAMPNS, 16);
+        return o < 0 ? -1 : timespec(control, o);
+    }
+
+    /**
+     * Where the data of the control message of {@code level} and {@code type} begins in a
+     * recvmsg's control buffer of {@code length} bytes, when it has at least {@code size} bytes; -1
+     * when there is none.
+     */
+    static long controlData(Memory control, long length, int level, int type, int size) {
         long o = 0;
         while (o + 16 <= length) {
             long cmsgLen = control.getLong(o);
             if (cmsgLen < 16) {
                 break;
             }
-            if (control.getInt(o + 8) == SOL_SOCKET && control.getInt(o + 12) == SO_TIMESTAMPNS && o + 32 <= length) {
-                return control.getLong(o + 16) * 1_000_000_000L + control.getLong(o + 24);
+            if (control.getInt(o + 8) == level && control.getInt(o + 12) == type && o + 16 + size <= length) {
+                return o + 16;
             }
             o += (cmsgLen + 7) & ~7L;
         }
         return -1;
+    }
+
+    /** A struct timespec at {@code offset} as ns since the epoch. */
+    static long timespec(Memory m, long offset) {
+        return m.getLong(offset) * 1_000_000_000L + m.getLong(offset + 8);
     }
 
     /** The kernel's arrival time of the last datagram received, ns since the epoch; -1 when it gave none. */

@@ -74,25 +74,18 @@ final class TransmitStamps implements AutoCloseable {
 
     /** The software stamp of an error-queue message when it is numbered {@code id}; else -1. */
     private long stampOf(long length, long id) {
-        long stamp = -1;
-        boolean ours = false;
-        for (long o = 0; o + 16 <= length; ) {
-            long cmsgLen = control.getLong(o);
-            if (cmsgLen < 16) {
-                break;
-            }
-            int level = control.getInt(o + 8);
-            int type = control.getInt(o + 12);
-            if (level == StampedSocket.SOL_SOCKET && type == SO_TIMESTAMPING && o + 32 <= length) {
-                stamp = control.getLong(o + 16) * 1_000_000_000L + control.getLong(o + 24); // ts[0], the software one
-            } else if ((level == SOL_IP && type == IP_RECVERR || level == SOL_IPV6 && type == IPV6_RECVERR) && o + 32 <= length) {
-                // struct sock_extended_err: ee_errno, ee_origin, ee_type, ee_code, ee_pad, ee_info, ee_data
-                ours = control.getByte(o + 16 + 4) == SO_EE_ORIGIN_TIMESTAMPING
-                        && Integer.toUnsignedLong(control.getInt(o + 16 + 12)) == (id & 0xffffffffL);
-            }
-            o += (cmsgLen + 7) & ~7L;
+        long err = StampedSocket.controlData(control, length, SOL_IP, IP_RECVERR, 16);
+        if (err < 0) {
+            err = StampedSocket.controlData(control, length, SOL_IPV6, IPV6_RECVERR, 16);
         }
-        return ours && stamp > 0 ? stamp : -1;
+        long ts = StampedSocket.controlData(control, length, StampedSocket.SOL_SOCKET, SO_TIMESTAMPING, 16);
+        // struct sock_extended_err: ee_errno, ee_origin, ee_type, ee_code, ee_pad, ee_info, ee_data (the number)
+        if (err < 0 || ts < 0 || control.getByte(err + 4) != SO_EE_ORIGIN_TIMESTAMPING
+                || Integer.toUnsignedLong(control.getInt(err + 12)) != (id & 0xffffffffL)) {
+            return -1;
+        }
+        long stamp = StampedSocket.timespec(control, ts); // ts[0], the software one
+        return stamp > 0 ? stamp : -1;
     }
 
     @Override

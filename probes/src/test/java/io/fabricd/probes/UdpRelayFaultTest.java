@@ -58,7 +58,7 @@ class UdpRelayFaultTest {
     void aDelayOf100usAndOf1msShiftsTheMedianByThatMuch() throws Exception {
         relay.set(0, 0, 0, 0);
         probe(500, Duration.ofMillis(1)); // warm-up: the JIT
-        long base = p50(probe(1000, Duration.ofMillis(1)));
+        long base = p50(probe(1000, Duration.ofMillis(2))); // the same pacing as the delayed runs
         for (long delay : new long[] {100_000, 1_000_000}) {
             relay.set(delay, 0, 0, 0);
             ProbeResult r = probe(1000, Duration.ofMillis(2));
@@ -101,7 +101,11 @@ class UdpRelayFaultTest {
         private final DatagramChannel back;
         private final Thread thread = new Thread(this::run, "relay");
         private final Random random = new Random(20261202);
-        private final ArrayDeque<Object[]> held = new ArrayDeque<>();
+        /** An answer held until {@code at} (nanoTime), in sending order. */
+        private record Held(long at, byte[] packet) {
+        }
+
+        private final ArrayDeque<Held> held = new ArrayDeque<>();
         private volatile boolean closed;
         private volatile double[] faults = {0, 0, 0, 0};
         final AtomicInteger dropped = new AtomicInteger();
@@ -148,8 +152,8 @@ class UdpRelayFaultTest {
                         answer(buf.flip(), System.nanoTime());
                     }
                     long now = System.nanoTime();
-                    while (!held.isEmpty() && (long) held.peek()[0] - now <= 0 && client != null) {
-                        front.send(ByteBuffer.wrap((byte[]) held.poll()[1]), client);
+                    while (!held.isEmpty() && held.peek().at() - now <= 0 && client != null) {
+                        front.send(ByteBuffer.wrap(held.poll().packet()), client);
                     }
                 }
             } catch (IOException e) {
@@ -175,9 +179,9 @@ class UdpRelayFaultTest {
             for (int i = 0; i < copies; i++) {
                 if (jump) {
                     overtaking.incrementAndGet();
-                    held.addFirst(new Object[] {now, packet});
+                    held.addFirst(new Held(now, packet));
                 } else {
-                    held.addLast(new Object[] {now + (long) f[0], packet});
+                    held.addLast(new Held(now + (long) f[0], packet));
                 }
             }
         }

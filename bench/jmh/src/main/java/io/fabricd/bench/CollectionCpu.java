@@ -1,5 +1,8 @@
 package io.fabricd.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+import com.sun.management.ThreadMXBean;
+
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.StableFacts;
@@ -10,6 +13,7 @@ import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -35,13 +39,12 @@ public final class CollectionCpu {
         int n = Integer.parseInt(args[2]);
         HostSource src = args[3].equals("live") ? new LiveHostSource(root, Duration.ofSeconds(2)) : SnapshotHostSource.open(root);
         HostCollection c = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         FabricMetrics metrics = new FabricMetrics();
         for (int i = 0; i < warm; i++) {
             metrics.update(c.collect(src));
         }
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
         long alloc0 = threads.getCurrentThreadAllocatedBytes();
         long cpu0 = os.getProcessCpuTime();
         long wall0 = System.nanoTime();

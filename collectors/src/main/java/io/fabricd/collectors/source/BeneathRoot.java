@@ -144,7 +144,7 @@ final class BeneathRoot implements AutoCloseable {
     }
 
     private int openat2(String rel, int flags) {
-        return openat2(rel, flags == (O_NONBLOCK | O_CLOEXEC) ? HOW_READ : how(flags));
+        return openat2(rel, how(flags));
     }
 
     private int openat2(String rel, byte[] how) {
