@@ -57,7 +57,7 @@ class UdpRelayFaultTest {
     @Test
     void aDelayOf100usAndOf1msShiftsTheMedianByThatMuch() throws Exception {
         relay.set(0, 0, 0, 0);
-        probe(500, Duration.ofMillis(1)); // warm-up: the JIT
+        probe(3000, Duration.ofNanos(200_000)); // warm-up: the JIT, so that it is not compiling during the baseline
         long base = p50(probe(1000, Duration.ofMillis(2))); // the same pacing as the delayed runs
         for (long delay : new long[] {100_000, 1_000_000}) {
             relay.set(delay, 0, 0, 0);
