@@ -20,7 +20,7 @@ import java.time.Duration;
 /**
  * Process CPU (and heap allocated, by phase) per collection, checks and families included, of every collector over a host folder, read with a live host's
  * semantics ({@code live}: LiveHostSource, reads bounded by its reader thread) or a snapshot's
- * ({@code snapshot}), files kept open as the agent keeps them; back to back after a warm-up. JMH
+ * ({@code snapshot}); back to back after a warm-up, each phase also timed on this thread. JMH
  * measures wall time; this counts the CPU of every thread (the reader thread's included).
  *
  * <pre>
@@ -49,14 +49,21 @@ public final class CollectionCpu {
         long cpu0 = os.getProcessCpuTime();
         long wall0 = System.nanoTime();
         long[] phase = new long[3];
+        long[] phaseCpu = new long[3];
         HostModel previous = null;
         for (int i = 0; i < n; i++) {
             long a = threads.getCurrentThreadAllocatedBytes();
+            long ta = threads.getCurrentThreadCpuTime();
             HostModel m = c.collect(src);
             long b = threads.getCurrentThreadAllocatedBytes();
+            long tb = threads.getCurrentThreadCpuTime();
             Report r = Diagnosis.run(m, previous);
             long d = threads.getCurrentThreadAllocatedBytes();
+            long td = threads.getCurrentThreadCpuTime();
             metrics.update(m, r.findings());
+            phaseCpu[0] += tb - ta;
+            phaseCpu[1] += td - tb;
+            phaseCpu[2] += threads.getCurrentThreadCpuTime() - td;
             phase[0] += b - a;
             phase[1] += d - b;
             phase[2] += threads.getCurrentThreadAllocatedBytes() - d;
@@ -69,6 +76,8 @@ public final class CollectionCpu {
                 args[3], root, cpu / 1e6 / n, wall / 1e6 / n, alloc / 1e6 / n, n, warm);
         System.out.printf("allocated per collection: collect %.2f MB, diagnose %.2f MB, families %.2f MB%n", phase[0] / 1e6 / n,
                 phase[1] / 1e6 / n, phase[2] / 1e6 / n);
+        System.out.printf("CPU per collection (this thread): collect %.3f ms, diagnose %.3f ms, families %.3f ms%n", phaseCpu[0] / 1e6 / n,
+                phaseCpu[1] / 1e6 / n, phaseCpu[2] / 1e6 / n);
         System.exit(0);
     }
 
