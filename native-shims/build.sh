@@ -10,5 +10,6 @@ if [ ! -f /usr/include/infiniband/verbs.h ]; then
 fi
 mkdir -p "$out"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$out/libfabricd_verbs.so" \
-  "$(dirname "$0")/src/main/c/fabricd_verbs.c" "$(dirname "$0")/src/main/c/fabricd_ud.c" -libverbs
+  "$(dirname "$0")/src/main/c/fabricd_verbs.c" "$(dirname "$0")/src/main/c/fabricd_ud.c" \
+  "$(dirname "$0")/src/main/c/fabricd_rc.c" -libverbs
 echo "[native-shims] built $out/libfabricd_verbs.so"

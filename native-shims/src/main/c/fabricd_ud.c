@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <infiniband/verbs.h>
+#include "fabricd_shim.h"
 
 #define GRH 40
 #define AH_CACHE 64
@@ -45,12 +46,6 @@ struct fd_ud {
     uint64_t *pending_ts;      /* their completion timestamps */
     int npending;
 };
-
-static void fd_err(char *err, int errlen, const char *what, int e)
-{
-    if (err && errlen > 0)
-        snprintf(err, (size_t)errlen, "%s: %s", what, strerror(e));
-}
 
 static int post_recv(struct fd_ud *u, int i)
 {
@@ -86,42 +81,28 @@ void fabricd_ud_close(struct fd_ud *u)
 struct fd_ud *fabricd_ud_open(const char *name, int port, int gid_index, uint32_t qkey, int max_msg, int depth,
                               char *err, int errlen)
 {
-    int num = 0;
-    struct ibv_device **list = ibv_get_device_list(&num);
-    if (!list) {
-        fd_err(err, errlen, "ibv_get_device_list", errno ? errno : ENOSYS);
+    struct ibv_context *ctx = fabricd_open_context(name, err, errlen);
+    if (!ctx)
         return NULL;
-    }
-    struct ibv_device *dev = NULL;
-    for (int i = 0; i < num; i++)
-        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
-            dev = list[i];
-    if (!dev) {
-        ibv_free_device_list(list);
-        fd_err(err, errlen, name, ENODEV);
-        return NULL;
-    }
     struct fd_ud *u = calloc(1, sizeof(*u));
+    u->ctx = ctx;
     u->port = port;
     u->gid_index = gid_index;
     u->qkey = qkey;
     u->depth = depth;
     u->slot = max_msg + GRH;
-    u->ctx = ibv_open_device(dev);
-    ibv_free_device_list(list);
-    if (!u->ctx) { fd_err(err, errlen, "ibv_open_device", errno); goto fail; }
     struct ibv_port_attr pa;
     memset(&pa, 0, sizeof(pa));
-    if ((errno = ibv_query_port(u->ctx, (uint8_t)port, &pa))) { fd_err(err, errlen, "ibv_query_port", errno); goto fail; }
+    if ((errno = ibv_query_port(u->ctx, (uint8_t)port, &pa))) { fabricd_err(err, errlen, "ibv_query_port", errno); goto fail; }
     u->is_roce = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
-    if (!(u->pd = ibv_alloc_pd(u->ctx))) { fd_err(err, errlen, "ibv_alloc_pd", errno); goto fail; }
+    if (!(u->pd = ibv_alloc_pd(u->ctx))) { fabricd_err(err, errlen, "ibv_alloc_pd", errno); goto fail; }
     u->buf = calloc((size_t)(depth + 1), (size_t)u->slot);
     u->pending = calloc((size_t)depth, sizeof(struct ibv_wc));
     u->pending_ts = calloc((size_t)depth, sizeof(uint64_t));
     if (!(u->mr = ibv_reg_mr(u->pd, u->buf, (size_t)(depth + 1) * u->slot, IBV_ACCESS_LOCAL_WRITE))) {
-        fd_err(err, errlen, "ibv_reg_mr", errno); goto fail;
+        fabricd_err(err, errlen, "ibv_reg_mr", errno); goto fail;
     }
-    if (!(u->ch = ibv_create_comp_channel(u->ctx))) { fd_err(err, errlen, "ibv_create_comp_channel", errno); goto fail; }
+    if (!(u->ch = ibv_create_comp_channel(u->ctx))) { fabricd_err(err, errlen, "ibv_create_comp_channel", errno); goto fail; }
     /* completion timestamps where the device has them (ConnectX: yes; rxe: no, so a plain CQ) */
     struct ibv_device_attr_ex dx;
     memset(&dx, 0, sizeof(dx));
@@ -137,23 +118,23 @@ struct fd_ud *fabricd_ud_open(const char *name, int port, int gid_index, uint32_
             u->hca_khz = dx.hca_core_clock;
         }
     }
-    if (!u->cq && !(u->cq = ibv_create_cq(u->ctx, depth + 16, NULL, u->ch, 0))) { fd_err(err, errlen, "ibv_create_cq", errno); goto fail; }
+    if (!u->cq && !(u->cq = ibv_create_cq(u->ctx, depth + 16, NULL, u->ch, 0))) { fabricd_err(err, errlen, "ibv_create_cq", errno); goto fail; }
     struct ibv_qp_init_attr ia = { .send_cq = u->cq, .recv_cq = u->cq, .qp_type = IBV_QPT_UD,
         .cap = { .max_send_wr = 16, .max_recv_wr = (uint32_t)depth, .max_send_sge = 1, .max_recv_sge = 1 } };
-    if (!(u->qp = ibv_create_qp(u->pd, &ia))) { fd_err(err, errlen, "ibv_create_qp", errno); goto fail; }
+    if (!(u->qp = ibv_create_qp(u->pd, &ia))) { fabricd_err(err, errlen, "ibv_create_qp", errno); goto fail; }
     struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .pkey_index = 0, .port_num = (uint8_t)port, .qkey = qkey };
     if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY))) {
-        fd_err(err, errlen, "ibv_modify_qp INIT", errno); goto fail;
+        fabricd_err(err, errlen, "ibv_modify_qp INIT", errno); goto fail;
     }
     for (int i = 0; i < depth; i++)
-        if ((errno = post_recv(u, i))) { fd_err(err, errlen, "ibv_post_recv", errno); goto fail; }
+        if ((errno = post_recv(u, i))) { fabricd_err(err, errlen, "ibv_post_recv", errno); goto fail; }
     memset(&a, 0, sizeof(a));
     a.qp_state = IBV_QPS_RTR;
-    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE))) { fd_err(err, errlen, "ibv_modify_qp RTR", errno); goto fail; }
+    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE))) { fabricd_err(err, errlen, "ibv_modify_qp RTR", errno); goto fail; }
     a.qp_state = IBV_QPS_RTS;
     a.sq_psn = 0;
-    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))) { fd_err(err, errlen, "ibv_modify_qp RTS", errno); goto fail; }
-    if ((errno = ibv_req_notify_cq(u->cq, 0))) { fd_err(err, errlen, "ibv_req_notify_cq", errno); goto fail; }
+    if ((errno = ibv_modify_qp(u->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))) { fabricd_err(err, errlen, "ibv_modify_qp RTS", errno); goto fail; }
+    if ((errno = ibv_req_notify_cq(u->cq, 0))) { fabricd_err(err, errlen, "ibv_req_notify_cq", errno); goto fail; }
     return u;
 fail:
     fabricd_ud_close(u);

@@ -8,8 +8,36 @@
  * (../shared/reference/softroce-vm/REPORT.md, pitfall 7).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <infiniband/verbs.h>
+#include "fabricd_shim.h"
+
+void fabricd_err(char *err, int errlen, const char *what, int e)
+{
+    if (err && errlen > 0)
+        snprintf(err, (size_t)errlen, "%s: %s", what, strerror(e));
+}
+
+struct ibv_context *fabricd_open_context(const char *name, char *err, int errlen)
+{
+    int num = 0;
+    struct ibv_device **list = ibv_get_device_list(&num);
+    if (!list) {
+        fabricd_err(err, errlen, "ibv_get_device_list", errno ? errno : ENOSYS);
+        return NULL;
+    }
+    struct ibv_device *dev = NULL;
+    for (int i = 0; i < num; i++)
+        if (strcmp(ibv_get_device_name(list[i]), name) == 0)
+            dev = list[i];
+    struct ibv_context *ctx = dev ? ibv_open_device(dev) : NULL;
+    int e = dev ? errno : ENODEV;
+    ibv_free_device_list(list);
+    if (!ctx)
+        fabricd_err(err, errlen, dev ? "ibv_open_device" : name, e);
+    return ctx;
+}
 
 #define FD_PORT_FIELDS 8
 

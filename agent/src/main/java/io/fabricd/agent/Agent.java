@@ -5,12 +5,15 @@ import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
 import io.fabricd.agent.http.BasicAuth;
 import io.fabricd.agent.http.ConnectionLimits;
+import io.fabricd.agent.demo.SimulatedHostSource;
+import io.fabricd.agent.http.BandwidthApi;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbeService;
+import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -64,6 +67,7 @@ public final class Agent implements AutoCloseable {
     /** TLS and basic auth; null: plain HTTP for everyone. */
     private final WebConfig web;
     private ProbeService probes;
+    private BandwidthServer bandwidth;
     private Vertx vertx;
     private HttpServer server;
     private HttpApi http;
@@ -138,6 +142,7 @@ public final class Agent implements AutoCloseable {
                 if (config.probe.verbs && !source.isSnapshot()) {
                     probes.startVerbs(Path.of("/sys"));
                 }
+                bandwidth = BandwidthServing.start(config, source, loop, registry);
             } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
@@ -145,6 +150,9 @@ public final class Agent implements AutoCloseable {
             }
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
+        }
+        if (source instanceof SimulatedHostSource) {
+            BandwidthServing.demo(loop, registry, config.bandwidth.minRatio);
         }
         // idle: no traffic either way; write idle: nothing answered, however much the client sends
         // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.
@@ -168,7 +176,9 @@ public final class Agent implements AutoCloseable {
         }
         try {
             http = new HttpApi(vertx, loop, registry, probes);
-            Handler<HttpServerRequest> api = http.handler();
+            Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth,
+                    probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(),
+                    BandwidthServing.off(config, source, probeKey));
             if (web != null && !web.basicAuthUsers.isEmpty()) {
                 api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
             }
@@ -250,6 +260,9 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
+        if (bandwidth != null) {
+            bandwidth.close();
+        }
         if (probes != null) {
             probes.close();
         }

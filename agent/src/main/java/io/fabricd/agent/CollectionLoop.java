@@ -15,6 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -111,9 +112,14 @@ public final class CollectionLoop implements AutoCloseable {
                         + "the agent is not ready").register(meters);
     }
 
-    /** Findings from outside the host model (the probes'), merged into every report. */
-    public void extraFindings(Supplier<List<Finding>> source) {
-        this.extraFindings = source;
+    /** Findings from outside the host model (the probes', the bandwidth tests'), merged into every report; each source adds to the others. */
+    public synchronized void extraFindings(Supplier<List<Finding>> source) {
+        Supplier<List<Finding>> before = extraFindings;
+        this.extraFindings = () -> {
+            List<Finding> all = new ArrayList<>(before.get());
+            all.addAll(source.get());
+            return all;
+        };
     }
 
     public Duration interval() {

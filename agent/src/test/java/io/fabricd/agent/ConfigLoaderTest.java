@@ -209,6 +209,10 @@ class ConfigLoaderTest {
         assertThat(error(f, "listen: :9530\nhttpp:\n  idle_timeout: 5s\n")).startsWith("unknown key 'httpp' (line 2)");
         assertThat(error(f, "http:\n  idle_timeout: 4294967296ms\n")).contains("http.idle_timeout must be between 100ms and 24h");
         assertThat(error(f, "http:\n  max_connections: 2\n")).contains("max_connections must be at least 4");
+        assertThat(error(f, "bandwidth:\n  min_ratio: 80\n")).contains("bandwidth.min_ratio must be above 0 and at most 1");
+        assertThat(error(f, "bandwidth:\n  max_duration: 2h\n")).contains("bandwidth.max_duration must be between 1ms and 60m");
+        assertThat(error(f, "bandwidth:\n  max_qps: 0\n")).contains("bandwidth.max_qps must be between 1 and 64");
+        assertThat(error(f, "bandwidth:\n  serve: perhaps\n")).startsWith("bandwidth.serve: ").contains("true or false");
     }
 
     @Test

@@ -55,10 +55,11 @@ class PrometheusIT {
      * The alerts the demo's planted faults bring to firing, and nothing else may fire: mlx5_7 has no
      * PFC on its RoCE priority and drops (out_of_sequence, packet_seq_err, local_ack_timeout_err);
      * mlx5_3's symbol_error is pinned at 65535; mlx5_6's netdev MTU is off; GPU dc:00.0 sits on the
-     * other NUMA node from its NIC (agent/src/main/java/io/fabricd/agent/demo).
+     * other NUMA node from its NIC (agent/src/main/java/io/fabricd/agent/demo); its planted bandwidth
+     * result into mlx5_7 is 55 % of the ceiling (BandwidthServing.demo).
      */
     static final Set<String> DEMO_ALERTS = Set.of("FabricPfcMissing", "FabricMtuMismatch", "FabricNumaMisaffinity",
-            "FabricCounterSaturated", "FabricRetransmissionsHigh", "FabricOutOfSequenceHigh");
+            "FabricCounterSaturated", "FabricRetransmissionsHigh", "FabricOutOfSequenceHigh", "FabricBandwidthLow");
 
     static Path tmp;
     static final List<Process> processes = new ArrayList<>();

@@ -114,6 +114,22 @@ public final class EndpointAuth {
         return MessageDigest.isEqual(key.tag(answerText(nonce, body)), HexFormat.of().parseHex(header));
     }
 
+    /**
+     * The path a request with a body is signed for: the path and the SHA-256 of the body, so a
+     * captured request's header cannot carry another body.
+     */
+    public static String signedPath(String path, byte[] body) {
+        return path + "\nsha256:" + HexFormat.of().formatHex(sha256(body));
+    }
+
+    private static byte[] sha256(byte[] b) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(b);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 unavailable", e);
+        }
+    }
+
     /** The nonce of a well-formed request header (for the answer), else null. */
     public static String nonce(String header) {
         String[] f = header == null ? new String[0] : header.split(":", -1);
@@ -121,11 +137,6 @@ public final class EndpointAuth {
     }
 
     private static String answerText(String nonce, byte[] body) {
-        try {
-            return "fabricd-endpoint-answer\n" + VERSION + "\n" + nonce + "\n"
-                    + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 unavailable", e);
-        }
+        return "fabricd-endpoint-answer\n" + VERSION + "\n" + nonce + "\n" + HexFormat.of().formatHex(sha256(body));
     }
 }

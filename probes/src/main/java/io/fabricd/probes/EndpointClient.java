@@ -67,18 +67,39 @@ public final class EndpointClient {
      * @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6)
      */
     public Endpoint fetch(String peer) throws IOException {
+        byte[] body = exchange(peer, PATH, null, "an endpoint");
+        try {
+            return JSON.readValue(body, Endpoint.class);
+        } catch (JacksonException e) {
+            throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * POSTs {@code body} to {@code path} of the peer, the request signed over the body too
+     * ({@link EndpointAuth#signedPath}); the answer's body once the peer proved it holds the key.
+     * Answers other than 200 become an IOException with the peer's text.
+     */
+    public byte[] post(String peer, String path, byte[] body) throws IOException {
+        return exchange(peer, path, body, "an answer");
+    }
+
+    private byte[] exchange(String peer, String path, byte[] post, String what) throws IOException {
         URI uri;
         try {
-            uri = URI.create(scheme + "://" + peer + PATH);
+            uri = URI.create(scheme + "://" + peer + path);
         } catch (IllegalArgumentException e) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }
         if (uri.getHost() == null || uri.getPort() < 0) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }
-        EndpointAuth.Request signed = auth.request("GET", PATH, uri.getRawAuthority(), System.currentTimeMillis() / 1000);
-        HttpRequest req = HttpRequest.newBuilder(uri).timeout(timeout)
-                .header(EndpointAuth.REQUEST_HEADER, signed.header()).GET().build();
+        String method = post == null ? "GET" : "POST";
+        String signedPath = post == null ? path : EndpointAuth.signedPath(path, post);
+        EndpointAuth.Request signed = auth.request(method, signedPath, uri.getRawAuthority(), System.currentTimeMillis() / 1000);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).header(EndpointAuth.REQUEST_HEADER, signed.header());
+        HttpRequest req = post == null ? b.GET().build()
+                : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(post)).build();
         HttpResponse<byte[]> r;
         CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
         try {
@@ -103,14 +124,10 @@ public final class EndpointClient {
             throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
         }
         if (!auth.checkAnswer(signed.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
-            throw new IOException(peer + " sent an endpoint not signed with the probe key: not a fabricd agent of this fabric"
+            throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
                     + " (or an older fabricd)");
         }
-        try {
-            return JSON.readValue(r.body(), Endpoint.class);
-        } catch (JacksonException e) {
-            throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
-        }
+        return r.body();
     }
 
     /** At most 200 characters of a peer's text, control characters shown as '?'. */

@@ -154,7 +154,8 @@ public final class VerbsUd implements AutoCloseable {
         }
     }
 
-    private static String cString(byte[] b) {
+    /** The NUL-terminated text a native call wrote into {@code b}. */
+    public static String cString(byte[] b) {
         int n = 0;
         while (n < b.length && b[n] != 0) {
             n++;

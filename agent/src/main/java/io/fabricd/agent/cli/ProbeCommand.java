@@ -16,7 +16,6 @@ import io.fabricd.probes.VerbsUd;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -53,19 +53,11 @@ public final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--device", paramLabel = "DEV", description = "Local RDMA device for the verbs transport.")
     String device;
 
-    @Option(names = "--gid-index", paramLabel = "N",
-            description = "GID index to send from with verbs (default: a RoCE v2 GID on an IPv4 address; 0 on InfiniBand).")
-    Integer gidIndex;
-
     @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     Format format;
 
-    @Option(names = "--key-file", paramLabel = "FILE",
-            description = "The fabric's probe key (default: the environment variable " + ProbeKey.ENV + ").")
-    Path keyFile;
-
-    @Option(names = "--tls", description = "Ask the peers for their endpoints over HTTPS (agents whose web config turns TLS on).")
-    boolean tls;
+    @Mixin
+    PeerOptions peer;
 
     @Option(names = "--interval", defaultValue = "10ms", description = "Time between two probes (default: ${DEFAULT-VALUE}).")
     String interval;
@@ -78,11 +70,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ProbeKey key = ProbeKey.resolve(keyFile);
-        if (key == null) {
-            throw new IllegalArgumentException("no probe key: give --key-file FILE or set " + ProbeKey.ENV
-                    + " (the same key the agents use)");
-        }
+        ProbeKey key = peer.key();
         if (count < 1 || count > 1_000_000) {
             throw new IllegalArgumentException("--count must be 1-1000000");
         }
@@ -98,7 +86,7 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         Duration pace = ConfigLoader.parseDuration(interval);
         Duration to = ConfigLoader.parseDuration(timeout);
-        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), tls);
+        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), peer.tls);
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         PrintWriter err = spec.commandLine().getErr();
@@ -178,27 +166,13 @@ public final class ProbeCommand implements Callable<Integer> {
         if (why != null) {
             throw new IllegalArgumentException("--transport verbs: " + why);
         }
-        String dev = device;
-        int port = 1;
-        int c = device.lastIndexOf(':');
-        if (c > 0) {
-            dev = device.substring(0, c);
-            port = Integer.parseInt(device.substring(c + 1));
-        }
-        VerbsPorts.Port p = VerbsPorts.of(Path.of("/sys"), dev, port);
-        if (p == null && gidIndex == null) {
-            throw new IllegalArgumentException("--device " + device + ": no such RDMA port, or no RoCE v2 GID on it (--gid-index picks one)");
-        }
-        if (p == null) {
-            p = new VerbsPorts.Port(dev, port, gidIndex, "Ethernet");
-        }
-        return p;
+        return peer.localPort(device);
     }
 
     /** Probes one peer over RDMA UD: from the local port to the peer's first UD responder that is not this port. */
     private void verbs(String peer, Endpoint ep, VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
                        Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
-        int gid = gidIndex != null ? gidIndex : local.gidIndex();
+        int gid = local.gidIndex();
         try (VerbsUd probe = new VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
             VerbsUd.Address me = probe.address();
             String myGid = VerbsUd.gidText(me.gid());

@@ -44,6 +44,54 @@ public final class AgentConfig {
     @JsonProperty("diagnosis")
     public DiagnosisConfig diagnosis = new DiagnosisConfig();
 
+    /** Bandwidth tests served to peers (docs/bandwidth.md); needs the probe key, as the endpoint API does. */
+    @JsonProperty("bandwidth")
+    public Bandwidth bandwidth = new Bandwidth();
+
+    public static final class Bandwidth {
+        /** Serve RDMA WRITE bandwidth tests to peers that hold the probe key. */
+        @JsonProperty("serve")
+        public boolean serve = true;
+
+        /** Longest test served. */
+        @JsonProperty("max_duration")
+        public Duration maxDuration = Duration.ofSeconds(30);
+
+        /** Most memory registered for one test: message size x queue pairs. */
+        @JsonProperty("max_buffer_bytes")
+        public long maxBufferBytes = 64L << 20;
+
+        /** Most queue pairs of one test. */
+        @JsonProperty("max_qps")
+        public int maxQps = 16;
+
+        /** Least time between the starts of two tests served. */
+        @JsonProperty("min_interval")
+        public Duration minInterval = Duration.ofSeconds(10);
+
+        /** A link delivering less than this share of its ceiling is reported (bandwidth_low). */
+        @JsonProperty("min_ratio")
+        public double minRatio = 0.8;
+
+        void validate() {
+            if (maxDuration == null || maxDuration.toMillis() < 1 || maxDuration.toMinutes() > 60) {
+                throw new IllegalArgumentException("bandwidth.max_duration must be between 1ms and 60m");
+            }
+            if (maxBufferBytes < 1 || maxBufferBytes > 1L << 34) {
+                throw new IllegalArgumentException("bandwidth.max_buffer_bytes must be between 1 and 17179869184");
+            }
+            if (maxQps < 1 || maxQps > 64) {
+                throw new IllegalArgumentException("bandwidth.max_qps must be between 1 and 64");
+            }
+            if (minInterval == null || minInterval.isNegative()) {
+                throw new IllegalArgumentException("bandwidth.min_interval must be 0s or more");
+            }
+            if (!(minRatio > 0 && minRatio <= 1)) {
+                throw new IllegalArgumentException("bandwidth.min_ratio must be above 0 and at most 1");
+            }
+        }
+    }
+
     /** {@code netdev:} the netdevs bound to RDMA ports. */
     public static final class Netdev {
         /**
@@ -178,5 +226,9 @@ public final class AgentConfig {
             probe = new ProbeConfig();
         }
         probe.validate();
+        if (bandwidth == null) {
+            bandwidth = new Bandwidth();
+        }
+        bandwidth.validate();
     }
 }

@@ -2,6 +2,7 @@ package io.fabricd.agent.http;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
@@ -33,8 +34,9 @@ import java.util.Set;
  * </ul>
  */
 public final class BasicAuth {
-    /** Paths served without a password. */
-    static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH);
+    /** Paths served without a password (the endpoint and bandwidth paths are authenticated by the probe key). */
+    static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH, BandwidthMessages.START_PATH,
+            BandwidthMessages.STOP_PATH);
     private static final int MAX_REMEMBERED = 1024;
     /** A valid hash to verify against for unknown users (cost 10, as htpasswd -nBC 10 makes them). */
     private static final byte[] DUMMY = BCrypt.withDefaults().hash(10, "fabricd".getBytes(StandardCharsets.UTF_8));

@@ -1,0 +1,102 @@
+package io.fabricd.agent;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.bandwidth.BandwidthReport;
+import io.fabricd.probes.bandwidth.BandwidthServer;
+import io.fabricd.probes.bandwidth.Ceiling;
+import io.fabricd.probes.bandwidth.VerbsRc;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.probes.bandwidth.BandwidthResult;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/** The agent's side of bandwidth tests (docs/bandwidth.md): whether it serves them, and the server when it does. */
+final class BandwidthServing {
+    private static final Logger LOG = Logger.getLogger(BandwidthServing.class.getName());
+
+    private BandwidthServing() {
+    }
+
+    /**
+     * The server of bandwidth tests, its metrics registered and its findings merged into the
+     * loop's reports: on a live host with the verbs shim and bandwidth.serve on (the caller has
+     * the probe key); null otherwise ({@link #off} says why).
+     */
+    static BandwidthServer start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry) {
+        if (!config.bandwidth.serve || source.isSnapshot() || VerbsRc.unavailable() != null) {
+            return null;
+        }
+        AgentConfig.Bandwidth b = config.bandwidth;
+        Path sys = Path.of("/sys");
+        Integer gid = config.probe.gidIndex;
+        BandwidthServer s = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval),
+                device -> VerbsPorts.discover(sys).stream().filter(p -> device == null || p.device().equals(device)).findFirst()
+                        .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null),
+                () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model()),
+                (port, size, qps) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, 1), System::currentTimeMillis);
+        BandwidthReport report = new BandwidthReport(() -> s.results().values(), b.minRatio).register(registry);
+        loop.extraFindings(report::findings);
+        LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
+                + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
+        return s;
+    }
+
+    /**
+     * The demo's bandwidth results, planted as its faults are: two tests from the start of the
+     * agent, against the ceilings of the demo's own ports — one at 93 % of its ceiling, one at 55 %
+     * (bandwidth_low, FabricBandwidthLow), so that the metrics, the finding, the alert and the
+     * dashboard panel show on the demo.
+     */
+    static void demo(CollectionLoop loop, PrometheusRegistry registry, double minRatio) {
+        long at = System.currentTimeMillis();
+        Supplier<Collection<BandwidthResult>> planted = () -> {
+            CollectionLoop.Published p = loop.latest();
+            if (p == null) {
+                return List.of();
+            }
+            Ceiling.Local local = Ceiling.Local.of(p.model());
+            List<BandwidthResult> out = new ArrayList<>();
+            List<RdmaDevice> devices = p.model().devices();
+            double[] shares = {0.93, 0.55};
+            String[][] who = {{"demo-peer-1", "tx"}, {"demo-peer-2", "rx"}};
+            for (int i = 0; i < 2 && i < devices.size(); i++) {
+                RdmaDevice d = devices.get(i == 0 ? 0 : devices.size() - 1);
+                Double link = d.ports().isEmpty() ? null : local.linkBps(d.name(), d.ports().get(0).port());
+                Ceiling c = new Ceiling(link, local.pcieBps(d.name()), local.pcieBps(d.name()));
+                if (c.bps() == null) {
+                    continue;
+                }
+                long nanos = 5_000_000_000L;
+                long bytes = (long) (c.bps() * shares[i] / 8 * 5) / 65_536 * 65_536;
+                out.add(new BandwidthResult(who[i][0], d.name(), d.name(), who[i][1], 65_536, 1, bytes, bytes / 65_536, nanos, c.bps(),
+                        c.limit(), at));
+            }
+            return out;
+        };
+        BandwidthReport report = new BandwidthReport(planted, minRatio).register(registry);
+        loop.extraFindings(report::findings);
+    }
+
+    /** Why this agent serves no bandwidth tests (the answer to a peer that asks). */
+    static String off(AgentConfig config, HostSource source, ProbeKey key) {
+        if (key == null) {
+            return "bandwidth tests are off on this agent: no probe key (probe.key_file or " + ProbeKey.ENV + ")";
+        }
+        if (!config.bandwidth.serve) {
+            return "bandwidth tests are off on this agent (bandwidth.serve: false)";
+        }
+        if (source.isSnapshot()) {
+            return "this agent reads a snapshot, not a live host: no bandwidth tests";
+        }
+        String why = VerbsRc.unavailable();
+        return why != null ? "no bandwidth tests here: " + why : "bandwidth tests are off on this agent";
+    }
+}

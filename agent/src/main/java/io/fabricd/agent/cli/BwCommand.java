@@ -1,0 +1,178 @@
+package io.fabricd.agent.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ConfigLoader;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.LiveHostSource;
+import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.bandwidth.BandwidthClient;
+import io.fabricd.probes.bandwidth.BandwidthResult;
+import io.fabricd.probes.bandwidth.Ceiling;
+import io.fabricd.probes.bandwidth.VerbsRc;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code fabricd bw PEER...}: RDMA WRITE bandwidth into each peer agent, against what the link should carry. */
+@Command(name = "bw", mixinStandardHelpOptions = true,
+        description = "Measure RDMA bandwidth to other fabricd agents, as ib_write_bw does: RC queue pairs, RDMA WRITE from a local "
+                + "port into each PEER (its HTTP HOST:PORT), set up over the authenticated endpoint API; Gb/s, message rate and "
+                + "the share of what the link and both NICs' PCIe can carry (docs/bandwidth.md).")
+public final class BwCommand implements Callable<Integer> {
+    enum Format { text, json }
+
+    @Parameters(arity = "1..*", paramLabel = "PEER", description = "Another agent's HTTP address, HOST:PORT.")
+    List<String> peers;
+
+    @Option(names = "--device", paramLabel = "DEV[:PORT]", description = "Local RDMA device to write from (default: the first ACTIVE port).")
+    String device;
+
+    @Option(names = "--peer-device", paramLabel = "DEV", description = "The peer's RDMA device to write into (default: its first ACTIVE port).")
+    String peerDevice;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "65536", description = "Bytes per RDMA WRITE (default: ${DEFAULT-VALUE}).")
+    long size;
+
+    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "5s", description = "How long to write (default: ${DEFAULT-VALUE}).")
+    String duration;
+
+    @Option(names = "--qps", paramLabel = "N", defaultValue = "1", description = "Queue pairs (default: ${DEFAULT-VALUE}).")
+    int qps;
+
+    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    Format format;
+
+    @Mixin
+    PeerOptions peer;
+
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        ProbeKey key = peer.key();
+        if (size < 1 || size > 1L << 30) {
+            throw new IllegalArgumentException("--size must be 1 to 1073741824 bytes");
+        }
+        if (qps < 1 || qps > VerbsRc.MAX_QPS) {
+            throw new IllegalArgumentException("--qps must be 1 to " + VerbsRc.MAX_QPS);
+        }
+        Duration d = ConfigLoader.parseDuration(duration);
+        if (d.toMillis() < 1 || d.toMinutes() > 60) {
+            throw new IllegalArgumentException("--duration must be 1ms to 60m");
+        }
+        String why = VerbsRc.unavailable();
+        if (why != null) {
+            throw new IllegalArgumentException(why);
+        }
+        VerbsPorts.Port local = peer.localPort(device);
+        Ceiling.Local ceiling = Ceiling.Local.of(collectLocal());
+        BandwidthClient client = new BandwidthClient(new EndpointClient(key, Duration.ofSeconds(20), peer.tls), hostname());
+        PrintWriter err = spec.commandLine().getErr();
+        List<Object> results = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        for (String peer : peers) {
+            if (format == Format.text) {
+                err.printf(Locale.ROOT, "writing from %s port %d into %s: %d x %d B for %s ...%n", local.device(), local.port(), peer, qps, size,
+                        duration);
+                err.flush();
+            }
+            try {
+                results.add(client.run(peer, local, ceiling, new BandwidthClient.Options(peerDevice, size, d, qps)));
+            } catch (IOException e) {
+                errors.add(e.getMessage());
+                results.add(Map.of("peer", peer, "error", String.valueOf(e.getMessage())));
+            }
+        }
+        print(results);
+        for (String e : errors) {
+            err.println("fabricd bw: " + e);
+        }
+        err.flush();
+        return errors.isEmpty() ? 0 : 2;
+    }
+
+    private void print(List<Object> results) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (format == Format.json) {
+            List<Object> docs = new ArrayList<>();
+            for (Object o : results) {
+                docs.add(o instanceof BandwidthResult r ? json(r) : o);
+            }
+            try {
+                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", docs)) + "\n");
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        } else if (results.stream().anyMatch(BandwidthResult.class::isInstance)) {
+            out.printf("%-22s %-10s %-10s %8s %4s %10s %12s %10s %6s %s%n", "peer", "device", "peer_dev", "size", "qps", "gbps",
+                    "msg_per_s", "ceil_gbps", "ratio", "limit");
+            for (Object o : results) {
+                if (o instanceof BandwidthResult r) {
+                    out.printf(Locale.ROOT, "%-22s %-10s %-10s %8d %4d %10.2f %12.0f %10s %6s %s%n", r.peer(), r.device(), r.peerDevice(),
+                            r.size(), r.qps(), r.bps() / 1e9, r.messageRate(),
+                            r.ceilingBps() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ceilingBps() / 1e9),
+                            r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio()), r.limit());
+                }
+            }
+        }
+        out.flush();
+    }
+
+    static Map<String, Object> json(BandwidthResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("peer", r.peer());
+        m.put("device", r.device());
+        m.put("peer_device", r.peerDevice());
+        m.put("size", r.size());
+        m.put("qps", r.qps());
+        m.put("bytes", r.bytes());
+        m.put("messages", r.messages());
+        m.put("seconds", r.nanos() / 1e9);
+        m.put("bits_per_second", r.bps());
+        m.put("messages_per_second", r.messageRate());
+        m.put("ceiling_bits_per_second", r.ceilingBps());
+        m.put("ratio", r.ratio());
+        m.put("limit", r.limit());
+        return m;
+    }
+
+    /** This host's ports and PCIe, once, for the ceiling. */
+    private static HostModel collectLocal() {
+        AgentConfig cfg = new AgentConfig();
+        try (LiveHostSource src = new LiveHostSource(cfg.collection.readTimeout)) {
+            return HostCollection.standard(cfg.collectorConfig()).collect(src);
+        } catch (RuntimeException e) {
+            return null; // no ceiling then, not no test
+        }
+    }
+
+    private static String hostname() {
+        String n = System.getenv("NODE_NAME");
+        if (n != null && !n.isBlank()) {
+            return n;
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "localhost";
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.bandwidth.BandwidthMessages;
+import io.fabricd.testing.PrivateFiles;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The bandwidth paths of a real agent that serves no tests (it reads a snapshot): the key is
+ * checked before anything is said, and the answer says why there is no test. The tests
+ * themselves run in the Soft-RoCE VM (BandwidthVmIT).
+ */
+class AgentBandwidthTest {
+    private static final byte[] START = "{\"client\":\"x\",\"size\":4096,\"qps\":1,\"durationMs\":1000,\"qp\":[]}".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void aWrongKeyIsRefusedAndTheRightOneLearnsWhyThereIsNoTest(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        AgentConfig c = AgentProbeTest.config(key, List.of());
+        try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start()) {
+            String peer = "127.0.0.1:" + a.port();
+            EndpointClient wrong = new EndpointClient(new ProbeKey("another-key-of-more-than-16-bytes".getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(5));
+            assertThatThrownBy(() -> wrong.post(peer, BandwidthMessages.START_PATH, START)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("refused the probe key (401)");
+            EndpointClient right = new EndpointClient(new ProbeKey(AgentProbeTest.KEY.getBytes(StandardCharsets.UTF_8)), Duration.ofSeconds(5));
+            assertThatThrownBy(() -> right.post(peer, BandwidthMessages.START_PATH, START)).isInstanceOf(IOException.class)
+                    .hasMessageContaining("answered 503").hasMessageContaining("reads a snapshot");
+
+            HttpClient http = HttpClient.newHttpClient();
+            HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create("http://" + peer + BandwidthMessages.START_PATH)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(get.statusCode()).isEqualTo(405);
+            assertThat(get.headers().firstValue("Allow")).contains("POST");
+            // a body past 64 KiB is refused by its declared length, before it is read
+            HttpResponse<String> big = http.send(HttpRequest.newBuilder(URI.create("http://" + peer + BandwidthMessages.START_PATH))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[70_000])).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(big.statusCode()).isEqualTo(413);
+            // unsigned: 401, counted as the endpoint's refusals are
+            HttpResponse<String> unsigned = http.send(HttpRequest.newBuilder(URI.create("http://" + peer + BandwidthMessages.STOP_PATH))
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(unsigned.statusCode()).isEqualTo(401);
+            assertThat(unsigned.body()).contains("(missing)");
+        }
+    }
+
+    @Test
+    void withoutAKeyTheAgentSaysBandwidthTestsAreOff(@TempDir Path tmp) throws Exception {
+        AgentConfig c = new AgentConfig();
+        c.collection.interval = Duration.ofHours(1);
+        try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start()) {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + a.port() + BandwidthMessages.START_PATH)).POST(HttpRequest.BodyPublishers.ofString("{}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(r.body()).contains("no probe key");
+        }
+    }
+
+    @Test
+    void theCliSaysWhatIsWrongInOneLine(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        CliTest.Result noKey = CliTest.run("bw", "127.0.0.1:1");
+        assertThat(noKey.code()).isEqualTo(2);
+        assertThat(noKey.err()).contains("no probe key").doesNotContain("Exception");
+        CliTest.Result qps = CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString(), "--qps", "0");
+        assertThat(qps.code()).isEqualTo(2);
+        assertThat(qps.err()).contains("--qps must be 1 to 64");
+        assertThat(CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString(), "--duration", "2h").err())
+                .contains("--duration must be 1ms to 60m");
+        // this machine has no RDMA port (CI neither): said so, before any peer is asked
+        CliTest.Result none = CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString());
+        assertThat(none.code()).isEqualTo(2);
+        assertThat(none.err()).containsAnyOf("no ACTIVE RDMA port on this host", "verbs shim", "libibverbs").doesNotContain("Exception");
+        assertThat(none.out()).isEmpty();
+    }
+}

@@ -1,0 +1,107 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code fabricd bw} against an agent in the Soft-RoCE VM, over RC queue pairs on rxe1 -> rxe0, and
+ * perftest's ib_write_bw on the same devices, size and duration in the same run: fabricd moves at
+ * least 0.8x what perftest moves. Then the cases around a test: a wrong key, a second test while
+ * one runs, and an agent that dies in the middle of a test.
+ */
+class BandwidthVmIT {
+
+    @Test
+    void writesAsFastAsPerftestAndFailsCleanly() throws Exception {
+        Requirements.program("qemu-system-x86_64", "bash testbed/softroce-vm.sh --setup installs the test bed");
+        Path repo = Requirements.repoRoot();
+        String bw = "bin/fabricd bw 127.0.0.1:9530 --device rxe1 --gid-index 1 --peer-device rxe0 --size 65536";
+        String guest = String.join("\n",
+                "cd " + repo,
+                "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk && echo another-key-0123456789abcdef > /tmp/wk)",
+                // GID index 1 (link-local RoCE v2): both rxe live in one netns, as the test bed's perftest runs
+                "printf 'collection:\\n  interval: 1s\\nprobe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\nbandwidth:\\n  min_interval: 0s\\n'"
+                        + " > /tmp/agent.yaml",
+                "echo '=====PERFTEST====='",
+                "(timeout 60 ib_write_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /dev/null 2>&1 &)",
+                "sleep 2",
+                "timeout 60 ib_write_bw -d rxe1 -x 1 -D 5 -s 65536 --report_gbits -F 127.0.0.1 2>&1 | grep -A1 '#bytes' || true",
+                "sleep 1",
+                "bin/fabricd run --config /tmp/agent.yaml --listen 0.0.0.0:9530 > /tmp/agent.log 2>&1 & A=$!",
+                "get() { timeout 10 bash -c \"exec 3<>/dev/tcp/127.0.0.1/9530 && printf 'GET $1 HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3\"; }",
+                "for i in $(seq 1 120); do get /readyz 2>/dev/null | head -1 | grep -q 200 && break; sleep 0.5; done",
+                "echo '=====BW====='",
+                bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?",
+                "echo '=====WRONGKEY====='",
+                bw + " --key-file /tmp/wk --duration 1s 2>&1; echo bw-exit=$?",
+                "echo '=====BUSY====='",
+                // the first test runs 30 s; the second asks once the first has started writing (the CLI
+                // itself takes seconds to start under the emulator)
+                "(" + bw + " --key-file /tmp/pk --duration 30s --format json > /tmp/first.json 2> /tmp/first.err; echo first-exit=$? >> /tmp/first.err) & F=$!",
+                "started() { [ \"$(grep -c 'bandwidth test from' /tmp/agent.log)\" -ge $1 ]; }",
+                // the agent logs each test it starts: the second of the run
+                "for i in $(seq 1 240); do started 2 && break; sleep 0.5; done",
+                bw + " --key-file /tmp/pk --duration 1s 2>&1; echo bw-exit=$?",
+                "wait $F",
+                "cat /tmp/first.err",
+                "echo '=====METRICS====='",
+                "sleep 2",
+                "get /metrics | grep '^fabric_bandwidth'",
+                "get /api/v1/findings | grep -o '\"check\" *: *\"bandwidth_low\"' | head -1",
+                "echo '=====VANISH====='",
+                "(" + bw + " --key-file /tmp/pk --duration 30s 2> /tmp/v.err; echo vanish-exit=$? >> /tmp/v.err) & V=$!",
+                "for i in $(seq 1 240); do started 3 && break; sleep 0.5; done",
+                "sleep 3",
+                "kill -9 $A; K=$(date +%s)",
+                "wait $V",
+                "echo \"vanish-seconds=$(( $(date +%s) - K ))\"",
+                "cat /tmp/v.err",
+                "echo '=====END====='",
+                "tail -5 /tmp/agent.log");
+        String out = SoftRoceVm.run(repo, guest, 900);
+
+        // perftest's average against fabricd's, the same devices, size and duration
+        Matcher perf = Pattern.compile("(?m)^\\s*65536\\s+\\d+\\s+[0-9.]+\\s+([0-9.]+)").matcher(SoftRoceVm.section(out, "=====PERFTEST=====",
+                "=====BW====="));
+        assertThat(perf.find()).as("ib_write_bw's result in:\n" + out).isTrue();
+        double perftest = Double.parseDouble(perf.group(1)) * 1e9;
+        String bwOut = SoftRoceVm.section(out, "=====BW=====", "=====WRONGKEY=====");
+        assertThat(bwOut).as(out).contains("bw-exit=0");
+        JsonNode r = new ObjectMapper().readTree(bwOut.substring(bwOut.indexOf('{'), bwOut.lastIndexOf('}') + 1)).get("results").get(0);
+        double ours = r.get("bits_per_second").asDouble();
+        System.out.printf("RDMA WRITE 64 KiB, rxe1 -> rxe0: fabricd bw %.3f Gb/s, ib_write_bw %.3f Gb/s: %.2fx; ceiling %s (%s)%n",
+                ours / 1e9, perftest / 1e9, ours / perftest, r.get("ceiling_bits_per_second"), r.get("limit").asText());
+        assertThat(ours).as(out).isGreaterThanOrEqualTo(0.8 * perftest);
+        assertThat(r.get("device").asText()).isEqualTo("rxe1");
+        assertThat(r.get("peer_device").asText()).isEqualTo("rxe0");
+        assertThat(r.get("messages").asLong() * 65536).isEqualTo(r.get("bytes").asLong());
+        // rxe0 sits on veth0: the ceiling is the link's, no PCIe function to limit it
+        assertThat(r.get("limit").asText()).isEqualTo("link");
+
+        String wrong = SoftRoceVm.section(out, "=====WRONGKEY=====", "=====BUSY=====");
+        assertThat(wrong).as(out).contains("bw-exit=2").contains("refused the probe key (401)").doesNotContain("Exception");
+
+        String busy = SoftRoceVm.section(out, "=====BUSY=====", "=====METRICS=====");
+        assertThat(busy).as(out).contains("bw-exit=2").contains("answered 409").contains("one at a time").contains("first-exit=0");
+
+        String metrics = SoftRoceVm.section(out, "=====METRICS=====", "=====VANISH=====");
+        assertThat(metrics).as(out).containsPattern("fabric_bandwidth_bits_per_second\\{device=\"rxe0\",direction=\"rx\",peer=\"[^\"]+\"\\} [0-9.E]+")
+                .contains("fabric_bandwidth_ratio{").contains("fabric_bandwidth_ceiling_bits_per_second{")
+                // rxe under the emulator moves a few percent of veth's 10 Gb/s: a link far below its ceiling
+                .contains("bandwidth_low");
+
+        String vanish = SoftRoceVm.section(out, "=====VANISH=====", "=====END=====");
+        Matcher secs = Pattern.compile("vanish-seconds=(\\d+)").matcher(vanish);
+        assertThat(secs.find()).as(out).isTrue();
+        System.out.println("agent killed mid-test: fabricd bw ended " + secs.group(1) + " s later");
+        assertThat(vanish).as(out).contains("vanish-exit=2").contains("failed").doesNotContain("Exception");
+        // it ends when the writes stop completing, not at the end of its 30 s
+        assertThat(Integer.parseInt(secs.group(1))).as(vanish).isLessThan(20);
+    }
+}

@@ -1,0 +1,104 @@
+package io.fabricd.probes.bandwidth;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.LinkRate;
+import java.util.Objects;
+
+/**
+ * What a link can deliver at most, in data bits per second: the lowest of the port's rate after
+ * line encoding and both NICs' PCIe links (width x transfer rate after encoding). Unknown parts
+ * (rxe has no PCIe function, a snapshot may lack a rate) are left out, never guessed.
+ *
+ * <p>Line encoding (IBTA; the kernel's {@code rate} file, facts §1.4): SDR, DDR and QDR InfiniBand
+ * carry 8b/10b, so their data rate is 0.8 of what the kernel prints; FDR prints its 14 Gb/s lane
+ * signalling rate ("56 Gb/sec (4X FDR)") and carries 64b/66b; FDR10, EDR, HDR, NDR and XDR print
+ * the data rate. RoCE ports print the Ethernet speed, already a data rate. PCIe (PCI-SIG): 2.5 and 5
+ * GT/s carry 8b/10b, 8 to 32 GT/s 128b/130b, 64 GT/s FLIT mode (242 of 256 bytes carry data).
+ * Protocol overhead (TLP and packet headers) is not taken out: a perfect run of large messages
+ * comes to about 0.9 of this figure.
+ */
+public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
+
+    /** The lowest of the known parts, or null when none is known. */
+    public Double bps() {
+        Double min = null;
+        for (Double d : new Double[] {linkBps, localPcieBps, peerPcieBps}) {
+            if (d != null && (min == null || d < min)) {
+                min = d;
+            }
+        }
+        return min;
+    }
+
+    /** Which part limits: "link", "local_pcie" or "peer_pcie"; "unknown" when none is known. */
+    public String limit() {
+        Double b = bps();
+        if (b == null) {
+            return "unknown";
+        }
+        return b.equals(linkBps) ? "link" : b.equals(localPcieBps) ? "local_pcie" : "peer_pcie";
+    }
+
+    public Ceiling withPeerPcie(Double bps) {
+        return new Ceiling(linkBps, localPcieBps, bps);
+    }
+
+    /** A port's data rate in bits/s from its rate and link layer; null when unknown. */
+    public static Double linkData(LinkRate rate, String linkLayer) {
+        if (rate == null || rate.bytesPerSecond() <= 0) {
+            return null;
+        }
+        double bps = rate.bytesPerSecond() * 8.0;
+        if ("Ethernet".equals(linkLayer)) {
+            return bps;
+        }
+        return switch (rate.speed()) {
+            case "SDR", "DDR", "QDR" -> bps * 0.8;
+            case "FDR" -> bps * 64 / 66;
+            default -> bps;
+        };
+    }
+
+    /** A PCIe link's data rate in bits/s from its transfer rate (transfers/s) and width; null when either is unknown. */
+    public static Double pcieData(Long transfersPerSecond, Integer width) {
+        if (transfersPerSecond == null || width == null || transfersPerSecond <= 0 || width <= 0) {
+            return null;
+        }
+        double perLane;
+        if (transfersPerSecond <= 5_000_000_000L) {
+            perLane = transfersPerSecond * 0.8;
+        } else if (transfersPerSecond <= 32_000_000_000L) {
+            perLane = transfersPerSecond * 128.0 / 130;
+        } else {
+            perLane = transfersPerSecond * 242.0 / 256;
+        }
+        return perLane * width;
+    }
+
+    /** This host's side of a ceiling: a port's link and its NIC's PCIe, from the latest collection. */
+    public interface Local {
+        Double linkBps(String device, int port);
+
+        Double pcieBps(String device);
+
+        /** From a host model (null: nothing known yet). */
+        static Local of(HostModel m) {
+            return new Local() {
+                @Override
+                public Double linkBps(String device, int port) {
+                    return m == null ? null : m.devices().stream().filter(d -> d.name().equals(device))
+                            .flatMap(d -> d.ports().stream()).filter(p -> p.port() == port)
+                            .map(p -> linkData(p.rate(), p.linkLayer())).filter(Objects::nonNull).findFirst().orElse(null);
+                }
+
+                @Override
+                public Double pcieBps(String device) {
+                    // the link's current speed and width: what moves data now (a NIC's link does not idle down as a GPU's does)
+                    return m == null ? null : m.devices().stream().filter(d -> d.name().equals(device) && d.pciAddress() != null)
+                            .flatMap(d -> m.pci().stream().filter(f -> d.pciAddress().equals(f.address())))
+                            .map(f -> pcieData(f.speed(), f.width())).filter(Objects::nonNull).findFirst().orElse(null);
+                }
+            };
+        }
+    }
+}

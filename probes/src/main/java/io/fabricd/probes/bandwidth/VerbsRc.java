@@ -1,0 +1,160 @@
+package io.fabricd.probes.bandwidth;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
+import io.fabricd.probes.VerbsUd;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * RDMA reliable connected queue pairs for a bandwidth test, through native-shims' fabricd_rc (JNA):
+ * {@code qps} RC QPs on one port with a registered buffer of {@code size} bytes each. One side
+ * writes ({@link #write}), the other only holds its QPs open while it is written to. Not
+ * thread-safe; {@link #close} may come from another thread only once the writer has returned.
+ */
+public final class VerbsRc implements BandwidthServer.QueuePairs {
+
+    interface Lib extends Library {
+        Pointer fabricd_rc_open(String name, int port, int gidIndex, long size, int qps, int depth, byte[] err, int errLen);
+
+        int fabricd_rc_info(Pointer r, int i, int[] qpn, int[] psn, short[] lid, byte[] gid, int[] rkey, long[] addr, int[] mtu);
+
+        int fabricd_rc_connect(Pointer r, int i, int qpn, int psn, int lid, byte[] gid, int mtu, byte[] err, int errLen);
+
+        int fabricd_rc_write(Pointer r, long[] raddr, int[] rkey, int durationMs, long[] bytes, long[] msgs, long[] elapsedNs,
+                             byte[] err, int errLen);
+
+        void fabricd_rc_close(Pointer r);
+    }
+
+    /** Most QPs one test opens (the shim's limit). */
+    public static final int MAX_QPS = 64;
+
+    private static Lib lib;
+    private static String unavailable;
+
+    /** Why RC bandwidth cannot run here, or null when it can. */
+    public static synchronized String unavailable() {
+        if (lib == null && unavailable == null) {
+            String ud = VerbsUd.unavailable();
+            if (ud != null) {
+                unavailable = ud;
+                return ud;
+            }
+            try {
+                Lib l = Native.load("fabricd_verbs", Lib.class);
+                NativeLibrary.getInstance("fabricd_verbs").getFunction("fabricd_rc_open");
+                lib = l;
+            } catch (LinkageError e) {
+                unavailable = "the verbs shim has no RC path (rebuild native-shims): " + e.getMessage();
+            }
+        }
+        return unavailable;
+    }
+
+    /** One QP's address, what the peer needs to connect to it and write into its buffer. */
+    public record QpAddress(long qpn, long psn, int lid, String gid, long rkey, long addr, int mtu) {
+    }
+
+    /** What a write run moved. */
+    public record Moved(long bytes, long messages, long nanos) {
+    }
+
+    private Pointer handle;
+    private final String device;
+    private final int qps;
+
+    /**
+     * @param size  bytes per message and per QP buffer
+     * @param depth writes in flight per QP
+     */
+    public VerbsRc(String device, int port, int gidIndex, long size, int qps, int depth) throws IOException {
+        String why = unavailable();
+        if (why != null) {
+            throw new IOException(why);
+        }
+        byte[] err = new byte[256];
+        handle = lib.fabricd_rc_open(device, port, gidIndex, size, qps, depth, err, err.length);
+        if (handle == null) {
+            throw new IOException(device + " port " + port + ": " + VerbsUd.cString(err));
+        }
+        this.device = device;
+        this.qps = qps;
+    }
+
+    @Override
+    public synchronized List<QpAddress> addresses() throws IOException {
+        List<QpAddress> out = new ArrayList<>();
+        for (int i = 0; i < qps; i++) {
+            int[] qpn = new int[1];
+            int[] psn = new int[1];
+            short[] lid = new short[1];
+            byte[] gid = new byte[16];
+            int[] rkey = new int[1];
+            long[] addr = new long[1];
+            int[] mtu = new int[1];
+            int rc = lib.fabricd_rc_info(open(), i, qpn, psn, lid, gid, rkey, addr, mtu);
+            if (rc < 0) {
+                throw new IOException(device + ": ibv_query_port/gid failed: errno " + -rc);
+            }
+            out.add(new QpAddress(Integer.toUnsignedLong(qpn[0]), Integer.toUnsignedLong(psn[0]), lid[0] & 0xffff,
+                    VerbsUd.gidText(gid), Integer.toUnsignedLong(rkey[0]), addr[0], mtu[0]));
+        }
+        return out;
+    }
+
+    /** Connects each QP to the peer's QP of the same index. */
+    @Override
+    public synchronized void connect(List<QpAddress> peer) throws IOException {
+        if (peer.size() != qps) {
+            throw new IOException("the peer has " + peer.size() + " queue pairs, this side " + qps);
+        }
+        for (int i = 0; i < qps; i++) {
+            QpAddress p = peer.get(i);
+            byte[] err = new byte[256];
+            int rc = lib.fabricd_rc_connect(open(), i, (int) p.qpn(), (int) p.psn(), p.lid(), VerbsUd.gidBytes(p.gid()), p.mtu(),
+                    err, err.length);
+            if (rc < 0) {
+                throw new IOException(device + ": " + VerbsUd.cString(err));
+            }
+        }
+    }
+
+    /** RDMA WRITEs into the peer's buffers for {@code millis}; what completed. */
+    public Moved write(List<QpAddress> peer, int millis) throws IOException {
+        long[] raddr = new long[qps];
+        int[] rkey = new int[qps];
+        for (int i = 0; i < qps; i++) {
+            raddr[i] = peer.get(i).addr();
+            rkey[i] = (int) peer.get(i).rkey();
+        }
+        long[] bytes = new long[1];
+        long[] msgs = new long[1];
+        long[] ns = new long[1];
+        byte[] err = new byte[256];
+        int rc = lib.fabricd_rc_write(open(), raddr, rkey, millis, bytes, msgs, ns, err, err.length);
+        if (rc < 0) {
+            throw new IOException(device + ": " + VerbsUd.cString(err));
+        }
+        return new Moved(bytes[0], msgs[0], ns[0]);
+    }
+
+    private Pointer open() throws IOException {
+        Pointer h = handle;
+        if (h == null) {
+            throw new IOException(device + ": the queue pairs are closed");
+        }
+        return h;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (handle != null) {
+            lib.fabricd_rc_close(handle);
+            handle = null;
+        }
+    }
+}

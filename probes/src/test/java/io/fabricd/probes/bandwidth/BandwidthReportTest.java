@@ -1,0 +1,75 @@
+package io.fabricd.probes.bandwidth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class BandwidthReportTest {
+    private final List<BandwidthResult> results = new ArrayList<>();
+
+    private static BandwidthResult result(String peer, double gbps, Double ceilingGbps, String limit) {
+        long nanos = 2_000_000_000L;
+        long bytes = Math.round(gbps * 1e9 / 8 * 2);
+        return new BandwidthResult(peer, "mlx5_0", "mlx5_1", "tx", 65536, 1, bytes, bytes / 65536, nanos,
+                ceilingGbps == null ? null : ceilingGbps * 1e9, limit, 1_796_000_000_000L);
+    }
+
+    @Test
+    void aLinkBelowItsShareIsAWarningWithEvidence() {
+        results.add(result("node-b", 61.0, 97.0, "link"));     // 0.63
+        results.add(result("node-c", 92.0, 97.0, "link"));     // 0.95: fine
+        results.add(result("node-d", 0.3, null, "unknown"));   // no ceiling: no claim
+        List<Finding> f = new BandwidthReport(() -> results, 0.8).findings();
+        assertThat(f).hasSize(1);
+        Finding low = f.get(0);
+        assertThat(low.check()).isEqualTo("bandwidth_low");
+        assertThat(low.severity()).isEqualTo(Severity.WARNING);
+        assertThat(low.subject()).containsEntry("peer", "node-b").containsEntry("device", "mlx5_0").containsEntry("direction", "tx");
+        assertThat(low.summary()).isEqualTo("mlx5_0 to node-b: 61.0 Gb/s, 63% of the 97.0 Gb/s the link can carry");
+        assertThat((Double) low.evidence().get("ratio")).isBetween(0.628, 0.630);
+        assertThat(low.evidence()).containsEntry("min_ratio", 0.8).containsKey("confirm");
+        assertThat(low.remediation()).contains("ib_write_bw");
+    }
+
+    @Test
+    void familiesCarryTheLastResultPerPeer() {
+        results.add(result("node-b", 61.0, 97.0, "local_pcie"));
+        results.add(result("node-d", 0.3, null, "unknown"));
+        PrometheusRegistry r = new PrometheusRegistry();
+        new BandwidthReport(() -> results, 0.8).register(r);
+        MetricSnapshots snap = r.scrape();
+        assertThat(points(snap, "fabric_bandwidth_bits_per_second")).containsEntry("mlx5_0 tx node-b", 61e9)
+                .containsEntry("mlx5_0 tx node-d", 0.3e9);
+        assertThat(points(snap, "fabric_bandwidth_ceiling_bits_per_second")).containsOnly(entry("mlx5_0 tx local_pcie node-b", 97e9));
+        assertThat(points(snap, "fabric_bandwidth_ratio")).containsOnlyKeys("mlx5_0 tx node-b");
+        assertThat(points(snap, "fabric_bandwidth_last_test_timestamp_seconds")).containsEntry("mlx5_0 tx node-d", 1.796e9);
+        assertThat(points(snap, "fabric_bandwidth_messages_per_second")).containsKeys("mlx5_0 tx node-b", "mlx5_0 tx node-d");
+    }
+
+    /** A family's points: label values (in label-name order) joined by spaces, to the value. */
+    private static Map<String, Double> points(MetricSnapshots snap, String name) {
+        Map<String, Double> out = new TreeMap<>();
+        for (MetricSnapshot m : snap) {
+            if (m.getMetadata().getName().equals(name)) {
+                for (DataPointSnapshot p : m.getDataPoints()) {
+                    List<String> v = new ArrayList<>();
+                    p.getLabels().forEach(l -> v.add(l.getValue()));
+                    out.put(String.join(" ", v), ((GaugeSnapshot.GaugeDataPointSnapshot) p).getValue());
+                }
+            }
+        }
+        return out;
+    }
+}
