@@ -11,9 +11,9 @@ import io.fabricd.agent.http.HttpApi;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbeService;
-import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -67,7 +67,7 @@ public final class Agent implements AutoCloseable {
     /** TLS and basic auth; null: plain HTTP for everyone. */
     private final WebConfig web;
     private ProbeService probes;
-    private BandwidthServer bandwidth;
+    private BandwidthServing bandwidth;
     private Vertx vertx;
     private HttpServer server;
     private HttpApi http;
@@ -142,7 +142,9 @@ public final class Agent implements AutoCloseable {
                 if (config.probe.verbs && !source.isSnapshot()) {
                     probes.startVerbs(Path.of("/sys"));
                 }
-                bandwidth = BandwidthServing.start(config, source, loop, registry);
+                bandwidth = BandwidthServing.start(config, source, loop, registry, probes,
+                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()),
+                        () -> config.probe.nodeName != null && !config.probe.nodeName.isBlank() ? config.probe.nodeName : hostname());
             } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
@@ -176,7 +178,7 @@ public final class Agent implements AutoCloseable {
         }
         try {
             http = new HttpApi(vertx, loop, registry, probes);
-            Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth,
+            Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth == null ? null : bandwidth.server(),
                     probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(),
                     BandwidthServing.off(config, source, probeKey));
             if (web != null && !web.basicAuthUsers.isEmpty()) {

@@ -2,9 +2,13 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.ProbeService;
 import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthReport;
+import io.fabricd.probes.bandwidth.BandwidthSchedule;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
@@ -15,38 +19,97 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 
-/** The agent's side of bandwidth tests (docs/bandwidth.md): whether it serves them, and the server when it does. */
-final class BandwidthServing {
+/**
+ * The agent's side of bandwidth tests (docs/bandwidth.md): the server of tests peers run into this
+ * host, the slow schedule of tests this agent runs to its planned peers, and their metrics and
+ * findings.
+ */
+final class BandwidthServing implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(BandwidthServing.class.getName());
 
-    private BandwidthServing() {
+    private final BandwidthServer server;
+    private final ScheduledExecutorService scheduler;
+
+    private BandwidthServing(BandwidthServer server, ScheduledExecutorService scheduler) {
+        this.server = server;
+        this.scheduler = scheduler;
+    }
+
+    /** The server of tests into this host; null when it serves none. */
+    BandwidthServer server() {
+        return server;
     }
 
     /**
-     * The server of bandwidth tests, its metrics registered and its findings merged into the
-     * loop's reports: on a live host with the verbs shim and bandwidth.serve on (the caller has
-     * the probe key); null otherwise ({@link #off} says why).
+     * On a live host with the verbs shim (the caller has the probe key): the server when
+     * bandwidth.serve is on, the schedule when bandwidth.interval is set, their metrics registered
+     * and findings merged into the loop's reports; null when neither runs ({@link #off} says why).
      */
-    static BandwidthServer start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry) {
-        if (!config.bandwidth.serve || source.isSnapshot() || VerbsRc.unavailable() != null) {
+    static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
+                                  ProbeService probes, EndpointClient endpoints, Supplier<String> hostname) {
+        AgentConfig.Bandwidth b = config.bandwidth;
+        if (!b.serve && b.interval.isZero() || source.isSnapshot() || VerbsRc.unavailable() != null) {
             return null;
         }
-        AgentConfig.Bandwidth b = config.bandwidth;
         Path sys = Path.of("/sys");
         Integer gid = config.probe.gidIndex;
-        BandwidthServer s = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval),
-                device -> VerbsPorts.discover(sys).stream().filter(p -> device == null || p.device().equals(device)).findFirst()
-                        .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null),
-                () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model()),
-                (port, size, qps) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, 1), System::currentTimeMillis);
-        BandwidthReport report = new BandwidthReport(() -> s.results().values(), b.minRatio).register(registry);
+        Function<String, VerbsPorts.Port> ports = device -> VerbsPorts.discover(sys).stream()
+                .filter(p -> device == null || p.device().equals(device)).findFirst()
+                .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null);
+        Supplier<Ceiling.Local> local = () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model());
+        BandwidthServer server = null;
+        if (b.serve) {
+            server = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval), ports, local,
+                    (port, size, qps) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, 1), System::currentTimeMillis);
+            LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
+                    + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
+        }
+        BandwidthSchedule schedule = null;
+        ScheduledExecutorService scheduler = null;
+        if (!b.interval.isZero()) {
+            BandwidthClient client = new BandwidthClient(endpoints, hostname.get());
+            schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, client::run,
+                    new BandwidthClient.Options(null, b.size, b.duration, b.qps));
+            scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fabricd-bandwidth-schedule");
+                t.setDaemon(true);
+                return t;
+            });
+            // the first after one interval: the probe plan is known by then
+            scheduler.scheduleWithFixedDelay(schedule, b.interval.toMillis(), b.interval.toMillis(), TimeUnit.MILLISECONDS);
+            LOG.info("testing the bandwidth to the next planned peer every " + b.interval.toSeconds() + " s (bandwidth.interval)");
+        }
+        BandwidthServer s = server;
+        BandwidthSchedule sch = schedule;
+        BandwidthReport report = new BandwidthReport(() -> {
+            List<BandwidthResult> all = new ArrayList<>();
+            if (s != null) {
+                all.addAll(s.results().values());
+            }
+            if (sch != null) {
+                all.addAll(sch.results().values());
+            }
+            return all;
+        }, b.minRatio).register(registry);
         loop.extraFindings(report::findings);
-        LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
-                + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
-        return s;
+        return new BandwidthServing(server, scheduler);
+    }
+
+    @Override
+    public void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+        if (server != null) {
+            server.close();
+        }
     }
 
     /**
@@ -91,7 +154,7 @@ final class BandwidthServing {
             return "bandwidth tests are off on this agent: no probe key (probe.key_file or " + ProbeKey.ENV + ")";
         }
         if (!config.bandwidth.serve) {
-            return "bandwidth tests are off on this agent (bandwidth.serve: false)";
+            return "this agent serves no bandwidth tests (bandwidth.serve: false)";
         }
         if (source.isSnapshot()) {
             return "this agent reads a snapshot, not a live host: no bandwidth tests";

@@ -212,6 +212,7 @@ class ConfigLoaderTest {
         assertThat(error(f, "bandwidth:\n  min_ratio: 80\n")).contains("bandwidth.min_ratio must be above 0 and at most 1");
         assertThat(error(f, "bandwidth:\n  max_duration: 2h\n")).contains("bandwidth.max_duration must be between 1ms and 60m");
         assertThat(error(f, "bandwidth:\n  max_qps: 0\n")).contains("bandwidth.max_qps must be between 1 and 64");
+        assertThat(error(f, "bandwidth:\n  interval: 10s\n")).contains("bandwidth.interval must be 0s (off) or at least 1m");
         assertThat(error(f, "bandwidth:\n  serve: perhaps\n")).startsWith("bandwidth.serve: ").contains("true or false");
     }
 

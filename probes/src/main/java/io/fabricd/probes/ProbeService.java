@@ -53,6 +53,7 @@ public final class ProbeService implements AutoCloseable {
     private final PeerTransports transports = new PeerTransports();
     private KubernetesPeers kube;
     private PeerEndpoints peers;
+    private boolean endpointTls;
 
     public ProbeService(ProbeConfig config, ProbeKey key, String bindHost, Supplier<String> hostname,
                         Supplier<Map<String, String>> labels, PrometheusRegistry registry) {
@@ -69,6 +70,7 @@ public final class ProbeService implements AutoCloseable {
 
     /** Asks peers for their endpoints over HTTPS (this fabric's agents serve TLS); before {@link #start()}. */
     public ProbeService endpointTls(boolean tls) {
+        this.endpointTls = tls;
         this.client = new EndpointClient(key, Duration.ofSeconds(5), tls);
         return this;
     }
@@ -132,6 +134,11 @@ public final class ProbeService implements AutoCloseable {
         Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
+    }
+
+    /** Whether peers are asked over HTTPS. */
+    public boolean endpointTlsOn() {
+        return endpointTls;
     }
 
     public ProbeKey key() {

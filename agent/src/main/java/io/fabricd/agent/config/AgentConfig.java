@@ -69,6 +69,20 @@ public final class AgentConfig {
         @JsonProperty("min_interval")
         public Duration minInterval = Duration.ofSeconds(10);
 
+        /** How often this agent tests the bandwidth to the next peer of its probe plan; 0s: never. */
+        @JsonProperty("interval")
+        public Duration interval = Duration.ZERO;
+
+        /** Duration, message size and queue pairs of those scheduled tests. */
+        @JsonProperty("duration")
+        public Duration duration = Duration.ofSeconds(5);
+
+        @JsonProperty("size")
+        public long size = 65_536;
+
+        @JsonProperty("qps")
+        public int qps = 1;
+
         /** A link delivering less than this share of its ceiling is reported (bandwidth_low). */
         @JsonProperty("min_ratio")
         public double minRatio = 0.8;
@@ -85,6 +99,15 @@ public final class AgentConfig {
             }
             if (minInterval == null || minInterval.isNegative()) {
                 throw new IllegalArgumentException("bandwidth.min_interval must be 0s or more");
+            }
+            if (interval == null || interval.isNegative() || !interval.isZero() && interval.toMinutes() < 1) {
+                throw new IllegalArgumentException("bandwidth.interval must be 0s (off) or at least 1m");
+            }
+            if (duration == null || duration.toMillis() < 1 || duration.toMinutes() > 1) {
+                throw new IllegalArgumentException("bandwidth.duration must be between 1ms and 1m");
+            }
+            if (size < 1 || size > 1L << 30 || qps < 1 || qps > 64) {
+                throw new IllegalArgumentException("bandwidth: size must be 1 to 1073741824 bytes, qps 1 to 64");
             }
             if (!(minRatio > 0 && minRatio <= 1)) {
                 throw new IllegalArgumentException("bandwidth.min_ratio must be above 0 and at most 1");

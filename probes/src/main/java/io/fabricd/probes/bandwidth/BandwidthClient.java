@@ -59,7 +59,7 @@ public final class BandwidthClient {
             }
             Double link = min(local.linkBps(port.device(), port.port()), offer.linkBps());
             Ceiling c = new Ceiling(link, localPcie, offer.pcieBps());
-            BandwidthResult r = new BandwidthResult(EndpointClient.host(peer), port.device(), offer.device(), "tx", o.size(), o.qps(),
+            BandwidthResult r = new BandwidthResult(peer, port.device(), offer.device(), "tx", o.size(), o.qps(),
                     moved.bytes(), moved.messages(), moved.nanos(), c.bps(), c.limit(), System.currentTimeMillis());
             try {
                 endpoints.post(peer, BandwidthMessages.STOP_PATH, JSON.writeValueAsBytes(
