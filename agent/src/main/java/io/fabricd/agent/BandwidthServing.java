@@ -67,7 +67,7 @@ final class BandwidthServing implements AutoCloseable {
         BandwidthServer server = null;
         if (b.serve) {
             server = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval), ports, local,
-                    (port, size, qps) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, 1), System::currentTimeMillis);
+                    (port, size, qps, depth) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, depth), System::currentTimeMillis);
             LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
                     + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
         }
@@ -76,7 +76,7 @@ final class BandwidthServing implements AutoCloseable {
         if (!b.interval.isZero()) {
             BandwidthClient client = new BandwidthClient(endpoints, hostname.get());
             schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, client::run,
-                    new BandwidthClient.Options(null, b.size, b.duration, b.qps));
+                    new BandwidthClient.Options(null, b.size, b.duration, b.qps, false, false));
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fabricd-bandwidth-schedule");
                 t.setDaemon(true);

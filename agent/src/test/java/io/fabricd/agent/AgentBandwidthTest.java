@@ -57,6 +57,9 @@ class AgentBandwidthTest {
                     .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(unsigned.statusCode()).isEqualTo(401);
             assertThat(unsigned.body()).contains("(missing)");
+            HttpResponse<String> go = http.send(HttpRequest.newBuilder(URI.create("http://" + peer + BandwidthMessages.GO_PATH))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"id\":\"x\"}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(go.statusCode()).isEqualTo(401);
         }
     }
 

@@ -38,6 +38,14 @@ class BandwidthVmIT {
                 "for i in $(seq 1 120); do get /readyz 2>/dev/null | head -1 | grep -q 200 && break; sleep 0.5; done",
                 "echo '=====BW====='",
                 bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?",
+                "echo '=====SEND====='",
+                "(timeout 60 ib_send_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /dev/null 2>&1 &)",
+                "sleep 2",
+                "timeout 60 ib_send_bw -d rxe1 -x 1 -D 5 -s 65536 --report_gbits -F 127.0.0.1 2>&1 | grep -A1 '#bytes' || true",
+                "sleep 1",
+                bw + " --key-file /tmp/pk --duration 5s --send --format json; echo bw-exit=$?",
+                "echo '=====BIDI====='",
+                bw + " --key-file /tmp/pk --duration 3s --bidirectional --format json; echo bw-exit=$?",
                 "echo '=====WRONGKEY====='",
                 bw + " --key-file /tmp/wk --duration 1s 2>&1; echo bw-exit=$?",
                 "echo '=====BUSY====='",
@@ -45,8 +53,8 @@ class BandwidthVmIT {
                 // itself takes seconds to start under the emulator)
                 "(" + bw + " --key-file /tmp/pk --duration 30s --format json > /tmp/first.json 2> /tmp/first.err; echo first-exit=$? >> /tmp/first.err) & F=$!",
                 "started() { [ \"$(grep -c 'bandwidth test from' /tmp/agent.log)\" -ge $1 ]; }",
-                // the agent logs each test it starts: the second of the run
-                "for i in $(seq 1 240); do started 2 && break; sleep 0.5; done",
+                // the agent logs each test it starts: the fourth of the run
+                "for i in $(seq 1 240); do started 4 && break; sleep 0.5; done",
                 bw + " --key-file /tmp/pk --duration 1s 2>&1; echo bw-exit=$?",
                 "wait $F",
                 "cat /tmp/first.err",
@@ -56,7 +64,7 @@ class BandwidthVmIT {
                 "get /api/v1/findings | grep -o '\"check\" *: *\"bandwidth_low\"' | head -1",
                 "echo '=====VANISH====='",
                 "(" + bw + " --key-file /tmp/pk --duration 30s 2> /tmp/v.err; echo vanish-exit=$? >> /tmp/v.err) & V=$!",
-                "for i in $(seq 1 240); do started 3 && break; sleep 0.5; done",
+                "for i in $(seq 1 240); do started 5 && break; sleep 0.5; done",
                 "sleep 3",
                 "kill -9 $A; K=$(date +%s)",
                 "wait $V",
@@ -71,7 +79,7 @@ class BandwidthVmIT {
                 "=====BW====="));
         assertThat(perf.find()).as("ib_write_bw's result in:\n" + out).isTrue();
         double perftest = Double.parseDouble(perf.group(1)) * 1e9;
-        String bwOut = SoftRoceVm.section(out, "=====BW=====", "=====WRONGKEY=====");
+        String bwOut = SoftRoceVm.section(out, "=====BW=====", "=====SEND=====");
         assertThat(bwOut).as(out).contains("bw-exit=0");
         JsonNode r = new ObjectMapper().readTree(bwOut.substring(bwOut.indexOf('{'), bwOut.lastIndexOf('}') + 1)).get("results").get(0);
         double ours = r.get("bits_per_second").asDouble();
@@ -83,6 +91,28 @@ class BandwidthVmIT {
         assertThat(r.get("messages").asLong() * 65536).isEqualTo(r.get("bytes").asLong());
         // rxe0 sits on veth0: the ceiling is the link's, no PCIe function to limit it
         assertThat(r.get("limit").asText()).isEqualTo("link");
+
+        // SEND into the agent's posted receives, against ib_send_bw on the same devices
+        String sendOut = SoftRoceVm.section(out, "=====SEND=====", "=====BIDI=====");
+        Matcher sendPerf = Pattern.compile("(?m)^\\s*65536\\s+\\d+\\s+[0-9.]+\\s+([0-9.]+)").matcher(sendOut);
+        assertThat(sendPerf.find()).as("ib_send_bw's result in:\n" + out).isTrue();
+        assertThat(sendOut).as(out).contains("bw-exit=0");
+        JsonNode sr = new ObjectMapper().readTree(sendOut.substring(sendOut.indexOf('{'), sendOut.lastIndexOf('}') + 1)).get("results").get(0);
+        double sendPerftest = Double.parseDouble(sendPerf.group(1)) * 1e9;
+        System.out.printf("SEND 64 KiB, rxe1 -> rxe0: fabricd bw --send %.3f Gb/s, ib_send_bw %.3f Gb/s: %.2fx%n",
+                sr.get("bits_per_second").asDouble() / 1e9, sendPerftest / 1e9, sr.get("bits_per_second").asDouble() / sendPerftest);
+        assertThat(sr.get("bits_per_second").asDouble()).as(out).isGreaterThanOrEqualTo(0.8 * sendPerftest);
+
+        // both ways at once: a result per direction, each moving data
+        String bidi = SoftRoceVm.section(out, "=====BIDI=====", "=====WRONGKEY=====");
+        assertThat(bidi).as(out).contains("bw-exit=0");
+        JsonNode both = new ObjectMapper().readTree(bidi.substring(bidi.indexOf('{'), bidi.lastIndexOf('}') + 1)).get("results");
+        assertThat(both.findValuesAsText("direction")).containsExactly("tx", "rx");
+        for (JsonNode d : both) {
+            assertThat(d.get("bits_per_second").asDouble()).as(bidi).isGreaterThan(0.05 * ours);
+        }
+        System.out.printf("both ways: tx %.3f Gb/s, rx %.3f Gb/s%n", both.get(0).get("bits_per_second").asDouble() / 1e9,
+                both.get(1).get("bits_per_second").asDouble() / 1e9);
 
         String wrong = SoftRoceVm.section(out, "=====WRONGKEY=====", "=====BUSY=====");
         assertThat(wrong).as(out).contains("bw-exit=2").contains("refused the probe key (401)").doesNotContain("Exception");

@@ -56,6 +56,12 @@ public final class BwCommand implements Callable<Integer> {
     @Option(names = "--qps", paramLabel = "N", defaultValue = "1", description = "Queue pairs (default: ${DEFAULT-VALUE}).")
     int qps;
 
+    @Option(names = "--send", description = "SENDs into receives the peer posts (as ib_send_bw), not RDMA WRITEs.")
+    boolean send;
+
+    @Option(names = "--bidirectional", description = "The peer writes back at the same time (as ib_write_bw -b); RDMA WRITE only.")
+    boolean bidirectional;
+
     @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
     Format format;
 
@@ -78,6 +84,9 @@ public final class BwCommand implements Callable<Integer> {
         if (d.toMillis() < 1 || d.toMinutes() > 60) {
             throw new IllegalArgumentException("--duration must be 1ms to 60m");
         }
+        if (send && bidirectional) {
+            throw new IllegalArgumentException("--bidirectional is RDMA WRITE only (not with --send)");
+        }
         String why = VerbsRc.unavailable();
         if (why != null) {
             throw new IllegalArgumentException(why);
@@ -90,12 +99,12 @@ public final class BwCommand implements Callable<Integer> {
         List<String> errors = new ArrayList<>();
         for (String peer : peers) {
             if (format == Format.text) {
-                err.printf(Locale.ROOT, "writing from %s port %d into %s: %d x %d B for %s ...%n", local.device(), local.port(), peer, qps, size,
-                        duration);
+                err.printf(Locale.ROOT, "writing from %s port %d into %s: %d x %d B %s%s for %s ...%n", local.device(), local.port(), peer, qps,
+                        size, send ? "SEND" : "RDMA WRITE", bidirectional ? " both ways" : "", duration);
                 err.flush();
             }
             try {
-                results.add(client.run(peer, local, ceiling, new BandwidthClient.Options(peerDevice, size, d, qps)));
+                results.addAll(client.run(peer, local, ceiling, new BandwidthClient.Options(peerDevice, size, d, qps, send, bidirectional)));
             } catch (IOException e) {
                 errors.add(e.getMessage());
                 results.add(Map.of("peer", peer, "error", String.valueOf(e.getMessage())));
@@ -122,11 +131,12 @@ public final class BwCommand implements Callable<Integer> {
                 throw new IllegalStateException(e);
             }
         } else if (results.stream().anyMatch(BandwidthResult.class::isInstance)) {
-            out.printf("%-22s %-10s %-10s %8s %4s %10s %12s %10s %6s %s%n", "peer", "device", "peer_dev", "size", "qps", "gbps",
+            out.printf("%-22s %-10s %-10s %-3s %8s %4s %10s %12s %10s %6s %s%n", "peer", "device", "peer_dev", "dir", "size", "qps", "gbps",
                     "msg_per_s", "ceil_gbps", "ratio", "limit");
             for (Object o : results) {
                 if (o instanceof BandwidthResult r) {
-                    out.printf(Locale.ROOT, "%-22s %-10s %-10s %8d %4d %10.2f %12.0f %10s %6s %s%n", r.peer(), r.device(), r.peerDevice(),
+                    out.printf(Locale.ROOT, "%-22s %-10s %-10s %-3s %8d %4d %10.2f %12.0f %10s %6s %s%n", r.peer(), r.device(), r.peerDevice(),
+                            r.direction(),
                             r.size(), r.qps(), r.bps() / 1e9, r.messageRate(),
                             r.ceilingBps() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ceilingBps() / 1e9),
                             r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio()), r.limit());
@@ -141,6 +151,7 @@ public final class BwCommand implements Callable<Integer> {
         m.put("peer", r.peer());
         m.put("device", r.device());
         m.put("peer_device", r.peerDevice());
+        m.put("direction", r.direction());
         m.put("size", r.size());
         m.put("qps", r.qps());
         m.put("bytes", r.bytes());

@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.logging.Logger;
 
 /**
- * {@code POST /api/v1/bandwidth/start} and {@code /stop} (docs/bandwidth.md): requests signed with
+ * {@code POST /api/v1/bandwidth/start}, {@code /go} and {@code /stop} (docs/bandwidth.md): requests signed with
  * the probe key over their body ({@link EndpointAuth#signedPath}), each once; answers signed for
  * the request. Bodies are read up to 64 KiB; the queue pairs are set up off the event loop. Other
  * paths go to the next handler.
@@ -41,7 +41,8 @@ public final class BandwidthApi {
                                                   EndpointAuth auth, ResponderStats stats, String why) {
         return req -> {
             String path = req.path();
-            if (!path.equals(BandwidthMessages.START_PATH) && !path.equals(BandwidthMessages.STOP_PATH)) {
+            if (!path.equals(BandwidthMessages.START_PATH) && !path.equals(BandwidthMessages.GO_PATH)
+                    && !path.equals(BandwidthMessages.STOP_PATH)) {
                 next.handle(req);
                 return;
             }
@@ -87,14 +88,17 @@ public final class BandwidthApi {
             return;
         }
         String nonce = EndpointAuth.nonce(header);
-        boolean start = req.path().equals(BandwidthMessages.START_PATH);
+        String path = req.path();
         vertx.executeBlocking(() -> {
             try {
-                if (start) {
+                if (path.equals(BandwidthMessages.START_PATH)) {
                     return new Answer(200, JSON.writeValueAsBytes(server.start(JSON.readValue(body, BandwidthMessages.Start.class))));
                 }
-                server.stop(JSON.readValue(body, BandwidthMessages.Stop.class));
-                return new Answer(200, "{}".getBytes(StandardCharsets.UTF_8));
+                if (path.equals(BandwidthMessages.GO_PATH)) {
+                    server.go(JSON.readValue(body, BandwidthMessages.Go.class));
+                    return new Answer(200, "{}".getBytes(StandardCharsets.UTF_8));
+                }
+                return new Answer(200, JSON.writeValueAsBytes(server.stop(JSON.readValue(body, BandwidthMessages.Stop.class))));
             } catch (JacksonException e) {
                 return new Answer(400, ("not a bandwidth request: " + e.getOriginalMessage() + "\n").getBytes(StandardCharsets.UTF_8));
             } catch (BandwidthServer.Refused e) {

@@ -36,7 +36,7 @@ import java.util.Set;
 public final class BasicAuth {
     /** Paths served without a password (the endpoint and bandwidth paths are authenticated by the probe key). */
     static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH, BandwidthMessages.START_PATH,
-            BandwidthMessages.STOP_PATH);
+            BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH);
     private static final int MAX_REMEMBERED = 1024;
     /** A valid hash to verify against for unknown users (cost 10, as htpasswd -nBC 10 makes them). */
     private static final byte[] DUMMY = BCrypt.withDefaults().hash(10, "fabricd".getBytes(StandardCharsets.UTF_8));

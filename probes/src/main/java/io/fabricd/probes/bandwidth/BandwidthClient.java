@@ -5,11 +5,15 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.bandwidth.BandwidthMessages.Done;
+import io.fabricd.probes.bandwidth.BandwidthMessages.Go;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.logging.Logger;
 
 /**
@@ -21,13 +25,13 @@ public final class BandwidthClient {
     private static final Logger LOG = Logger.getLogger(BandwidthClient.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     /** Writes in flight per queue pair: perftest's default tx depth. */
-    static final int DEPTH = 128;
+    static final int DEPTH = BandwidthServer.DEPTH;
 
     /**
      * @param peerDevice the peer's RDMA device to write into; null: its first ACTIVE port
      * @param size       bytes per RDMA WRITE
      */
-    public record Options(String peerDevice, long size, Duration duration, int qps) {
+    public record Options(String peerDevice, long size, Duration duration, int qps, boolean send, boolean bidirectional) {
         public static final long DEFAULT_SIZE = 65_536;
         public static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
     }
@@ -40,11 +44,15 @@ public final class BandwidthClient {
         this.hostname = hostname;
     }
 
-    /** One test: writes from {@code port} into {@code peer} (HOST:PORT of its agent). */
-    public BandwidthResult run(String peer, VerbsPorts.Port port, Ceiling.Local local, Options o) throws IOException {
+    /**
+     * One test: writes (or sends) from {@code port} into {@code peer} (HOST:PORT of its agent); with
+     * {@link Options#bidirectional} also the peer's writes back, as a second result ({@code rx}).
+     */
+    public List<BandwidthResult> run(String peer, VerbsPorts.Port port, Ceiling.Local local, Options o) throws IOException {
         try (VerbsRc rc = new VerbsRc(port.device(), port.port(), port.gidIndex(), o.size(), o.qps(), DEPTH)) {
             Double localPcie = local.pcieBps(port.device());
-            Start start = new Start(hostname, o.peerDevice(), o.size(), o.qps(), o.duration().toMillis(), rc.addresses(), localPcie);
+            Start start = new Start(hostname, o.peerDevice(), o.size(), o.qps(), o.duration().toMillis(), rc.addresses(), localPcie,
+                    o.send(), o.bidirectional());
             Offer offer = read(peer, endpoints.post(peer, BandwidthMessages.START_PATH, JSON.writeValueAsBytes(start)), Offer.class);
             if (offer.qp() == null || offer.qp().size() != o.qps()) {
                 throw new IOException(peer + " offered " + (offer.qp() == null ? 0 : offer.qp().size()) + " queue pairs, not " + o.qps());
@@ -52,23 +60,36 @@ public final class BandwidthClient {
             VerbsRc.Moved moved;
             try {
                 rc.connect(offer.qp());
-                moved = rc.write(offer.qp(), (int) o.duration().toMillis());
+                if (o.bidirectional()) {
+                    endpoints.post(peer, BandwidthMessages.GO_PATH, JSON.writeValueAsBytes(new Go(offer.id())));
+                }
+                moved = rc.write(o.send(), offer.qp(), (int) o.duration().toMillis());
             } catch (IOException e) {
-                throw new IOException("bandwidth test with " + peer + " (" + offer.device() + ") failed: " + e.getMessage()
-                        + (e.getMessage().contains("retry") ? " (did the peer go away?)" : ""), e);
+                throw new IOException("bandwidth test with " + peer + " (" + offer.device() + ") failed: " + e.getMessage(), e);
             }
             Double link = min(local.linkBps(port.device(), port.port()), offer.linkBps());
             Ceiling c = new Ceiling(link, localPcie, offer.pcieBps());
-            BandwidthResult r = new BandwidthResult(peer, port.device(), offer.device(), "tx", o.size(), o.qps(),
-                    moved.bytes(), moved.messages(), moved.nanos(), c.bps(), c.limit(), System.currentTimeMillis());
+            long at = System.currentTimeMillis();
+            List<BandwidthResult> out = new ArrayList<>();
+            out.add(new BandwidthResult(peer, port.device(), offer.device(), "tx", o.size(), o.qps(), moved.bytes(), moved.messages(),
+                    moved.nanos(), c.bps(), c.limit(), at));
+            Done done = null;
             try {
-                endpoints.post(peer, BandwidthMessages.STOP_PATH, JSON.writeValueAsBytes(
-                        new Stop(offer.id(), r.bytes(), r.messages(), r.nanos(), r.ceilingBps(), r.limit())));
+                done = read(peer, endpoints.post(peer, BandwidthMessages.STOP_PATH, JSON.writeValueAsBytes(
+                        new Stop(offer.id(), moved.bytes(), moved.messages(), moved.nanos(), c.bps(), c.limit()))), Done.class);
             } catch (IOException e) {
                 // the peer frees the queue pairs at its deadline anyway; the measurement stands
                 LOG.warning("could not tell " + peer + " the bandwidth test ended: " + e.getMessage());
             }
-            return r;
+            if (o.bidirectional()) {
+                if (done == null || done.nanos() <= 0) {
+                    throw new IOException(peer + " did not say what it wrote back in the bidirectional test");
+                }
+                String back = "local_pcie".equals(c.limit()) ? "peer_pcie" : "peer_pcie".equals(c.limit()) ? "local_pcie" : c.limit();
+                out.add(new BandwidthResult(peer, port.device(), offer.device(), "rx", o.size(), o.qps(), done.bytes(), done.messages(),
+                        done.nanos(), c.bps(), back, at));
+            }
+            return out;
         }
     }
 

@@ -1,6 +1,8 @@
 package io.fabricd.probes.bandwidth;
 
 import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.bandwidth.BandwidthMessages.Done;
+import io.fabricd.probes.bandwidth.BandwidthMessages.Go;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
@@ -60,17 +62,80 @@ public final class BandwidthServer implements AutoCloseable {
 
         void connect(List<VerbsRc.QpAddress> peer) throws IOException;
 
+        /** Writes (or sends) into the peer for {@code millis}. */
+        VerbsRc.Moved write(boolean send, List<VerbsRc.QpAddress> peer, int millis) throws IOException;
+
+        /** Receives the peer's SENDs until {@link #stopReceiving} or {@code limitMillis}. */
+        VerbsRc.Moved receive(int limitMillis) throws IOException;
+
+        void stopReceiving();
+
         @Override
         void close();
     }
 
-    /** Opens the queue pairs of a test on a port. */
+    /** Opens the queue pairs of a test on a port, with {@code depth} operations in flight per queue pair. */
     public interface Opener {
-        QueuePairs open(VerbsPorts.Port port, long size, int qps) throws IOException;
+        QueuePairs open(VerbsPorts.Port port, long size, int qps, int depth) throws IOException;
     }
 
-    private record Session(String id, String client, String device, Start start, QueuePairs rc, long startedMillis) {
+    /** A test in progress; {@code worker} receives its SENDs or writes back, {@code moved} what that did. */
+    private static final class Session {
+        final String id;
+        final String client;
+        final String device;
+        final Start start;
+        final QueuePairs rc;
+        final long startedMillis;
+        Thread worker;
+        volatile VerbsRc.Moved moved;
+
+        Session(String id, String client, String device, Start start, QueuePairs rc, long startedMillis) {
+            this.id = id;
+            this.client = client;
+            this.device = device;
+            this.start = start;
+            this.rc = rc;
+            this.startedMillis = startedMillis;
+        }
+
+        void work(String what, IoWork w) {
+            worker = new Thread(() -> {
+                try {
+                    moved = w.run();
+                } catch (IOException e) {
+                    LOG.warning("bandwidth test with " + client + ": " + what + " failed: " + e.getMessage());
+                }
+            }, "fabricd-bandwidth-" + what);
+            worker.setDaemon(true);
+            worker.start();
+        }
+
+        /** Stops the worker and waits for it (bounded), then frees the queue pairs. */
+        void end(Duration wait) {
+            rc.stopReceiving();
+            if (worker != null) {
+                try {
+                    worker.join(wait.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (worker.isAlive()) {
+                    // still in native code: freeing its queue pairs under it would crash the agent
+                    LOG.warning("bandwidth test with " + client + ": its " + worker.getName() + " thread did not end; queue pairs left open");
+                    return;
+                }
+            }
+            rc.close();
+        }
     }
+
+    private interface IoWork {
+        VerbsRc.Moved run() throws IOException;
+    }
+
+    /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes): perftest's default. */
+    static final int DEPTH = 128;
 
     private final Limits limits;
     private final Function<String, VerbsPorts.Port> ports;
@@ -121,10 +186,13 @@ public final class BandwidthServer implements AutoCloseable {
         if (s.qp() == null || s.qp().size() != s.qps()) {
             throw new Refused(400, "qp must list " + s.qps() + " queue pairs");
         }
+        if (s.send() && s.bidirectional()) {
+            throw new Refused(400, "a bidirectional test is RDMA WRITE only");
+        }
         long now = clock.getAsLong();
         if (current != null) {
-            long left = current.startedMillis() + current.start().durationMs() - now;
-            throw new Refused(409, "a bandwidth test with " + current.client() + " is running (about " + Math.max(1, (left + 999) / 1000)
+            long left = current.startedMillis + current.start.durationMs() - now;
+            throw new Refused(409, "a bandwidth test with " + current.client + " is running (about " + Math.max(1, (left + 999) / 1000)
                     + " s left); one at a time");
         }
         if (now - lastStartMillis < limits.minInterval().toMillis()) {
@@ -137,17 +205,23 @@ public final class BandwidthServer implements AutoCloseable {
             throw new Refused(404, s.device() == null ? "no ACTIVE RDMA port to serve a bandwidth test on"
                     : "no ACTIVE RDMA port on device " + s.device());
         }
-        QueuePairs rc = opener.open(port, s.size(), s.qps());
+        QueuePairs rc = opener.open(port, s.size(), s.qps(), s.send() || s.bidirectional() ? DEPTH : 1);
         try {
             rc.connect(s.qp());
             Offer offer = new Offer(newId(), port.device(), port.port(), rc.addresses(), local.get().linkBps(port.device(), port.port()),
                     local.get().pcieBps(port.device()));
             current = new Session(offer.id(), s.client(), port.device(), s, rc, now);
             lastStartMillis = now;
+            if (s.send()) {
+                // receives posted before the writer connects: its first SENDs find them
+                int limit = (int) (s.durationMs() + grace.toMillis());
+                current.work("receive", () -> rc.receive(limit));
+            }
             String id = offer.id();
             reaper.schedule(() -> expire(id), s.durationMs() + grace.toMillis(), TimeUnit.MILLISECONDS);
             LOG.info("bandwidth test from " + s.client() + " into " + port.device() + " port " + port.port() + ": " + s.qps() + " x "
-                    + s.size() + " B for " + s.durationMs() + " ms");
+                    + s.size() + " B " + (s.send() ? "SEND" : "RDMA WRITE") + (s.bidirectional() ? " both ways" : "") + " for "
+                    + s.durationMs() + " ms");
             return offer;
         } catch (IOException | RuntimeException e) {
             rc.close();
@@ -155,30 +229,63 @@ public final class BandwidthServer implements AutoCloseable {
         }
     }
 
-    /** The writer is done: frees the test's queue pairs and keeps its result. */
-    public synchronized void stop(Stop s) throws Refused {
-        if (current == null || !current.id().equals(s.id())) {
-            throw new Refused(404, "no running bandwidth test " + s.id() + " (it ended by its deadline, or never started)");
+    /** The writer's queue pairs are connected: in a bidirectional test, this side starts writing back. */
+    public synchronized void go(Go g) throws Refused {
+        Session c = current;
+        if (c == null || !c.id.equals(g.id())) {
+            throw new Refused(404, "no running bandwidth test " + g.id());
         }
-        Session done = current;
-        end();
+        if (!c.start.bidirectional()) {
+            throw new Refused(400, "test " + g.id() + " is not bidirectional");
+        }
+        if (c.worker != null) {
+            throw new Refused(409, "test " + g.id() + " is already writing back");
+        }
+        int millis = (int) c.start.durationMs();
+        c.work("write", () -> c.rc.write(false, c.start.qp(), millis));
+    }
+
+    /**
+     * The writer is done: frees the test's queue pairs, keeps its result (and this side's writes of
+     * a bidirectional test), and says what this side measured.
+     */
+    public Done stop(Stop s) throws Refused {
+        Session done;
+        synchronized (this) {
+            if (current == null || !current.id.equals(s.id())) {
+                throw new Refused(404, "no running bandwidth test " + s.id() + " (it ended by its deadline, or never started)");
+            }
+            done = current;
+            current = null;
+        }
+        done.end(grace);
+        long at = clock.getAsLong();
+        Start st = done.start;
         if (s.nanos() > 0 && s.bytes() >= 0) {
-            results.put(done.client() + "\n" + done.device(), new BandwidthResult(done.client(), done.device(), null, "rx",
-                    done.start().size(), done.start().qps(), s.bytes(), s.messages(), s.nanos(), s.ceilingBps(),
-                    s.limit() == null ? "unknown" : s.limit(), clock.getAsLong()));
+            results.put(done.client + "\n" + done.device + "\nrx", new BandwidthResult(done.client, done.device, null, "rx", st.size(),
+                    st.qps(), s.bytes(), s.messages(), s.nanos(), s.ceilingBps(), s.limit() == null ? "unknown" : s.limit(), at));
         }
+        VerbsRc.Moved m = done.moved;
+        if (st.bidirectional() && m != null && m.nanos() > 0) {
+            // the same path the other way: the writer's ceiling, its local and peer PCIe swapped
+            String limit = "local_pcie".equals(s.limit()) ? "peer_pcie" : "peer_pcie".equals(s.limit()) ? "local_pcie" : s.limit();
+            results.put(done.client + "\n" + done.device + "\ntx", new BandwidthResult(done.client, done.device, null, "tx", st.size(),
+                    st.qps(), m.bytes(), m.messages(), m.nanos(), s.ceilingBps(), limit == null ? "unknown" : limit, at));
+        }
+        return m == null ? new Done(0, 0, 0) : new Done(m.bytes(), m.messages(), m.nanos());
     }
 
-    private synchronized void expire(String id) {
-        if (current != null && current.id().equals(id)) {
-            LOG.warning("bandwidth test with " + current.client() + " freed at its deadline: the writer did not say it finished");
-            end();
+    private void expire(String id) {
+        Session done;
+        synchronized (this) {
+            if (current == null || !current.id.equals(id)) {
+                return;
+            }
+            done = current;
+            current = null;
         }
-    }
-
-    private void end() {
-        current.rc().close();
-        current = null;
+        LOG.warning("bandwidth test with " + done.client + " freed at its deadline: the writer did not say it finished");
+        done.end(grace);
     }
 
     /** Whether a test is running now. */
@@ -198,9 +305,14 @@ public final class BandwidthServer implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() {
-        if (current != null) {
-            end();
+    public void close() {
+        Session c;
+        synchronized (this) {
+            c = current;
+            current = null;
+        }
+        if (c != null) {
+            c.end(Duration.ofSeconds(5));
         }
         reaper.shutdownNow();
     }

@@ -1,6 +1,7 @@
 package io.fabricd.probes.bandwidth;
 
 import com.sun.jna.Library;
+import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
@@ -24,8 +25,10 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
 
         int fabricd_rc_connect(Pointer r, int i, int qpn, int psn, int lid, byte[] gid, int mtu, byte[] err, int errLen);
 
-        int fabricd_rc_write(Pointer r, long[] raddr, int[] rkey, int durationMs, long[] bytes, long[] msgs, long[] elapsedNs,
+        int fabricd_rc_write(Pointer r, int send, long[] raddr, int[] rkey, int durationMs, long[] bytes, long[] msgs, long[] elapsedNs,
                              byte[] err, int errLen);
+
+        int fabricd_rc_receive(Pointer r, Pointer stop, int limitMs, long[] bytes, long[] msgs, long[] elapsedNs, byte[] err, int errLen);
 
         void fabricd_rc_close(Pointer r);
     }
@@ -123,8 +126,9 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
         }
     }
 
-    /** RDMA WRITEs into the peer's buffers for {@code millis}; what completed. */
-    public Moved write(List<QpAddress> peer, int millis) throws IOException {
+    /** RDMA WRITEs into the peer's buffers (or SENDs into its receives) for {@code millis}; what completed. */
+    @Override
+    public Moved write(boolean send, List<QpAddress> peer, int millis) throws IOException {
         long[] raddr = new long[qps];
         int[] rkey = new int[qps];
         for (int i = 0; i < qps; i++) {
@@ -135,11 +139,37 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
         long[] msgs = new long[1];
         long[] ns = new long[1];
         byte[] err = new byte[256];
-        int rc = lib.fabricd_rc_write(open(), raddr, rkey, millis, bytes, msgs, ns, err, err.length);
+        int rc = lib.fabricd_rc_write(open(), send ? 1 : 0, raddr, rkey, millis, bytes, msgs, ns, err, err.length);
         if (rc < 0) {
             throw new IOException(device + ": " + VerbsUd.cString(err));
         }
         return new Moved(bytes[0], msgs[0], ns[0]);
+    }
+
+    private final Memory stop = new Memory(4);
+
+    /**
+     * Receives the peer's SENDs, receives posted again as they complete, until {@link #stopReceiving}
+     * or {@code limitMillis}; what arrived.
+     */
+    @Override
+    public Moved receive(int limitMillis) throws IOException {
+        stop.setInt(0, 0);
+        long[] bytes = new long[1];
+        long[] msgs = new long[1];
+        long[] ns = new long[1];
+        byte[] err = new byte[256];
+        int rc = lib.fabricd_rc_receive(open(), stop, limitMillis, bytes, msgs, ns, err, err.length);
+        if (rc < 0) {
+            throw new IOException(device + ": " + VerbsUd.cString(err));
+        }
+        return new Moved(bytes[0], msgs[0], ns[0]);
+    }
+
+    /** Ends a {@link #receive} running on another thread. */
+    @Override
+    public void stopReceiving() {
+        stop.setInt(0, 1);
     }
 
     private Pointer open() throws IOException {

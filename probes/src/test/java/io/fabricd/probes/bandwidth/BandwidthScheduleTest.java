@@ -28,8 +28,8 @@ class BandwidthScheduleTest {
             if (down.contains(peer)) {
                 throw new IOException("cannot reach " + peer + ": connection refused");
             }
-            return new BandwidthResult(peer, p.device(), "mlx5_1", "tx", o.size(), o.qps(), 1000, 1, 1, null, "unknown", 0);
-        }, new BandwidthClient.Options(null, 65536, Duration.ofSeconds(5), 1));
+            return List.of(new BandwidthResult(peer, p.device(), "mlx5_1", "tx", o.size(), o.qps(), 1000, 1, 1, null, "unknown", 0));
+        }, new BandwidthClient.Options(null, 65536, Duration.ofSeconds(5), 1, false, false));
     }
 
     @Test

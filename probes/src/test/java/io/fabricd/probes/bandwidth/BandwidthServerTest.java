@@ -27,7 +27,9 @@ class BandwidthServerTest {
     private final class Pairs implements BandwidthServer.QueuePairs {
         final int qps;
         List<QpAddress> connectedTo;
-        boolean closed;
+        final List<Integer> wrote = new ArrayList<>();
+        volatile boolean stopped;
+        volatile boolean closed;
 
         Pairs(int qps) {
             this.qps = qps;
@@ -45,6 +47,25 @@ class BandwidthServerTest {
         @Override
         public void connect(List<QpAddress> peer) {
             connectedTo = peer;
+        }
+
+        @Override
+        public VerbsRc.Moved write(boolean send, List<QpAddress> peer, int millis) {
+            wrote.add(millis);
+            return new VerbsRc.Moved(65536L * 100, 100, 1_000_000_000L);
+        }
+
+        @Override
+        public VerbsRc.Moved receive(int limitMillis) {
+            while (!stopped && limitMillis-- > 0) {
+                sleep(1);
+            }
+            return new VerbsRc.Moved(4096L * 10, 10, 500_000_000L);
+        }
+
+        @Override
+        public void stopReceiving() {
+            stopped = true;
         }
 
         @Override
@@ -70,7 +91,7 @@ class BandwidthServerTest {
     }
 
     private BandwidthServer server() {
-        return server(Duration.ZERO, (port, size, qps) -> {
+        return server(Duration.ZERO, (port, size, qps, depth) -> {
             Pairs p = new Pairs(qps);
             opened.add(p);
             return p;
@@ -82,7 +103,7 @@ class BandwidthServerTest {
         for (int i = 0; i < qps; i++) {
             qp.add(new QpAddress(200 + i, 9, 0, "fe80:0000:0000:0000:0000:0000:0000:0002", 0x99, 0x5000 + i, 1024));
         }
-        return new Start("node-b", device, size, qps, ms, qp, 252e9);
+        return new Start("node-b", device, size, qps, ms, qp, 252e9, false, false);
     }
 
     @Test
@@ -132,14 +153,14 @@ class BandwidthServerTest {
             assertThatThrownBy(() -> s.start(start(null, 8L << 20, 16, 1000))).hasMessageContaining("bandwidth.max_buffer");
             assertThatThrownBy(() -> s.start(start(null, 4096, 17, 1000))).hasMessageContaining("qps must be 1 to 16");
             assertThatThrownBy(() -> s.start(start(null, 0, 1, 1000))).hasMessageContaining("size x qps");
-            assertThatThrownBy(() -> s.start(new Start("x", null, 4096, 2, 1000, List.of(), null))).hasMessageContaining("qp must list 2");
+            assertThatThrownBy(() -> s.start(new Start("x", null, 4096, 2, 1000, List.of(), null, false, false))).hasMessageContaining("qp must list 2");
             assertThat(opened).isEmpty();
         }
     }
 
     @Test
     void rateLimitedBetweenStarts() throws Exception {
-        try (BandwidthServer s = server(Duration.ofSeconds(10), (port, size, qps) -> new Pairs(qps))) {
+        try (BandwidthServer s = server(Duration.ofSeconds(10), (port, size, qps, depth) -> new Pairs(qps))) {
             Offer o = s.start(start(null, 4096, 1, 1000));
             s.stop(new Stop(o.id(), 0, 0, 1, null, null));
             now.addAndGet(4_000);
@@ -158,7 +179,7 @@ class BandwidthServerTest {
                     .isInstanceOfSatisfying(BandwidthServer.Refused.class, e -> assertThat(e.status()).isEqualTo(404))
                     .hasMessageContaining("no ACTIVE RDMA port on device mlx5_9");
         }
-        try (BandwidthServer s = server(Duration.ZERO, (port, size, qps) -> {
+        try (BandwidthServer s = server(Duration.ZERO, (port, size, qps, depth) -> {
             throw new IOException("rxe0 port 1: ibv_create_qp RC: Operation not supported");
         })) {
             assertThatThrownBy(() -> s.start(start(null, 4096, 1, 1000))).isInstanceOf(IOException.class)
@@ -172,7 +193,7 @@ class BandwidthServerTest {
         try (BandwidthServer s = server().grace(Duration.ofMillis(100))) {
             Offer o = s.start(start(null, 4096, 1, 50));
             long until = System.nanoTime() + 10_000_000_000L;
-            while (s.busy() && System.nanoTime() < until) {
+            while ((s.busy() || !opened.get(0).closed) && System.nanoTime() < until) {
                 Thread.sleep(50);
             }
             assertThat(s.busy()).isFalse();
@@ -191,6 +212,56 @@ class BandwidthServerTest {
             assertThatThrownBy(() -> s.stop(new Stop("0123", 1, 1, 1, null, null))).isInstanceOf(BandwidthServer.Refused.class);
             assertThat(s.busy()).isTrue();
             assertThat(opened.get(0).closed).isFalse();
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void aSendTestReceivesUntilTheWriterStops() throws Exception {
+        try (BandwidthServer s = server()) {
+            Start st = start(null, 4096, 1, 5000);
+            Offer o = s.start(new Start(st.client(), null, 4096, 1, 5000, st.qp(), null, true, false));
+            Thread.sleep(50);
+            assertThat(opened.get(0).stopped).isFalse();
+            BandwidthMessages.Done d = s.stop(new Stop(o.id(), 4096L * 10, 10, 500_000_000L, 10e9, "link"));
+            assertThat(opened.get(0).stopped).isTrue();
+            assertThat(opened.get(0).closed).isTrue();
+            assertThat(d.messages()).isEqualTo(10);
+            assertThat(d.bytes()).isEqualTo(40960);
+        }
+    }
+
+    @Test
+    void aBidirectionalTestWritesBackAfterGoAndKeepsBothDirections() throws Exception {
+        try (BandwidthServer s = server()) {
+            Start st = start(null, 65536, 1, 2000);
+            Start bidi = new Start(st.client(), null, 65536, 1, 2000, st.qp(), null, false, true);
+            Offer o = s.start(bidi);
+            assertThat(opened.get(0).wrote).isEmpty();
+            s.go(new BandwidthMessages.Go(o.id()));
+            assertThatThrownBy(() -> s.go(new BandwidthMessages.Go(o.id()))).hasMessageContaining("already writing back");
+            BandwidthMessages.Done d = s.stop(new Stop(o.id(), 65536L * 200, 200, 1_000_000_000L, 100e9, "local_pcie"));
+            assertThat(opened.get(0).wrote).containsExactly(2000);
+            assertThat(d.messages()).isEqualTo(100);
+            assertThat(s.results().values()).extracting(BandwidthResult::direction).containsExactlyInAnyOrder("rx", "tx");
+            BandwidthResult back = s.results().values().stream().filter(r -> r.direction().equals("tx")).findFirst().orElseThrow();
+            // the writer's local PCIe is this side's peer PCIe
+            assertThat(back.limit()).isEqualTo("peer_pcie");
+            assertThat(back.bps()).isEqualTo(65536.0 * 100 * 8);
+        }
+        try (BandwidthServer s = server()) {
+            Start st = start(null, 65536, 1, 2000);
+            assertThatThrownBy(() -> s.start(new Start(st.client(), null, 65536, 1, 2000, st.qp(), null, true, true)))
+                    .hasMessageContaining("RDMA WRITE only");
+            Offer o = s.start(st);
+            assertThatThrownBy(() -> s.go(new BandwidthMessages.Go(o.id()))).hasMessageContaining("not bidirectional");
         }
     }
 }
