@@ -271,7 +271,7 @@ int fabricd_rc_write(struct fd_rc *r, int send, const uint64_t *raddr, const uin
             int count = (int)(wc[k].wr_id >> 8);
             if (wc[k].status != IBV_WC_SUCCESS) {
                 if (err && errlen > 0)
-                    snprintf(err, (size_t)errlen, "RDMA WRITE completion: %s", ibv_wc_status_str(wc[k].status));
+                    snprintf(err, (size_t)errlen, "%s completion: %s", send ? "SEND" : "RDMA WRITE", ibv_wc_status_str(wc[k].status));
                 return -EIO;
             }
             if (q < r->nqps) {
@@ -286,8 +286,8 @@ int fabricd_rc_write(struct fd_rc *r, int send, const uint64_t *raddr, const uin
         else if (total_inflight > 0 && t - last_progress > STALL_NS) {
             /* a peer that went away: hardware reports retries exceeded within seconds, rxe may never */
             if (err && errlen > 0)
-                snprintf(err, (size_t)errlen, "no RDMA WRITE completed for %lld s: the peer's queue pairs stopped answering",
-                         STALL_NS / 1000000000LL);
+                snprintf(err, (size_t)errlen, "no %s completed for %lld s: the peer's queue pairs stopped answering",
+                         send ? "SEND" : "RDMA WRITE", STALL_NS / 1000000000LL);
             return -ETIMEDOUT;
         }
     }

@@ -384,7 +384,8 @@ class HelmChartTest {
             assertThat(p.getContainerPort()).isEqualTo(9530);
         });
         assertThat(proxy.getArgs()).contains("--secure-listen-address=0.0.0.0:9530", "--upstream=http://127.0.0.1:9532/",
-                "--ignore-paths=/healthz,/readyz,/api/v1/probe/endpoint");
+                "--ignore-paths=/healthz,/readyz,/api/v1/probe/endpoint,/api/v1/bandwidth/start,/api/v1/bandwidth/go,"
+                        + "/api/v1/bandwidth/stop");
         assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(agent.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");

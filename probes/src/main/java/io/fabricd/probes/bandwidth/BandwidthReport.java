@@ -29,23 +29,23 @@ public final class BandwidthReport {
     }
 
     public BandwidthReport register(PrometheusRegistry registry) {
-        GaugeWithCallback.builder().name("fabric_bandwidth_bits_per_second")
-                .help("Data bits per second the last bandwidth test with a peer moved (RDMA WRITE; direction tx: this host wrote, "
+        GaugeWithCallback.builder().name("fabric_bandwidth_bytes_per_second")
+                .help("Data bytes per second the last bandwidth test with a peer moved (RDMA WRITE; direction tx: this host wrote, "
                         + "rx: the peer wrote into this host).")
-                .labelNames(LABELS).callback(cb -> each(r -> cb.call(r.bps(), labels(r)))).register(registry);
+                .labelNames(LABELS).callback(cb -> each(r -> cb.call(r.bps() / 8, labels(r)))).register(registry);
         GaugeWithCallback.builder().name("fabric_bandwidth_messages_per_second")
                 .help("RDMA WRITEs per second of the last bandwidth test with a peer.")
                 .labelNames(LABELS).callback(cb -> each(r -> cb.call(r.messageRate(), labels(r)))).register(registry);
-        GaugeWithCallback.builder().name("fabric_bandwidth_ceiling_bits_per_second")
+        GaugeWithCallback.builder().name("fabric_bandwidth_ceiling_bytes_per_second")
                 .help("What the last tested path can carry at most: the lowest of the link after encoding and both NICs' PCIe "
                         + "(limit says which); absent when unknown.")
                 .labelNames("peer", "device", "direction", "limit").callback(cb -> each(r -> {
                     if (r.ceilingBps() != null) {
-                        cb.call(r.ceilingBps(), r.peer(), r.device(), r.direction(), r.limit());
+                        cb.call(r.ceilingBps() / 8, r.peer(), r.device(), r.direction(), r.limit());
                     }
                 })).register(registry);
         GaugeWithCallback.builder().name("fabric_bandwidth_ratio")
-                .help("The last bandwidth test's bits per second over its ceiling; absent when the ceiling is unknown.")
+                .help("The last bandwidth test's data rate over its ceiling; absent when the ceiling is unknown.")
                 .labelNames(LABELS).callback(cb -> each(r -> {
                     if (r.ratio() != null) {
                         cb.call(r.ratio(), labels(r));

@@ -9,6 +9,7 @@ import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -178,7 +179,7 @@ public final class BandwidthServer implements AutoCloseable {
             throw new Refused(400, "qps must be 1 to " + Math.min(limits.maxQps(), VerbsRc.MAX_QPS));
         }
         if (s.size() < 1 || s.size() * s.qps() > limits.maxBufferBytes()) {
-            throw new Refused(400, "size x qps must be 1 to " + limits.maxBufferBytes() + " bytes (bandwidth.max_buffer)");
+            throw new Refused(400, "size x qps must be 1 to " + limits.maxBufferBytes() + " bytes (bandwidth.max_buffer_bytes)");
         }
         if (s.durationMs() < 1 || s.durationMs() > limits.maxDuration().toMillis()) {
             throw new Refused(400, "duration must be 1 ms to " + limits.maxDuration().toMillis() + " ms (bandwidth.max_duration)");
@@ -262,17 +263,30 @@ public final class BandwidthServer implements AutoCloseable {
         long at = clock.getAsLong();
         Start st = done.start;
         if (s.nanos() > 0 && s.bytes() >= 0) {
-            results.put(done.client + "\n" + done.device + "\nrx", new BandwidthResult(done.client, done.device, null, "rx", st.size(),
+            keep(done.client + "\n" + done.device + "\nrx", new BandwidthResult(done.client, done.device, null, "rx", st.size(),
                     st.qps(), s.bytes(), s.messages(), s.nanos(), s.ceilingBps(), s.limit() == null ? "unknown" : s.limit(), at));
         }
         VerbsRc.Moved m = done.moved;
         if (st.bidirectional() && m != null && m.nanos() > 0) {
             // the same path the other way: the writer's ceiling, its local and peer PCIe swapped
             String limit = "local_pcie".equals(s.limit()) ? "peer_pcie" : "peer_pcie".equals(s.limit()) ? "local_pcie" : s.limit();
-            results.put(done.client + "\n" + done.device + "\ntx", new BandwidthResult(done.client, done.device, null, "tx", st.size(),
+            keep(done.client + "\n" + done.device + "\ntx", new BandwidthResult(done.client, done.device, null, "tx", st.size(),
                     st.qps(), m.bytes(), m.messages(), m.nanos(), s.ceilingBps(), limit == null ? "unknown" : limit, at));
         }
         return m == null ? new Done(0, 0, 0) : new Done(m.bytes(), m.messages(), m.nanos());
+    }
+
+    /** Most results kept: writers name themselves, so their number is bounded here; the oldest goes first. */
+    static final int MAX_RESULTS = 1024;
+
+    private void keep(String key, BandwidthResult r) {
+        synchronized (results) {
+            if (!results.containsKey(key) && results.size() >= MAX_RESULTS) {
+                results.entrySet().stream().min(Comparator.comparingLong(e -> e.getValue().atMillis()))
+                        .ifPresent(e -> results.remove(e.getKey()));
+            }
+            results.put(key, r);
+        }
     }
 
     private void expire(String id) {

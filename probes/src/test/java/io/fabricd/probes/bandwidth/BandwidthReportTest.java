@@ -50,9 +50,9 @@ class BandwidthReportTest {
         PrometheusRegistry r = new PrometheusRegistry();
         new BandwidthReport(() -> results, 0.8).register(r);
         MetricSnapshots snap = r.scrape();
-        assertThat(points(snap, "fabric_bandwidth_bits_per_second")).containsEntry("mlx5_0 tx node-b", 61e9)
-                .containsEntry("mlx5_0 tx node-d", 0.3e9);
-        assertThat(points(snap, "fabric_bandwidth_ceiling_bits_per_second")).containsOnly(entry("mlx5_0 tx local_pcie node-b", 97e9));
+        assertThat(points(snap, "fabric_bandwidth_bytes_per_second")).containsEntry("mlx5_0 tx node-b", 61e9 / 8)
+                .containsEntry("mlx5_0 tx node-d", 0.3e9 / 8);
+        assertThat(points(snap, "fabric_bandwidth_ceiling_bytes_per_second")).containsOnly(entry("mlx5_0 tx local_pcie node-b", 97e9 / 8));
         assertThat(points(snap, "fabric_bandwidth_ratio")).containsOnlyKeys("mlx5_0 tx node-b");
         assertThat(points(snap, "fabric_bandwidth_last_test_timestamp_seconds")).containsEntry("mlx5_0 tx node-d", 1.796e9);
         assertThat(points(snap, "fabric_bandwidth_messages_per_second")).containsKeys("mlx5_0 tx node-b", "mlx5_0 tx node-d");

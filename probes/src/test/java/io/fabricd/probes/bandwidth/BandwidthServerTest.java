@@ -150,7 +150,7 @@ class BandwidthServerTest {
         try (BandwidthServer s = server()) {
             assertThatThrownBy(() -> s.start(start(null, 65536, 1, 31_000))).hasMessageContaining("bandwidth.max_duration")
                     .isInstanceOfSatisfying(BandwidthServer.Refused.class, e -> assertThat(e.status()).isEqualTo(400));
-            assertThatThrownBy(() -> s.start(start(null, 8L << 20, 16, 1000))).hasMessageContaining("bandwidth.max_buffer");
+            assertThatThrownBy(() -> s.start(start(null, 8L << 20, 16, 1000))).hasMessageContaining("bandwidth.max_buffer_bytes");
             assertThatThrownBy(() -> s.start(start(null, 4096, 17, 1000))).hasMessageContaining("qps must be 1 to 16");
             assertThatThrownBy(() -> s.start(start(null, 0, 1, 1000))).hasMessageContaining("size x qps");
             assertThatThrownBy(() -> s.start(new Start("x", null, 4096, 2, 1000, List.of(), null, false, false))).hasMessageContaining("qp must list 2");
@@ -262,6 +262,21 @@ class BandwidthServerTest {
                     .hasMessageContaining("RDMA WRITE only");
             Offer o = s.start(st);
             assertThatThrownBy(() -> s.go(new BandwidthMessages.Go(o.id()))).hasMessageContaining("not bidirectional");
+        }
+    }
+
+    @Test
+    void resultsAreBoundedTheOldestGoingFirst() throws Exception {
+        try (BandwidthServer s = server()) {
+            for (int i = 0; i <= BandwidthServer.MAX_RESULTS; i++) {
+                Start st = start(null, 4096, 1, 1000);
+                Offer o = s.start(new Start("writer-" + i, null, 4096, 1, 1000, st.qp(), null, false, false));
+                now.incrementAndGet();
+                s.stop(new Stop(o.id(), 4096, 1, 1_000_000, null, null));
+            }
+            assertThat(s.results()).hasSize(BandwidthServer.MAX_RESULTS);
+            assertThat(s.results().values()).extracting(BandwidthResult::peer).doesNotContain("writer-0")
+                    .contains("writer-1", "writer-" + BandwidthServer.MAX_RESULTS);
         }
     }
 }
