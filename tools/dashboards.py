@@ -35,7 +35,7 @@ def variables():
 
 
 def panel(pid, title, kind, targets, x, y, w, h, unit=None, description=None, instant=False, table=False, matrix=None,
-          stack=False):
+          stack=False, merge=None):
     ds = {"type": "prometheus", "uid": "${datasource}"}
     p = {"id": pid, "title": title, "type": kind, "datasource": ds, "gridPos": {"x": x, "y": y, "w": w, "h": h},
          "targets": [], "fieldConfig": {"defaults": {}, "overrides": []}, "options": {}}
@@ -55,6 +55,11 @@ def panel(pid, title, kind, targets, x, y, w, h, unit=None, description=None, in
         p["targets"].append(t)
     if table:
         p["transformations"] = [{"id": "organize", "options": {"excludeByName": {"Time": True, "__name__": True}}}]
+    if merge:
+        # several instant queries as one table: a row per label set, a column per query (named by merge)
+        p["transformations"] = [{"id": "merge", "options": {}},
+                                {"id": "organize", "options": {"excludeByName": {"Time": True, "__name__": True, "job": True},
+                                                               "renameByName": merge}}]
     if matrix:
         # a heatmap as a table: rows x columns, each cell coloured by its value
         row, col = matrix
@@ -197,6 +202,14 @@ def pingmesh():
             (f"sum by (instance) (rate(fabric_probe_responder_answered_total{{{S}}}[{R}]))", "{{instance}} answered"),
             (f"sum by (instance, reason) (rate(fabric_probe_responder_dropped_total{{{S}}}[{R}]))",
              "{{instance}} dropped {{reason}}")], 12, 28, 12, 8, unit="pps"),
+        panel(9, "Bandwidth: last test against its ceiling", "table", [
+            (f"fabric_bandwidth_bytes_per_second{{{S}}} * 8 / 1e9", ""),
+            (f"max without (limit) (fabric_bandwidth_ceiling_bytes_per_second{{{S}}}) * 8 / 1e9", ""),
+            (f"fabric_bandwidth_ratio{{{S}}}", "")], 0, 36, 24, 8, table=True,
+              merge={"Value #A": "Gb/s", "Value #B": "ceiling Gb/s", "Value #C": "share of ceiling"},
+              description="The last RDMA WRITE bandwidth test per host, device and peer (fabricd bw, a peer's test into this host, "
+                          "or the agent's schedule): Gb/s moved, what the link and both NICs' PCIe can carry, and the share. "
+                          "Below 0.8 is the bandwidth_low finding (docs/bandwidth.md)."),
     ])
 
 

@@ -14,8 +14,8 @@ import java.util.Objects;
  * signalling rate ("56 Gb/sec (4X FDR)") and carries 64b/66b; FDR10, EDR, HDR, NDR and XDR print
  * the data rate. RoCE ports print the Ethernet speed, already a data rate. PCIe (PCI-SIG): 2.5 and 5
  * GT/s carry 8b/10b, 8 to 32 GT/s 128b/130b, 64 GT/s FLIT mode (242 of 256 bytes carry data).
- * Protocol overhead (TLP and packet headers) is not taken out: a perfect run of large messages
- * comes to about 0.9 of this figure.
+ * Protocol overhead (TLP and packet headers) is not taken out: even a perfect run stays below this
+ * figure by its share.
  */
 public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
 
