@@ -4,9 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
-import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.VerbsPorts;
@@ -16,7 +14,6 @@ import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,9 +89,10 @@ public final class BwCommand implements Callable<Integer> {
             throw new IllegalArgumentException(why);
         }
         VerbsPorts.Port local = peer.localPort(device);
-        Ceiling.Local ceiling = Ceiling.Local.of(collectLocal());
-        BandwidthClient client = new BandwidthClient(new EndpointClient(key, Duration.ofSeconds(20), peer.tls), hostname());
         PrintWriter err = spec.commandLine().getErr();
+        HostModel here = collectLocal(err);
+        Ceiling.Local ceiling = Ceiling.Local.of(here);
+        BandwidthClient client = new BandwidthClient(new EndpointClient(key, Duration.ofSeconds(20), peer.tls), nodeName(here));
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         for (String peer : peers) {
@@ -165,25 +163,21 @@ public final class BwCommand implements Callable<Integer> {
         return m;
     }
 
-    /** This host's ports and PCIe, once, for the ceiling. */
-    private static HostModel collectLocal() {
-        AgentConfig cfg = new AgentConfig();
-        try (LiveHostSource src = new LiveHostSource(cfg.collection.readTimeout)) {
-            return HostCollection.standard(cfg.collectorConfig()).collect(src);
+    /** This host's ports and PCIe, once, for the ceiling (the live host, as `fabricd metrics` reads it). */
+    private static HostModel collectLocal(PrintWriter err) {
+        try {
+            return new HostOptions().collectOnce(new AgentConfig(), err);
         } catch (RuntimeException e) {
             return null; // no ceiling then, not no test
         }
     }
 
-    private static String hostname() {
+    /** The name the peer keeps this writer's result under: NODE_NAME (a pod's node), else the host's name. */
+    private static String nodeName(HostModel here) {
         String n = System.getenv("NODE_NAME");
         if (n != null && !n.isBlank()) {
             return n;
         }
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "localhost";
-        }
+        return here != null && here.hostname() != null ? here.hostname() : "unknown";
     }
 }
