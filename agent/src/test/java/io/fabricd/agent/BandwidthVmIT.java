@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -12,8 +15,10 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code fabricd bw} against an agent in the Soft-RoCE VM, over RC queue pairs on rxe1 -> rxe0, and
  * perftest's ib_write_bw on the same devices, size and duration in the same run: fabricd moves at
- * least 0.8x what perftest moves. Then the cases around a test: a wrong key, a second test while
- * one runs, and an agent that dies in the middle of a test.
+ * least 0.8x what perftest moves, both beside an agent that does not collect meanwhile. Then, with a
+ * second agent that collects as usual, the cases around a test: a wrong key, a second test while one
+ * runs, the results and the finding in the agent's output, and an agent that dies in the middle of a
+ * test.
  */
 class BandwidthVmIT {
 
@@ -25,23 +30,26 @@ class BandwidthVmIT {
         String guest = String.join("\n",
                 "cd " + repo,
                 "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk && echo another-key-0123456789abcdef > /tmp/wk)",
-                // GID index 1 (link-local RoCE v2): both rxe live in one netns, as the test bed's perftest runs
-                "printf 'probe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\nbandwidth:\\n  min_interval: 0s\\n' > /tmp/agent.yaml",
+                // GID index 1 (link-local RoCE v2): both rxe live in one netns, as the test bed's perftest runs.
+                // The agent that serves the measured runs collects once, at its start: a collection takes one of
+                // the VM's two emulated CPUs for about 0.3 s (9 s the first, cold one), which the runs are kept clear of
+                "printf 'collection:\\n  interval: 1h\\nprobe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\nbandwidth:\\n  min_interval: 0s\\n'"
+                        + " > /tmp/quiet.yaml",
+                // the second agent, for the cases around a test, collects every 5 s: its findings follow its results
+                "printf 'collection:\\n  interval: 5s\\nprobe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\nbandwidth:\\n  min_interval: 0s\\n'"
+                        + " > /tmp/agent.yaml",
                 // the agent runs first: perftest and fabricd are measured beside the same idle agent
-                "bin/fabricd run --config /tmp/agent.yaml --listen 0.0.0.0:9530 > /tmp/agent.log 2>&1 & A=$!",
+                "bin/fabricd run --config /tmp/quiet.yaml --listen 0.0.0.0:9530 > /tmp/quiet.log 2>&1 & A=$!",
                 "get() { timeout 10 bash -c \"exec 3<>/dev/tcp/127.0.0.1/9530 && printf 'GET $1 HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3\"; }",
-                "for i in $(seq 1 120); do get /readyz 2>/dev/null | head -1 | grep -q 200 && break; sleep 0.5; done",
-                // two runs each, alternating, best against best: the emulator's pace moves a run by ±15 %
+                "ready() { for i in $(seq 1 240); do get /readyz 2>/dev/null | head -1 | grep -q 200 && return; sleep 0.5; done; }",
+                "ready",
+                // three runs each, alternating, median against median: the emulator's pace moves one run of the
+                // same tool by up to ±30 % against the next (0.14 and 0.20 Gb/s seen for ib_write_bw), and a
+                // median is not carried by one fast run of either tool as the best of each is
                 "perf() { (timeout 60 ib_write_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /dev/null 2>&1 &); sleep 2;"
                         + " timeout 60 ib_write_bw -d rxe1 -x 1 -D 5 -s 65536 --report_gbits -F 127.0.0.1 2>&1 | grep -A1 '#bytes' || true; sleep 1; }",
-                "echo '=====PERFTEST====='",
-                "perf",
-                "echo '=====BW0====='",
-                bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?",
-                "echo '=====PERFTEST2====='",
-                "perf",
-                "echo '=====BW====='",
-                bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?",
+                "for n in 1 2 3; do echo \"=====PERFTEST$n=====\"; perf; echo \"=====BW$n=====\";"
+                        + " " + bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?; done",
                 "echo '=====SEND====='",
                 "(timeout 60 ib_send_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /dev/null 2>&1 &)",
                 "sleep 2",
@@ -50,6 +58,9 @@ class BandwidthVmIT {
                 bw + " --key-file /tmp/pk --duration 5s --send --format json; echo bw-exit=$?",
                 "echo '=====BIDI====='",
                 bw + " --key-file /tmp/pk --duration 3s --bidirectional --format json; echo bw-exit=$?",
+                "kill $A; wait $A",
+                "bin/fabricd run --config /tmp/agent.yaml --listen 0.0.0.0:9530 > /tmp/agent.log 2>&1 & A=$!",
+                "ready",
                 "echo '=====WRONGKEY====='",
                 bw + " --key-file /tmp/wk --duration 1s 2>&1; echo bw-exit=$?",
                 "echo '=====BUSY====='",
@@ -57,46 +68,48 @@ class BandwidthVmIT {
                 // itself takes seconds to start under the emulator)
                 "(" + bw + " --key-file /tmp/pk --duration 30s --format json > /tmp/first.json 2> /tmp/first.err; echo first-exit=$? >> /tmp/first.err) & F=$!",
                 "started() { [ \"$(grep -c 'bandwidth test from' /tmp/agent.log)\" -ge $1 ]; }",
-                // the agent logs each test it starts: the fifth of the run
-                "for i in $(seq 1 240); do started 5 && break; sleep 0.5; done",
+                // the agent logs each test it starts: the first it serves
+                "for i in $(seq 1 240); do started 1 && break; sleep 0.5; done",
                 bw + " --key-file /tmp/pk --duration 1s 2>&1; echo bw-exit=$?",
                 "wait $F",
                 "cat /tmp/first.err",
                 "echo '=====METRICS====='",
-                "get /metrics | grep '^fabric_bandwidth'",
-                // findings are merged at each collection (every 10 s)
+                "get /metrics | grep -E '^fabric_(bandwidth|agent_collection_seconds)'",
+                // findings are merged at each collection (every 5 s here)
                 "for i in $(seq 1 30); do get /api/v1/findings | grep -q bandwidth_low && break; sleep 1; done",
                 "get /api/v1/findings | grep -o '\"check\" *: *\"bandwidth_low\"' | head -1",
                 "echo '=====VANISH====='",
                 "(" + bw + " --key-file /tmp/pk --duration 30s 2> /tmp/v.err; echo vanish-exit=$? >> /tmp/v.err) & V=$!",
-                "for i in $(seq 1 240); do started 6 && break; sleep 0.5; done",
+                "for i in $(seq 1 240); do started 2 && break; sleep 0.5; done",
                 "sleep 3",
                 "kill -9 $A; K=$(date +%s)",
                 "wait $V",
                 "echo \"vanish-seconds=$(( $(date +%s) - K ))\"",
                 "cat /tmp/v.err",
                 "echo '=====END====='",
-                "tail -5 /tmp/agent.log");
+                "tail -n 5 /tmp/quiet.log; tail -n 5 /tmp/agent.log");
         String out = SoftRoceVm.run(repo, guest, 900);
 
-        // perftest's average against fabricd's, the same devices, size and duration, the better of two runs each
-        double perftest = 0;
-        for (String[] sec : new String[][] {{"=====PERFTEST=====", "=====BW0====="}, {"=====PERFTEST2=====", "=====BW====="}}) {
-            Matcher perf = Pattern.compile("(?m)^\\s*65536\\s+\\d+\\s+[0-9.]+\\s+([0-9.]+)").matcher(SoftRoceVm.section(out, sec[0], sec[1]));
-            assertThat(perf.find()).as("ib_write_bw's result in:\n" + out).isTrue();
-            perftest = Math.max(perftest, Double.parseDouble(perf.group(1)) * 1e9);
-        }
-        String bw0 = SoftRoceVm.section(out, "=====BW0=====", "=====PERFTEST2=====");
-        String bwOut = SoftRoceVm.section(out, "=====BW=====", "=====SEND=====");
-        assertThat(bw0).as(out).contains("bw-exit=0");
-        assertThat(bwOut).as(out).contains("bw-exit=0");
+        // perftest's average against fabricd's, the same devices, size and duration, the median of three runs each
         ObjectMapper json = new ObjectMapper();
-        JsonNode r0 = json.readTree(bw0.substring(bw0.indexOf('{'), bw0.lastIndexOf('}') + 1)).get("results").get(0);
-        JsonNode r = json.readTree(bwOut.substring(bwOut.indexOf('{'), bwOut.lastIndexOf('}') + 1)).get("results").get(0);
-        double ours = Math.max(r0.get("bits_per_second").asDouble(), r.get("bits_per_second").asDouble());
-        System.out.printf("RDMA WRITE 64 KiB, rxe1 -> rxe0, better of two: fabricd bw %.3f Gb/s (%.3f, %.3f), ib_write_bw %.3f Gb/s: %.2fx;"
-                + " ceiling %s (%s)%n", ours / 1e9, r0.get("bits_per_second").asDouble() / 1e9, r.get("bits_per_second").asDouble() / 1e9,
-                perftest / 1e9, ours / perftest, r.get("ceiling_bits_per_second"), r.get("limit").asText());
+        List<Double> perfRuns = new ArrayList<>();
+        List<Double> ourRuns = new ArrayList<>();
+        JsonNode r = null;
+        for (int n = 1; n <= 3; n++) {
+            Matcher perf = Pattern.compile("(?m)^\\s*65536\\s+\\d+\\s+[0-9.]+\\s+([0-9.]+)")
+                    .matcher(SoftRoceVm.section(out, "=====PERFTEST" + n + "=====", "=====BW" + n + "====="));
+            assertThat(perf.find()).as("ib_write_bw's result in:\n" + out).isTrue();
+            perfRuns.add(Double.parseDouble(perf.group(1)) * 1e9);
+            String bwOut = SoftRoceVm.section(out, "=====BW" + n + "=====", n < 3 ? "=====PERFTEST" + (n + 1) + "=====" : "=====SEND=====");
+            assertThat(bwOut).as(out).contains("bw-exit=0");
+            r = json.readTree(bwOut.substring(bwOut.indexOf('{'), bwOut.lastIndexOf('}') + 1)).get("results").get(0);
+            ourRuns.add(r.get("bits_per_second").asDouble());
+        }
+        double perftest = median(perfRuns);
+        double ours = median(ourRuns);
+        System.out.printf("RDMA WRITE 64 KiB, rxe1 -> rxe0, median of three: fabricd bw %.3f Gb/s %s, ib_write_bw %.3f Gb/s %s: %.2fx;"
+                + " ceiling %s (%s)%n", ours / 1e9, gbits(ourRuns), perftest / 1e9, gbits(perfRuns), ours / perftest,
+                r.get("ceiling_bits_per_second"), r.get("limit").asText());
         assertThat(ours).as(out).isGreaterThanOrEqualTo(0.8 * perftest);
         assertThat(r.get("device").asText()).isEqualTo("rxe1");
         assertThat(r.get("peer_device").asText()).isEqualTo("rxe0");
@@ -140,6 +153,15 @@ class BandwidthVmIT {
                 // rxe under the emulator moves a few percent of veth's 10 Gb/s: a link far below its ceiling
                 .contains("bandwidth_low");
 
+        // what one collection costs in the emulator: the reason the measured runs are beside an agent that does not collect
+        Matcher sum = Pattern.compile("(?m)^fabric_agent_collection_seconds_sum ([0-9.E]+)").matcher(metrics);
+        Matcher count = Pattern.compile("(?m)^fabric_agent_collection_seconds_count ([0-9.E]+)").matcher(metrics);
+        Matcher max = Pattern.compile("(?m)^fabric_agent_collection_seconds_max ([0-9.E]+)").matcher(metrics);
+        if (sum.find() && count.find() && max.find()) {
+            System.out.printf("agent collection in the VM: %.0f collections, mean %.2f s, max %.2f s%n", Double.parseDouble(count.group(1)),
+                    Double.parseDouble(sum.group(1)) / Double.parseDouble(count.group(1)), Double.parseDouble(max.group(1)));
+        }
+
         String vanish = SoftRoceVm.section(out, "=====VANISH=====", "=====END=====");
         Matcher secs = Pattern.compile("vanish-seconds=(\\d+)").matcher(vanish);
         assertThat(secs.find()).as(out).isTrue();
@@ -147,5 +169,15 @@ class BandwidthVmIT {
         assertThat(vanish).as(out).contains("vanish-exit=2").contains("failed").doesNotContain("Exception");
         // it ends when the writes stop completing, not at the end of its 30 s
         assertThat(Integer.parseInt(secs.group(1))).as(vanish).isLessThan(20);
+    }
+
+    private static double median(List<Double> runs) {
+        List<Double> sorted = new ArrayList<>(runs);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static List<String> gbits(List<Double> bps) {
+        return bps.stream().map(b -> String.format("%.3f", b / 1e9)).toList();
     }
 }

@@ -20,6 +20,11 @@ import java.util.Arrays;
  * counts once and is counted as duplicated; one that arrives after the answer to a later probe is
  * counted as reordered, and still answered. After the last probe the session waits one more
  * timeout for answers and as long again for late ones.
+ *
+ * <p>Probes go out {@code interval} apart as ping's do: a send that runs late by more than an
+ * interval (this thread descheduled, a pause of the JVM) restarts the schedule from itself, so a
+ * stall never turns into a burst of back-to-back probes that would queue behind each other and
+ * spend the responder's rate limit.
  */
 public final class ProbeSession {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -47,13 +52,13 @@ public final class ProbeSession {
         long[] sentAt = new long[count];
         long step = interval.toNanos();
         long to = timeout.toNanos();
-        long start = System.nanoTime();
+        long due = System.nanoTime();
         int next = 0;
         long end = Long.MAX_VALUE;
         State st = new State(count);
         while (true) {
             long now = System.nanoTime();
-            if (next < count && now - start >= next * step) {
+            if (next < count && now - due >= 0) {
                 new ProbePacket(ProbePacket.REQUEST, next, session, now, System.currentTimeMillis(), size).encode(out, key);
                 sentAt[next] = transport.clock();
                 try {
@@ -66,6 +71,12 @@ public final class ProbeSession {
                     // an unreachable route or a full buffer loses this probe; the session goes on
                 }
                 next++;
+                // the next probe one interval after this one was due; after a stall of more than an
+                // interval (this thread descheduled before or in the send, a pause of the JVM) one
+                // interval after this send: the missed probes go out later at the same pace, never
+                // as a burst to catch up
+                long after = System.nanoTime();
+                due = after - due > step ? after + step : due + step;
                 if (next == count) {
                     end = System.nanoTime() + 2 * to;
                 }
@@ -79,7 +90,7 @@ public final class ProbeSession {
             if (next == count && (st.received + st.late == count || now >= end)) {
                 break;
             }
-            long wait = next < count ? start + next * step - now : end - now;
+            long wait = next < count ? due - now : end - now;
             int n = transport.receive(in, Math.max(wait, 100_000));
             if (n >= 0) {
                 accept(st, in, n, session, next, size, sentAt, to, transport.clock());

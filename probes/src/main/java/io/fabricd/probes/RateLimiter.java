@@ -33,9 +33,20 @@ public final class RateLimiter {
     }
 
     public boolean tryAcquire() {
-        long now = nanos.getAsLong();
-        tokens = Math.min(burst, tokens + (now - last) * ratePerNano);
-        last = now;
+        return tryAcquire(nanos.getAsLong());
+    }
+
+    /**
+     * A permit for an event at {@code at} (the clock's nanoseconds, in the past: when a packet
+     * arrived rather than when it is handled), so that events that came at the rate are let through
+     * after a pause of the caller. Time never runs back: an event before the last one counts at
+     * the last one's time.
+     */
+    public boolean tryAcquire(long at) {
+        if (at - last > 0) {
+            tokens = Math.min(burst, tokens + (at - last) * ratePerNano);
+            last = at;
+        }
         if (tokens >= 1) {
             tokens -= 1;
             return true;

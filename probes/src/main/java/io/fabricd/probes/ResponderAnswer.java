@@ -27,7 +27,9 @@ final class ResponderAnswer {
             stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
             return -1;
         }
-        if (!budget.answers.tryAcquire()) {
+        // charged at the request's arrival: requests that came within the rate are answered even
+        // when this thread was held up meanwhile (descheduled, a pause of the JVM) and reads a backlog
+        if (!budget.answers.tryAcquire(t0)) {
             budget.ownDrop();
             stats.dropped("rate_limited");
             return -1;

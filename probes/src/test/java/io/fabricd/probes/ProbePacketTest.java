@@ -144,4 +144,26 @@ class ProbePacketTest {
         }
         assertThat(ok).isEqualTo(5);
     }
+
+    @Test
+    void rateLimiterChargesEventsAtTheirArrival() {
+        long[] now = {0};
+        RateLimiter r = new RateLimiter(1000, 10, () -> now[0]);
+        now[0] = 1_000_000_000L; // handled a second late, as by a responder that was held up
+        // 250 requests that arrived 2 ms apart (500/s, within the rate) from 0.5 s on: every one passes
+        int ok = 0;
+        for (int i = 0; i < 250; i++) {
+            ok += r.tryAcquire(500_000_000L + i * 2_000_000L) ? 1 : 0;
+        }
+        assertThat(ok).isEqualTo(250);
+        // a flood that arrived 10 us apart over 10 ms: the burst and what 10 ms at 1000/s refill
+        ok = 0;
+        long from = 1_500_000_000L;
+        for (int i = 0; i < 1000; i++) {
+            ok += r.tryAcquire(from + i * 10_000L) ? 1 : 0;
+        }
+        assertThat(ok).isBetween(19, 20);
+        // time never runs back: an arrival before the last one refills nothing
+        assertThat(r.tryAcquire(0)).isFalse();
+    }
 }
