@@ -3,8 +3,9 @@
 # folder (docs/spec/host-snapshot.md), so a host without Java becomes a test fixture or a
 # bug-report attachment that fabricd diagnoses as it would the live host:
 #   - /sys/class/infiniband and the device trees behind it (counters/, counters_ext/, hw_counters/,
-#     the populated GID slots and two empty ones), the PCI functions and netdevs of the RDMA devices,
-#     and fabricd/unreadable.txt for files that exist but fail to read;
+#     the populated GID slots and two empty ones), the PCI functions (config space and IOMMU group
+#     included) and netdevs of the RDMA devices, /sys/class/iommu, /proc/cmdline, and
+#     fabricd/unreadable.txt for files that exist but fail to read;
 #   - what is not a file, as the tools print it: `ethtool -S` (fabricd/ethtool/NETDEV.txt),
 #     `ethtool -a` (NETDEV.pause.json), DCB from iproute2's `dcb -j` (fabricd/dcb/NETDEV.json:
 #     {"pfc": <dcb -j -s pfc show>, "app": <dcb -j -N app show>}, or {"supported": false} when the
@@ -82,6 +83,13 @@ copy_pci() {  # $1 = real path of a PCI function: its attributes, and the bus/pc
     [ -r "$f" ] && copy_file "$f"
   done
   for l in driver device; do [ -L "$1/$l" ] && copy_link "$1/$l"; done
+  # the config space, byte for byte: 64 bytes unless run as root (CAP_SYS_ADMIN), which fabricd then knows
+  [ -r "$1/config" ] && timeout 5 cat "$1/config" > "$out/${1#/}/config" 2>/dev/null || rm -f "$out/${1#/}/config"
+  if [ -L "$1/iommu_group" ]; then
+    copy_link "$1/iommu_group"
+    local g; g=$(realpath "$1/iommu_group")
+    [ -f "$g/type" ] && copy_file "$g/type"
+  fi
   local bdf=${1##*/}
   [ -L "/sys/bus/pci/devices/$bdf" ] && copy_link "/sys/bus/pci/devices/$bdf"
 }
@@ -139,6 +147,11 @@ command -v rdma >/dev/null && timeout 10 rdma -j resource show qp > "$out/fabric
   rm -f "$out/fabricd/rdma/qp.json"
 rm -f "$out/.err"
 [ -r /proc/modules ] && mkdir -p "$out/proc" && cp /proc/modules "$out/proc/modules"
+[ -r /proc/cmdline ] && mkdir -p "$out/proc" && cp /proc/cmdline "$out/proc/cmdline"
+if [ -d /sys/class/iommu ]; then  # the IOMMU units: an empty folder when there are none
+  mkdir -p "$out/sys/class/iommu"
+  for u in /sys/class/iommu/*; do [ -L "$u" ] && copy_link "$u"; done
+fi
 printf '{"format": 1, "hostname": "%s", "kernel": "%s", "captured_at": "%s", "fabricd_version": "capture-host.sh", "labels": {}}\n' \
   "$(hostname)" "$(uname -r)" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$out/fabricd-snapshot.json"
 echo "snapshot of $(ls /sys/class/infiniband 2>/dev/null | wc -l) RDMA device(s) written to $out" >&2

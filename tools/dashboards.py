@@ -230,6 +230,24 @@ def audit():
         panel(7, "PFC enabled priorities", "table", [(f"fabric_pfc_enabled{{{S}}} == 1", "")], 12, 16, 12, 8, table=True),
         panel(8, "QoS trust and driver per netdev", "table", [(f"fabric_netdev_info{{{S}}}", "")], 0, 24, 12, 8, table=True),
         panel(9, "GPUDirect RDMA", "stat", [(f"fabric_gpudirect_rdma_enabled{{{S}}}", "{{instance}}")], 12, 24, 12, 8),
+        panel(10, "NIC PCIe Device Control", "table", [
+            (f'fabric_pci_max_read_request_bytes{{{S}, kind="nic"}}', ""),
+            (f'fabric_pci_max_payload_bytes{{{S}, kind="nic"}}', ""),
+            (f'fabric_pci_max_payload_supported_bytes{{{S}, kind="nic"}}', ""),
+            (f'fabric_pci_relaxed_ordering_enabled{{{S}, kind="nic"}}', "")], 0, 32, 24, 8, table=True,
+              merge={"Value #A": "max read request B", "Value #B": "max payload B", "Value #C": "payload supported B",
+                     "Value #D": "relaxed ordering"},
+              description="Per RDMA NIC function, from its config space: Max Read Request below 4096 is pcie_max_read_request, "
+                          "Max Payload below what the path allows pcie_max_payload (docs/checks.md). No row where fabricd "
+                          "read only 64 bytes (not root: fabric_pci_config_bytes_read)."),
+        panel(11, "ACS redirect on bridges", "table",
+              [(f'fabric_pci_acs_control{{{S}, control=~"request_redirect|completion_redirect|egress_control"}} == 1', "")],
+              0, 40, 12, 8, table=True,
+              description="Bridges whose ACS sends peer-to-peer traffic up to the root complex. Between a GPU and a NIC on one "
+                          "switch this is pcie_acs_redirect (docs/checks.md); empty is good."),
+        panel(12, "IOMMU mode of GPUs and NICs", "table", [(f"fabric_pci_iommu_mode{{{S}}}", "")], 12, 40, 12, 8, table=True,
+              description="translated (DMA, DMA-FQ) on a GPUDirect host is iommu_translation; passthrough or off is what "
+                          "NVIDIA advises for bare metal."),
     ])
 
 

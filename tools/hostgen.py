@@ -9,6 +9,7 @@ committed with their symlinks) or as a ttar text archive (the demo bundled in th
 
 Run it by hand after changing it; the outputs are committed, CI does not run it.
 """
+import base64
 import json
 import os
 import posixpath
@@ -29,6 +30,10 @@ class Host:
 
     def file(self, path, value, newline=True):
         self.files[path] = value + ("\n" if newline else "")
+
+    def binfile(self, path, data):
+        """A binary file (a PCI function's config space), written byte for byte."""
+        self.files[path] = bytes(data)
 
     def link(self, path, target):
         self.links[path] = target
@@ -63,7 +68,7 @@ class Host:
         for p, c in sorted(self.files.items()):
             full = os.path.join(dest, p)
             os.makedirs(os.path.dirname(full), exist_ok=True)
-            with open(full, "w") as f:
+            with open(full, "wb" if isinstance(c, bytes) else "w") as f:
                 f.write(c)
         for p, t in sorted(self.links.items()):
             full = os.path.join(dest, p)
@@ -84,6 +89,13 @@ class Host:
             out.append("Directory: %s%s\nMode: 755\n" % (prefix, d))
             out.append(sep)
         for p, c in sorted(self.files.items()):
+            if isinstance(c, bytes):
+                # fabricd's own ttar record for binary files (Ttar.java)
+                b64 = base64.b64encode(c).decode()
+                chunks = [b64[i:i + 76] for i in range(0, len(b64), 76)]
+                out.append("Path: %s%s\nBase64: %d\n%sMode: 644\n" % (prefix, p, len(chunks), "".join(l + "\n" for l in chunks)))
+                out.append(sep)
+                continue
             lines = c.split("\n")
             if c.endswith("\n"):
                 lines = lines[:-1]
@@ -125,6 +137,39 @@ def pci_dev(h, path, vendor, device, klass, numa=None, speed="32.0 GT/s PCIe", w
         h.link(path + "/driver", rel(path + "/driver", "sys/bus/pci/drivers/" + driver))
     bdf = posixpath.basename(path)
     h.link("sys/bus/pci/devices/" + bdf, rel("sys/bus/pci/devices/" + bdf, path))
+
+
+def lspci_dump(capture):
+    """The config space in an `lspci -xxxx` dump of collectors/src/test/fixtures/real/captures/."""
+    data = bytearray(4096)
+    end = 0
+    with open(os.path.join(REPO, "collectors", "src", "test", "fixtures", "real", "captures", capture)) as f:
+        for line in f:
+            off, sep, rest = line.partition(": ")
+            if not sep or not all(ch in "0123456789abcdef" for ch in off) or len(off) not in (2, 3):
+                continue
+            at = int(off, 16)
+            for i, b in enumerate(rest.split()):
+                data[at + i] = int(b, 16)
+            end = max(end, at + len(rest.split()))
+    return data[:end]
+
+
+def config_space(capture, vendor, device, patches=()):
+    """A real dump with the function's own vendor and device ids and the given (offset, 16-bit value) changes."""
+    data = lspci_dump(capture)
+    for at, v in ((0, int(vendor, 16)), (2, int(device, 16))) + tuple(patches):
+        data[at] = v & 0xff
+        data[at + 1] = v >> 8
+    return data
+
+
+# pciutils' dumps (real/README.md): an Intel 5520 root port with ACS (its ACSCtl at 0x156), an
+# Intel 82576 endpoint (its PCIe Device Control at 0xa8)
+PORT_DUMP, PORT_ACS_CTL = "pciutils-cap-pcie-1.lspci-xxxx.txt", 0x156
+ENDPOINT_DUMP, ENDPOINT_DEVCTL = "pciutils-cap-pcie-2.lspci-xxxx.txt", 0xa8
+# Device Control: Max Read Request 4096, Max Payload 256, relaxed ordering and no-snoop on
+DEVCTL_TUNED = 0x5830
 
 
 def guid_from_mac(mac):
@@ -476,7 +521,10 @@ def host_demo():
     """The bundled demo: 8 H100-class GPUs, 8 ConnectX NICs (6 IB NDR, 2 RoCE), planted problems:
     mlx5_7's RoCE priority has no PFC (802.3x global pause on instead, which mlx5 then counts in
     rx/tx_global_pause); mlx5_6's netdev is at MTU 1500; mlx5_3's symbol_error is saturated; GPU
-    0000:db:00.0 sits on a NUMA node without any RDMA NIC (SYS to every NIC)."""
+    0000:db:00.0 sits on a NUMA node without any RDMA NIC (SYS to every NIC). Config spaces are
+    pciutils' real dumps with the demo's ids (config_space): ACS redirect on mlx5_2's switch port
+    0000:4a:01.0, between it and GPU 0000:4b:00.0; mlx5_5 reads with Max Read Request 512 (the
+    dump's own); the IOMMU is in passthrough (intel_iommu=on iommu=pt)."""
     h = Host()
     manifest(h, "demo-gpu-node-01", {"rack": "r07", "tor": "r07-leaf-2"})
     cpul = ["0-27,112-139", "28-55,140-167", "56-83,168-195", "84-111,196-223"]
@@ -487,20 +535,41 @@ def host_demo():
              (0x9a, 2, 4, 4), (0xab, 2, 5, 5), (0xba, 2, 6, 6), (0xca, 2, 7, None)]
     gen5 = "32.0 GT/s PCIe"
     uverbs = 0
+    h.file("proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-6.1.0-57-amd64 root=/dev/nvme0n1p2 ro intel_iommu=on iommu=pt quiet")
+    group = [0]
+
+    def iommu_group(path):
+        g = "sys/kernel/iommu_groups/%d" % group[0]
+        h.file(g + "/type", "identity")
+        h.link(path + "/iommu_group", rel(path + "/iommu_group", g))
+        group[0] += 1
+
+    for i in range(4):
+        h.dir("sys/class/iommu/dmar%d" % i)
     for base, numa, nic_i, gpu_i in units:
         hb = "sys/devices/pci0000:%02x" % base
         rp = hb + "/0000:%02x:01.0" % base
         pci_dev(h, rp, "0x8086", "0x352a", "0x060400", speed=gen5)
+        h.binfile(rp + "/config", config_space(PORT_DUMP, "0x8086", "0x352a"))
         sw = rp + "/0000:%02x:00.0" % (base + 1)
         pci_dev(h, sw, "0x1000", "0xc030", "0x060400", speed=gen5)
+        h.binfile(sw + "/config", config_space(PORT_DUMP, "0x1000", "0xc030"))
         if gpu_i is not None:
             ds = sw + "/0000:%02x:00.0" % (base + 2)
             pci_dev(h, ds, "0x1000", "0xc030", "0x060400", speed=gen5)
-            pci_dev(h, ds + "/0000:%02x:00.0" % (base + 3), "0x10de", "0x2330", "0x030200", numa=numa,
+            h.binfile(ds + "/config", config_space(PORT_DUMP, "0x1000", "0xc030"))
+            gpu = ds + "/0000:%02x:00.0" % (base + 3)
+            pci_dev(h, gpu, "0x10de", "0x2330", "0x030200", numa=numa,
                     speed="2.5 GT/s PCIe", max_speed=gen5, driver="nvidia", cpulist=cpul[numa])
+            h.binfile(gpu + "/config", config_space(ENDPOINT_DUMP, "0x10de", "0x2330", [(ENDPOINT_DEVCTL, DEVCTL_TUNED)]))
+            iommu_group(gpu)
         ds = sw + "/0000:%02x:01.0" % (base + 2)
         pci_dev(h, ds, "0x1000", "0xc030", "0x060400", speed=gen5)
+        # mlx5_2's port: ACSCtl SrcValid+ ReqRedir+ CmpltRedir+ UpstreamFwd+, as lspci shows it with ACS on
+        h.binfile(ds + "/config", config_space(PORT_DUMP, "0x1000", "0xc030", [(PORT_ACS_CTL, 0x1d)] if nic_i == 2 else []))
         nic = ds + "/0000:%02x:00.0" % (base + 4)
+        h.binfile(nic + "/config", config_space(ENDPOINT_DUMP, "0x15b3", "0x1021", [] if nic_i == 5 else [(ENDPOINT_DEVCTL, DEVCTL_TUNED)]))
+        iommu_group(nic)
         name = "mlx5_%d" % nic_i
         guid = "a088:c203:00a1:b2%02x" % (0xc0 + nic_i)
         if nic_i < 6:
@@ -538,6 +607,9 @@ def host_demo():
     pci_dev(h, hb, "0x8086", "0x352a", "0x060400", speed=gen5)
     pci_dev(h, hb + "/0000:dc:00.0", "0x10de", "0x2330", "0x030200", numa=3, speed="2.5 GT/s PCIe",
             max_speed=gen5, driver="nvidia", cpulist=cpul[3])
+    h.binfile(hb + "/config", config_space(PORT_DUMP, "0x8086", "0x352a"))
+    h.binfile(hb + "/0000:dc:00.0/config", config_space(ENDPOINT_DUMP, "0x10de", "0x2330", [(ENDPOINT_DEVCTL, DEVCTL_TUNED)]))
+    iommu_group(hb + "/0000:dc:00.0")
     # QP side-car (`rdma -j resource show qp`): a training job's RC QPs on every NIC, all in RTS, and
     # each device's GSI QP - what fabric_queue_pairs and the host dashboard's QP panel show
     qps = []

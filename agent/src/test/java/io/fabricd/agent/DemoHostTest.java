@@ -68,6 +68,16 @@ class DemoHostTest {
         assertThat(DEMO.readLine("sys/bus/pci/devices/0000:dc:00.0/numa_node")).isEqualTo("3");
         assertThat(m.devices()).allMatch(d -> d.numaNode() != null && d.numaNode() < 3);
         assertThat(m.port("mlx5_3", 1).orElseThrow().saturated()).contains("symbol_error");
+        // config spaces (binary, through the ttar's Base64 records): the ids the sysfs files name, ACS redirect
+        // planted on mlx5_2's switch port, mlx5_5 at Max Read Request 512; the IOMMU in passthrough
+        byte[] config = DEMO.readBytes("sys/bus/pci/devices/0000:4c:00.0/config");
+        assertThat(config).hasSize(4096);
+        assertThat(String.format("0x%02x%02x", config[1], config[0])).isEqualTo(DEMO.readLine("sys/bus/pci/devices/0000:4c:00.0/vendor"));
+        assertThat(m.pcieConfig("0000:4a:01.0").orElseThrow().acs().redirects()).isTrue();
+        assertThat(m.pcieConfig("0000:af:00.0").orElseThrow().maxReadRequest()).isEqualTo(512);
+        assertThat(m.pcieConfig("0000:4c:00.0").orElseThrow().maxReadRequest()).isEqualTo(4096);
+        assertThat(m.iommu().devices()).hasSize(16).allSatisfy(d -> assertThat(m.iommu().mode(d)).isEqualTo("passthrough"));
+        assertThat(m.iommu().cmdline()).containsExactly("intel_iommu=on", "iommu=pt");
     }
 
     @Test

@@ -82,6 +82,18 @@ public final class CollectContext {
         }
     }
 
+    /** {@link #optional} of a binary file (a PCI function's config space): its bytes, as many as the read returned. */
+    public Optional<byte[]> optionalBytes(String path) {
+        try {
+            return Optional.of(source.readBytes(path));
+        } catch (HostReadException e) {
+            if (!e.isMissing()) {
+                error(e);
+            }
+            return Optional.empty();
+        }
+    }
+
     /**
      * {@link #optional} for a fact that does not change while the hardware stays (a PCI vendor, a
      * GUID, a NUMA node): read once and kept across collections ({@link StableFacts}).

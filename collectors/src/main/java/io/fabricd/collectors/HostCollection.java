@@ -6,6 +6,8 @@ import io.fabricd.collectors.model.ReadError;
 import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;
+import io.fabricd.collectors.pcie.IommuCollector;
+import io.fabricd.collectors.pcie.PcieConfigCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import io.fabricd.collectors.source.CollectionAbandoned;
 import io.fabricd.collectors.source.HostReadException;
@@ -62,7 +64,7 @@ public final class HostCollection {
     public static List<Collector> defaultCollectors() {
         return List.of(new HostFactsCollector(), new RdmaCollector(), new NetdevCollector(), new EthtoolCollector(),
                 new DcbCollector(), new PortAttrsCollector(), new QpCollector(), new TopologyCollector(),
-                new GpuDirectCollector());
+                new GpuDirectCollector(), new PcieConfigCollector(), new IommuCollector());
     }
 
     /**
@@ -130,7 +132,8 @@ public final class HostCollection {
         }
         return new HostModel(hostname(source), source.describe(), started,
                 source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.hostFacts(), builder.devices(), builder.netdevs(),
-                builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), runs);
+                builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), builder.pcieConfig(),
+                builder.iommu(), runs);
     }
 
 

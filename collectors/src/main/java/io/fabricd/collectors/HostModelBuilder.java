@@ -3,8 +3,10 @@ package io.fabricd.collectors;
 import io.fabricd.collectors.model.GpuDirect;
 import io.fabricd.collectors.model.GpuNicPath;
 import io.fabricd.collectors.model.HostFacts;
+import io.fabricd.collectors.model.Iommu;
 import io.fabricd.collectors.model.NetdevInfo;
 import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.PcieConfig;
 import io.fabricd.collectors.model.PortAttrs;
 import io.fabricd.collectors.model.QpSummary;
 import io.fabricd.collectors.model.RdmaDevice;
@@ -30,6 +32,8 @@ public final class HostModelBuilder {
     private final List<GpuNicPath> paths = new ArrayList<>();
     private HostFacts hostFacts;
     private GpuDirect gpuDirect = new GpuDirect(null, "not checked", List.of());
+    private final List<PcieConfig> pcieConfig = new ArrayList<>();
+    private Iommu iommu;
 
     public void addDevice(RdmaDevice d) {
         devices.add(d);
@@ -119,5 +123,25 @@ public final class HostModelBuilder {
 
     public GpuDirect gpuDirect() {
         return gpuDirect;
+    }
+
+    public void addPcieConfig(PcieConfig c) {
+        pcieConfig.add(c);
+    }
+
+    /** Sorted by address. */
+    public List<PcieConfig> pcieConfig() {
+        List<PcieConfig> sorted = new ArrayList<>(pcieConfig);
+        sorted.sort(Comparator.comparing(PcieConfig::address));
+        return sorted;
+    }
+
+    public void iommu(Iommu i) {
+        iommu = i;
+    }
+
+    /** Null when the IOMMU collector did not run. */
+    public Iommu iommu() {
+        return iommu;
     }
 }

@@ -30,8 +30,8 @@ class DisabledCollectorsTest {
 
     @Test
     void anUnknownNameIsRefusedWithTheKnownOnes() {
-        assertThatThrownBy(() -> HostCollection.validate(new CollectorConfig(List.of("*"), List.of(), Set.of("pcie"))))
-                .hasMessageContaining("unknown collector 'pcie'").hasMessageContaining("topology");
+        assertThatThrownBy(() -> HostCollection.validate(new CollectorConfig(List.of("*"), List.of(), Set.of("nvlink"))))
+                .hasMessageContaining("unknown collector 'nvlink'").hasMessageContaining("topology");
         HostCollection.validate(new CollectorConfig(List.of("*"), List.of(), Set.of("rdma", "qp")));
     }
 }

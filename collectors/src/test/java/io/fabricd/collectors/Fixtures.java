@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /** Finds the shared test fixtures (collectors/src/test/fixtures) from any module's tests. */
 public final class Fixtures {
@@ -50,6 +51,32 @@ public final class Fixtures {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The config space in an {@code lspci -xxxx} dump under real/captures/ (lines "OFFSET: HH HH ..."
+     * after the device line), as sysfs' {@code config} holds it.
+     */
+    public static byte[] lspciDump(String capture) {
+        try {
+            byte[] out = new byte[4096];
+            int end = 0;
+            for (String line : Files.readAllLines(dir().resolve("real/captures/" + capture))) {
+                int colon = line.indexOf(": ");
+                if (colon < 0 || !line.substring(0, colon).matches("[0-9a-f]{2,3}")) {
+                    continue;
+                }
+                int at = Integer.parseInt(line.substring(0, colon), 16);
+                String[] hex = line.substring(colon + 2).trim().split(" ");
+                for (int i = 0; i < hex.length; i++) {
+                    out[at + i] = (byte) Integer.parseInt(hex[i], 16);
+                }
+                end = Math.max(end, at + hex.length);
+            }
+            return Arrays.copyOf(out, end);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

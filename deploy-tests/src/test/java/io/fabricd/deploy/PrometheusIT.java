@@ -59,7 +59,8 @@ class PrometheusIT {
      * result into mlx5_7 is 55 % of the ceiling (BandwidthServing.demo).
      */
     static final Set<String> DEMO_ALERTS = Set.of("FabricPfcMissing", "FabricMtuMismatch", "FabricNumaMisaffinity",
-            "FabricCounterSaturated", "FabricRetransmissionsHigh", "FabricOutOfSequenceHigh", "FabricBandwidthLow");
+            "FabricCounterSaturated", "FabricRetransmissionsHigh", "FabricOutOfSequenceHigh", "FabricBandwidthLow",
+            "FabricPcieAcsRedirect", "FabricPcieMaxReadRequest");
 
     static Path tmp;
     static final List<Process> processes = new ArrayList<>();

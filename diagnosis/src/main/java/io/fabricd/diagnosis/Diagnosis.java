@@ -5,12 +5,17 @@ import io.fabricd.diagnosis.checks.CounterSaturated;
 import io.fabricd.diagnosis.checks.EcnDisabled;
 import io.fabricd.diagnosis.checks.GlobalPauseWithPfc;
 import io.fabricd.diagnosis.checks.GpuDirectOff;
+import io.fabricd.diagnosis.checks.IommuTranslation;
 import io.fabricd.diagnosis.checks.LinkDegraded;
 import io.fabricd.diagnosis.checks.LinkDown;
 import io.fabricd.diagnosis.checks.MtuMismatch;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
 import io.fabricd.diagnosis.checks.PauseStorm;
+import io.fabricd.diagnosis.checks.PcieAcsRedirect;
 import io.fabricd.diagnosis.checks.PcieDegraded;
+import io.fabricd.diagnosis.checks.PcieMaxPayload;
+import io.fabricd.diagnosis.checks.PcieMaxReadRequest;
+import io.fabricd.diagnosis.checks.PcieRelaxedOrdering;
 import io.fabricd.diagnosis.checks.PfcMissing;
 import io.fabricd.diagnosis.checks.PortErrorsRising;
 import io.fabricd.diagnosis.checks.QpPressure;
@@ -29,7 +34,8 @@ public final class Diagnosis {
     public static final List<Check> CHECKS = List.of(new LinkDown(), new LinkDegraded(), new PfcMissing(),
             new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
-            new PauseStorm(), new QpPressure(), new TransportErrors());
+            new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
+            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering());
 
     private Diagnosis() {
     }

@@ -24,7 +24,8 @@ class DiagnosisTest {
         assertThat(Diagnosis.checkIds()).doesNotHaveDuplicates().containsExactlyInAnyOrder("link_down", "link_degraded",
                 "pfc_missing", "global_pause_with_pfc", "ecn_disabled", "trust_mismatch", "mtu_mismatch", "roce_gid_missing",
                 "gpudirect_off", "numa_misaffinity", "pcie_degraded", "counter_saturated", "port_errors_rising", "pause_storm",
-                "qp_pressure", "transport_errors");
+                "qp_pressure", "transport_errors", "pcie_acs_redirect", "iommu_translation", "pcie_max_read_request",
+                "pcie_max_payload", "pcie_relaxed_ordering");
     }
 
     @Test
@@ -60,10 +61,11 @@ class DiagnosisTest {
         HostModel m = Hosts.model(Hosts.demo(tmp.resolve("demo")));
         Report r = Diagnosis.run(m, null);
         Set<String> loud = r.findings().stream().filter(f -> f.severity().atLeast(Severity.WARNING))
-                .map(f -> f.check() + " " + f.subject().getOrDefault("device", f.subject().get("gpu"))).collect(Collectors.toSet());
+                .map(f -> f.check() + " " + f.subject().getOrDefault("device", f.subject().getOrDefault("gpu", f.subject().get("pci"))))
+                .collect(Collectors.toSet());
         // exactly the planted problems (tools/hostgen.py host_demo)
         assertThat(loud).containsExactlyInAnyOrder("pfc_missing mlx5_7", "mtu_mismatch mlx5_6", "counter_saturated mlx5_3",
-                "numa_misaffinity 0000:dc:00.0");
+                "numa_misaffinity 0000:dc:00.0", "pcie_acs_redirect 0000:4a:01.0", "pcie_max_read_request 0000:af:00.0");
     }
 
     @Test

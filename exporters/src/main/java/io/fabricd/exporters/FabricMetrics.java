@@ -60,9 +60,11 @@ public final class FabricMetrics implements MultiCollector {
     private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings) {
         PortFamilies.declare(f);
         HostFamilies.declare(f);
+        PcieFamilies.declare(f);
         FindingFamilies.declare(f);
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
+        PcieFamilies.add(f, model);
         FindingFamilies.add(f, findings);
         return f.build();
     }

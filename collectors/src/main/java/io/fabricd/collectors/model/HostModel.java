@@ -21,6 +21,8 @@ import java.util.Optional;
  * @param pci         NICs, GPUs, NVSwitches and the bridges above them
  * @param gpuNicPaths one per GPU × RDMA device with a PCI function
  * @param gpuDirect   GPUDirect RDMA readiness
+ * @param pcieConfig  the config-space registers of the functions in {@code pci} whose config was read
+ * @param iommu       how the IOMMU handles the NICs' and GPUs' DMA; null when there is none of them, or the collector did not run
  * @param collectors  one entry per collector that ran, with its read errors
  */
 public record HostModel(
@@ -36,6 +38,8 @@ public record HostModel(
         List<PciFunction> pci,
         List<GpuNicPath> gpuNicPaths,
         GpuDirect gpuDirect,
+        List<PcieConfig> pcieConfig,
+        Iommu iommu,
         List<CollectorRun> collectors) {
 
     public HostModel {
@@ -46,13 +50,14 @@ public record HostModel(
         qps = List.copyOf(qps);
         pci = List.copyOf(pci);
         gpuNicPaths = List.copyOf(gpuNicPaths);
+        pcieConfig = List.copyOf(pcieConfig);
         collectors = List.copyOf(collectors);
     }
 
     /** The same collection dated otherwise (a snapshot's captured_at, for rates between snapshots). */
     public HostModel withCollectedAt(Instant at) {
         return new HostModel(hostname, source, at, labels, facts, devices, netdevs, portAttrs, qps, pci, gpuNicPaths, gpuDirect,
-                collectors);
+                pcieConfig, iommu, collectors);
     }
 
     public Optional<NetdevInfo> netdev(String name) {
@@ -74,6 +79,15 @@ public record HostModel(
 
     public Optional<RdmaPort> port(String device, int port) {
         return device(device).flatMap(d -> d.ports().stream().filter(p -> p.port() == port).findFirst());
+    }
+
+    /** The config-space registers of one PCI function, when its config was read. */
+    public Optional<PcieConfig> pcieConfig(String address) {
+        return pcieConfig.stream().filter(c -> c.address().equals(address)).findFirst();
+    }
+
+    public Optional<PciFunction> pciFunction(String address) {
+        return pci.stream().filter(f -> f.address().equals(address)).findFirst();
     }
 
     public Optional<CollectorRun> collector(String name) {

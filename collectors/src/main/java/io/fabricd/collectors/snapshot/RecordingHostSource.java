@@ -9,6 +9,7 @@ import io.fabricd.collectors.model.PauseParams;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,8 +22,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * source the side-cars are files and are recorded as such.
  */
 public final class RecordingHostSource extends ForwardingHostSource {
-    /** A file read: its text, or the errno of the failure. */
-    record Read(String text, String errno) {
+    /** A file read: its text (a binary file's bytes, one ISO-8859-1 char each), or the errno of the failure. */
+    record Read(String text, String errno, boolean binary) {
+        Read(String text, String errno) {
+            this(text, errno, false);
+        }
     }
 
     final Map<String, Read> reads = new ConcurrentHashMap<>();
@@ -47,6 +51,18 @@ public final class RecordingHostSource extends ForwardingHostSource {
             String t = super.read(path);
             reads.put(path, new Read(t, null));
             return t;
+        } catch (HostReadException e) {
+            reads.put(path, new Read(null, e.errno()));
+            throw e;
+        }
+    }
+
+    @Override
+    public byte[] readBytes(String path) throws HostReadException {
+        try {
+            byte[] b = super.readBytes(path);
+            reads.put(path, new Read(new String(b, StandardCharsets.ISO_8859_1), null, true));
+            return b;
         } catch (HostReadException e) {
             reads.put(path, new Read(null, e.errno()));
             throw e;

@@ -14,6 +14,7 @@ import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -84,7 +85,7 @@ public final class SnapshotWriter {
             if (r.errno() != null) {
                 unreadable.put(real, r.errno());
             } else {
-                w.file(real, r.text());
+                w.file(real, r.text(), r.binary() ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
             }
         }
         for (String dir : new TreeMap<>(rec.listings).keySet()) {

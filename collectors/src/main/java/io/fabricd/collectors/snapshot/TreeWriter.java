@@ -3,6 +3,7 @@ package io.fabricd.collectors.snapshot;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -74,10 +75,15 @@ final class TreeWriter {
     }
 
     void file(String real, String text) throws IOException {
+        file(real, text, StandardCharsets.UTF_8);
+    }
+
+    /** A file of {@code text} in {@code cs}: UTF-8, or ISO-8859-1 for a binary file's bytes (RecordingHostSource.Read). */
+    void file(String real, String text, Charset cs) throws IOException {
         Path p = out.resolve(real);
         Files.createDirectories(p.getParent());
         // the folder is private to this process (SnapshotTarget); never through a link all the same
-        Files.writeString(p, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+        Files.writeString(p, text, cs, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         files++;
     }

@@ -6,6 +6,7 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -168,7 +169,7 @@ final class BeneathRoot implements AutoCloseable {
      * {@link SmallFiles} reads it. {@link LinkMet} where a link is met; a {@link HostReadException}
      * with the errno otherwise.
      */
-    String read(String rel, String hostPath, int max) throws IOException {
+    String read(String rel, String hostPath, int max, Charset cs) throws IOException {
         int fd;
         try {
             fd = openat2(rel.isEmpty() ? "." : rel, HOW_READ);
@@ -200,7 +201,7 @@ final class BeneathRoot implements AutoCloseable {
                 }
                 mem.read(0, b, off, (int) n);
                 return (int) n;
-            }, hostPath, max, SmallFiles.ANY_SHORT_READ);
+            }, hostPath, max, SmallFiles.ANY_SHORT_READ, cs);
         } catch (LastErrorException e) {
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         } finally {

@@ -24,6 +24,11 @@ public abstract class ForwardingHostSource implements HostSource {
     }
 
     @Override
+    public byte[] readBytes(String path) throws HostReadException {
+        return delegate.readBytes(path);
+    }
+
+    @Override
     public List<String> list(String path) throws HostReadException {
         return delegate.list(path);
     }

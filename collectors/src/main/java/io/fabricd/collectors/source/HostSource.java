@@ -27,6 +27,13 @@ public interface HostSource {
     String read(String path) throws HostReadException;
 
     /**
+     * Whole content of a binary file (a PCI function's {@code config}), at most
+     * {@link #MAX_FILE_BYTES}: as many bytes as the read returned (the kernel gives an unprivileged
+     * reader of {@code config} only the first 64).
+     */
+    byte[] readBytes(String path) throws HostReadException;
+
+    /**
      * Reads each named file of one folder: name -> the text or the failure, in the order given (a
      * port's counters, a GID table's slots).
      */

@@ -3,6 +3,8 @@ package io.fabricd.collectors.source;
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.live.LiveKernel;
 import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
@@ -126,13 +128,19 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
 
     @Override
     public String read(String path) throws HostReadException {
-        return reader.read(path, () -> readNow(path));
+        return reader.read(path, () -> readNow(path, StandardCharsets.UTF_8));
     }
 
-    private String readNow(String path) throws IOException {
+    @Override
+    public byte[] readBytes(String path) throws HostReadException {
+        return reader.read(path, () -> readNow(path, StandardCharsets.ISO_8859_1)).getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private String readNow(String path, Charset cs) throws IOException {
         // the absolute name by concatenation: no Path built and normalized per read
         String rel = path.startsWith("/") ? path.substring(1) : path;
-        return SmallFiles.read(rootPrefix + rel, path, MAX_FILE_BYTES, rel.startsWith("sys/") ? SmallFiles.SYSFS_PAGE : SmallFiles.EOF_ONLY);
+        return SmallFiles.read(rootPrefix + rel, path, MAX_FILE_BYTES, rel.startsWith("sys/") ? SmallFiles.SYSFS_PAGE : SmallFiles.EOF_ONLY,
+                cs);
     }
 
     @Override

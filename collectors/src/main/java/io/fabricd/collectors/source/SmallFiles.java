@@ -4,7 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
+import java.nio.charset.Charset;
 
 /**
  * The one way fabricd reads a file: open, read into a per-thread buffer, close, and no garbage but
@@ -48,14 +48,16 @@ final class SmallFiles {
     static final int EOF_ONLY = 0;
 
     /**
-     * The whole file as UTF-8 text, at most {@code max} bytes (EFBIG beyond).
+     * The whole file as text in {@code cs}, at most {@code max} bytes (EFBIG beyond): UTF-8 for text,
+     * ISO-8859-1 for a binary file (one char per byte, so {@code getBytes(ISO_8859_1)} gives the
+     * bytes back).
      *
      * @param endsBelow a read shorter than both the bytes asked for and this is taken as the end of
      *                  the file ({@link #ANY_SHORT_READ}, {@link #SYSFS_PAGE}, {@link #EOF_ONLY})
      */
-    static String read(String file, String hostPath, int max, int endsBelow) throws IOException {
+    static String read(String file, String hostPath, int max, int endsBelow, Charset cs) throws IOException {
         try (FileInputStream in = open(file, hostPath)) {
-            return read(in::read, hostPath, max, endsBelow);
+            return read(in::read, hostPath, max, endsBelow, cs);
         }
     }
 
@@ -75,18 +77,18 @@ final class SmallFiles {
         }
     }
 
-    static String read(Input in, String hostPath, int max, int endsBelow) throws IOException {
+    static String read(Input in, String hostPath, int max, int endsBelow, Charset cs) throws IOException {
         byte[] buf = BUFFERS.get();
         int n = 0;
         while (n < buf.length) {
             int want = Math.min(CHUNK, buf.length - n);
             int r = in.read(buf, n, want);
             if (r < 0) {
-                return new String(buf, 0, n, StandardCharsets.UTF_8);
+                return new String(buf, 0, n, cs);
             }
             n += r;
             if (r < want && r < endsBelow) {
-                return new String(buf, 0, n, StandardCharsets.UTF_8);
+                return new String(buf, 0, n, cs);
             }
         }
         // larger than the buffer: a side-car or a big procfs file
@@ -104,6 +106,6 @@ final class SmallFiles {
             }
             out.write(buf, 0, r);
         }
-        return out.toString(StandardCharsets.UTF_8);
+        return out.toString(cs);
     }
 }

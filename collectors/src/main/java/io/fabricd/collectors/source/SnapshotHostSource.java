@@ -8,6 +8,7 @@ import io.fabricd.collectors.source.SnapshotPaths.Kind;
 import io.fabricd.collectors.source.SnapshotPaths.Resolved;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -138,8 +139,17 @@ public final class SnapshotHostSource implements HostSource {
 
     @Override
     public String read(String path) throws HostReadException {
+        return read(path, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public byte[] readBytes(String path) throws HostReadException {
+        return read(path, StandardCharsets.ISO_8859_1).getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    private String read(String path, Charset cs) throws HostReadException {
         try {
-            return readFile(path);
+            return readFile(path, cs);
         } catch (FileNotFoundException e) {
             // gone since it was resolved, or the folder itself deleted and made again: once more
             paths.forget(path);
@@ -147,7 +157,7 @@ public final class SnapshotHostSource implements HostSource {
                 beneath.followRoot();
             }
             try {
-                return readFile(path);
+                return readFile(path, cs);
             } catch (FileNotFoundException again) {
                 paths.forget(path);
                 throw new HostReadException(path, "ENOENT");
@@ -155,19 +165,19 @@ public final class SnapshotHostSource implements HostSource {
         }
     }
 
-    private String readFile(String path) throws HostReadException, FileNotFoundException {
+    private String readFile(String path, Charset cs) throws HostReadException, FileNotFoundException {
         Resolved r = readable(paths.resolve(path), path);
         try {
             if (beneath == null) {
-                return SmallFiles.read(checkedFile(path, r), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ);
+                return SmallFiles.read(checkedFile(path, r), path, MAX_FILE_BYTES, SmallFiles.ANY_SHORT_READ, cs);
             }
             try {
-                return beneath.read(r.real(), path, MAX_FILE_BYTES);
+                return beneath.read(r.real(), path, MAX_FILE_BYTES, cs);
             } catch (BeneathRoot.LinkMet e) {
                 // the file or a folder above it swapped for a link: resolved again, inside the folder or refused
                 paths.forget(path);
                 try {
-                    return beneath.read(readable(paths.resolve(path), path).real(), path, MAX_FILE_BYTES);
+                    return beneath.read(readable(paths.resolve(path), path).real(), path, MAX_FILE_BYTES, cs);
                 } catch (BeneathRoot.LinkMet twice) {
                     throw new HostReadException(path, "ELOOP", "changes while it is read");
                 }

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -15,7 +16,9 @@ import java.util.Set;
  * format fabricd bundles its demo host in): records of {@code Directory: P}, {@code Path: P} followed
  * by {@code Lines: N} and N lines (a last line ending in {@code EOF} has no final newline,
  * {@code NULLBYTE} stands for a NUL byte) or by {@code SymlinkTo: T}, each optionally followed by
- * {@code Mode: NNN}. Records are separated by comment lines starting with '#'.
+ * {@code Mode: NNN}. Records are separated by comment lines starting with '#'. fabricd adds one
+ * record of its own for binary files (a PCI function's {@code config}): {@code Base64: N} and N lines
+ * of base64 that decode to the file's bytes.
  */
 public final class Ttar {
     private Ttar() {
@@ -72,6 +75,29 @@ public final class Ttar {
                 String text = sb.indexOf("NULLBYTE") >= 0 ? sb.toString().replace("NULLBYTE", "\0") : sb.toString();
                 try (OutputStream out = new FileOutputStream(current.toFile())) {
                     out.write(text.getBytes(StandardCharsets.UTF_8));
+                }
+            } else if (line.startsWith("Base64: ")) {
+                if (current == null) {
+                    throw new IOException("ttar line " + lineNo + ": Base64 without Path");
+                }
+                int n = Integer.parseInt(line.substring(8).strip());
+                StringBuilder sb = new StringBuilder();
+                for (int i = 0; i < n; i++) {
+                    String l = in.readLine();
+                    lineNo++;
+                    if (l == null) {
+                        throw new IOException("ttar: archive ends inside " + current);
+                    }
+                    sb.append(l.strip());
+                }
+                byte[] bytes;
+                try {
+                    bytes = Base64.getDecoder().decode(sb.toString());
+                } catch (IllegalArgumentException e) {
+                    throw new IOException("ttar line " + lineNo + ": bad base64 in " + current + ": " + e.getMessage());
+                }
+                try (OutputStream out = new FileOutputStream(current.toFile())) {
+                    out.write(bytes);
                 }
             } else if (line.startsWith("SymlinkTo: ")) {
                 if (current == null) {

@@ -177,6 +177,34 @@ public final class TopologyCollector implements Collector {
         return new GpuNicPath(gpu, device, "PXB", "several PCIe bridges below " + g.get(common));
     }
 
+    /**
+     * The bridges a peer-to-peer transfer between two functions crosses below their lowest common
+     * bridge (a switch's downstream ports, or the root ports under one host bridge), from their
+     * resolved paths; empty under different host bridges, where the transfer leaves PCIe.
+     */
+    public static List<String> bridgesBetween(String aPath, String bPath) {
+        List<String> a = components(aPath);
+        List<String> b = components(bPath);
+        if (!a.get(0).equals(b.get(0))) {
+            return List.of();
+        }
+        int common = 0;
+        while (common + 1 < a.size() - 1 && common + 1 < b.size() - 1 && a.get(common + 1).equals(b.get(common + 1))) {
+            common++;
+        }
+        List<String> out = new ArrayList<>(a.subList(common + 1, a.size() - 1));
+        out.addAll(b.subList(common + 1, b.size() - 1));
+        return out;
+    }
+
+    /** The bridges above a function up to its root port, nearest first, from its resolved path. */
+    public static List<String> bridgesAbove(String path) {
+        List<String> c = components(path);
+        List<String> out = new ArrayList<>(c.subList(1, c.size() - 1));
+        Collections.reverse(out);
+        return out;
+    }
+
     /** What a function says about itself that does not change while it stays: kept as one group. */
     private record Identity(String vendor, String device, String cls, Integer numa, Long maxSpeed, Integer maxWidth, String driver) {
     }

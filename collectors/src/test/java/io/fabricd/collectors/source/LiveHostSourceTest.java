@@ -181,4 +181,30 @@ class LiveHostSourceTest {
             assertThat(s.read("proc/self/status")).contains("Name:");
         }
     }
+
+    /**
+     * This machine's own PCI functions: {@code config} read through the live source is what the
+     * kernel gives (64 bytes unprivileged, 256 or 4096 as root), and starts with the vendor id that
+     * the {@code vendor} attribute names.
+     */
+    @Test
+    void readsAPciConfigSpaceAsTheKernelGivesIt() throws Exception {
+        Path bus = Path.of("/sys/bus/pci/devices");
+        Assumptions.assumeTrue(Files.isDirectory(bus), "no PCI bus in sysfs here");
+        List<Path> functions;
+        try (Stream<Path> s = Files.list(bus)) {
+            functions = s.sorted().limit(8).toList();
+        }
+        Assumptions.assumeFalse(functions.isEmpty(), "no PCI function here");
+        try (LiveHostSource live = new LiveHostSource(Path.of("/"), Duration.ofSeconds(2))) {
+            for (Path f : functions) {
+                String rel = "sys/bus/pci/devices/" + f.getFileName() + "/config";
+                byte[] config = live.readBytes(rel);
+                assertThat(config).as(rel).hasSizeBetween(64, 4096);
+                assertThat(config).as(rel).isEqualTo(Files.readAllBytes(Path.of("/" + rel)));
+                int vendor = (config[0] & 0xff) | (config[1] & 0xff) << 8;
+                assertThat(String.format("0x%04x", vendor)).isEqualTo(live.readLine("sys/bus/pci/devices/" + f.getFileName() + "/vendor"));
+            }
+        }
+    }
 }

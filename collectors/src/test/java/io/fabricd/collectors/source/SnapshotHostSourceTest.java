@@ -100,4 +100,21 @@ class SnapshotHostSourceTest {
         assertThatThrownBy(() -> SnapshotHostSource.open(tmp))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("format 2");
     }
+
+    /** A binary file (a PCI function's config space) comes back byte for byte, through links, never decoded as text. */
+    @Test
+    void readsBinaryFilesByteForByte(@TempDir Path tmp) throws Exception {
+        byte[] all = new byte[4096];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) (i * 7 + 3); // every byte value, invalid UTF-8 among them
+        }
+        Files.createDirectories(tmp.resolve("sys/devices/pci0000:00/0000:00:01.0"));
+        Files.write(tmp.resolve("sys/devices/pci0000:00/0000:00:01.0/config"), all);
+        Files.createDirectories(tmp.resolve("sys/bus/pci/devices"));
+        Files.createSymbolicLink(tmp.resolve("sys/bus/pci/devices/0000:00:01.0"), Path.of("../../../devices/pci0000:00/0000:00:01.0"));
+        SnapshotHostSource s = SnapshotHostSource.open(tmp);
+        assertThat(s.readBytes("sys/bus/pci/devices/0000:00:01.0/config")).isEqualTo(all);
+        assertThatThrownBy(() -> s.readBytes("sys/bus/pci/devices/0000:00:01.0/gone"))
+                .isInstanceOfSatisfying(HostReadException.class, e -> assertThat(e.errno()).isEqualTo("ENOENT"));
+    }
 }

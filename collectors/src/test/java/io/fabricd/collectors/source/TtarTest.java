@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,5 +33,20 @@ class TtarTest {
         assertThat(Files.readString(tmp.resolve("a/l"))).isEqualTo("x\n");
         assertThatThrownBy(() -> Ttar.extract(new BufferedReader(new StringReader("Path: ../x\nLines: 0\n")), tmp, ""))
                 .isInstanceOf(IOException.class).hasMessageContaining("leaves");
+    }
+
+    /** fabricd's binary record: a config space's bytes, every value included, come back as they were. */
+    @Test
+    void extractsBinaryFiles(@TempDir Path tmp) throws IOException {
+        byte[] bytes = new byte[300];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) i;
+        }
+        String b64 = Base64.getEncoder().encodeToString(bytes);
+        String archive = "Path: d/config\nBase64: 2\n" + b64.substring(0, 200) + "\n" + b64.substring(200) + "\nMode: 644\n";
+        Ttar.extract(new BufferedReader(new StringReader(archive)), tmp, "");
+        assertThat(Files.readAllBytes(tmp.resolve("d/config"))).isEqualTo(bytes);
+        assertThatThrownBy(() -> Ttar.extract(new BufferedReader(new StringReader("Path: e\nBase64: 1\n!!\n")), tmp, ""))
+                .isInstanceOf(IOException.class).hasMessageContaining("bad base64");
     }
 }

@@ -1,0 +1,92 @@
+package io.fabricd.collectors.pcie;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.Iommu;
+import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.collectors.snapshot.SnapshotWriter;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The pcie and iommu collectors on a host with config spaces and IOMMU groups, and what a snapshot keeps of them. */
+class PcieCollectorsTest {
+
+    static HostModel collect(Path root) {
+        return HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root));
+    }
+
+    @Test
+    void everyTrackedFunctionsConfigIsDecoded(@TempDir Path tmp) {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h")).acs(PcieHosts.NIC_PORT, 0x1d);
+        HostModel m = collect(h.root());
+        PcieConfig nic = m.pcieConfig(PcieHosts.NIC).orElseThrow();
+        assertThat(nic.maxReadRequest()).isEqualTo(512);
+        assertThat(nic.maxPayload()).isEqualTo(256);
+        assertThat(nic.relaxedOrdering()).isTrue();
+        assertThat(m.pcieConfig(PcieHosts.NIC_PORT).orElseThrow().acs().redirects()).isTrue();
+        assertThat(m.pcieConfig(PcieHosts.GPU_PORT).orElseThrow().acs().redirects()).isFalse();
+        // functions without a config file (the fixture's other GPUs) are simply not there
+        assertThat(m.pcieConfig("0000:9b:00.0")).isEmpty();
+        assertThat(m.collector("pcie").orElseThrow().errors()).isEmpty();
+    }
+
+    @Test
+    void anUnprivilegedReadIsKnownToKnowNothing(@TempDir Path tmp) {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
+        h.config(PcieHosts.NIC, Arrays.copyOf(Fixtures.lspciDump("pciutils-cap-pcie-2.lspci-xxxx.txt"), 64));
+        PcieConfig nic = collect(h.root()).pcieConfig(PcieHosts.NIC).orElseThrow();
+        assertThat(nic.bytesRead()).isEqualTo(64);
+        assertThat(nic.maxReadRequest()).isNull();
+        assertThat(nic.relaxedOrdering()).isNull();
+    }
+
+    @Test
+    void iommuGroupsAndTheirTypes(@TempDir Path tmp) {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h")).iommu("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on quiet", "DMA-FQ",
+                PcieHosts.NIC);
+        Iommu iommu = collect(h.root()).iommu();
+        assertThat(iommu.units()).containsExactly("dmar0");
+        assertThat(iommu.cmdline()).containsExactly("intel_iommu=on");
+        Iommu.Device nic = iommu.devices().stream().filter(d -> d.address().equals(PcieHosts.NIC)).findFirst().orElseThrow();
+        assertThat(nic.group()).isEqualTo("40");
+        assertThat(nic.type()).isEqualTo("DMA-FQ");
+        assertThat(iommu.mode(nic)).isEqualTo("translated");
+        // a GPU in no group while the units are known: its DMA is not translated
+        Iommu.Device gpu = iommu.devices().stream().filter(d -> d.address().equals(PcieHosts.GPU)).findFirst().orElseThrow();
+        assertThat(iommu.mode(gpu)).isEqualTo("off");
+    }
+
+    /** A snapshot from before the IOMMU was read says nothing about it: unknown, not off. */
+    @Test
+    void aSnapshotWithoutIommuFilesIsUnknown() {
+        Iommu iommu = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-d-topology")).iommu();
+        assertThat(iommu.units()).isNull();
+        assertThat(iommu.devices()).allSatisfy(d -> assertThat(iommu.mode(d)).isNull());
+    }
+
+    /** fabricd snapshot keeps the config bytes as they were read, and the IOMMU links and files. */
+    @Test
+    void aSnapshotKeepsConfigBytesAndIommuFiles(@TempDir Path tmp) throws Exception {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h")).acs(PcieHosts.NIC_PORT, 0x1d)
+                .iommu("intel_iommu=on iommu=pt", "identity", PcieHosts.NIC, PcieHosts.GPU);
+        Path out = tmp.resolve("snap");
+        SnapshotWriter.write(SnapshotHostSource.open(h.root()), CollectorConfig.DEFAULT, out, "test");
+        for (String bdf : new String[] {PcieHosts.NIC, PcieHosts.NIC_PORT, PcieHosts.GPU}) {
+            Path rel = Path.of("sys/bus/pci/devices/" + bdf + "/config");
+            assertThat(Files.readAllBytes(out.resolve(rel))).as(bdf).isEqualTo(Files.readAllBytes(h.root().resolve(rel)));
+        }
+        HostModel again = collect(out);
+        HostModel first = collect(h.root());
+        assertThat(again.pcieConfig()).isEqualTo(first.pcieConfig());
+        assertThat(again.iommu()).isEqualTo(first.iommu());
+        assertThat(again.iommu().devices()).anySatisfy(d -> assertThat(again.iommu().mode(d)).isEqualTo("passthrough"));
+    }
+}

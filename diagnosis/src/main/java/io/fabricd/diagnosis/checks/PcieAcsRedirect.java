@@ -1,0 +1,71 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.GpuNicPath;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.topology.TopologyCollector;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * {@code pcie_acs_redirect} (warning): ACS on a PCIe switch port between a GPU and an RDMA NIC that
+ * share the switch (path PIX or PXB) redirects their peer-to-peer traffic up to the root complex
+ * (P2P Request or Completion Redirect) or may block it (Egress Control): GPUDirect RDMA's bandwidth
+ * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, facts §5).
+ * One finding per bridge, naming the pairs whose path crosses it. A bridge whose extended config
+ * space was not read (fabricd not root) is unknown and gives no finding.
+ */
+public final class PcieAcsRedirect implements Check {
+
+    @Override
+    public String id() {
+        return "pcie_acs_redirect";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        Map<String, List<String>> pairsByBridge = new TreeMap<>();
+        for (GpuNicPath p : m.gpuNicPaths()) {
+            if (!"PIX".equals(p.path()) && !"PXB".equals(p.path())) {
+                continue;
+            }
+            Optional<PciFunction> gpu = m.pciFunction(p.gpu());
+            Optional<PciFunction> nic = m.device(p.device()).map(RdmaDevice::pciAddress).flatMap(m::pciFunction);
+            if (gpu.isEmpty() || nic.isEmpty()) {
+                continue;
+            }
+            for (String bridge : TopologyCollector.bridgesBetween(gpu.get().path(), nic.get().path())) {
+                PcieConfig.Acs acs = m.pcieConfig(bridge).map(PcieConfig::acs).orElse(null);
+                if (acs != null && acs.redirects()) {
+                    pairsByBridge.computeIfAbsent(bridge, k -> new ArrayList<>()).add("GPU " + p.gpu() + " <-> " + p.device() + " (" + p.path() + ")");
+                }
+            }
+        }
+        List<Finding> out = new ArrayList<>();
+        pairsByBridge.forEach((bridge, pairs) -> {
+            PcieConfig.Acs acs = m.pcieConfig(bridge).orElseThrow().acs();
+            Map<String, Object> evidence = new LinkedHashMap<>();
+            evidence.put("acs_control", acs.describeControl());
+            evidence.put("acs_capability", String.format("0x%04x", acs.capability()));
+            evidence.put("pairs", pairs);
+            evidence.put("confirm", "lspci -vvv -s " + bridge + " | grep ACSCtl");
+            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bridge),
+                    "ACS on PCIe bridge " + bridge + " sends GPU-NIC peer-to-peer traffic up to the root complex ("
+                            + pairs.size() + " pair" + (pairs.size() == 1 ? "" : "s") + ")", evidence,
+                    "Turn ACS redirect off on the switch ports between GPUs and NICs: in the BIOS (the PCIe ACS setting), or at "
+                            + "every boot `setpci -s " + bridge + " ECAP_ACS+0x6.w=0000` (NCCL's troubleshooting guide). On a "
+                            + "host that passes devices into VMs ACS isolates them: keep it there and enable ATS on the NIC instead."));
+        });
+        return out;
+    }
+}

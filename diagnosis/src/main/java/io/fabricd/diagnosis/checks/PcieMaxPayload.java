@@ -1,0 +1,43 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pcie_max_payload} (warning): an RDMA NIC's Max Payload size below what every function from it
+ * to its root port supports, so each write it makes carries less than the path could. Judged only
+ * when the supported size of every function on the path is known.
+ */
+public final class PcieMaxPayload implements Check {
+
+    @Override
+    public String id() {
+        return "pcie_max_payload";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
+            Integer mps = n.config().maxPayload();
+            Integer allows = n.pathAllows();
+            if (mps == null || allows == null || mps >= allows) {
+                continue;
+            }
+            String bdf = n.function().address();
+            Map<String, Object> evidence = PcieDeviceControl.evidence(n);
+            evidence.put("path_allows_bytes", allows);
+            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bdf), "NIC " + bdf + " writes PCIe payloads of at most " + mps
+                    + " bytes where its path to the root port allows " + allows, evidence,
+                    "Boot with `pci=pcie_bus_perf` (each device's Max Payload set to the most its path allows), or raise it in "
+                            + "the BIOS; the ports above must be raised with it (`lspci -t` shows the path)."));
+        }
+        return out;
+    }
+}

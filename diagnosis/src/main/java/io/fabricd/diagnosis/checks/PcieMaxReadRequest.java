@@ -1,0 +1,41 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pcie_max_read_request} (warning): an RDMA NIC's Max Read Request size below 4096 bytes. The NIC
+ * reads what it sends (and GPU memory, over GPUDirect) in requests of at most this size; NVIDIA's
+ * tuning for ConnectX is 4096. Unknown where the config space was not read past 64 bytes.
+ */
+public final class PcieMaxReadRequest implements Check {
+    static final int WANT = 4096;
+
+    @Override
+    public String id() {
+        return "pcie_max_read_request";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
+            Integer mrrs = n.config().maxReadRequest();
+            if (mrrs == null || mrrs >= WANT) {
+                continue;
+            }
+            String bdf = n.function().address();
+            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bdf), "NIC " + bdf + " reads in PCIe requests of at most " + mrrs
+                    + " bytes (Max Read Request; " + WANT + " is the tuned size)", PcieDeviceControl.evidence(n),
+                    "Set Max Read Request to 4096 at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=5000:7000` (Device Control "
+                            + "bits 14:12 = 5), or in the BIOS where it has the setting."));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,41 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code pcie_relaxed_ordering} (info): relaxed ordering off in an RDMA NIC's Device Control. Writes
+ * that may pass each other raise what a NIC moves into GPU and host memory. The kernel itself clears
+ * it below root ports known to mishandle it (its PCI quirks, logged once at boot), which the config
+ * space does not show: whether it is off on purpose cannot be judged, hence info, and the finding
+ * says to check the kernel's log first.
+ */
+public final class PcieRelaxedOrdering implements Check {
+
+    @Override
+    public String id() {
+        return "pcie_relaxed_ordering";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
+            if (!Boolean.FALSE.equals(n.config().relaxedOrdering())) {
+                continue;
+            }
+            String bdf = n.function().address();
+            out.add(new Finding(id(), Severity.INFO, Map.of("pci", bdf), "NIC " + bdf + " has PCIe relaxed ordering off",
+                    PcieDeviceControl.evidence(n),
+                    "Unless the kernel turned it off for the root port above (its relaxed-ordering quirks; `dmesg | grep -i "
+                            + "'relaxed ordering'`), enable it at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=0010:0010`."));
+        }
+        return out;
+    }
+}
