@@ -253,6 +253,21 @@ final class StampedSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Connects the socket under {@code fd} (from {@link #timestamped}) to {@code peer} in the kernel
+     * alone: unlike {@link DatagramChannel#connect}, which afterwards reads and discards whatever the
+     * socket holds, nothing that arrived before is lost. False when the kernel refused.
+     */
+    static boolean connect(int fd, InetSocketAddress peer) {
+        byte[] addr = sockaddr(peer);
+        try {
+            connect(fd, addr, addr.length);
+            return true;
+        } catch (LastErrorException e) {
+            return false;
+        }
+    }
+
     /** Now on the kernel timestamps' clock (CLOCK_REALTIME), ns since the epoch. */
     static long now() {
         Instant t = Instant.now();

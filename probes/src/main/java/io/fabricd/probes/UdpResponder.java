@@ -200,7 +200,8 @@ public final class UdpResponder implements AutoCloseable {
             }
             bb.clear().limit(size);
             if (src.peer != null && src.peer.equals(from)) {
-                src.channel.write(bb);
+                // send, not write: the peer's socket may be connected in the kernel only (adopt)
+                src.channel.send(bb, from);
             } else {
                 // the shared socket answers everyone else, including a datagram that a new peer
                 // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
@@ -251,9 +252,15 @@ public final class UdpResponder implements AutoCloseable {
             ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
             ch.bind(local);
-            ch.connect(from);
             ch.configureBlocking(false);
             ResponderSource s = new ResponderSource(ch, from, new ResponderBudget(rate, burst));
+            // Between its bind and its connect the socket takes a share of the port's datagrams, a
+            // probe of this peer or another's. DatagramChannel.connect reads and discards what the
+            // socket holds by then, and such a probe was lost; connected by the kernel alone, they
+            // stay and are answered to their senders (drain). Without libc, the JDK's connect.
+            if (s.fd < 0 || !StampedSocket.connect(s.fd, (InetSocketAddress) from)) {
+                ch.connect(from);
+            }
             s.key = ch.register(selector, SelectionKey.OP_READ, s);
             peers.put(from, s);
             stats.peerSockets = peers.size();

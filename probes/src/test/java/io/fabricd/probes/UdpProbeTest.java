@@ -305,4 +305,31 @@ class UdpProbeTest {
             assertThat(res.rttNanos()[0]).isGreaterThanOrEqualTo(0);
         }
     }
+
+    /**
+     * A new peer's probes while the responder opens the peer's own socket: those that arrive between
+     * that socket's bind and its connect land in it, and must be answered, not discarded (the JDK's
+     * DatagramChannel.connect reads and drops what a socket holds). Each newcomer sends its probes
+     * 10 us apart (18 000 in all), so several arrive while its socket is made: 22 were lost so.
+     */
+    @Test
+    void newPeersLoseNoProbeWhileTheirSocketIsMade() throws Exception {
+        assumeTrue(StampedSocket.unavailable() == null, "the kernel-only connect needs libc: " + StampedSocket.unavailable());
+        ResponderStats stats = new ResponderStats();
+        int newcomers = 100;
+        int probes = 100;
+        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 1_000_000, 100_000, stats).start()) {
+            int lost = 0;
+            for (int i = 0; i < newcomers; i++) {
+                try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+                    ProbeResult res = new ProbeSession(t, KEY, Duration.ofNanos(100_000), Duration.ofSeconds(1)).run("n" + i, null, null, 64, probes);
+                    lost += res.sent() - res.received() - res.late();
+                }
+            }
+            assertThat(lost).as("probes lost of " + newcomers * probes + "; answered " + stats.answeredCount() + ", kernel drops "
+                    + stats.droppedCount("overflow") + ", rate limited " + stats.droppedCount("rate_limited") + ", replayed "
+                    + stats.droppedCount("replayed") + ", stale " + stats.droppedCount("stale")).isZero();
+            assertThat(r.peerSockets()).isEqualTo(newcomers);
+        }
+    }
 }
