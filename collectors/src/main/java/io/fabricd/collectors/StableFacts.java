@@ -10,8 +10,10 @@ import java.util.function.LongSupplier;
  * What a host says about its hardware's identity, kept from one collection to the next: PCI
  * vendor/device/class, NUMA node, maximum link speed and width, drivers, GUIDs, firmware version,
  * resolved device links, the names in a port's counters/ and hw_counters/ folders, and values
- * derived from these alone. They do not change while a device stays plugged in, yet they were more
- * than half of the files a collection read (docs/benchmarks.md). Also kept: which slots of
+ * derived from these alone, and the PCIe config registers fabricd decodes (they change only through
+ * {@code setpci}, and a 4 KiB read costs the kernel 1 024 config-space accesses). They do not change
+ * while a device stays plugged in, yet they were more than half of the files a collection read
+ * (docs/benchmarks.md). Also kept: which slots of
  * a port's GID table are populated (addresses change rarely; a GID in a new slot shows after the
  * refresh, see RdmaCollector#gids). State, rates, counter values, current PCIe link speed/width, the populated
  * GIDs and everything else are still read on every collection.

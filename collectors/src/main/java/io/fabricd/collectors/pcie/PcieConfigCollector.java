@@ -3,14 +3,20 @@ package io.fabricd.collectors.pcie;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
 import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.PcieConfig;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The config space of every PCI function the topology collector tracks (RDMA NICs, GPUs,
  * NVSwitches and the bridges above them): Max Payload and Max Read Request sizes, relaxed
- * ordering, ACS ({@link ConfigSpace}). Read on every collection, since {@code setpci} changes these
- * registers at run time. An unprivileged reader gets the first 64 bytes, which hold none of them:
- * the registers are then unknown, and {@code bytesRead} says so.
+ * ordering, ACS ({@link ConfigSpace}). An unprivileged reader gets the first 64 bytes, which hold
+ * none of them: the registers are then unknown, and {@code bytesRead} says so.
+ *
+ * <p>Kept between the agent's collections as the hardware's identity is ({@code StableFacts}): read
+ * again every {@code collection.identity_refresh} (5 min) and when a function comes or goes. The
+ * kernel reads a 4 KiB config space one dword at a time, 1 024 config-space accesses per function,
+ * while the registers change only when someone runs {@code setpci}: a fix shows within the refresh.
  */
 public final class PcieConfigCollector implements Collector {
 
@@ -26,8 +32,15 @@ public final class PcieConfigCollector implements Collector {
 
     @Override
     public void collect(CollectContext ctx) {
-        for (PciFunction f : ctx.model().pci()) {
-            ctx.optionalBytes(f.path() + "/config").ifPresent(b -> ctx.model().addPcieConfig(ConfigSpace.decode(f.address(), b)));
-        }
+        List<PciFunction> functions = ctx.model().pci();
+        List<String> paths = functions.stream().map(PciFunction::path).toList();
+        List<PcieConfig> configs = ctx.stableGroup("pcie config:" + paths, c -> {
+            List<PcieConfig> out = new ArrayList<>();
+            for (PciFunction f : functions) {
+                c.optionalBytes(f.path() + "/config").ifPresent(b -> out.add(ConfigSpace.decode(f.address(), b)));
+            }
+            return List.copyOf(out);
+        });
+        configs.forEach(ctx.model()::addPcieConfig);
     }
 }

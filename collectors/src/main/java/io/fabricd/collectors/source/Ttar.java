@@ -58,15 +58,12 @@ public final class Ttar {
                 if (current == null) {
                     throw new IOException("ttar line " + lineNo + ": Lines without Path");
                 }
-                int n = Integer.parseInt(line.substring(7).strip());
+                String[] lines = take(in, Integer.parseInt(line.substring(7).strip()), current);
+                lineNo += lines.length;
                 StringBuilder sb = new StringBuilder();
-                for (int i = 0; i < n; i++) {
-                    String l = in.readLine();
-                    lineNo++;
-                    if (l == null) {
-                        throw new IOException("ttar: archive ends inside " + current);
-                    }
-                    if (i == n - 1 && l.endsWith("EOF")) {
+                for (int i = 0; i < lines.length; i++) {
+                    String l = lines[i];
+                    if (i == lines.length - 1 && l.endsWith("EOF")) {
                         sb.append(l, 0, l.length() - 3);
                     } else {
                         sb.append(l).append('\n');
@@ -80,19 +77,11 @@ public final class Ttar {
                 if (current == null) {
                     throw new IOException("ttar line " + lineNo + ": Base64 without Path");
                 }
-                int n = Integer.parseInt(line.substring(8).strip());
-                StringBuilder sb = new StringBuilder();
-                for (int i = 0; i < n; i++) {
-                    String l = in.readLine();
-                    lineNo++;
-                    if (l == null) {
-                        throw new IOException("ttar: archive ends inside " + current);
-                    }
-                    sb.append(l.strip());
-                }
+                String[] lines = take(in, Integer.parseInt(line.substring(8).strip()), current);
+                lineNo += lines.length;
                 byte[] bytes;
                 try {
-                    bytes = Base64.getDecoder().decode(sb.toString());
+                    bytes = Base64.getDecoder().decode(String.join("", lines).replaceAll("\\s", ""));
                 } catch (IllegalArgumentException e) {
                     throw new IOException("ttar line " + lineNo + ": bad base64 in " + current + ": " + e.getMessage());
                 }
@@ -127,5 +116,17 @@ public final class Ttar {
             throw new IOException("ttar line " + lineNo + ": path " + p + " leaves the destination");
         }
         return t;
+    }
+
+    /** The next {@code n} lines of a record of {@code current}. */
+    private static String[] take(BufferedReader in, int n, Path current) throws IOException {
+        String[] lines = new String[n];
+        for (int i = 0; i < n; i++) {
+            lines[i] = in.readLine();
+            if (lines[i] == null) {
+                throw new IOException("ttar: archive ends inside " + current);
+            }
+        }
+        return lines;
     }
 }

@@ -12,6 +12,7 @@ import io.fabricd.collectors.snapshot.SnapshotWriter;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,5 +89,19 @@ class PcieCollectorsTest {
         assertThat(again.pcieConfig()).isEqualTo(first.pcieConfig());
         assertThat(again.iommu()).isEqualTo(first.iommu());
         assertThat(again.iommu().devices()).anySatisfy(d -> assertThat(again.iommu().mode(d)).isEqualTo("passthrough"));
+    }
+
+    /** An agent's loop keeps the config between collections (a config read is 1 024 config cycles per function) until the refresh. */
+    @Test
+    void theAgentsLoopKeepsConfigUntilTheRefresh(@TempDir Path tmp) throws Exception {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
+        SnapshotHostSource src = SnapshotHostSource.open(h.root());
+        HostCollection kept = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofHours(1));
+        assertThat(kept.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).isEqualTo(512);
+        h.deviceControl(PcieHosts.NIC, 0x5830); // setpci: Max Read Request 4096
+        assertThat(kept.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).as("kept").isEqualTo(512);
+        HostCollection refreshed = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ZERO);
+        assertThat(refreshed.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).isEqualTo(4096);
+        assertThat(collect(h.root()).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).as("one-shot").isEqualTo(4096);
     }
 }

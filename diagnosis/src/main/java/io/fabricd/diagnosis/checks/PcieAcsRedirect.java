@@ -15,7 +15,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * {@code pcie_acs_redirect} (warning): ACS on a PCIe switch port between a GPU and an RDMA NIC that
@@ -23,7 +25,7 @@ import java.util.TreeMap;
  * (P2P Request or Completion Redirect) or may block it (Egress Control): GPUDirect RDMA's bandwidth
  * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, facts §5).
  * One finding per bridge, naming the pairs whose path crosses it. A bridge whose extended config
- * space was not read (fabricd not root) is unknown and gives no finding.
+ * space was not read (fabricd lacks CAP_SYS_ADMIN) is unknown: one info finding names those bridges.
  */
 public final class PcieAcsRedirect implements Check {
 
@@ -35,6 +37,7 @@ public final class PcieAcsRedirect implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         Map<String, List<String>> pairsByBridge = new TreeMap<>();
+        Set<String> unread = new TreeSet<>();
         for (GpuNicPath p : m.gpuNicPaths()) {
             if (!"PIX".equals(p.path()) && !"PXB".equals(p.path())) {
                 continue;
@@ -45,7 +48,11 @@ public final class PcieAcsRedirect implements Check {
                 continue;
             }
             for (String bridge : TopologyCollector.bridgesBetween(gpu.get().path(), nic.get().path())) {
-                PcieConfig.Acs acs = m.pcieConfig(bridge).map(PcieConfig::acs).orElse(null);
+                Optional<PcieConfig> read = m.pcieConfig(bridge);
+                if (read.isPresent() && !read.get().extendedRead()) {
+                    unread.add(bridge);
+                }
+                PcieConfig.Acs acs = read.map(PcieConfig::acs).orElse(null);
                 if (acs != null && acs.redirects()) {
                     pairsByBridge.computeIfAbsent(bridge, k -> new ArrayList<>()).add("GPU " + p.gpu() + " <-> " + p.device() + " (" + p.path() + ")");
                 }
@@ -66,6 +73,13 @@ public final class PcieAcsRedirect implements Check {
                             + "every boot `setpci -s " + bridge + " ECAP_ACS+0x6.w=0000` (NCCL's troubleshooting guide). On a "
                             + "host that passes devices into VMs ACS isolates them: keep it there and enable ATS on the NIC instead."));
         });
+        if (!unread.isEmpty()) {
+            out.add(new Finding(id(), Severity.INFO, Map.of(), "ACS on " + unread.size() + " PCIe bridge" + (unread.size() == 1 ? "" : "s")
+                    + " between GPUs and NICs not judged: fabricd did not read their extended config space",
+                    Map.of("bridges", List.copyOf(unread)),
+                    "Run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
+                            + "docs/security.md), or check by hand: `lspci -vvv | grep ACSCtl`."));
+        }
         return out;
     }
 }

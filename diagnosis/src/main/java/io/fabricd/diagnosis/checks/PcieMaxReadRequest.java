@@ -12,7 +12,9 @@ import java.util.Map;
 /**
  * {@code pcie_max_read_request} (warning): an RDMA NIC's Max Read Request size below 4096 bytes. The NIC
  * reads what it sends (and GPU memory, over GPUDirect) in requests of at most this size; NVIDIA's
- * tuning for ConnectX is 4096. Unknown where the config space was not read past 64 bytes.
+ * tuning for ConnectX is 4096. Where fabricd read only the first 64 bytes of a NIC's config space
+ * (it lacks CAP_SYS_ADMIN) its registers are unknown: one info finding says so for the NIC
+ * registers of all three checks (this one, {@code pcie_max_payload}, {@code pcie_relaxed_ordering}).
  */
 public final class PcieMaxReadRequest implements Check {
     static final int WANT = 4096;
@@ -25,8 +27,12 @@ public final class PcieMaxReadRequest implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
+        List<String> unread = new ArrayList<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             Integer mrrs = n.config().maxReadRequest();
+            if (mrrs == null && n.config().bytesRead() <= 64) {
+                unread.add(n.function().address());
+            }
             if (mrrs == null || mrrs >= WANT) {
                 continue;
             }
@@ -35,6 +41,13 @@ public final class PcieMaxReadRequest implements Check {
                     + " bytes (Max Read Request; " + WANT + " is the tuned size)", PcieDeviceControl.evidence(n),
                     "Set Max Read Request to 4096 at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=5000:7000` (Device Control "
                             + "bits 14:12 = 5), or in the BIOS where it has the setting."));
+        }
+        if (!unread.isEmpty()) {
+            out.add(new Finding(id(), Severity.INFO, Map.of(), "PCIe Device Control of " + unread.size() + " NIC function"
+                    + (unread.size() == 1 ? "" : "s") + " not judged: fabricd read only the first 64 bytes of their config space",
+                    Map.of("nics", unread, "config_bytes_read", 64),
+                    "Run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
+                            + "docs/security.md) to judge Max Read Request, Max Payload and relaxed ordering."));
         }
         return out;
     }
