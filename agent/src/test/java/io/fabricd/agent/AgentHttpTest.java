@@ -160,12 +160,13 @@ class AgentHttpTest {
         try (Agent a = start(DemoHost.open(), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             JsonNode j = new ObjectMapper().readTree(Http.get(a.port(), "/api/v1/findings").body());
-            assertThat(j.findValuesAsText("check")).contains("pfc_missing", "mtu_mismatch", "counter_saturated", "numa_misaffinity");
+            assertThat(j.findValuesAsText("check")).contains("pfc_missing", "mtu_mismatch", "counter_saturated", "numa_misaffinity",
+                    "pcie_acs_redirect", "pcie_max_read_request");
             assertThat(j.get("checks_without_history").toString()).contains("port_errors_rising"); // one collection so far
             Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics").body());
             assertThat(v).containsEntry(s("fabric_finding", "check", "pfc_missing", "severity", "critical", "device", "mlx5_7",
                     "port", "1", "netdev", "ens8f0np0", "priority", "3", "gpu", "", "pci", "", "peer", ""), 1.0);
-            assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding{") && !k.contains("severity=\"info\"")).hasSize(4);
+            assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding{") && !k.contains("severity=\"info\"")).hasSize(6);
         }
     }
 

@@ -75,10 +75,12 @@ public final class PcieAcsRedirect implements Check {
         });
         if (!unread.isEmpty()) {
             out.add(new Finding(id(), Severity.INFO, Map.of(), "ACS on " + unread.size() + " PCIe bridge" + (unread.size() == 1 ? "" : "s")
-                    + " between GPUs and NICs not judged: fabricd did not read their extended config space",
-                    Map.of("bridges", List.copyOf(unread)),
-                    "Run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
-                            + "docs/security.md), or check by hand: `lspci -vvv | grep ACSCtl`."));
+                    + " between GPUs and NICs not judged: their extended config space was not read",
+                    Map.of("bridges", List.copyOf(unread), "config_bytes_read",
+                            unread.stream().map(b -> m.pcieConfig(b).orElseThrow().bytesRead()).distinct().sorted().toList()),
+                    "64 bytes: run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
+                            + "docs/security.md). 256: the platform gives no extended config access (MMCONFIG/ECAM off). Either way "
+                            + "`lspci -vvv | grep ACSCtl` as root shows it."));
         }
         return out;
     }
