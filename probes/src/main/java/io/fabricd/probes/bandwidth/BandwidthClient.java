@@ -60,6 +60,8 @@ public final class BandwidthClient {
             VerbsRc.Moved moved;
             try {
                 rc.connect(offer.qp());
+                // the peer frees its queue pairs BandwidthServer.GRACE (10 s) past the duration: 2 s of it at most here
+                CompilerQuiet.await(Duration.ofSeconds(2));
                 if (o.bidirectional()) {
                     endpoints.post(peer, BandwidthMessages.GO_PATH, JSON.writeValueAsBytes(new Go(offer.id())));
                 }
