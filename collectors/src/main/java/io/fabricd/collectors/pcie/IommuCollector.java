@@ -36,8 +36,9 @@ public final class IommuCollector implements Collector {
         if (functions.isEmpty()) {
             return; // no NIC or GPU on PCI (Soft-RoCE alone): nothing whose DMA to judge, nothing read
         }
-        List<String> units = ctx.source().isDirectory(UNITS) ? ctx.listOptional(UNITS) : ctx.source().isSnapshot() ? null : List.of();
-        List<String> cmdline = ctx.optional("proc/cmdline").map(IommuCollector::iommuArgs).orElse(null);
+        // the units and the command line stay until a reboot: kept as the hardware's identity is
+        List<String> units = ctx.stableExists(UNITS) ? ctx.stableListOptional(UNITS) : ctx.source().isSnapshot() ? null : List.of();
+        List<String> cmdline = ctx.stable("proc/cmdline").map(IommuCollector::iommuArgs).orElse(null);
         List<Iommu.Device> devices = new ArrayList<>();
         for (PciFunction f : functions) {
             String group = ctx.stableLinkName(f.path() + "/iommu_group");
