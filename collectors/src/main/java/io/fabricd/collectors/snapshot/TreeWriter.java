@@ -9,17 +9,21 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * Reproduces paths of the source in the snapshot folder, links included: each file under its resolved
- * path, every symlink on the way as a relative link. Counts what it wrote.
+ * path, every symlink on the way as a relative link. Counts what it wrote. Each folder is made
+ * once: a snapshot written to 9p or NFS pays a round trip for every mkdir and stat.
  */
 final class TreeWriter {
     final HostSource src;
     final Path out;
     final Map<String, String> realCache = new TreeMap<>();
+    private final Set<Path> folders = new HashSet<>();
     int files;
     int links;
 
@@ -49,7 +53,7 @@ final class TreeWriter {
             if (!real.equals(expected)) {
                 Path link = out.resolve(expected);
                 if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
-                    Files.createDirectories(link.getParent());
+                    folder(link.getParent());
                     Path target = link.getParent().relativize(out.resolve(real));
                     Files.createSymbolicLink(link, target);
                     links++;
@@ -81,10 +85,17 @@ final class TreeWriter {
     /** A file of {@code text} in {@code cs}: UTF-8, or ISO-8859-1 for a binary file's bytes (RecordingHostSource.Read). */
     void file(String real, String text, Charset cs) throws IOException {
         Path p = out.resolve(real);
-        Files.createDirectories(p.getParent());
+        folder(p.getParent());
         // the folder is private to this process (SnapshotTarget); never through a link all the same
         Files.writeString(p, text, cs, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
                 StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
         files++;
+    }
+
+    private void folder(Path dir) throws IOException {
+        if (!folders.contains(dir)) {
+            Files.createDirectories(dir);
+            folders.add(dir);
+        }
     }
 }

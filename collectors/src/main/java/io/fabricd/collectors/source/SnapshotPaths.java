@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -19,9 +20,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * an absolute link is taken as relative to the folder, and {@code fabricd/unreadable.txt} is
  * matched against the fully resolved path.
  *
- * <p>Paths that resolved are kept (a sysfs snapshot reaches most files through two or three links,
- * ten lstat calls a file otherwise); {@link #forget} drops one whose file went, and failures are
- * never kept, so a file put back is seen on the next read.
+ * <p>Paths that resolved are kept, and so are the real folders met on the way: a path starts from
+ * the nearest folder above it already resolved, and a real folder already seen costs no lstat. A
+ * sysfs snapshot reaches most files through two or three links, so resolving each from the root
+ * took a dozen lstat calls a file — minutes for one collection where each is a round trip (a
+ * snapshot on 9p or NFS); now it takes about one. {@link #forget} drops them all once one turned
+ * out stale (a file gone, a folder swapped), and failures are never kept, so a file put back is
+ * seen on the next read.
  */
 final class SnapshotPaths {
     private static final int MAX_LINK_HOPS = 40;
@@ -66,16 +71,32 @@ final class SnapshotPaths {
         return r;
     }
 
-    /** {@code path} changed since it was resolved (gone, or no longer a file): resolved afresh next time. */
+    /**
+     * {@code path} changed since it was resolved (gone, or no longer a file): it and every other
+     * path are resolved afresh next time, since the change may be a folder above it, which other
+     * kept paths go through too.
+     */
     void forget(String path) {
-        kept.remove(path);
+        kept.clear();
     }
 
     private Resolved resolveNow(String path) throws HostReadException {
-        Deque<String> todo = new ArrayDeque<>(List.of(path.split("/")));
+        String[] parts = path.split("/");
+        Deque<String> todo = new ArrayDeque<>(List.of(parts));
         List<String> done = new ArrayList<>();
+        // start at the nearest folder above already resolved
+        for (int i = parts.length - 1; i > 0; i--) {
+            Resolved above = kept.get(String.join("/", Arrays.asList(parts).subList(0, i)));
+            if (above != null && above.kind() == Kind.DIR) {
+                if (!above.real().isEmpty()) {
+                    done.addAll(List.of(above.real().split("/")));
+                }
+                todo = new ArrayDeque<>(Arrays.asList(parts).subList(i, parts.length));
+                break;
+            }
+        }
         int hops = 0;
-        Kind kind = Kind.DIR; // the root
+        Kind kind = Kind.DIR; // the root, or the folder it starts at
         while (!todo.isEmpty()) {
             String c = todo.pollFirst();
             if (c.isEmpty() || c.equals(".")) {
@@ -94,7 +115,14 @@ final class SnapshotPaths {
             if (done.size() >= MAX_DEPTH) {
                 throw new HostReadException(path, "ENAMETOOLONG");
             }
-            Path candidate = root.resolve(String.join("/", done)).resolve(c);
+            String real = done.isEmpty() ? c : String.join("/", done) + "/" + c;
+            Resolved seen = kept.get(real);
+            if (seen != null && seen.kind() == Kind.DIR && seen.real().equals(real)) {
+                done.add(c); // a real folder already resolved: no lstat
+                kind = Kind.DIR;
+                continue;
+            }
+            Path candidate = root.resolve(real);
             BasicFileAttributes attrs;
             try {
                 attrs = Files.readAttributes(candidate, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -122,9 +150,9 @@ final class SnapshotPaths {
                 if (target.startsWith("/")) {
                     done.clear(); // absolute link: taken as relative to the snapshot root
                 }
-                String[] parts = target.split("/");
-                for (int i = parts.length - 1; i >= 0; i--) {
-                    todo.addFirst(parts[i]);
+                String[] hop = target.split("/");
+                for (int i = hop.length - 1; i >= 0; i--) {
+                    todo.addFirst(hop[i]);
                 }
                 continue;
             }
@@ -133,6 +161,9 @@ final class SnapshotPaths {
             }
             done.add(c);
             kind = attrs.isRegularFile() ? Kind.FILE : attrs.isDirectory() ? Kind.DIR : Kind.OTHER;
+            if (kind == Kind.DIR && kept.size() < MAX_KEPT) {
+                kept.put(real, new Resolved(real, Kind.DIR, unreadableErrno(real))); // what resolving it would give
+            }
         }
         String real = String.join("/", done);
         return new Resolved(real, kind, unreadableErrno(real));

@@ -41,9 +41,14 @@ public final class PfcMissing implements Check {
             }
             DcbState dcb = nd.dcb();
             if (dcb != null && !dcb.supported()) {
+                Map<String, Object> why = new LinkedHashMap<>();
+                why.put("dcb_supported", false);
+                if (nd.driver() != null) {
+                    why.put("driver", nd.driver()); // a virtual netdev (veth) has no driver link: left out, not "null"
+                }
                 out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "PFC cannot be judged on " + nd.name() + ": "
                         + nd.name() + " has no DCB support (veth, virtio, or a driver without DCB)",
-                        Map.of("dcb_supported", false, "driver", String.valueOf(nd.driver())),
+                        why,
                         "Nothing to do for a test or software RoCE port; on a RoCE NIC check `dcb pfc show dev " + nd.name() + "`."));
                 continue;
             }
@@ -60,7 +65,7 @@ public final class PfcMissing implements Check {
             Map<String, Object> ev = new LinkedHashMap<>();
             ev.put("pfc_enabled", pfc.enabled());
             ev.put("pfc_source", pfc.source().equals("dcb") ? "DCB (pfc_en)"
-                    : "ethtool -S: " + nd.driver() + " lists rx/tx_prioN_pause only for priorities with PFC on, and lists "
+                    : "ethtool -S: " + (nd.driver() != null ? nd.driver() : "the driver") + " lists rx/tx_prioN_pause only for priorities with PFC on, and lists "
                     + (allOff ? "none" : "only these"));
             if (dcb != null) {
                 ev.put("pfc_cap", dcb.pfcCap());
