@@ -11,6 +11,7 @@
 # env:     ACCEL=tcg|kvm (default tcg; kvm hangs on this PVM host, see REPORT.md)
 #          TIMEOUT=seconds (default 600)  SMP=2  MEM=2048 (MiB)  VERBOSE=1 (echo full console)
 #          SOFTROCE_DIR=${TMPDIR:-/tmp}/softroce-vm (work dir: kernel, initramfs, runs)
+# stderr:  [host] lines, and "[guest +Ns] NAME" when the guest prints a line =====NAME=====
 # exit status: the guest command's exit status (124 on timeout, 125 if the guest never ran it).
 # one-time setup (done automatically): apt-get install qemu-system-x86 busybox-static cpio kmod
 #          rdma-core ibverbs-utils ibverbs-providers perftest iproute2; apt-get download + dpkg -x
@@ -117,6 +118,12 @@ case "$ACCEL" in
 esac
 echo "[host] run dir $RUN, accel=$ACCEL, kernel $KV" >&2
 t0=$(date +%s.%N); rc=0
+# the guest script's =====NAME===== markers as they reach the serial console, on stderr as
+# "[guest +Ns] NAME" (seconds since qemu started): which stage of a run takes the time; the
+# markers themselves come with the output at the end. Ends once this script has.
+( tail -n +1 -F --pid=$$ "$RUN/console.log" 2>/dev/null | sed -u 's/\r$//' \
+    | grep --line-buffered -E '^=====[A-Za-z0-9_-]+=====$' | while read -r m; do
+      m=${m#=====}; printf '[guest +%ds] %s\n' "$(( $(date +%s) - ${t0%.*} ))" "${m%=====}" >&2; done ) &
 timeout "$TIMEOUT" qemu-system-x86_64 "${ACC[@]}" -smp "$SMP" -m "$MEM" \
   -kernel "$VMLINUZ" -initrd "$B/initramfs.cpio.gz" \
   -append "console=ttyS0 panic=-1 loglevel=4 SOFTROCE_DIR=$B SOFTROCE_TIMEOUT=$TIMEOUT" \

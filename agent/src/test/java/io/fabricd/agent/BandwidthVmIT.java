@@ -51,10 +51,12 @@ class BandwidthVmIT {
                 "for n in 1 2 3 4 5; do echo \"=====PERFTEST$n=====\"; perf; echo \"=====BW$n=====\";"
                         + " " + bw + " --key-file /tmp/pk --duration 5s --format json; echo bw-exit=$?; done",
                 "echo '=====SEND====='",
-                "(timeout 60 ib_send_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /dev/null 2>&1 &)",
+                // both sides' reports: the sender's average sometimes comes out 0.000000 in duration mode
+                "(timeout 60 ib_send_bw -d rxe0 -x 1 -D 5 -s 65536 --report_gbits -F > /tmp/send-server.log 2>&1 &)",
                 "sleep 2",
                 "timeout 60 ib_send_bw -d rxe1 -x 1 -D 5 -s 65536 --report_gbits -F 127.0.0.1 2>&1 | grep -A1 '#bytes' || true",
                 "sleep 1",
+                "grep -A1 '#bytes' /tmp/send-server.log || true",
                 bw + " --key-file /tmp/pk --duration 5s --send --format json; echo bw-exit=$?",
                 "echo '=====BIDI====='",
                 bw + " --key-file /tmp/pk --duration 3s --bidirectional --format json; echo bw-exit=$?",
@@ -64,23 +66,24 @@ class BandwidthVmIT {
                 "echo '=====WRONGKEY====='",
                 bw + " --key-file /tmp/wk --duration 1s 2>&1; echo bw-exit=$?",
                 "echo '=====BUSY====='",
-                // the first test runs 30 s; the second asks once the first has started writing (the CLI
-                // itself takes seconds to start under the emulator)
-                "(" + bw + " --key-file /tmp/pk --duration 30s --format json > /tmp/first.json 2> /tmp/first.err; echo first-exit=$? >> /tmp/first.err) & F=$!",
-                "started() { [ \"$(grep -c 'bandwidth test from' /tmp/agent.log)\" -ge $1 ]; }",
-                // the agent logs each test it starts: the first it serves
-                "for i in $(seq 1 240); do started 1 && break; sleep 0.5; done",
-                bw + " --key-file /tmp/pk --duration 1s 2>&1; echo bw-exit=$?",
-                "wait $F",
-                "cat /tmp/first.err",
+                "served() { grep -c 'bandwidth test from' /tmp/agent.log; }",
+                // two tests asked at once: each CLI takes 10-30 s to start under the emulator (a collection of its
+                // own first), so one started after the other's test began may ask only once that test is over
+                "n=$(served)",
+                "busy() { " + bw + " --key-file /tmp/pk --duration 30s > /tmp/b$1.out 2>&1; echo bw-exit=$? >> /tmp/b$1.out; }",
+                "busy 1 & B1=$!; busy 2 & B2=$!; wait $B1 $B2",
+                "cat /tmp/b1.out /tmp/b2.out",
+                "echo \"busy-served=$(( $(served) - n ))\"",
                 "echo '=====METRICS====='",
                 "get /metrics | grep -E '^fabric_(bandwidth|agent_collection_seconds)'",
                 // findings are merged at each collection (every 5 s here)
                 "for i in $(seq 1 30); do get /api/v1/findings | grep -q bandwidth_low && break; sleep 1; done",
                 "get /api/v1/findings | grep -o '\"check\" *: *\"bandwidth_low\"' | head -1",
                 "echo '=====VANISH====='",
+                "n=$(served)",
                 "(" + bw + " --key-file /tmp/pk --duration 30s 2> /tmp/v.err; echo vanish-exit=$? >> /tmp/v.err) & V=$!",
-                "for i in $(seq 1 240); do started 2 && break; sleep 0.5; done",
+                // the agent logs each test it starts: killed once this one is under way
+                "for i in $(seq 1 240); do [ \"$(served)\" -gt \"$n\" ] && break; sleep 0.5; done",
                 "sleep 3",
                 "kill -9 $A; K=$(date +%s)",
                 "wait $V",
@@ -120,10 +123,13 @@ class BandwidthVmIT {
         // SEND into the agent's posted receives, against ib_send_bw on the same devices
         String sendOut = SoftRoceVm.section(out, "=====SEND=====", "=====BIDI=====");
         Matcher sendPerf = Pattern.compile("(?m)^\\s*65536\\s+\\d+\\s+[0-9.]+\\s+([0-9.]+)").matcher(sendOut);
-        assertThat(sendPerf.find()).as("ib_send_bw's result in:\n" + out).isTrue();
+        double sendPerftest = 0;
+        while (sendPerf.find()) {
+            sendPerftest = Math.max(sendPerftest, Double.parseDouble(sendPerf.group(1)) * 1e9);
+        }
+        assertThat(sendPerftest).as("ib_send_bw's result (sender's or receiver's) in:\n" + out).isPositive();
         assertThat(sendOut).as(out).contains("bw-exit=0");
         JsonNode sr = json.readTree(sendOut.substring(sendOut.indexOf('{'), sendOut.lastIndexOf('}') + 1)).get("results").get(0);
-        double sendPerftest = Double.parseDouble(sendPerf.group(1)) * 1e9;
         System.out.printf("SEND 64 KiB, rxe1 -> rxe0: fabricd bw --send %.3f Gb/s, ib_send_bw %.3f Gb/s: %.2fx%n",
                 sr.get("bits_per_second").asDouble() / 1e9, sendPerftest / 1e9, sr.get("bits_per_second").asDouble() / sendPerftest);
         // one run each: a bound that catches a receiver that cannot keep up (a pause in its loop gave 0.69x), not the
@@ -145,7 +151,10 @@ class BandwidthVmIT {
         assertThat(wrong).as(out).contains("bw-exit=2").contains("refused the probe key (401)").doesNotContain("Exception");
 
         String busy = SoftRoceVm.section(out, "=====BUSY=====", "=====METRICS=====");
-        assertThat(busy).as(out).contains("bw-exit=2").contains("answered 409").contains("one at a time").contains("first-exit=0");
+        // one served, the other refused while it ran
+        assertThat(busy).as(out).contains("busy-served=1").contains("answered 409").contains("one at a time").doesNotContain("Exception");
+        assertThat(Pattern.compile("bw-exit=0").matcher(busy).results().count()).as(busy).isEqualTo(1);
+        assertThat(Pattern.compile("bw-exit=2").matcher(busy).results().count()).as(busy).isEqualTo(1);
 
         String metrics = SoftRoceVm.section(out, "=====METRICS=====", "=====VANISH=====");
         assertThat(metrics).as(out).containsPattern("fabric_bandwidth_bytes_per_second\\{device=\"rxe0\",direction=\"rx\",peer=\"[^\"]+\"\\} [0-9.E]+")

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs a shell script in the Soft-RoCE VM (testbed/softroce-vm.sh) and returns everything it printed.
  * A run takes minutes under TCG: its stages (the harness' {@code [host]}/{@code [stage2]} lines and
- * the script's {@code =====} markers) are echoed to the test log as they happen.
+ * its {@code [guest +Ns] NAME} line for each {@code =====NAME=====} marker the script prints) are
+ * echoed to the test log as they happen.
  */
 final class SoftRoceVm {
     private SoftRoceVm() {
@@ -34,7 +35,7 @@ final class SoftRoceVm {
                     synchronized (buf) {
                         buf.append(line).append('\n');
                     }
-                    if (line.startsWith("=====") || line.startsWith("[host]") || line.startsWith("[stage2")) {
+                    if (line.startsWith("[host]") || line.startsWith("[stage2") || line.startsWith("[guest +")) {
                         System.out.printf("[vm +%ds] %s%n", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), line);
                     }
                 }
