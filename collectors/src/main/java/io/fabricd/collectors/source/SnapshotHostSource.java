@@ -152,14 +152,14 @@ public final class SnapshotHostSource implements HostSource {
             return readFile(path, cs);
         } catch (FileNotFoundException e) {
             // gone since it was resolved, or the folder itself deleted and made again: once more
-            paths.forget(path);
+            paths.forgetAll();
             if (beneath != null) {
                 beneath.followRoot();
             }
             try {
                 return readFile(path, cs);
             } catch (FileNotFoundException again) {
-                paths.forget(path);
+                paths.forgetAll();
                 throw new HostReadException(path, "ENOENT");
             }
         }
@@ -175,7 +175,7 @@ public final class SnapshotHostSource implements HostSource {
                 return beneath.read(r.real(), path, MAX_FILE_BYTES, cs);
             } catch (BeneathRoot.LinkMet e) {
                 // the file or a folder above it swapped for a link: resolved again, inside the folder or refused
-                paths.forget(path);
+                paths.forgetAll();
                 try {
                     return beneath.read(readable(paths.resolve(path), path).real(), path, MAX_FILE_BYTES, cs);
                 } catch (BeneathRoot.LinkMet twice) {
@@ -209,7 +209,7 @@ public final class SnapshotHostSource implements HostSource {
     private String checkedFile(String path, Resolved r) throws HostReadException {
         Path file = root.resolve(r.real());
         if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-            paths.forget(path);
+            paths.forgetAll();
             r = readable(paths.resolve(path), path);
             file = root.resolve(r.real());
         }
@@ -230,7 +230,7 @@ public final class SnapshotHostSource implements HostSource {
         try {
             // a folder on the way swapped for a link since it was resolved: the listing would follow it
             if (!dir.toRealPath().equals(dir)) {
-                paths.forget(path);
+                paths.forgetAll();
                 throw new HostReadException(path, "ELOOP", "changed into a link since it was resolved; resolved again next time");
             }
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
@@ -239,10 +239,10 @@ public final class SnapshotHostSource implements HostSource {
                 }
             }
         } catch (NoSuchFileException e) {
-            paths.forget(path);
+            paths.forgetAll();
             throw new HostReadException(path, "ENOENT");
         } catch (NotDirectoryException e) {
-            paths.forget(path);
+            paths.forgetAll();
             throw new HostReadException(path, "ENOTDIR");
         } catch (IOException e) {
             throw new HostReadException(path, "EIO", e.getMessage());

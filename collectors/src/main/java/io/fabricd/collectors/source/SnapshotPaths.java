@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the nearest folder above it already resolved, and a real folder already seen costs no lstat. A
  * sysfs snapshot reaches most files through two or three links, so resolving each from the root
  * took a dozen lstat calls a file — minutes for one collection where each is a round trip (a
- * snapshot on 9p or NFS); now it takes about one. {@link #forget} drops them all once one turned
+ * snapshot on 9p or NFS); now it takes about one. {@link #forgetAll} drops them all once one turned
  * out stale (a file gone, a folder swapped), and failures are never kept, so a file put back is
  * seen on the next read.
  */
@@ -72,11 +72,10 @@ final class SnapshotPaths {
     }
 
     /**
-     * {@code path} changed since it was resolved (gone, or no longer a file): it and every other
-     * path are resolved afresh next time, since the change may be a folder above it, which other
-     * kept paths go through too.
+     * A kept path turned out stale (gone, or no longer a file): every path is resolved afresh next
+     * time, since the change may be a folder above it, which other kept paths go through too.
      */
-    void forget(String path) {
+    void forgetAll() {
         kept.clear();
     }
 
