@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * Faults injected on the path by a relay between the requester and the responder, on any kernel
  * (UdpNetemTest needs netem, which many VM kernels, CI's among them, lack). The relay busy-polls,
  * so it holds each answer for the delay to within microseconds: an injected delay of 100 µs and of
- * 1 ms moves the RTT's median by that much (within 10 %); the answers it drops (1 %, seeded), sends
+ * 1 ms moves the RTT's median by that much (within 10 %, the median of five baseline/delayed pairs); the answers it drops (1 %, seeded), sends
  * twice or holds back until the next answer has gone are exactly the ones counted lost, duplicated
  * and reordered. The swap depends on the order of answers only, never on timing, so a loaded
  * machine that paces the probes slower than the relay's hold still sees every reordering.
@@ -60,14 +60,23 @@ class UdpRelayFaultTest {
     void aDelayOf100usAndOf1msShiftsTheMedianByThatMuch() throws Exception {
         relay.set(0, 0, 0, 0);
         probe(3000, Duration.ofNanos(200_000)); // warm-up: the JIT, so that it is not compiling during the baseline
-        long base = p50(probe(1000, Duration.ofMillis(2))); // the same pacing as the delayed runs
         for (long delay : new long[] {100_000, 1_000_000}) {
-            relay.set(delay, 0, 0, 0);
-            ProbeResult r = probe(1000, Duration.ofMillis(2));
-            long shift = p50(r) - base;
-            System.out.printf("relay: delay %d us: RTT p50 %.1f us (without %.1f), shift %.1f us%n", delay / 1000, p50(r) / 1e3,
-                    base / 1e3, shift / 1e3);
-            assertThat(r.lost()).isZero();
+            // five pairs, each a baseline right before its delayed run at the same pacing, and the median
+            // shift: one baseline taken while the machine is slower for a moment (a p50 of 42 µs against the
+            // usual 19-34) moved a single pair's shift past the 10 %
+            long[] shifts = new long[5];
+            for (int i = 0; i < shifts.length; i++) {
+                relay.set(0, 0, 0, 0);
+                long base = p50(probe(400, Duration.ofMillis(2)));
+                relay.set(delay, 0, 0, 0);
+                ProbeResult r = probe(400, Duration.ofMillis(2));
+                assertThat(r.lost()).isZero();
+                shifts[i] = p50(r) - base;
+            }
+            java.util.Arrays.sort(shifts);
+            long shift = shifts[shifts.length / 2];
+            System.out.printf("relay: delay %d us: RTT p50 shifts %s us, median %.1f us%n", delay / 1000,
+                    java.util.Arrays.stream(shifts).mapToObj(x -> String.format("%.1f", x / 1e3)).toList(), shift / 1e3);
             assertThat((double) shift).isBetween(0.9 * delay, 1.1 * delay);
         }
     }
