@@ -1,5 +1,7 @@
 package io.fabricd.agent;
 
+import io.fabricd.agent.state.InventoryStore;
+
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
@@ -84,7 +86,8 @@ public final class Agent implements AutoCloseable {
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
-                config.collection.interval, config.diagnosis, meters).stuckAfter(config.collection.stuckAfter);
+                config.collection.interval, config.diagnosis, meters,
+                config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir))).stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished and while no collection is stuck").register(meters);
     }

@@ -1,9 +1,9 @@
 package io.fabricd.agent;
 
+import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Finding;
 import io.fabricd.diagnosis.Report;
@@ -78,9 +78,8 @@ public final class CollectionLoop implements AutoCloseable {
 
     private final HostSource source;
     private final HostCollection collection;
-    private final FabricMetrics metrics;
     private final Duration interval;
-    private final DiagnosisConfig diagnosis;
+    private final Judgement judgement;
     private volatile Supplier<List<Finding>> extraFindings = List::of;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
@@ -92,10 +91,15 @@ public final class CollectionLoop implements AutoCloseable {
 
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
                           DiagnosisConfig diagnosis, MeterRegistry meters) {
+        this(source, collection, metrics, interval, diagnosis, meters, null);
+    }
+
+    /** @param inventory where the host's expected inventory is kept; null: in memory only */
+    public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
+                          DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory) {
         this.source = source;
-        this.diagnosis = diagnosis;
+        this.judgement = new Judgement(inventory, diagnosis, metrics);
         this.collection = collection;
-        this.metrics = metrics;
         this.interval = interval;
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fabricd-collect");
@@ -179,9 +183,7 @@ public final class CollectionLoop implements AutoCloseable {
         runningSince = t0;
         try {
             HostModel m = collection.collect(source);
-            Published before = latest;
-            Report report = Diagnosis.run(m, before == null ? null : before.model(), diagnosis).withFindings(extraFindings.get());
-            metrics.update(m, report.findings());
+            Report report = judgement.apply(m, extraFindings.get());
             latest = new Published(m, report);
             if (m.devices().isEmpty() && !saidNoDevices) {
                 saidNoDevices = true;

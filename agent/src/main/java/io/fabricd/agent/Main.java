@@ -1,6 +1,7 @@
 package io.fabricd.agent;
 
 import io.fabricd.agent.cli.DiagnoseCommand;
+import io.fabricd.agent.cli.InventoryCommand;
 import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.BwCommand;
 import io.fabricd.agent.cli.ProbeCommand;
@@ -21,7 +22,7 @@ import picocli.CommandLine;
 /** {@code fabricd}: the command line of docs/spec/interfaces.md. */
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
-        subcommands = {RunCommand.class, MetricsCommand.class, SnapshotCommand.class, DiagnoseCommand.class,
+        subcommands = {RunCommand.class, MetricsCommand.class, SnapshotCommand.class, DiagnoseCommand.class, InventoryCommand.class,
                 ProbeCommand.class, BwCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})

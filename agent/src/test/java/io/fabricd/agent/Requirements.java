@@ -10,11 +10,11 @@ import java.nio.file.Path;
  * Tests that need a system program: on a developer machine without it they are skipped with the
  * install hint; in CI (CI=true, where .ci/run installs everything) its absence fails the test.
  */
-final class Requirements {
+public final class Requirements {
     private Requirements() {
     }
 
-    static Path program(String name, String installHint) {
+    public static Path program(String name, String installHint) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
             Path p = Path.of(dir, name);
             if (Files.isExecutable(p)) {
@@ -30,7 +30,7 @@ final class Requirements {
     }
 
     /** A condition the test needs (root, a kernel feature): skipped without it, failed in CI. */
-    static void require(boolean met, String what) {
+    public static void require(boolean met, String what) {
         if (met) {
             return;
         }
@@ -40,7 +40,7 @@ final class Requirements {
         assumeTrue(false, "needs " + what);
     }
 
-    static Path repoRoot() {
+    public static Path repoRoot() {
         Path p = Path.of("").toAbsolutePath();
         while (p != null && !Files.isRegularFile(p.resolve("bin/fabricd"))) {
             p = p.getParent();

@@ -1,6 +1,7 @@
 package io.fabricd.diagnosis;
 
 import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.List;
 
 /**
@@ -27,4 +28,13 @@ public interface Check {
      * @param config   thresholds and expectations (never null)
      */
     List<Finding> evaluate(HostModel current, HostModel previous, DiagnosisConfig config);
+
+    /**
+     * The verdict with the host's expected inventory (what it had and which ports were up); checks
+     * that judge against it override this. {@code inventory} is null when none is known (a
+     * one-shot run without a state folder).
+     */
+    default List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
+        return evaluate(current, previous, config);
+    }
 }

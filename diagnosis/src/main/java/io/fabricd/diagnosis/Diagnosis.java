@@ -5,6 +5,7 @@ import io.fabricd.diagnosis.checks.CounterSaturated;
 import io.fabricd.diagnosis.checks.EcnDisabled;
 import io.fabricd.diagnosis.checks.GlobalPauseWithPfc;
 import io.fabricd.diagnosis.checks.GpuDirectOff;
+import io.fabricd.diagnosis.checks.HardwareMissing;
 import io.fabricd.diagnosis.checks.IommuTranslation;
 import io.fabricd.diagnosis.checks.LinkDegraded;
 import io.fabricd.diagnosis.checks.LinkDown;
@@ -22,6 +23,7 @@ import io.fabricd.diagnosis.checks.QpPressure;
 import io.fabricd.diagnosis.checks.RoceGidMissing;
 import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
+import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -35,7 +37,7 @@ public final class Diagnosis {
             new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
             new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
-            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering());
+            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new HardwareMissing());
 
     private Diagnosis() {
     }
@@ -53,11 +55,23 @@ public final class Diagnosis {
      *                 strictly earlier or is of another host
      */
     public static Report run(HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, config);
+        return run(CHECKS, current, previous, null, config);
+    }
+
+    /**
+     * {@link #run(HostModel, HostModel, DiagnosisConfig)} against the host's expected inventory
+     * (null: none known; link_down and hardware_missing then judge from the host alone).
+     */
+    public static Report run(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
+        return run(CHECKS, current, previous, inventory, config);
     }
 
     /** {@link #run(HostModel, HostModel, DiagnosisConfig)} with these checks. */
     static Report run(List<Check> checks, HostModel current, HostModel previous, DiagnosisConfig config) {
+        return run(checks, current, previous, null, config);
+    }
+
+    static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
         if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
                 || !Objects.equals(previous.hostname(), current.hostname()))) {
             previous = null;
@@ -75,7 +89,7 @@ public final class Diagnosis {
                 }
             }
             try {
-                findings.addAll(c.evaluate(current, previous, config));
+                findings.addAll(c.evaluate(current, previous, inventory, config));
             } catch (RuntimeException | StackOverflowError e) {
                 // a check's bug must not hide the other checks' findings: reported as a finding of its own
                 findings.add(new Finding(c.id(), Severity.INFO, Map.of(), "check " + c.id() + " failed: " + e,

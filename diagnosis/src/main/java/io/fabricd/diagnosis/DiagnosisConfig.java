@@ -23,6 +23,30 @@ public final class DiagnosisConfig {
     @JsonProperty("roce")
     public Roce roce = new Roce();
 
+    /**
+     * Whether this host must have RDMA devices (true): a host without any is a critical
+     * {@code hardware_missing} finding, unless this is false or an accepted inventory has none.
+     */
+    @JsonProperty("expect_rdma_devices")
+    public boolean expectRdmaDevices = true;
+
+    /**
+     * {@code boot_grace}: for this long after the host booted, a device that is not there yet or an
+     * expected port that is not up yet is a warning, not critical (drivers probe and links train
+     * while a host boots). Default 10m.
+     */
+    @JsonProperty("boot_grace")
+    public java.time.Duration bootGrace = java.time.Duration.ofMinutes(10);
+
+    /** True while {@code m}'s host booted less than boot_grace before the collection; false when its boot time is unknown. */
+    public boolean booting(io.fabricd.collectors.model.HostModel m) {
+        if (m.facts() == null || m.facts().bootTime() == null) {
+            return false;
+        }
+        long up = m.collectedAt().getEpochSecond() - m.facts().bootTime();
+        return up >= 0 && up < bootGrace.getSeconds();
+    }
+
     @JsonProperty("link")
     public Link link = new Link();
 
@@ -122,6 +146,14 @@ public final class DiagnosisConfig {
         /** Rate every RDMA port should run at, Gb/s (e.g. 400); default: the best sibling port. */
         @JsonProperty("expected_rate_gbps")
         public Double expectedRateGbps;
+
+        /**
+         * Ports that must be up, as {@code DEVICE/PORT} ({@code mlx5_0/1}; a star matches any run of characters); a
+         * down port matched here is critical for link_down even before it was ever seen up.
+         * Default: none (the inventory and same-card siblings decide, docs/alerts.md).
+         */
+        @JsonProperty("expect_up")
+        public List<String> expectUp = List.of();
     }
 
     /** {@code pause_storm:} thresholds of pause_storm. */
@@ -203,6 +235,14 @@ public final class DiagnosisConfig {
         }
         if (roce.trust != null && !roce.trust.equals("dscp") && !roce.trust.equals("pcp")) {
             throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust + "'");
+        }
+        for (String e : link.expectUp) {
+            if (e == null || !e.matches("[A-Za-z0-9_.*-]+/[0-9*]+")) {
+                throw new IllegalArgumentException("diagnosis.link.expect_up: '" + e + "' is not DEVICE/PORT (like mlx5_0/1 or mlx5_*/1)");
+            }
+        }
+        if (bootGrace == null || bootGrace.isNegative()) {
+            throw new IllegalArgumentException("diagnosis.boot_grace must be a duration of 0 or more (like 10m)");
         }
         if (link.expectedRateGbps != null && !(link.expectedRateGbps > 0)) {
             throw new IllegalArgumentException("diagnosis.link.expected_rate_gbps must be positive");

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.collectors.model.HostModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.fabricd.diagnosis.inventory.Inventory;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,15 +44,32 @@ class ChecksTest {
             Path port = root.resolve("sys/class/infiniband/mlx5_0/ports/1");
             Files.writeString(port.resolve("state"), v[0] + "\n");
             Files.writeString(port.resolve("phys_state"), v[1] + "\n");
-            List<Finding> f = of(Diagnosis.run(Hosts.model(root), null), "link_down");
+            HostModel down = Hosts.model(root);
+            // the inventory saw the port up: it must be up
+            Inventory saw = Inventory.of(model("host-a-ib"), Instant.parse("2026-11-01T00:00:00Z"), Inventory.LEARNED);
+            List<Finding> f = of(Diagnosis.run(down, null, saw, DiagnosisConfig.DEFAULT), "link_down");
             if (v[2] == null) {
                 assertThat(f).as("admin-disabled is not a finding").isEmpty();
+                assertThat(of(Diagnosis.run(down, null), "link_down")).isEmpty();
             } else {
                 assertThat(f).singleElement().satisfies(x -> {
                     assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
                     assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("port", 1);
                     assertThat(x.summary()).contains(v[2]);
+                    assertThat(x.evidence()).containsEntry("expected_up", true);
                 });
+                // nothing expects it up (no inventory, no sibling card): inventory, not an outage
+                assertThat(of(Diagnosis.run(down, null), "link_down")).singleElement()
+                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
+                // an inventory accepted with the port down: still not expected
+                Inventory accepted = Inventory.of(down, Instant.parse("2026-11-01T00:00:00Z"), Inventory.ACCEPTED);
+                assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
+                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
+                // configured as expected
+                DiagnosisConfig cfg = new DiagnosisConfig();
+                cfg.link.expectUp = List.of("mlx5_*/1");
+                assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
+                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
             }
         }
         // a port whose state cannot be read is unknown, never critical

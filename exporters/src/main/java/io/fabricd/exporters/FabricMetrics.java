@@ -2,6 +2,7 @@ package io.fabricd.exporters;
 
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.inventory.Inventory;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -35,8 +36,13 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     /** Replaces the served families with those of a new host model and its open findings. */
-    public synchronized void update(HostModel model, List<Finding> findings) {
-        MetricSnapshots snaps = build(new Families(labelSets), model, allNetdevStats, findings);
+    public void update(HostModel model, List<Finding> findings) {
+        update(model, findings, null);
+    }
+
+    /** ... and the host's expected inventory (null: none kept). */
+    public synchronized void update(HostModel model, List<Finding> findings, Inventory inventory) {
+        MetricSnapshots snaps = build(new Families(labelSets), model, allNetdevStats, findings, inventory);
         List<String> n = new ArrayList<>(snaps.size());
         for (MetricSnapshot s : snaps) {
             n.add(s.getMetadata().getPrometheusName());
@@ -54,24 +60,36 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
-        return build(new Families(), model, allNetdevStats, findings);
+        return build(new Families(), model, allNetdevStats, findings, null);
     }
 
-    private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings) {
+    public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings, Inventory inventory) {
+        return build(new Families(), model, allNetdevStats, findings, inventory);
+    }
+
+    private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings,
+                                         Inventory inventory) {
         PortFamilies.declare(f);
         HostFamilies.declare(f);
         PcieFamilies.declare(f);
         FindingFamilies.declare(f);
+        InventoryFamilies.declare(f);
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         PcieFamilies.add(f, model);
         FindingFamilies.add(f, findings);
+        InventoryFamilies.add(f, model, inventory);
         return f.build();
     }
 
     /** A host model's families as Prometheus text 0.0.4 (the {@code fabricd metrics} CLI). */
     public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings) {
-        return Exposition.render(build(model, allNetdevStats, findings), null).body();
+        return text(model, allNetdevStats, findings, null);
+    }
+
+    /** ... with the host's expected inventory. */
+    public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings, Inventory inventory) {
+        return Exposition.render(build(model, allNetdevStats, findings, inventory), null).body();
     }
 
     @Override

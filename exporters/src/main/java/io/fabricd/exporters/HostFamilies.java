@@ -33,6 +33,7 @@ final class HostFamilies {
         f.gauge("fabric_pci_device_info", "One per PCI function of interest (nic, gpu, nvswitch, bridge): ids, NUMA node, driver; value 1.");
         f.gauge("fabric_host_info", "One per host: hostname, kernel release, rack (topology label rack, else tor; empty when unknown); value 1.");
         f.gauge("fabric_host_memory_bytes", "Host memory (proc/meminfo MemTotal).");
+        f.gauge("fabric_host_boot_time_seconds", "When the host booted (proc/stat btime), seconds since the epoch.");
         f.gauge("fabric_numa_node_cpus", "Logical CPUs per NUMA node.");
         f.gauge("fabric_gpudirect_rdma_enabled", "1 when a GPUDirect RDMA path exists (peer-memory module or DMA-BUF), 0 when not; absent where it does not apply.");
     }
@@ -43,6 +44,9 @@ final class HostFamilies {
             f.add("fabric_host_info", 1, "hostname", m.hostname(), "kernel", m.facts().kernel(), "rack", rack);
             if (m.facts().memoryBytes() != null) {
                 f.add("fabric_host_memory_bytes", m.facts().memoryBytes());
+            }
+            if (m.facts().bootTime() != null) {
+                f.add("fabric_host_boot_time_seconds", m.facts().bootTime());
             }
             m.facts().numaCpus().forEach((node, cpus) -> f.add("fabric_numa_node_cpus", cpus, "numa_node", node.toString()));
         }
@@ -77,7 +81,7 @@ final class HostFamilies {
         }
         for (PciFunction fn : m.pci()) {
             String[] l = {"pci", fn.address(), "kind", fn.kind()};
-            if (fn.width() != null) {
+            if (fn.width() != null && !fn.linkReadsAllOnes()) { // 63: the register read all ones, no width
                 f.add("fabric_pcie_link_width", fn.width(), l);
             }
             if (fn.maxWidth() != null) {

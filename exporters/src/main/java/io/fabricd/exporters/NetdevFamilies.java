@@ -23,6 +23,7 @@ final class NetdevFamilies {
     static void declare(Families f) {
         f.gauge("fabric_netdev_mtu_bytes", "MTU of a netdev bound to an RDMA port.");
         f.gauge("fabric_netdev_up", "1 when the netdev's operstate is up.");
+        f.counter("fabric_netdev_carrier_changes", "Times the netdev's carrier went up or down (sysfs carrier_changes): a flap between two scrapes shows here.");
         f.gauge("fabric_netdev_speed_bytes_per_second", "Netdev link speed (sysfs speed, Mb/s x 125000).");
         f.gauge("fabric_netdev_info", "One per RDMA netdev: type, driver, trust mode; value 1.");
         f.gauge("fabric_pfc_enabled", "1 when PFC is enabled on the priority (DCB IEEE pfc_en, or what mlx5's statistics prove when DCB is not known).");
@@ -137,6 +138,9 @@ final class NetdevFamilies {
         String nd = n.name();
         if (n.mtu() != null) {
             f.add("fabric_netdev_mtu_bytes", n.mtu(), "netdev", nd);
+        }
+        if (n.carrierChanges() != null) {
+            f.add("fabric_netdev_carrier_changes", n.carrierChanges(), "netdev", nd);
         }
         if (n.operstate() != null) {
             f.add("fabric_netdev_up", "up".equals(n.operstate()) ? 1 : 0, "netdev", nd);

@@ -1,5 +1,7 @@
 package io.fabricd.agent.cli;
 
+import io.fabricd.diagnosis.inventory.Inventory;
+
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
@@ -61,7 +63,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
                         + ", not before this collection (" + m.collectedAt() + ")");
             }
         }
-        Report r = Diagnosis.run(m, before, cfg.diagnosis);
+        Inventory inventory = host.storedInventory(cfg, spec.commandLine().getErr());
+        Report r = Diagnosis.run(m, before, inventory == null ? null : inventory.learn(m), cfg.diagnosis);
         var out = spec.commandLine().getOut();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));
         out.flush();

@@ -1,5 +1,8 @@
 package io.fabricd.agent.cli;
 
+import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.diagnosis.inventory.Inventory;
+
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.demo.DemoHost;
@@ -25,6 +28,43 @@ public final class HostOptions {
 
     @Option(names = "--demo", description = "Read the bundled demo host; its counters advance over time.")
     boolean demo;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "Where the host's expected inventory is kept (default: the config's state_dir, else /var/lib/fabricd "
+                    + "for the live host; none for --root and --demo).")
+    Path stateDir;
+
+    /**
+     * The state folder: --state-dir, the config's state_dir, else /var/lib/fabricd for the live host;
+     * null for a snapshot or the demo without either.
+     */
+    public Path stateDir(AgentConfig cfg) {
+        if (stateDir != null) {
+            return stateDir;
+        }
+        if (cfg.stateDir != null && !cfg.stateDir.isBlank()) {
+            return Path.of(cfg.stateDir);
+        }
+        return demo || snapshotRoot() != null ? null : InventoryStore.DEFAULT_DIR;
+    }
+
+    /**
+     * The stored inventory a one-shot command judges against, read only; null when there is none. A
+     * file that is not an inventory is said on {@code err} and judged without.
+     */
+    public Inventory storedInventory(AgentConfig cfg, PrintWriter err) {
+        Path dir = stateDir(cfg);
+        if (dir == null) {
+            return null;
+        }
+        try {
+            return new InventoryStore(dir).load().orElse(null);
+        } catch (IllegalArgumentException e) {
+            err.println("fabricd: " + e.getMessage() + " (judged without an inventory)");
+            err.flush();
+            return null;
+        }
+    }
 
     public AgentConfig config() {
         return ConfigLoader.load(config);

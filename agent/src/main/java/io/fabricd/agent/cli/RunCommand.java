@@ -32,6 +32,8 @@ public final class RunCommand implements Callable<Integer> {
         if (webConfigFile != null) {
             cfg.http.webConfigFile = webConfigFile;
         }
+        java.nio.file.Path state = host.stateDir(cfg);
+        cfg.stateDir = state == null ? null : state.toString();
         ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen);
         Agent agent = new Agent(host.source(cfg), cfg, addr).start();
         CountDownLatch stop = new CountDownLatch(1);

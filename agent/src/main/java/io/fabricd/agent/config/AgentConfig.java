@@ -26,6 +26,14 @@ public final class AgentConfig {
     @JsonProperty("collection")
     public Collection collection = new Collection();
 
+    /**
+     * {@code state_dir}: where the agent keeps what must survive its restarts (the host's expected
+     * inventory, docs/alerts.md); {@code --state-dir} overrides it. Default: /var/lib/fabricd when
+     * reading the live host, none (memory only) for --root and --demo.
+     */
+    @JsonProperty("state_dir")
+    public String stateDir;
+
     /** {@code http:} limits that keep slow and bad clients from holding the server. */
     @JsonProperty("http")
     public Http http = new Http();

@@ -10,8 +10,9 @@ import java.util.TreeMap;
  * @param kernel      proc/sys/kernel/osrelease (or the snapshot manifest's kernel)
  * @param memoryBytes proc/meminfo MemTotal; null when unknown
  * @param numaCpus    logical CPUs per NUMA node (sys/devices/system/node/nodeN/cpulist)
+ * @param bootTime    when the host booted, seconds since the epoch (proc/stat btime); null when unknown
  */
-public record HostFacts(String kernel, Long memoryBytes, SortedMap<Integer, Integer> numaCpus) {
+public record HostFacts(String kernel, Long memoryBytes, SortedMap<Integer, Integer> numaCpus, Long bootTime) {
     public HostFacts {
         numaCpus = Collections.unmodifiableSortedMap(new TreeMap<>(numaCpus));
     }

@@ -18,10 +18,13 @@ import java.util.SortedMap;
  * @param trustSource "qos/trust" (MLNX_OFED sysfs) or "dcb-app" (DSCP APP entries, upstream mlx5)
  * @param ecnNp       MLNX_OFED ecn/roce_np/enable/&lt;prio&gt;; empty when absent (upstream kernels)
  * @param ecnRp       MLNX_OFED ecn/roce_rp/enable/&lt;prio&gt;
+ * @param carrierChanges sysfs {@code carrier_changes}: times the carrier went up or down since the
+ *                    netdev was created (a flap between two collections shows here); null when not read
  */
 public record NetdevInfo(String name, Integer mtu, String operstate, Integer carrier, Long speedMbps, Integer type,
                          String driver, SortedMap<String, Long> stats, PauseParams pause, DcbState dcb, String trust,
-                         String trustSource, SortedMap<Integer, Boolean> ecnNp, SortedMap<Integer, Boolean> ecnRp) {
+                         String trustSource, SortedMap<Integer, Boolean> ecnNp, SortedMap<Integer, Boolean> ecnRp,
+                         Long carrierChanges) {
 
     public NetdevInfo {
         stats = Counters.copy(stats);
@@ -32,11 +35,11 @@ public record NetdevInfo(String name, Integer mtu, String operstate, Integer car
     /** With driver statistics and pause parameters (the driver name stays the sysfs one, as snapshots keep it). */
     public NetdevInfo withStats(Map<String, Long> s, PauseParams p) {
         return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver,
-                Counters.copy(s), p, dcb, trust, trustSource, ecnNp, ecnRp);
+                Counters.copy(s), p, dcb, trust, trustSource, ecnNp, ecnRp, carrierChanges);
     }
 
     public NetdevInfo withDcb(DcbState d, String tr, String trSource) {
-        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver, stats, pause, d, tr, trSource, ecnNp, ecnRp);
+        return new NetdevInfo(name, mtu, operstate, carrier, speedMbps, type, driver, stats, pause, d, tr, trSource, ecnNp, ecnRp, carrierChanges);
     }
 
     public boolean ethernet() {

@@ -14,4 +14,17 @@ package io.fabricd.collectors.model;
  */
 public record PciFunction(String address, String kind, String path, String vendor, String device, String pciClass,
                           Integer numaNode, Long speed, Integer width, Long maxSpeed, Integer maxWidth, String driver) {
+    /**
+     * The width the kernel prints when the function's Link Status register reads all ones (63: the
+     * register's whole width field set; no PCIe link has 63 lanes).
+     */
+    public static final int ALL_ONES_WIDTH = 63;
+
+    /**
+     * True when this collection's link status read all ones: the function no longer answers config
+     * reads (it fell off the bus; NVIDIA's Xid 79). Read every collection, unlike the config space.
+     */
+    public boolean linkReadsAllOnes() {
+        return width != null && width == ALL_ONES_WIDTH;
+    }
 }

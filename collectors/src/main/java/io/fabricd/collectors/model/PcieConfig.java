@@ -18,9 +18,11 @@ import java.util.List;
  * @param relaxedOrdering     Device Control's Enable Relaxed Ordering
  * @param acs                 the ACS capability and control registers; null when the function has no
  *                            ACS capability or the extended space was not read ({@link #extendedRead})
+ * @param allOnes             the Vendor and Device ID read 0xffff: the function no longer answers
+ *                            (it fell off the bus, or its link is down); every register is then null
  */
 public record PcieConfig(String address, int bytesRead, Integer maxPayload, Integer maxPayloadSupported, Integer maxReadRequest,
-                         Boolean relaxedOrdering, Acs acs) {
+                         Boolean relaxedOrdering, Acs acs, boolean allOnes) {
 
     /** True when the extended config space (past 256 bytes) was read: a missing ACS capability is then known missing. */
     public boolean extendedRead() {

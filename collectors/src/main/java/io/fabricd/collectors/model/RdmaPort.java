@@ -44,9 +44,22 @@ public record RdmaPort(
         gids = List.copyOf(gids);
     }
 
-    /** ACTIVE and LinkUp. */
+    /**
+     * ACTIVE and LinkUp. A port that is ACTIVE and whose physical state was not read is up: the
+     * logical state ACTIVE needs a trained link (IBA 14.2.5.6; mlx5 reports ACTIVE only with
+     * carrier), and a missing file is no evidence of the opposite.
+     */
     public boolean up() {
-        return state != null && state.id() == 4 && physState != null && physState.id() == 5;
+        return state != null && state.id() == 4 && (physState == null || physState.id() == 5);
+    }
+
+    /**
+     * False only when the port's logical state is known and not ACTIVE: a port that carries no
+     * traffic, whose RoCE configuration (PFC, trust, MTU) no job depends on now. Unknown state
+     * counts as in service: missing evidence is never a claim.
+     */
+    public boolean inService() {
+        return state == null || state.id() == 4;
     }
 
     public boolean isSaturated(String counter) {

@@ -64,8 +64,12 @@ public final class NetdevCollector implements Collector {
                 return v == null || v < 0 ? null : v.longValue();
             }).orElse(null);
             String trust = ctx.optional(f.trust()).map(String::strip).orElse(null);
+            // kernels since 3.15; a flap between two collections leaves the carrier as it was but
+            // this count two higher
+            Long carrierChanges = ctx.optional(f.carrierChanges()).map(s -> parseInt(ctx, f.carrierChanges(), s))
+                    .filter(v -> v >= 0).map(Integer::longValue).orElse(null);
             ctx.model().putNetdev(new NetdevInfo(n, mtu, oper, carrier, speed, f.type(), f.driver(), null, null, null,
-                    trust, trust != null ? "qos/trust" : null, ecn(ctx, f.np()), ecn(ctx, f.rp())));
+                    trust, trust != null ? "qos/trust" : null, ecn(ctx, f.np()), ecn(ctx, f.rp()), carrierChanges));
         }
     }
 
@@ -77,14 +81,14 @@ public final class NetdevCollector implements Collector {
      * A netdev's kept facts (type, driver, the ECN priorities its driver created) and the paths read
      * on every collection, built once and kept as one group.
      */
-    private record Facts(String mtu, String operstate, String carrier, String speed, String trust,
+    private record Facts(String mtu, String operstate, String carrier, String carrierChanges, String speed, String trust,
                          Integer type, String driver, List<Prio> np, List<Prio> rp) {
     }
 
     private static Facts facts(CollectContext ctx, String base) {
         Integer type = ctx.stable(base + "/type").map(s -> parseInt(ctx, base + "/type", s)).orElse(null);
         String driver = ctx.stableLinkName(base + "/device/driver");
-        return new Facts(base + "/mtu", base + "/operstate", base + "/carrier", base + "/speed", base + "/qos/trust",
+        return new Facts(base + "/mtu", base + "/operstate", base + "/carrier", base + "/carrier_changes", base + "/speed", base + "/qos/trust",
                 type, driver, prios(ctx, base + "/ecn/roce_np/enable"), prios(ctx, base + "/ecn/roce_rp/enable"));
     }
 

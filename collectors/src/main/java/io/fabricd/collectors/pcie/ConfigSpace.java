@@ -24,6 +24,11 @@ public final class ConfigSpace {
 
     /** The config of {@code address} from {@code b}, the bytes its {@code config} file returned. */
     public static PcieConfig decode(String address, byte[] b) {
+        if (b.length >= 4 && u32(b, 0) == 0xffffffffL) {
+            // a function that fell off the bus (or whose link went down) answers every config read
+            // with all ones: nothing in it is a register value
+            return new PcieConfig(address, b.length, null, null, null, null, null, true);
+        }
         Integer mps = null;
         Integer mpss = null;
         Integer mrrs = null;
@@ -42,7 +47,7 @@ public final class ConfigSpace {
         if (at >= 0 && at + 8 <= b.length) {
             acs = new PcieConfig.Acs(u16(b, at + 4), u16(b, at + 6));
         }
-        return new PcieConfig(address, b.length, mps, mpss, mrrs, ro, acs);
+        return new PcieConfig(address, b.length, mps, mpss, mrrs, ro, acs, false);
     }
 
     /** 128 << v bytes for the encodings 0..5; the reserved 6 and 7 are unknown. */

@@ -143,6 +143,9 @@ public final class SnapshotWriter {
                 h.put("memory_bytes", model.facts().memoryBytes());
             }
             h.set("numa_cpus", JSON.valueToTree(model.facts().numaCpus()));
+            if (model.facts().bootTime() != null) {
+                h.put("boot_time", model.facts().bootTime());
+            }
             if (model.facts().kernel() != null) {
                 m.put("kernel", model.facts().kernel());
             }

@@ -25,6 +25,7 @@ public record SnapshotManifest(
      */
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Host(@JsonProperty("memory_bytes") Long memoryBytes,
-                       @JsonProperty("numa_cpus") Map<Integer, Integer> numaCpus) {
+                       @JsonProperty("numa_cpus") Map<Integer, Integer> numaCpus,
+                       @JsonProperty("boot_time") Long bootTime) {
     }
 }

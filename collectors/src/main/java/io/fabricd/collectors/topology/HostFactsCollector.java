@@ -32,7 +32,7 @@ public final class HostFactsCollector implements Collector {
         if (manifest.isPresent() && manifest.get().host() != null) {
             var h = manifest.get().host();
             ctx.model().hostFacts(new HostFacts(manifest.get().kernel(), h.memoryBytes(),
-                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? Map.of() : h.numaCpus())));
+                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? Map.of() : h.numaCpus()), h.bootTime()));
             return;
         }
         // a hand-made fixture's files: facts that do not change while the host runs, read once and
@@ -68,7 +68,16 @@ public final class HostFactsCollector implements Collector {
                 }
             });
         }
-        return new HostFacts(kernel, mem, numa);
+        Long boot = ctx.stable("proc/stat").flatMap(t -> t.lines().filter(l -> l.startsWith("btime ")).findFirst())
+                .map(l -> {
+                    try {
+                        return Long.parseLong(l.substring(6).strip());
+                    } catch (NumberFormatException e) {
+                        ctx.error("proc/stat", "btime not a number");
+                        return null;
+                    }
+                }).orElse(null);
+        return new HostFacts(kernel, mem, numa, boot);
     }
 
     /** "0-27,112-139" -> 56; "" -> 0; garbage -> null. */

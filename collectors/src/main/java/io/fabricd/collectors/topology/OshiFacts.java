@@ -26,7 +26,8 @@ final class OshiFacts {
                 numa.merge(lp.getNumaNode(), 1, Integer::sum);
             }
             String kernel = si.getOperatingSystem().getVersionInfo().getBuildNumber();
-            f = new HostFacts(kernel, hw.getMemory().getTotal(), numa);
+            long boot = si.getOperatingSystem().getSystemBootTime();
+            f = new HostFacts(kernel, hw.getMemory().getTotal(), numa, boot > 0 ? boot : null);
             cached = f;
         }
         return f;

@@ -219,11 +219,12 @@ public final class TopologyCollector implements Collector {
         int slash = path.lastIndexOf('/');
         String parent = path.substring(0, slash);
         if (BDF.matcher(parent.substring(parent.lastIndexOf('/') + 1)).matches()) {
-            // the link's best is what both ends support (a Gen5 card in a Gen4 slot is not degraded)
+            // the link's best is what both ends support (a Gen5 card in a Gen4 slot is not degraded);
+            // what the device itself does not report stays unknown, never the upstream port's
             Long upSpeed = ctx.stable(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
             Integer upWidth = ctx.stable(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
-            maxSpeed = min(maxSpeed, upSpeed);
-            maxWidth = min(maxWidth, upWidth);
+            maxSpeed = maxSpeed == null ? null : min(maxSpeed, upSpeed);
+            maxWidth = maxWidth == null ? null : min(maxWidth, upWidth);
         }
         String driver = ctx.stableLinkName(path + "/driver");
         return new Identity(vendor, device, cls, numa, maxSpeed, maxWidth, driver);

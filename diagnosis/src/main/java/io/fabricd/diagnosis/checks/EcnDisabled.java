@@ -43,7 +43,7 @@ public final class EcnDisabled implements Check {
         List<Finding> out = new ArrayList<>();
         boolean rates = Ports.elapsed(m, previous) > 0;
         for (RdmaPort p : m.ports()) {
-            if (!Ports.ethernet(p)) {
+            if (!Ports.ethernet(p) || !p.inService()) {
                 continue;
             }
             NetdevInfo nd = Ports.netdev(m, p);

@@ -31,7 +31,7 @@ public final class GlobalPauseWithPfc implements Check {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             NetdevInfo nd = Ports.netdev(m, p);
-            if (!Ports.ethernet(p) || nd == null) {
+            if (!Ports.ethernet(p) || nd == null || !p.inService()) {
                 continue;
             }
             NetdevInfo.Pfc pfc = nd.pfc().orElse(null);

@@ -40,7 +40,7 @@ public final class MtuMismatch implements Check {
         for (RdmaDevice d : m.devices()) {
             for (RdmaPort p : d.ports()) {
                 PortAttrs a = m.portAttrs(p.device(), p.port()).orElse(null);
-                if (a == null || a.activeMtu() == null || a.activeMtu() <= 0) {
+                if (a == null || a.activeMtu() == null || a.activeMtu() <= 0 || !p.inService()) {
                     continue;
                 }
                 NetdevInfo nd = Ports.netdev(m, p);

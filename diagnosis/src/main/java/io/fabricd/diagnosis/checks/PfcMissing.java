@@ -36,7 +36,7 @@ public final class PfcMissing implements Check {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             NetdevInfo nd = Ports.netdev(m, p);
-            if (!Ports.roce(m, p) || nd == null) {
+            if (!Ports.roce(m, p) || nd == null || !p.inService()) {
                 continue;
             }
             DcbState dcb = nd.dcb();

@@ -35,7 +35,7 @@ public final class TrustMismatch implements Check {
         Map<String, String> trustOf = new TreeMap<>();
         for (RdmaPort p : m.ports()) {
             NetdevInfo nd = Ports.netdev(m, p);
-            if (Ports.ethernet(p) && nd != null && nd.trust() != null) {
+            if (Ports.ethernet(p) && nd != null && nd.trust() != null && p.inService()) {
                 trustOf.put(p.device() + "/" + p.port(), nd.trust());
             }
         }

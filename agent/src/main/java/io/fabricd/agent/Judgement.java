@@ -1,0 +1,47 @@
+package io.fabricd.agent;
+
+import io.fabricd.agent.state.InventoryKeeper;
+import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.exporters.FabricMetrics;
+import java.util.List;
+
+/**
+ * What the agent makes of each collection, in order: the host's expected inventory grown (and kept
+ * in the state folder), every check against the previous collection and the inventory, and the
+ * Prometheus families replaced. The collection loop runs it after each collection; the alert
+ * scenario suite runs the same object over a timeline of host snapshots, so what it replays into
+ * the alert rules is what an agent serves. Used by one thread at a time.
+ */
+public final class Judgement {
+    private final InventoryKeeper inventory;
+    private final DiagnosisConfig diagnosis;
+    private final FabricMetrics metrics;
+    private HostModel previous;
+
+    /** @param store where the inventory is kept; null: in memory only */
+    public Judgement(InventoryStore store, DiagnosisConfig diagnosis, FabricMetrics metrics) {
+        this.inventory = new InventoryKeeper(store);
+        this.diagnosis = diagnosis;
+        this.metrics = metrics;
+    }
+
+    /** Judges {@code m} (with {@code extra} findings from outside the host model) and publishes its families. */
+    public Report apply(HostModel m, List<Finding> extra) {
+        Inventory inv = inventory.observe(m);
+        Report report = Diagnosis.run(m, previous, inv, diagnosis).withFindings(extra);
+        metrics.update(m, report.findings(), inv);
+        previous = m;
+        return report;
+    }
+
+    /** The inventory after the latest collection; null before the first. */
+    public Inventory inventory() {
+        return inventory.current();
+    }
+}

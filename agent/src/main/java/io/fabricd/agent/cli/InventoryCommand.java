@@ -1,0 +1,139 @@
+package io.fabricd.agent.cli;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.inventory.Inventory;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code fabricd inventory}: the host's expected hardware (docs/alerts.md). */
+@Command(name = "inventory", mixinStandardHelpOptions = true,
+        description = "Show or accept the host's expected inventory: the RDMA devices and ports, netdevs and GPU/NIC PCI functions "
+                + "whose absence is a hardware_missing finding, and which ports must be up.",
+        subcommands = {InventoryCommand.Accept.class, InventoryCommand.Show.class})
+public final class InventoryCommand implements Runnable {
+    @Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "say what to do: inventory accept or inventory show");
+    }
+
+    static Path requireStateDir(HostOptions host, AgentConfig cfg) {
+        Path dir = host.stateDir(cfg);
+        if (dir == null) {
+            throw new IllegalArgumentException("--root and --demo have no state folder of their own: give --state-dir DIR");
+        }
+        return dir;
+    }
+
+    /** {@code fabricd inventory accept}: the host as it is now becomes what it is expected to be. */
+    @Command(name = "accept", mixinStandardHelpOptions = true,
+            description = "Collect the host once and store it as its expected inventory (after an intended change: a card "
+                    + "removed, a port taken out of service). The running agent picks it up at its next collection.")
+    static final class Accept implements Callable<Integer> {
+        @Mixin
+        HostOptions host;
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            AgentConfig cfg = host.config();
+            Path dir = requireStateDir(host, cfg);
+            PrintWriter out = spec.commandLine().getOut();
+            InventoryStore store = new InventoryStore(dir);
+            Inventory before = null;
+            try {
+                before = store.load().orElse(null);
+            } catch (IllegalArgumentException e) {
+                spec.commandLine().getErr().println("fabricd: " + e.getMessage() + " (replaced)");
+            }
+            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+            Inventory inv = Inventory.of(m, Instant.now(), Inventory.ACCEPTED);
+            try {
+                store.save(inv);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot write " + store.file() + ": " + e.getMessage());
+            }
+            if (before != null) {
+                List<Finding> gone = Diagnosis.run(m, null, before, cfg.diagnosis).findings().stream()
+                        .filter(f -> f.check().equals("hardware_missing")).toList();
+                for (Finding f : gone) {
+                    out.println("no longer expected: " + f.summary());
+                }
+            }
+            out.println("accepted " + store.file() + ": " + describe(inv));
+            out.flush();
+            return 0;
+        }
+    }
+
+    /** {@code fabricd inventory show}: the stored inventory and what of it is missing now. */
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = "Print the stored inventory and, with a collection of the host, what of it is gone now.")
+    static final class Show implements Callable<Integer> {
+        enum Format { text, json }
+
+        @Mixin
+        HostOptions host;
+
+        @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+        Format format;
+
+        @Spec
+        picocli.CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            AgentConfig cfg = host.config();
+            Path dir = requireStateDir(host, cfg);
+            InventoryStore store = new InventoryStore(dir);
+            Inventory inv = store.load().orElseThrow(() -> new IllegalArgumentException("no inventory in " + dir
+                    + ": the agent learns one at its first collection, or run `fabricd inventory accept`"));
+            PrintWriter out = spec.commandLine().getOut();
+            if (format == Format.json) {
+                out.print(inv.toJson());
+                out.flush();
+                return 0;
+            }
+            out.println(store.file() + ": " + describe(inv));
+            for (Inventory.Device d : inv.devices()) {
+                for (Inventory.Port p : d.ports()) {
+                    out.println("  " + d.name() + " port " + p.port() + (p.netdev() == null ? "" : " (" + p.netdev() + ")") + ": "
+                            + (p.expectedUp() ? "expected up" + (p.rate() == null ? "" : " at " + p.rate()) : "not expected up (never seen up)"));
+                }
+            }
+            for (Inventory.Pci f : inv.pci()) {
+                out.println("  " + f.kind() + " " + f.address() + (f.width() == null ? "" : " x" + f.width()));
+            }
+            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+            List<Finding> gone = Diagnosis.run(m, null, inv, cfg.diagnosis).findings().stream()
+                    .filter(f -> f.check().equals("hardware_missing")).toList();
+            out.println(gone.isEmpty() ? "everything expected is present" : "missing now:");
+            gone.forEach(f -> out.println("  " + f.severity().id() + ": " + f.summary()));
+            out.flush();
+            return 0;
+        }
+    }
+
+    static String describe(Inventory inv) {
+        long ports = inv.devices().stream().mapToLong(d -> d.ports().size()).sum();
+        long up = inv.devices().stream().flatMap(d -> d.ports().stream()).filter(Inventory.Port::expectedUp).count();
+        return inv.origin() + " " + inv.acceptedAt() + ", " + inv.devices().size() + " RDMA devices, " + ports + " ports (" + up
+                + " expected up), " + inv.pci().size() + " GPU/NIC PCI functions";
+    }
+}

@@ -1,0 +1,454 @@
+package io.fabricd.agent.scenarios;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.agent.Requirements;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.Severity;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The alert rules against what agents serve on hosts that live through normal events and
+ * incidents (docs/alerts.md, "The scenario suite"). Each scenario changes a fixture host minute by
+ * minute; an agent ({@link SimulatedAgent}: the agent's own collection and judgement) collects it
+ * once a minute; its exposition becomes promtool's input series (a series that disappears gets a
+ * stale marker, as a scrape gives it; a stopped agent's target is down and all its series stale);
+ * and `promtool test rules` evaluates every shipped rule file over them, checking each scenario's
+ * claims on the ALERTS series: no critical alert at any time on a normal event; on an incident, the
+ * named alert for the named device within 15 minutes. The last collection's diagnosis must agree.
+ */
+class AlertScenariosTest {
+    static final Instant T0 = Instant.parse("2026-11-02T00:00:00Z");
+    static final String BIG = "host-f-big";
+    static final String IB = "host-a-ib";
+    static final String NIC0 = "sys/class/infiniband/mlx5_0";
+    static final String ND0 = "sys/class/net/ens1f0np0";
+    static final String GPU0 = "0000:18:00.0";
+
+    /** What an agent's target adds to every series (the job's name deliberately without "fabricd"). */
+    static final Map<String, String> TARGET = Map.of("instance", "10.1.0.17:9530", "job", "node-fabric", "node", "gpu-node-17",
+            "namespace", "monitoring");
+
+    static List<Scenario> scenarios() {
+        List<Scenario> s = new ArrayList<>();
+        // ---- normal events: never a page ----
+        s.add(Scenario.normal("uncabled second port of a dual-port card", IB)
+                .at(0, w -> {
+                    w.host().copy(NIC0 + "/ports/1", w.host().real(NIC0) + "/ports/2");
+                    w.host().port("mlx5_0", 2, "1: DOWN", "2: Polling");
+                })
+                .quiet("FabricPortDown").diagnose("link_down", Severity.INFO));
+        s.add(Scenario.normal("unused RoCE port without carrier", BIG)
+                .at(0, w -> {
+                    w.host().port("mlx5_15", 1, "1: DOWN", "3: Disabled");
+                    w.host().write("sys/class/net/ens8f1np0/operstate", "down");
+                    w.host().write("sys/class/net/ens8f1np0/carrier", "0");
+                })
+                .quiet("FabricPortDown").quiet("FabricPfcMissing").quiet("FabricMtuMismatch").quiet("FabricTrustMismatch")
+                .diagnose("link_down", Severity.INFO));
+        s.add(Scenario.normal("netdev taken down by an administrator", BIG)
+                .at(10, w -> {
+                    w.host().port("mlx5_0", 1, "1: DOWN", "3: Disabled");
+                    w.host().write(ND0 + "/operstate", "down");
+                    w.host().remove(ND0 + "/carrier"); // the kernel refuses carrier reads while down
+                })
+                .quiet("FabricPortDown"));
+        s.add(Scenario.normal("InfiniBand port disabled by an administrator", IB)
+                .at(10, w -> w.host().port("mlx5_0", 1, "1: DOWN", "3: Disabled"))
+                .quiet("FabricPortDown").diagnose("link_down", null));
+        s.add(Scenario.normal("job killed: one burst of failed QPs", BIG)
+                .at(0, w -> w.host().write(NIC0 + "/ports/1/hw_counters/req_transport_retries_exceeded", "0"))
+                .at(12, w -> {
+                    w.host().add(NIC0 + "/ports/1/hw_counters/local_ack_timeout_err", 40);
+                    w.host().add(NIC0 + "/ports/1/hw_counters/req_transport_retries_exceeded", 40);
+                })
+                .quiet("FabricTransportRetriesExceeded"));
+        s.add(Scenario.normal("driver reload that takes one collection", BIG)
+                .at(10, w -> hideDevice(w.host(), "mlx5_3", "ens2f1np0"))
+                .at(11, w -> {
+                    restoreDevice(w.host(), "mlx5_3", "ens2f1np0");
+                    w.host().write("sys/class/infiniband/mlx5_3/ports/1/counters/link_downed", "0");
+                })
+                .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
+        s.add(Scenario.normal("counters cleared with perfquery -R", IB)
+                .at(10, w -> {
+                    for (String c : List.of("symbol_error", "link_downed", "link_error_recovery", "port_rcv_errors", "port_xmit_data")) {
+                        w.host().write(NIC0 + "/ports/1/counters/" + c, "0");
+                    }
+                })
+                .quiet("FabricPortFlapping").quiet("FabricLinkErrorsRising"));
+        s.add(Scenario.normal("agent restarted (a rollout)", BIG)
+                .at(10, w -> w.agent().stop())
+                .at(11, w -> w.agent().start(w.now()))
+                .quiet("FabricdDown").quiet("FabricHardwareMissing"));
+        s.add(Scenario.normal("node reboot: devices and links come back while it boots", BIG)
+                .minutes(45)
+                .at(10, w -> w.agent().stop())
+                .at(17, w -> {
+                    w.host().boot(w.now().getEpochSecond() - 60);
+                    hideDevice(w.host(), "mlx5_5", "ens3f1np0"); // still probing when the agent starts
+                    w.host().port("mlx5_0", 1, "1: DOWN", "2: Polling");
+                    w.host().write(ND0 + "/carrier", "0");
+                    for (String c : List.of("link_downed", "symbol_error", "port_rcv_errors")) {
+                        w.host().write(NIC0 + "/ports/1/counters/" + c, "0");
+                    }
+                    w.agent().start(w.now());
+                })
+                .at(19, w -> restoreDevice(w.host(), "mlx5_5", "ens3f1np0"))
+                .at(20, w -> {
+                    w.host().port("mlx5_0", 1, "4: ACTIVE", "5: LinkUp");
+                    w.host().write(ND0 + "/carrier", "1");
+                })
+                .quiet("FabricdDown").diagnose("hardware_missing", null));
+        s.add(Scenario.normal("heavy but healthy congestion", BIG)
+                .every(5, 39, 1, w -> {
+                    w.host().ethtool("ens1f0np0", "tx_prio3_pause", 1500 * 60);
+                    w.host().ethtool("ens1f0np0", "rx_prio3_pause", 1200 * 60);
+                    w.host().ethtool("ens1f0np0", "rx_prio3_pause_duration", 24_000_000); // 40 % of a minute, in us
+                    w.host().add(NIC0 + "/ports/1/hw_counters/np_ecn_marked_roce_packets", 3_000_000);
+                    w.host().add(NIC0 + "/ports/1/hw_counters/np_cnp_sent", 200_000);
+                    w.host().add(NIC0 + "/ports/1/hw_counters/rp_cnp_handled", 200_000);
+                    w.host().add(NIC0 + "/ports/1/counters/port_xmit_wait", 50_000_000);
+                    w.host().add(NIC0 + "/ports/1/counters/port_rcv_packets", 20_000_000);
+                })
+                .quiet("FabricPauseStorm").quiet("FabricPauseFramesHigh").quiet("FabricPfcPauseTimeHigh"));
+        s.add(Scenario.normal("side-cars missing (no DCB, ethtool or verbs answers)", BIG)
+                .at(0, w -> {
+                    w.host().remove("fabricd/dcb");
+                    w.host().remove("fabricd/ethtool");
+                    w.host().remove("fabricd/verbs");
+                })
+                .quiet("FabricPfcMissing").quiet("FabricMtuMismatch"));
+        s.add(Scenario.normal("port taken out of service and accepted", BIG)
+                .at(10, w -> {
+                    w.host().port("mlx5_14", 1, "1: DOWN", "3: Disabled");
+                    w.host().write("sys/class/net/ens8f0np0/operstate", "down");
+                    w.host().write("sys/class/net/ens8f0np0/carrier", "0");
+                    accept(w);
+                })
+                .quiet("FabricPortDown").diagnose("link_down", Severity.INFO));
+        s.add(Scenario.normal("a card removed and the inventory accepted", BIG)
+                .at(10, w -> {
+                    hideDevice(w.host(), "mlx5_9", "ens5f1np0");
+                    accept(w);
+                })
+                .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
+        s.add(Scenario.normal("host without RDMA on purpose", BIG)
+                .config(c -> c.diagnosis.expectRdmaDevices = false)
+                .at(0, w -> w.host().remove("sys/class/infiniband"))
+                .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
+        s.add(Scenario.normal("a port that comes up late is then expected", BIG)
+                .at(0, w -> {
+                    w.host().port("mlx5_13", 1, "1: DOWN", "3: Disabled");
+                    w.host().write("sys/class/net/ens7f1np0/carrier", "0");
+                })
+                .at(8, w -> {
+                    w.host().port("mlx5_13", 1, "4: ACTIVE", "5: LinkUp");
+                    w.host().write("sys/class/net/ens7f1np0/carrier", "1");
+                })
+                .quiet("FabricPortDown"));
+        // ---- incidents: the right alert, for the right device, within 15 minutes ----
+        s.add(Scenario.incident("InfiniBand link down (cable pulled)", IB)
+                .at(10, w -> w.host().port("mlx5_0", 1, "1: DOWN", "2: Polling"))
+                .fires("FabricPortDown", "device=\"mlx5_0\",port=\"1\",severity=\"critical\"", 10)
+                .diagnose("link_down", Severity.CRITICAL));
+        s.add(Scenario.incident("RoCE link down (no carrier)", BIG)
+                .at(10, w -> {
+                    w.host().port("mlx5_4", 1, "1: DOWN", "3: Disabled");
+                    w.host().write("sys/class/net/ens3f0np0/carrier", "0");
+                    w.host().write("sys/class/net/ens3f0np0/operstate", "down");
+                })
+                .fires("FabricPortDown", "device=\"mlx5_4\",severity=\"critical\"", 10)
+                .diagnose("link_down", Severity.CRITICAL));
+        s.add(Scenario.incident("RDMA device vanished (driver unbound after a firmware error)", BIG)
+                .at(10, w -> hideDevice(w.host(), "mlx5_6", "ens4f0np0"))
+                .fires("FabricHardwareMissing", "device=\"mlx5_6\",severity=\"critical\"", 10)
+                .diagnose("hardware_missing", Severity.CRITICAL));
+        s.add(Scenario.incident("GPU fell off the bus (reads all ones)", BIG)
+                .at(10, w -> {
+                    w.host().write("sys/bus/pci/devices/" + GPU0 + "/current_link_width", "63");
+                    w.host().write("sys/bus/pci/devices/" + GPU0 + "/current_link_speed", "Unknown");
+                })
+                .fires("FabricHardwareMissing", "pci=\"" + GPU0 + "\",severity=\"critical\"", 10)
+                .diagnose("hardware_missing", Severity.CRITICAL));
+        s.add(Scenario.incident("GPU removed from the bus", BIG)
+                .at(10, w -> {
+                    String real = w.host().real("sys/bus/pci/devices/" + GPU0);
+                    w.host().hide("sys/bus/pci/devices/" + GPU0);
+                    w.host().hide(real);
+                })
+                .fires("FabricHardwareMissing", "pci=\"" + GPU0 + "\",severity=\"critical\"", 10)
+                .diagnose("hardware_missing", Severity.CRITICAL));
+        s.add(Scenario.incident("no RDMA device at all", BIG)
+                .at(0, w -> w.host().remove("sys/class/infiniband"))
+                .fires("FabricHardwareMissing", "severity=\"critical\"", 0)
+                .diagnose("hardware_missing", Severity.CRITICAL));
+        s.add(Scenario.incident("InfiniBand link flapping between scrapes", IB)
+                .every(10, 30, 4, w -> w.host().add(NIC0 + "/ports/1/counters/link_downed", 1))
+                .fires("FabricPortFlapping", "device=\"mlx5_0\"", 10));
+        s.add(Scenario.incident("RoCE link flapping between scrapes", BIG)
+                .at(0, w -> w.host().write("sys/class/net/ens2f0np0/carrier_changes", "2"))
+                .every(10, 30, 4, w -> {
+                    w.host().ethtool("ens2f0np0", "link_down_events_phy", 1);
+                    w.host().add("sys/class/net/ens2f0np0/carrier_changes", 2);
+                })
+                .fires("FabricPortFlapping", "netdev=\"ens2f0np0\"", 10));
+        s.add(Scenario.incident("link retraining once a minute", IB)
+                .every(10, 39, 1, w -> w.host().add(NIC0 + "/ports/1/counters/link_error_recovery", 1))
+                .fires("FabricLinkErrorRecovery", "device=\"mlx5_0\"", 10));
+        s.add(Scenario.incident("QPs failing after retries for many minutes", BIG)
+                .at(0, w -> w.host().write("sys/class/infiniband/mlx5_2/ports/1/hw_counters/req_transport_retries_exceeded", "0"))
+                .every(10, 39, 1, w -> w.host().add("sys/class/infiniband/mlx5_2/ports/1/hw_counters/req_transport_retries_exceeded", 25))
+                .fires("FabricTransportRetriesExceeded", "device=\"mlx5_2\",severity=\"critical\"", 10));
+        s.add(Scenario.incident("PFC pause storm (the NIC's watchdog fired)", BIG)
+                .at(10, w -> w.host().ethtool("ens1f0np0", "tx_pause_storm_error_events", 1))
+                .fires("FabricPauseStorm", "netdev=\"ens1f0np0\",severity=\"critical\"", 10));
+        s.add(Scenario.incident("PHY CRC errors on a RoCE port", BIG)
+                .every(10, 39, 1, w -> w.host().ethtool("ens3f1np0", "rx_crc_errors_phy", 40))
+                .fires("FabricPhyErrorsRising", "netdev=\"ens3f1np0\"", 10));
+        s.add(Scenario.incident("symbol errors on an InfiniBand port", IB)
+                .every(10, 39, 1, w -> w.host().add(NIC0 + "/ports/1/counters/symbol_error", 40))
+                .fires("FabricSymbolErrorsRising", "device=\"mlx5_0\"", 10));
+        s.add(Scenario.incident("link trained at half its width", BIG)
+                .at(10, w -> w.host().write("sys/class/infiniband/mlx5_7/ports/1/rate", "200 Gb/sec (2X NDR)"))
+                .fires("FabricLinkDegraded", "device=\"mlx5_7\"", 10)
+                .diagnose("link_degraded", Severity.WARNING));
+        s.add(Scenario.incident("GPU PCIe link at half width", BIG)
+                .at(10, w -> w.host().write("sys/bus/pci/devices/" + GPU0 + "/current_link_width", "8"))
+                .fires("FabricPcieDegraded", "pci=\"" + GPU0 + "\"", 10));
+        s.add(Scenario.incident("netdev MTU lowered to 1500", BIG)
+                .at(10, w -> {
+                    w.host().write("sys/class/net/ens6f0np0/mtu", "1500");
+                    // verbs then reports the active MTU the netdev allows (1500 - headers: 1024)
+                    w.host().write("fabricd/verbs/mlx5_10.json",
+                            w.host().read("fabricd/verbs/mlx5_10.json").replace("\"active_mtu\": 4096", "\"active_mtu\": 1024"));
+                })
+                .fires("FabricMtuMismatch", "netdev=\"ens6f0np0\"", 10));
+        s.add(Scenario.incident("PFC turned off on the RDMA priority", BIG)
+                .at(10, w -> w.host().write("fabricd/dcb/ens6f1np0.json",
+                        w.host().read("fabricd/dcb/ens6f1np0.json").replaceFirst("\"enabled\": \\[\\s*3\\s*]", "\"enabled\": []")))
+                .fires("FabricPfcMissing", "netdev=\"ens6f1np0\",severity=\"critical\"", 10)
+                .diagnose("pfc_missing", Severity.CRITICAL));
+        s.add(Scenario.incident("trust mode changed to pcp on one port", BIG)
+                .at(10, w -> w.host().write("fabricd/dcb/ens7f0np0.json",
+                        w.host().read("fabricd/dcb/ens7f0np0.json").replaceAll("\"selector\": \"dscp\"", "\"selector\": \"none\"")))
+                .fires("FabricTrustMismatch", "netdev=\"ens7f0np0\"", 10));
+        s.add(Scenario.incident("GPUDirect peer-memory module unloaded", BIG)
+                .at(10, w -> {
+                    w.host().write("proc/modules", w.host().read("proc/modules").replaceAll("(?m)^nvidia_peermem .*\\n", ""));
+                    w.host().remove("sys/module/nvidia_peermem");
+                })
+                .fires("FabricGpuDirectOff", "severity=\"critical\"", 10)
+                .diagnose("gpudirect_off", Severity.CRITICAL));
+        return s;
+    }
+
+    /** A driver unbind: the RDMA device and its netdev leave sysfs (the PCI function stays). */
+    static void hideDevice(ScenarioHost h, String device, String netdev) {
+        String dev = h.real("sys/class/infiniband/" + device);
+        String nd = h.real("sys/class/net/" + netdev);
+        h.hide("sys/class/infiniband/" + device);
+        h.hide(dev);
+        h.hide("sys/class/net/" + netdev);
+        h.hide(nd);
+        h.write(".aside/" + device + ".paths", dev + "\n" + nd + "\n");
+    }
+
+    static void restoreDevice(ScenarioHost h, String device, String netdev) {
+        String[] p = h.read(".aside/" + device + ".paths").split("\n");
+        h.restore(p[0]);
+        h.restore(p[1]);
+        h.restore("sys/class/infiniband/" + device);
+        h.restore("sys/class/net/" + netdev);
+    }
+
+    /** `fabricd inventory accept` against the state folder while the agent runs (the real command, in this JVM). */
+    static void accept(Scenario.World w) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        int rc = io.fabricd.agent.Main.execute(new String[] {"inventory", "accept", "--root", w.host().root().toString(), "--state-dir",
+                w.host().root().resolveSibling("state").toString()}, new java.io.PrintWriter(out), new java.io.PrintWriter(out));
+        assertThat(rc).as(out.toString()).isZero();
+    }
+
+    @Test
+    void normalEventsNeverPageAndIncidentsFireTheirAlert(@TempDir Path tmp) throws Exception {
+        Path promtool = Requirements.program("promtool", "apt-get install prometheus");
+        Path repo = Requirements.repoRoot();
+        List<Scenario> all = scenarios();
+        assertThat(all.stream().filter(x -> !x.incident)).hasSizeGreaterThanOrEqualTo(10);
+        assertThat(all.stream().filter(x -> x.incident)).hasSizeGreaterThanOrEqualTo(15);
+        List<Path> rules;
+        try (Stream<Path> files = Files.list(repo.resolve("alerts"))) {
+            rules = files.filter(p -> p.toString().endsWith(".rules.yaml")).sorted().toList();
+        }
+        Set<String> used = namesUsed(rules);
+        StringBuilder yaml = new StringBuilder("rule_files:\n");
+        rules.forEach(r -> yaml.append("  - ").append(quote(r.toString())).append('\n'));
+        yaml.append("evaluation_interval: 1m\ntests:\n");
+        List<String> disagreements = new ArrayList<>();
+        int i = 0;
+        for (Scenario sc : all) {
+            Path dir = tmp.resolve("s" + i++);
+            Files.createDirectories(dir);
+            yaml.append(replay(sc, dir, used, disagreements));
+        }
+        Path test = tmp.resolve("scenarios.test.yaml");
+        Files.writeString(test, yaml, StandardCharsets.UTF_8);
+        Process p = new ProcessBuilder(promtool.toString(), "test", "rules", test.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        System.out.println("alert scenarios: " + all.size() + " (" + all.stream().filter(x -> !x.incident).count() + " normal events, "
+                + all.stream().filter(x -> x.incident).count() + " incidents) through " + rules.size() + " rule files; promtool:\n"
+                + out.strip());
+        assertThat(p.exitValue()).as("promtool test rules on the scenarios (" + test + "):\n" + out).isZero();
+        assertThat(disagreements).as("fabricd diagnose at the end of each scenario").isEmpty();
+    }
+
+    /** One scenario as one promtool test group; the diagnosis at its end checked into {@code disagreements}. */
+    static String replay(Scenario sc, Path dir, Set<String> used, List<String> disagreements) {
+        AgentConfig cfg = new AgentConfig();
+        sc.config.accept(cfg);
+        ScenarioHost host = ScenarioHost.of(sc.fixture, dir.resolve("host"), T0.getEpochSecond() - 86_400);
+        SimulatedAgent agent = new SimulatedAgent(host, dir.resolve("state"), cfg);
+        agent.start(T0);
+        List<Map<String, Double>> scrapes = new ArrayList<>();
+        for (int minute = 0; minute <= sc.minutes; minute++) {
+            Instant now = T0.plusSeconds(60L * minute);
+            Scenario.World w = new Scenario.World(host, agent, now, minute);
+            for (var a : sc.actions.getOrDefault(minute, List.of())) {
+                a.accept(w);
+            }
+            scrapes.add(agent.running() ? agent.collectAndScrape(now) : null);
+        }
+        Report last = agent.lastReport();
+        if (sc.finding != null) {
+            List<Finding> fs = last.findings().stream().filter(f -> f.check().equals(sc.finding)).toList();
+            boolean ok = sc.findingSeverity == null ? fs.stream().noneMatch(f -> f.severity().atLeast(Severity.WARNING))
+                    : fs.stream().anyMatch(f -> f.severity() == sc.findingSeverity);
+            if (!ok) {
+                disagreements.add(sc.name + ": expected " + sc.finding + " " + (sc.findingSeverity == null ? "not above info"
+                        : sc.findingSeverity.id()) + ", diagnose said " + fs.stream().map(f -> f.severity().id() + " " + f.summary()).toList());
+            }
+        }
+        if (!sc.incident && last.hasAtLeast(Severity.CRITICAL)) {
+            disagreements.add(sc.name + ": a normal event, but diagnose reports critical: " + last.findings().stream()
+                    .filter(f -> f.severity() == Severity.CRITICAL).map(Finding::summary).toList());
+        }
+        return group(sc, scrapes, used);
+    }
+
+    static String group(Scenario sc, List<Map<String, Double>> scrapes, Set<String> used) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (Map<String, Double> s : scrapes) {
+            if (s != null) {
+                s.keySet().stream().filter(k -> used.contains(TextFormat.name(k))).forEach(keys::add);
+            }
+        }
+        StringBuilder y = new StringBuilder();
+        y.append("  # scenario: ").append(sc.name).append(sc.incident ? " (incident)" : " (normal event)").append('\n');
+        y.append("  - interval: 1m\n    input_series:\n");
+        StringBuilder up = new StringBuilder();
+        for (Map<String, Double> s : scrapes) {
+            up.append(s == null ? "0 " : "1 ");
+        }
+        y.append("      - series: ").append(quote(withTarget("up{}"))).append("\n        values: ").append(quote(up.toString().strip()))
+                .append('\n');
+        for (String k : keys) {
+            StringBuilder v = new StringBuilder();
+            Double before = null;
+            for (Map<String, Double> s : scrapes) {
+                Double now = s == null ? null : s.get(k);
+                v.append(now != null ? format(now) : before != null ? "stale" : "_").append(' ');
+                before = now;
+            }
+            y.append("      - series: ").append(quote(withTarget(k))).append("\n        values: ").append(quote(v.toString().strip()))
+                    .append('\n');
+        }
+        y.append("    promql_expr_test:\n");
+        String tag = " # " + sc.name.replace('\n', ' ');
+        if (!sc.incident) {
+            y.append("      - expr: ").append(quote("count_over_time(ALERTS{alertstate=\"firing\",severity=\"critical\"}[" + (sc.minutes + 1)
+                    + "m])" + tag)).append("\n        eval_time: ").append(sc.minutes).append("m\n        exp_samples: []\n");
+        }
+        for (Scenario.Fires f : sc.fires) {
+            y.append("      - expr: ").append(quote("clamp_max(count(max_over_time(ALERTS{alertname=\"" + f.alert()
+                    + "\",alertstate=\"firing\"," + f.matchers() + "}[15m])), 1)" + tag))
+                    .append("\n        eval_time: ").append(f.from() + 15).append("m\n        exp_samples:\n          - labels: '{}'\n")
+                    .append("            value: 1\n");
+        }
+        for (String q : sc.quiet) {
+            y.append("      - expr: ").append(quote("count_over_time(ALERTS{alertname=\"" + q + "\",alertstate=\"firing\"}["
+                    + (sc.minutes + 1) + "m])" + tag)).append("\n        eval_time: ").append(sc.minutes).append("m\n        exp_samples: []\n");
+        }
+        return y.toString();
+    }
+
+    static String withTarget(String key) {
+        String name = TextFormat.name(key);
+        Map<String, String> labels = new java.util.TreeMap<>();
+        Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(key.substring(name.length()));
+        while (m.find()) {
+            labels.put(m.group(1), m.group(2));
+        }
+        labels.putAll(TARGET);
+        return TextFormat.key(name, labels);
+    }
+
+    static String format(double v) {
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+            return Long.toString((long) v);
+        }
+        return Double.toString(v);
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                default -> sb.append(c);
+            }
+        }
+        return sb.append('"').toString();
+    }
+
+    /** The fabric_* names, up and scrape_duration_seconds: what the rule files read. */
+    static Set<String> namesUsed(List<Path> rules) throws IOException {
+        Set<String> names = new TreeSet<>(List.of("up", "scrape_duration_seconds", "process_start_time_seconds"));
+        Pattern p = Pattern.compile("\\b(fabric_[a-z0-9_]+)");
+        for (Path r : rules) {
+            Matcher m = p.matcher(Files.readString(r));
+            while (m.find()) {
+                String n = m.group(1);
+                names.add(n);
+                for (String suffix : List.of("_bucket", "_sum", "_count")) {
+                    if (n.endsWith(suffix)) {
+                        names.add(n.substring(0, n.length() - suffix.length()));
+                    }
+                }
+            }
+        }
+        return names;
+    }
+}

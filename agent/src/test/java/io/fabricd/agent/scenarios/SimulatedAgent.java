@@ -1,0 +1,74 @@
+package io.fabricd.agent.scenarios;
+
+import io.fabricd.agent.Judgement;
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.exporters.Exposition;
+import io.fabricd.exporters.FabricMetrics;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An agent process over a {@link ScenarioHost}: the agent's own collection ({@link HostCollection}
+ * as {@code fabricd run} builds it) and {@link Judgement} (inventory in a state folder, checks
+ * against the previous collection, the families), dated by the scenario's clock. A restart is a new
+ * process: no previous collection, the inventory from the state folder. While it is stopped (a
+ * reboot, a crash) Prometheus' scrape of it fails.
+ */
+final class SimulatedAgent {
+    private final ScenarioHost host;
+    private final Path stateDir;
+    private final AgentConfig config;
+    private HostCollection collection;
+    private Judgement judgement;
+    private FabricMetrics metrics;
+    private long startedAt;
+    private Report last;
+
+    SimulatedAgent(ScenarioHost host, Path stateDir, AgentConfig config) {
+        this.host = host;
+        this.stateDir = stateDir;
+        this.config = config;
+    }
+
+    void start(Instant at) {
+        collection = HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh);
+        metrics = new FabricMetrics(false);
+        judgement = new Judgement(new InventoryStore(stateDir), config.diagnosis, metrics);
+        startedAt = at.getEpochSecond();
+    }
+
+    void stop() {
+        collection = null;
+        judgement = null;
+    }
+
+    boolean running() {
+        return judgement != null;
+    }
+
+    Report lastReport() {
+        return last;
+    }
+
+    /** One collection at {@code at} and the scrape that follows it: series to value, as Prometheus would store them. */
+    Map<String, Double> collectAndScrape(Instant at) {
+        HostModel m = collection.collect(SnapshotHostSource.open(host.root())).withCollectedAt(at);
+        last = judgement.apply(m, List.of());
+        String text = new String(Exposition.render(metrics.collect(), null).body(), StandardCharsets.UTF_8);
+        Map<String, Double> out = new LinkedHashMap<>(TextFormat.parse(text));
+        // what the agent's own registry adds beside the host's families (Micrometer and client_java)
+        out.put("fabric_agent_ready{}", 1.0);
+        out.put("fabric_agent_collection_running_seconds{}", 0.0);
+        out.put("process_start_time_seconds{}", (double) startedAt);
+        return out;
+    }
+}

@@ -1,0 +1,150 @@
+package io.fabricd.diagnosis.checks;
+
+import io.fabricd.collectors.model.HostModel;
+import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Finding;
+import io.fabricd.diagnosis.Severity;
+import io.fabricd.diagnosis.inventory.Inventory;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code hardware_missing}: what the host's inventory expects and the host no longer has — an RDMA
+ * device (its driver unbound after a firmware fatal error, the card died), a port of a present
+ * device, a port's netdev, a GPU, NVSwitch or NIC PCI function that left the bus or whose config
+ * space reads all ones. Critical, but a missing netdev (warning: the port may still carry RDMA).
+ * Without an inventory it still says when the host has no RDMA device at all, unless
+ * {@code diagnosis.expect_rdma_devices} is false or an accepted inventory has none.
+ */
+public final class HardwareMissing implements Check {
+    private static final String RECHECK = "If the change was intended (a card removed or replaced), accept the host as it is now: "
+            + "`fabricd inventory accept`.";
+
+    @Override
+    public String id() {
+        return "hardware_missing";
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        return evaluate(m, previous, null, config);
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, Inventory inv, DiagnosisConfig config) {
+        List<Finding> out = new ArrayList<>();
+        if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices
+                && (inv == null || !inv.expectsNoRdma())) {
+            Map<String, Object> ev = new LinkedHashMap<>();
+            ev.put("rdma_devices", 0);
+            ev.put("read", "sys/class/infiniband");
+            out.add(new Finding(id(), Severity.CRITICAL, Map.of(), "this host has no RDMA device: no job can use RDMA here", ev,
+                    "Check that the NIC driver is loaded (`lsmod | grep -e mlx5_ib -e ib_core`, `dmesg | grep -i -e mlx5 -e fatal`) "
+                            + "and the card is seen (`lspci -d 15b3:`); reload the driver or reset the card. On a host that has no "
+                            + "RDMA NIC on purpose set diagnosis.expect_rdma_devices: false, or run `fabricd inventory accept`."));
+        }
+        if (inv == null) {
+            return out;
+        }
+        Set<String> reportedPci = new HashSet<>();
+        for (Inventory.Device d : inv.devices()) {
+            Optional<RdmaDevice> present = inv.match(m, d);
+            if (present.isEmpty()) {
+                Map<String, Object> subject = new LinkedHashMap<>();
+                subject.put("device", d.name());
+                if (d.pci() != null) {
+                    subject.put("pci", d.pci());
+                    reportedPci.add(d.pci());
+                }
+                Map<String, Object> ev = new LinkedHashMap<>();
+                ev.put("expected_since", inv.acceptedAt());
+                ev.put("node_guid", d.nodeGuid());
+                ev.put("pci", d.pci());
+                ev.put("pci_function", d.pci() == null ? null : m.pciFunction(d.pci()).isPresent()
+                        ? (gone(m, d.pci()) ? "config space reads all ones" : "present, no RDMA device on it") : "gone from the bus");
+                ev.put("ports", d.ports().size());
+                out.add(new Finding(id(), Severity.CRITICAL, subject, "RDMA device " + d.name()
+                        + (d.pci() == null ? "" : " (PCI " + d.pci() + ")") + " is gone: its driver unbound or the card failed", ev,
+                        "Look for a firmware fatal error or a PCIe error in `dmesg` (mlx5: 'health compromised', 'fatal error'); "
+                                + "`lspci -s " + (d.pci() == null ? "<pci>" : d.pci()) + "` shows whether the card is still on the bus. "
+                                + "Drain the node, then reload the driver or reset the card (`mlxfwreset`), or replace it. " + RECHECK));
+                continue;
+            }
+            RdmaDevice now = present.get();
+            for (Inventory.Port ip : d.ports()) {
+                Optional<RdmaPort> port = now.ports().stream().filter(p -> p.port() == ip.port()).findFirst();
+                Map<String, Object> subject = new LinkedHashMap<>();
+                subject.put("device", now.name());
+                subject.put("port", ip.port());
+                if (port.isEmpty()) {
+                    Map<String, Object> ev = new LinkedHashMap<>();
+                    ev.put("expected_since", inv.acceptedAt());
+                    ev.put("ports_now", now.ports().stream().map(RdmaPort::port).toList());
+                    out.add(new Finding(id(), Severity.CRITICAL, subject, "port " + ip.port() + " of " + now.name() + " is gone", ev,
+                            "Check `ibstat " + now.name() + "` and `dmesg`; a port that vanishes from a device is a driver or firmware "
+                                    + "fault: drain the node and reload the driver. " + RECHECK));
+                    continue;
+                }
+                if (ip.netdev() != null && port.get().netdev() == null && m.netdev(ip.netdev()).isEmpty()) {
+                    subject.put("netdev", ip.netdev());
+                    Map<String, Object> ev = new LinkedHashMap<>();
+                    ev.put("expected_since", inv.acceptedAt());
+                    out.add(new Finding(id(), Severity.WARNING, subject, "netdev " + ip.netdev() + " of " + now.name() + " port "
+                            + ip.port() + " is gone", ev,
+                            "Check `ip link` and `rdma link show " + now.name() + "/" + ip.port() + "`: the netdev was renamed, deleted "
+                                    + "or its driver unbound; RoCE and IPoIB need it. " + RECHECK));
+                }
+            }
+        }
+        for (Inventory.Pci f : inv.pci()) {
+            if (reportedPci.contains(f.address())) {
+                continue;
+            }
+            Optional<PciFunction> now = m.pciFunction(f.address());
+            boolean allOnes = gone(m, f.address());
+            if (now.isPresent() && !allOnes) {
+                continue;
+            }
+            Map<String, Object> subject = new LinkedHashMap<>();
+            subject.put("pci", f.address());
+            if ("gpu".equals(f.kind())) {
+                subject.put("gpu", f.address());
+            }
+            Map<String, Object> ev = new LinkedHashMap<>();
+            ev.put("kind", f.kind());
+            ev.put("expected_since", inv.acceptedAt());
+            ev.put("state", allOnes ? "reads all ones (link status or config space)" : "gone from the bus");
+            String what = switch (f.kind()) {
+                case "gpu" -> "GPU";
+                case "nic" -> "NIC function";
+                case "nvswitch" -> "NVSwitch";
+                default -> f.kind();
+            };
+            out.add(new Finding(id(), Severity.CRITICAL, subject, what + " " + f.address()
+                    + (allOnes ? " no longer answers on PCIe (it reads all ones)" : " fell off the PCIe bus"), ev,
+                    "Look for 'fallen off the bus', AER or Xid errors in `dmesg`; `lspci -s " + f.address() + "` and (GPU) `nvidia-smi`. "
+                            + "Drain the node: a reset or a power cycle usually brings the function back; a repeat means a failing card, "
+                            + "riser or slot. " + RECHECK));
+        }
+        if (config.booting(m)) {
+            // drivers probe and devices appear while a host boots: not yet a page
+            out.replaceAll(f -> f.severity() != Severity.CRITICAL ? f : new Finding(f.check(), Severity.WARNING, f.subject(),
+                    f.summary() + " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays gone)",
+                    f.evidence(), f.remediation()));
+        }
+        return out;
+    }
+
+    private static boolean gone(HostModel m, String address) {
+        return Inventory.gone(m, address);
+    }
+}
