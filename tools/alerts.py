@@ -145,13 +145,9 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
              "(threshold 120/h): cable, transceiver or switch port. fabric_netdev_phy_lane_errors_total shows whether one "
              "lane is to blame; `ethtool -S {{ $labels.netdev }} | grep phy` confirms.",
              "checks.md#port_errors_rising"),
-        rule("FabricCounterSaturated",
-             "fabric_port_pma_saturated == 1",
-             "10m", "warning",
-             "Counter {{ $labels.counter }} pinned at its maximum on " + HOST + ": " + PORT,
-             "The fixed-width counter {{ $labels.counter }} of " + PORT + " on " + HOST + " is pinned at its maximum, so new "
-             "errors are invisible. Find the cause of the errors, then clear the port's counters as root: `perfquery -R`.",
-             "checks.md#counter_saturated"),
+        # an error counter pinned at its maximum (a pinned port_xmit_wait or data counter hides no error)
+        finding("FabricCounterSaturated", "counter_saturated", "Error counter pinned at its maximum", "checks.md",
+                for_="10m"),
     ]),
 ])
 

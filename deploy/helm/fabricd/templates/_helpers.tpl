@@ -49,6 +49,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if .Values.web.existingSecret -}}
 {{- $_ := set $base "http" (dict "web_config_file" "/etc/fabricd/web/web.yml") -}}
 {{- end -}}
+{{- if .Values.stateHostPath -}}
+{{- $_ := set $base "state_dir" "/var/lib/fabricd" -}}
+{{- end -}}
 {{- if .Values.kubeRbacProxy.enabled -}}
 {{- if .Values.web.existingSecret -}}
 {{- fail "kubeRbacProxy.enabled and web.existingSecret: choose one (the proxy serves TLS itself)" -}}

@@ -180,6 +180,10 @@ class HelmChartTest {
         pod.getVolumes().forEach(v -> volumes.put(v.getName(), v));
         assertThat(volumes.get("sys").getHostPath().getPath()).isEqualTo("/sys");
         assertThat(volumes.get("dev-infiniband").getHostPath().getPath()).isEqualTo("/dev/infiniband");
+        // the expected inventory survives the pod: a node folder, the agent's state_dir
+        assertThat(volumes.get("state").getHostPath().getPath()).isEqualTo("/var/lib/fabricd");
+        assertThat(volumes.get("state").getHostPath().getType()).isEqualTo("DirectoryOrCreate");
+        assertThat(mounts.get("/var/lib/fabricd").getReadOnly()).isNotEqualTo(Boolean.TRUE);
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts()).extracting("name").containsExactly("http", "probe");
 
@@ -190,6 +194,7 @@ class HelmChartTest {
         assertThat(cfg.at("/probe/kubernetes/service").asText()).isEqualTo("fab-fabricd");
         assertThat(cfg.at("/probe/kubernetes/namespace").asText()).isEqualTo("monitoring");
         assertThat(cfg.at("/collection/interval").asText()).isEqualTo("10s");
+        assertThat(cfg.at("/state_dir").asText()).isEqualTo("/var/lib/fabricd");
 
         Service svc = one(objects, Service.class);
         assertThat(svc.getSpec().getClusterIP()).isEqualTo("None");
@@ -211,6 +216,32 @@ class HelmChartTest {
         ServiceMonitor sm = one(objects, ServiceMonitor.class);
         assertThat(sm.getSpec().getEndpoints().get(0).getPort()).isEqualTo("http");
         assertThat(sm.getSpec().getSelector().getMatchLabels()).isEqualTo(svc.getSpec().getSelector());
+    }
+
+    @Test
+    void withoutAStateHostPathTheInventoryLivesInMemory() throws Exception {
+        List<HasMetadata> objects = render(t -> t.set("stateHostPath", ""));
+        DaemonSet ds = one(objects, DaemonSet.class);
+        assertThat(ds.getSpec().getTemplate().getSpec().getVolumes()).extracting("name").doesNotContain("state");
+        assertThat(agentConfig(objects).has("state_dir")).isFalse();
+    }
+
+    @Test
+    void runbookLinksFollowTheConfiguredBase() throws Exception {
+        PrometheusRule rule = one(render(t -> t.set("prometheusRule.runbookBaseUrl", "https://wiki.example.org/fabricd/")),
+                PrometheusRule.class);
+        JsonNode groups = YAML.readTree(K8S.asYaml(rule)).at("/spec/groups");
+        int alerts = 0;
+        for (JsonNode g : groups) {
+            for (JsonNode r : g.get("rules")) {
+                if (r.has("alert")) {
+                    alerts++;
+                    assertThat(r.at("/annotations/runbook_url").asText()).as(r.get("alert").asText())
+                            .startsWith("https://wiki.example.org/fabricd/").doesNotContain("github.com");
+                }
+            }
+        }
+        assertThat(alerts).isGreaterThan(30);
     }
 
     @Test

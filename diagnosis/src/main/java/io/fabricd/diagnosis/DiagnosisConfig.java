@@ -113,7 +113,9 @@ public final class DiagnosisConfig {
      * ACK timeout above 1/s; sequence errors, implied NAKs, out-of-sequence packets and duplicate
      * requests (packets lost in the fabric) above 10/s; RNR NAKs (the peer posts too few receives)
      * above 100/s; error completions, remote access and invalid request errors above 1/min;
-     * missing responses and retransmitted iWARP segments above 1/s.
+     * missing responses and retransmitted iWARP segments above 1/s; remote operation and local
+     * errors above 1/min; discards above 10/s; work requests flushed (what every QP that enters the
+     * error state leaves, a job's end included) only above 100/s.
      */
     public static final Map<String, Rate> DEFAULT_TRANSPORT_ERRORS = Map.ofEntries(
             Map.entry("retries_exceeded", Rate.parse("0")),
@@ -128,7 +130,11 @@ public final class DiagnosisConfig {
             Map.entry("remote_access", Rate.parse("1/m")),
             Map.entry("remote_invalid_request", Rate.parse("1/m")),
             Map.entry("missing_response", Rate.parse("1/s")),
-            Map.entry("retransmitted_segments", Rate.parse("1/s")));
+            Map.entry("retransmitted_segments", Rate.parse("1/s")),
+            Map.entry("remote_operation", Rate.parse("1/m")),
+            Map.entry("local_error", Rate.parse("1/m")),
+            Map.entry("flushed", Rate.parse("100/s")),
+            Map.entry("discards", Rate.parse("10/s")));
 
     /** {@code roce:} the RoCE expectations; unset values are derived from the host. */
     public static final class Roce {

@@ -35,6 +35,24 @@ public final class CounterWidths {
             Map.entry("VL15_dropped", 16),
             Map.entry("port_xmit_wait", 32));
 
+    /**
+     * What a {@code counters/} file counts: errors (a damaged, dropped or refused packet, a link that
+     * went down or retrained), congestion (time a port had data to send and could not:
+     * {@code port_xmit_wait}, in ticks — a busy fabric's normal signature, never an error) or traffic
+     * (data and packets).
+     */
+    public enum Kind { ERROR, CONGESTION, TRAFFIC }
+
+    private static final Set<String> CONGESTION = Set.of("port_xmit_wait");
+
+    /** The kind of a {@code counters/} file by its IBTA name; traffic for names this table does not know. */
+    public static Kind kind(String counter) {
+        if (CONGESTION.contains(counter)) {
+            return Kind.CONGESTION;
+        }
+        return FIXED.containsKey(counter) ? Kind.ERROR : Kind.TRAFFIC;
+    }
+
     /** Data and packet counters: 32-bit in PortCounters, 64-bit in PortCountersExtended. */
     private static final Set<String> DATA = Set.of("port_xmit_data", "port_rcv_data", "port_xmit_packets", "port_rcv_packets");
 

@@ -32,6 +32,21 @@ class ConfigSpaceTest {
         assertThat(c.acs()).as("its extended capabilities are AER, DSN, ARI and SR-IOV").isNull();
     }
 
+    /** A function that fell off the bus answers every config read with all ones: nothing in it is a register. */
+    @Test
+    void allOnesIsAGoneFunctionNotRegisterValues() {
+        byte[] b = new byte[4096];
+        java.util.Arrays.fill(b, (byte) 0xff);
+        PcieConfig c = ConfigSpace.decode("0000:18:00.0", b);
+        assertThat(c.allOnes()).isTrue();
+        assertThat(c.maxPayload()).isNull();
+        assertThat(c.maxPayloadSupported()).isNull();
+        assertThat(c.maxReadRequest()).isNull();
+        assertThat(c.relaxedOrdering()).isNull();
+        assertThat(c.acs()).isNull();
+        assertThat(ConfigSpace.decode("0000:09:00.0", Fixtures.lspciDump("pciutils-cap-pcie-2.lspci-xxxx.txt")).allOnes()).isFalse();
+    }
+
     /** An Intel 5520 root port: ACSCap SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+, every ACSCtl bit off. */
     @Test
     void aRootPortsAcs() {

@@ -49,6 +49,20 @@ class TopologyCollectorTest {
     }
 
     @Test
+    void aLinkTheDeviceDoesNotReportIsUnknownNeverTheUpstreamPorts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        java.nio.file.Path root = Fixtures.copy("host-d-topology", tmp.resolve("h"));
+        java.nio.file.Path nic = root.resolve("sys/bus/pci/devices/0000:19:00.0").toRealPath();
+        java.nio.file.Files.delete(nic.resolve("max_link_speed"));
+        java.nio.file.Files.delete(nic.resolve("max_link_width"));
+        HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(io.fabricd.collectors.source.SnapshotHostSource.open(root));
+        PciFunction f = pci(m, "0000:19:00.0");
+        assertThat(f.maxSpeed()).isNull();
+        assertThat(f.maxWidth()).isNull();
+        assertThat(f.width()).isEqualTo(8);
+    }
+
+    @Test
     void hostAGpuSharesTheSwitchWithItsNic() {
         HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(
                 SnapshotHostSource.open(Fixtures.host("host-a-ib")));

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * {@code counter_saturated} (warning): a fixed-width PMA error counter pinned at its maximum
  * (IBA §16.1.3.5: PortCounters saturate and stay), so its rate reads zero and new errors are
- * invisible until it is cleared. Data/packet counters are not error counters and are left out.
+ * invisible until it is cleared. Data, packet and congestion ({@code port_xmit_wait}) counters are
+ * not error counters and are left out ({@link CounterWidths#kind}).
  * One finding per port, listing every pinned counter.
  */
 public final class CounterSaturated implements Check {
@@ -31,8 +32,8 @@ public final class CounterSaturated implements Check {
         for (RdmaPort p : m.ports()) {
             List<Map<String, Object>> pinned = new ArrayList<>();
             for (String c : p.saturated()) {
-                if (c.contains("_data") || c.contains("_packets")) {
-                    continue;
+                if (CounterWidths.kind(c) != CounterWidths.Kind.ERROR) {
+                    continue; // a pinned data, packet or congestion counter hides no error
                 }
                 Map<String, Object> e = new LinkedHashMap<>();
                 e.put("counter", c);

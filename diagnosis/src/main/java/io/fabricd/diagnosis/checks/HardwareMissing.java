@@ -69,8 +69,10 @@ public final class HardwareMissing implements Check {
                 ev.put("expected_since", inv.acceptedAt());
                 ev.put("node_guid", d.nodeGuid());
                 ev.put("pci", d.pci());
+                // fabricd finds a NIC's function through its RDMA device: without the device, whether the
+                // function is still on the bus is not known here (lspci tells)
                 ev.put("pci_function", d.pci() == null ? null : m.pciFunction(d.pci()).isPresent()
-                        ? (gone(m, d.pci()) ? "config space reads all ones" : "present, no RDMA device on it") : "gone from the bus");
+                        ? (gone(m, d.pci()) ? "reads all ones" : "present, no RDMA device on it") : "not known without its RDMA device");
                 ev.put("ports", d.ports().size());
                 out.add(new Finding(id(), Severity.CRITICAL, subject, "RDMA device " + d.name()
                         + (d.pci() == null ? "" : " (PCI " + d.pci() + ")") + " is gone: its driver unbound or the card failed", ev,

@@ -54,6 +54,22 @@ final class PcieDeviceControl {
         return out;
     }
 
+    /**
+     * Why a config space that was read past its first 64 bytes gives no Device Control registers;
+     * null when it gives them (or when only 64 bytes were read: the unprivileged case, said apart).
+     */
+    static String unreadableReason(PcieConfig c) {
+        if (c.allOnes()) {
+            return "its config space reads all ones: the function no longer answers";
+        }
+        if (c.maxReadRequest() != null || c.bytesRead() <= 64) {
+            return null;
+        }
+        return c.bytesRead() < 0x40 + 12 ? "its config space (" + c.bytesRead() + " bytes) is shorter than the PCI Express capability needs"
+                : "no PCI Express capability found in its " + c.bytesRead() + " bytes of config space (a capability list that is "
+                + "missing, malformed or ends past the bytes read)";
+    }
+
     static Map<String, Object> evidence(Nic n) {
         Map<String, Object> e = new LinkedHashMap<>();
         e.put("max_payload_bytes", n.config().maxPayload());

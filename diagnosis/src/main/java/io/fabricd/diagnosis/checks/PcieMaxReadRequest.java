@@ -28,10 +28,15 @@ public final class PcieMaxReadRequest implements Check {
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         List<String> unread = new ArrayList<>();
+        Map<String, Object> unreadable = new java.util.TreeMap<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             Integer mrrs = n.config().maxReadRequest();
-            if (mrrs == null && n.config().bytesRead() <= 64) {
+            if (mrrs == null && n.config().bytesRead() <= 64 && !n.config().allOnes()) {
                 unread.add(n.function().address());
+            }
+            String why = PcieDeviceControl.unreadableReason(n.config());
+            if (why != null) {
+                unreadable.put(n.function().address(), why);
             }
             if (mrrs == null || mrrs >= WANT) {
                 continue;
@@ -41,6 +46,13 @@ public final class PcieMaxReadRequest implements Check {
                     + " bytes (Max Read Request; " + WANT + " is the tuned size)", PcieDeviceControl.evidence(n),
                     "Set Max Read Request to 4096 at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=5000:7000` (Device Control "
                             + "bits 14:12 = 5), or in the BIOS where it has the setting."));
+        }
+        if (!unreadable.isEmpty()) {
+            out.add(new Finding(id(), Severity.INFO, Map.of(), "PCIe Device Control of " + unreadable.size() + " NIC function"
+                    + (unreadable.size() == 1 ? "" : "s") + " not judged: " + String.join("; ", unreadable.entrySet().stream()
+                    .map(e -> e.getKey() + ": " + e.getValue()).toList()), Map.of("nics", unreadable),
+                    "Read the function's config space with `lspci -vvv -s <pci>`: a function that reads all ones is gone "
+                            + "(hardware_missing says so when it was expected); a malformed capability list is a firmware fault."));
         }
         if (!unread.isEmpty()) {
             out.add(new Finding(id(), Severity.INFO, Map.of(), "PCIe Device Control of " + unread.size() + " NIC function"

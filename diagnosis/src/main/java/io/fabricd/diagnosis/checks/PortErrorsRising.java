@@ -55,6 +55,8 @@ public final class PortErrorsRising implements Check {
             NetdevInfo ndBefore = seconds > 0 && nd != null ? previous.netdev(nd.name()).orElse(null) : null;
             if (before != null) {
                 rising(p, before, nd, ndBefore, seconds, config, out);
+            } else {
+                totals(p, nd, config, out);
             }
             if (nd != null) {
                 lanes(p, nd, ndBefore, seconds, config, out);
@@ -99,6 +101,47 @@ public final class PortErrorsRising implements Check {
                 "A bit error rate above the IBTA 1e-12 limit or link retrains point at the cable, transceiver or switch port: "
                         + "`mlxlink -d <pci> -c -e` (BER, FEC), `ibqueryerrors`, `ethtool -S <netdev> | grep -E 'phy|lane'`, reseat or "
                         + "replace the cable; watch whether it follows the cable or stays with the port."));
+    }
+
+    /**
+     * Without a previous collection: the error counters' totals since the driver loaded (or the
+     * counters were cleared), as info with their values: no rate can be judged, but a total is not
+     * nothing either. Counters pinned at their maximum are counter_saturated's.
+     */
+    private void totals(RdmaPort p, NetdevInfo nd, DiagnosisConfig config, List<Finding> out) {
+        List<Map<String, Object>> totals = new ArrayList<>();
+        for (String c : config.portErrorThresholds().keySet()) {
+            Long v = p.counters().containsKey(c) ? p.counters().get(c) : p.hwCounters().get(c);
+            if (v != null && v != 0 && !p.isSaturated(c)) {
+                totals.add(total(c, v));
+            }
+        }
+        if (nd != null) {
+            for (String type : config.phyErrorThresholds().keySet()) {
+                Long v = type.equals("link_down") ? DriverStats.linkDownEvents(nd.stats()) : DriverStats.phyErrors(nd.stats()).get(type);
+                if (v != null && v != 0) {
+                    totals.add(total(nd.name() + " " + (type.equals("link_down") ? "link down events" : type + " errors"), v));
+                }
+            }
+        }
+        if (totals.isEmpty()) {
+            return;
+        }
+        Map<String, Object> ev = new LinkedHashMap<>();
+        ev.put("counts", "totals since the driver loaded or the counters were cleared (one collection: no rate)");
+        ev.put("totals", totals);
+        String names = String.join(", ", totals.stream().map(e -> e.get("counter") + " " + e.get("total")).toList());
+        out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "link error totals on " + p.device() + " port " + p.port() + ": " + names,
+                ev, "Totals alone say nothing about now: the running agent (or `fabricd diagnose --previous DIR`) judges their rate. "
+                        + "Many link_downed or link down events since boot point at a link that flapped; `ibqueryerrors` and "
+                        + "`mlxlink -d <pci> -c` show the link's history."));
+    }
+
+    private static Map<String, Object> total(String counter, long value) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put("counter", counter);
+        e.put("total", Long.toUnsignedString(value));
+        return e;
     }
 
     private static void add(List<Map<String, Object>> rising, String counter, Long delta, Rate threshold, double seconds) {

@@ -19,9 +19,11 @@ import java.util.Map;
  * packets, RNR NAKs, error completions, ...).
  * <ul>
  * <li>With the previous collection: each type's rate against its threshold
- *     ({@link DiagnosisConfig#DEFAULT_TRANSPORT_ERRORS}); critical when a requester gave up
- *     (retries exceeded: a work request failed and its QP moved to the error state), a warning
- *     otherwise. One finding per port listing every type over its threshold.</li>
+ *     ({@link DiagnosisConfig#DEFAULT_TRANSPORT_ERRORS}), a warning with the interval it happened
+ *     in. One burst of retries exceeded is what a killed or crashed job leaves on every surviving
+ *     peer: a finding with its time, never a page; QPs failing across several minutes page through
+ *     the FabricTransportRetriesExceeded rule, which sees more than two collections. One finding per
+ *     port listing every type over its threshold.</li>
  * <li>Without it (one collection): the non-zero totals since the driver loaded, as info; they say
  *     what happened, not when.</li>
  * </ul>
@@ -51,7 +53,6 @@ public final class TransportErrors implements Check {
                 continue; // a port new since the last collection: judged from the next one
             }
             List<Map<String, Object>> seen = new ArrayList<>();
-            boolean gaveUp = false;
             for (var e : p.hwCounters().entrySet()) {
                 TransportCounters.Type type = TransportCounters.type(e.getKey());
                 if (type == null) {
@@ -69,7 +70,6 @@ public final class TransportErrors implements Check {
                     c.put("increase", delta);
                     c.put("rate", Ports.rate(delta / seconds));
                     c.put("threshold", t.perSecond() == 0 ? "any increase" : t.text());
-                    gaveUp |= type == TransportCounters.Type.RETRIES_EXCEEDED;
                 } else {
                     if (e.getValue() == 0) {
                         continue;
@@ -88,8 +88,9 @@ public final class TransportErrors implements Check {
             Severity sev;
             if (before != null) {
                 ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
+                ev.put("between", previous.collectedAt() + " and " + m.collectedAt());
                 ev.put("rising", seen);
-                sev = gaveUp ? Severity.CRITICAL : Severity.WARNING;
+                sev = Severity.WARNING;
                 summary = "RDMA transport errors rising on " + p.device() + " port " + p.port() + ": " + list + " in "
                         + Math.round(seconds) + " s";
             } else {
