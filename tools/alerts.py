@@ -345,6 +345,38 @@ FILES["bandwidth"] = ("Bandwidth tests (docs/bandwidth.md): a link that delivere
     ]),
 ])
 
+DRIFT_GROUP = "cluster, job, hca_type, key"
+FILES["drift"] = ("Fleet drift (docs/alerts.md, \"Fleet drift\"): fabric_config_info carries the configuration that must "
+                  "match across hosts with the same cards (hca_type); the recording rules find the share of hosts "
+                  "holding each value, and FabricConfigDrift names a host whose value a clear majority of its group does "
+                  "not share. A ticket, not a page: a drifted host still works, but differently from its peers.", [
+    ("fabricd-drift.records", None, [
+        {"record": "fabric:config_value_hosts:count",
+         "expr": f"count by ({DRIFT_GROUP}, value) (fabric_config_info)"},
+        {"record": "fabric:config_key_hosts:count",
+         "expr": f"count by ({DRIFT_GROUP}) (count by ({DRIFT_GROUP}, instance) (fabric_config_info))"},
+        {"record": "fabric:config_value_share:ratio",
+         "expr": f"fabric:config_value_hosts:count\n  / on ({DRIFT_GROUP}) group_left () fabric:config_key_hosts:count"},
+    ]),
+    ("fabricd-drift", "drift", [
+        rule("FabricConfigDrift",
+             f"fabric_config_info\n"
+             f"  * on ({DRIFT_GROUP}, value) group_left () (fabric:config_value_share:ratio < 0.5)\n"
+             f"and on ({DRIFT_GROUP}) (max by ({DRIFT_GROUP}) (fabric:config_value_share:ratio) > 0.5)\n"
+             f"and on ({DRIFT_GROUP}) (fabric:config_key_hosts:count >= 3)",
+             "30m", "warning",
+             HOST + " differs from its fleet: {{ $labels.key }} {{ $labels.value }}",
+             HOST + " has {{ $labels.key }} {{ $labels.value }}{{ with $labels.hca_type }} on its {{ . }} cards{{ end }}, held by "
+             "{{ $value | humanizePercentage }} of the job's hosts"
+             "{{ with printf `topk(1, fabric:config_value_share:ratio{cluster=%q,job=%q,hca_type=%q,key=%q})` $labels.cluster "
+             "$labels.job $labels.hca_type $labels.key | query }}{{ with . | first }}, while {{ .Value | humanizePercentage }} have "
+             "{{ .Labels.value }}{{ end }}{{ end }}. Bring it in line (or, if it is the new standard, the others): firmware with "
+             "`mlxfwmanager`, MTU, PFC, trust and ECN with the fabric's network configuration, Max Read Request with setpci, "
+             "GPUDirect by loading nvidia-peermem. The Configuration audit dashboard shows every host's values.",
+             "alerts.md#fleet-drift"),
+    ]),
+])
+
 PROBE_KEEP = "job, namespace, cluster"
 FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate per peer (over every prober) and per "
                    "peer rack, so a bad ToR is one rack alert and the per-peer alerts of that rack stay quiet.", [
@@ -359,14 +391,15 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
                  f"  / (sum by (peer_rack, transport, size, {PROBE_KEEP}) (rate(fabric_probe_sent_total[5m])) > 0)"},
         {"record": "fabric:probe_lossy_peers:count",
          "expr": f"count by (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_loss_ratio_by_peer:rate5m > 0.02)"},
-        {"record": "fabric:probe_rtt_seconds_p99_by_peer:rate5m",
-         "expr": f"histogram_quantile(0.99, sum by (peer, peer_rack, transport, size, le, {PROBE_KEEP}) "
-                 "(rate(fabric_probe_rtt_seconds_bucket[5m])))"},
+        {"record": "fabric:probe_rtt_recent_p99_by_peer:max",
+         # per peer: the worst of the probers' recent p99 (quantiles do not add up; the worst prober's
+         # view is what a job on that peer sees at worst)
+         "expr": f"max by (peer, peer_rack, transport, size, {PROBE_KEEP}) (fabric_probe_rtt_recent_seconds{{quantile=\"0.99\"}})"},
         {"record": "fabric:probe_rtt_seconds_p99_by_rack:rate5m",
          "expr": f"histogram_quantile(0.99, sum by (peer_rack, transport, size, le, {PROBE_KEEP}) "
                  "(rate(fabric_probe_rtt_seconds_bucket[5m])))"},
         {"record": "fabric:probe_slow_peers:count",
-         "expr": f"count by (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_rtt_seconds_p99_by_peer:rate5m > 0.005)"},
+         "expr": f"count by (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_rtt_recent_p99_by_peer:max > 0.005)"},
     ]),
     ("fabricd-probes", "probes", [
         rule("FabricRackProbeLoss",
@@ -395,7 +428,7 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
              "counters.",
              "checks.md#probe_latency"),
         rule("FabricPeerProbeLatency",
-             "fabric:probe_rtt_seconds_p99_by_peer:rate5m > 0.005\n"
+             "fabric:probe_rtt_recent_p99_by_peer:max > 0.005\n"
              f"  unless on (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_slow_peers:count >= 3)",
              "10m", "warning",
              "{{ $labels.peer }} p99 probe RTT {{ $value | humanizeDuration }} ({{ $labels.transport }}, {{ $labels.size }} B)",

@@ -2,20 +2,38 @@
 """Writes fabricd's Grafana dashboards (dashboards/grafana/*.json) from the compact panel lists below.
 
 Edit the lists here, then run `python3 tools/dashboards.py`; the JSON files are its output and are
-committed. Every expression uses only families fabricd exports (docs/metrics.md) and the template
-variables $cluster, $rack, $host and $__rate_interval; PrometheusIT evaluates each one against a
-real Prometheus scraping `fabricd run --demo`.
+committed. Every expression uses only families fabricd exports (docs/metrics.md), the recording
+rules of alerts/ and the template variables $cluster, $rack, $host (hosts by name: fabric_host_info's
+hostname, the Kubernetes node's name under the chart), the hidden $instance (the selected hosts'
+scrape targets) and $__rate_interval; PrometheusIT evaluates each one against a real Prometheus
+scraping demo and fixture agents.
+
+What an on-call engineer reads at 3 a.m.: hosts by name, never IP:port; the host drill-down opens on
+one host, never "All"; every panel has a unit; link rates and traffic in bits per second.
 """
 import json
 import os
 import sys
 
-S = 'cluster=~"$cluster", instance=~"$host"'
+S = 'cluster=~"$cluster", instance=~"$instance"'
 R = "$__rate_interval"
+# per-host series named by the host: its hostname from fabric_host_info
+NAMED = " * on (instance) group_left (hostname) max by (instance, hostname) (fabric_host_info)"
 
 
-def variables():
+def variables(single_host=False):
+    """$cluster and $rack (All by default; with or without a cluster label), $host by name (one host on
+    the drill-down, All elsewhere), and the hidden $instance: the selected hosts' targets."""
     ds = {"type": "prometheus", "uid": "${datasource}"}
+    host = {"name": "host", "label": "Host", "type": "query", "datasource": ds,
+            "query": {"query": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack"}, hostname)', "refId": "host"},
+            "definition": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack"}, hostname)', "refresh": 2,
+            "sort": 1}
+    if single_host:
+        host.update({"includeAll": False, "multi": False, "current": {}})
+    else:
+        # no allValue: "All" expands to the hosts of the selected racks
+        host.update({"includeAll": True, "multi": True, "current": {"text": "All", "value": "$__all"}})
     return [
         {"name": "datasource", "label": "Data source", "type": "datasource", "query": "prometheus", "current": {}},
         {"name": "cluster", "label": "Cluster", "type": "query", "datasource": ds,
@@ -26,15 +44,16 @@ def variables():
          "query": {"query": 'label_values(fabric_host_info{cluster=~"$cluster"}, rack)', "refId": "rack"},
          "definition": 'label_values(fabric_host_info{cluster=~"$cluster"}, rack)', "includeAll": True,
          "allValue": ".*", "multi": True, "refresh": 2, "current": {"text": "All", "value": "$__all"}},
-        # no allValue: "All" expands to the hosts of the selected racks
-        {"name": "host", "label": "Host", "type": "query", "datasource": ds,
-         "query": {"query": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack"}, instance)', "refId": "host"},
-         "definition": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack"}, instance)',
+        host,
+        {"name": "instance", "label": "Targets", "type": "query", "datasource": ds, "hide": 2,
+         "query": {"query": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack", hostname=~"$host"}, instance)',
+                   "refId": "instance"},
+         "definition": 'label_values(fabric_host_info{cluster=~"$cluster", rack=~"$rack", hostname=~"$host"}, instance)',
          "includeAll": True, "multi": True, "refresh": 2, "current": {"text": "All", "value": "$__all"}},
     ]
 
 
-def panel(pid, title, kind, targets, x, y, w, h, unit=None, description=None, instant=False, table=False, matrix=None,
+def panel(pid, title, kind, targets, x, y, w, h, unit="short", description=None, instant=False, table=False, matrix=None,
           stack=False, merge=None):
     ds = {"type": "prometheus", "uid": "${datasource}"}
     p = {"id": pid, "title": title, "type": kind, "datasource": ds, "gridPos": {"x": x, "y": y, "w": w, "h": h},
@@ -70,12 +89,12 @@ def panel(pid, title, kind, targets, x, y, w, h, unit=None, description=None, in
     return p
 
 
-def dashboard(uid, title, description, panels):
+def dashboard(uid, title, description, panels, single_host=False):
     return {
         "uid": uid, "title": title, "description": description, "tags": ["fabricd", "rdma"],
         "schemaVersion": 39, "version": 1, "editable": True, "graphTooltip": 1, "refresh": "30s",
         "time": {"from": "now-6h", "to": "now"}, "timezone": "",
-        "templating": {"list": variables()}, "annotations": {"list": []},
+        "templating": {"list": variables(single_host)}, "annotations": {"list": []},
         "links": [{"title": "fabricd", "type": "dashboards", "tags": ["fabricd"], "asDropdown": True}],
         "panels": panels,
     }
@@ -83,32 +102,47 @@ def dashboard(uid, title, description, panels):
 
 def fleet():
     return dashboard("fabricd-fleet", "fabricd / Fleet overview",
-                     "RDMA ports, findings, traffic and congestion across the selected hosts.", [
+                     "RDMA ports, missing hardware, findings, traffic and congestion across the selected hosts.", [
         panel(1, "Hosts", "stat", [(f"count(fabric_host_info{{{S}}})", "hosts")], 0, 0, 4, 4),
         panel(2, "RDMA ports up", "stat", [(f"sum(fabric_port_up{{{S}}})", "up")], 4, 0, 4, 4),
-        panel(3, "RDMA ports down", "stat", [(f"count(fabric_port_up{{{S}}} == 0) or vector(0)", "down")], 8, 0, 4, 4),
+        panel(3, "Expected ports down", "stat",
+              [(f'count(fabric_finding{{{S}, check="link_down", severity=~"critical|warning"}}) or vector(0)', "down")], 8, 0, 4, 4,
+              description="Ports that must be up and are not (the link_down check: the inventory saw them up, or the "
+                          "configuration or a same-type card says so); unused and uncabled ports are not counted."),
         panel(4, "Open findings by severity", "stat",
-              [(f"count by (severity) (fabric_finding{{{S}}})", "{{severity}}")], 12, 0, 6, 4),
-        panel(5, "Collectors failing", "stat",
-              [(f"count(fabric_collector_success{{{S}}} == 0) or vector(0)", "failing")], 18, 0, 6, 4),
-        panel(6, "Findings by check", "bargauge",
+              [(f"count by (severity) (fabric_finding{{{S}}})", "{{severity}}")], 12, 0, 4, 4),
+        panel(5, "Expected hardware missing", "stat",
+              [(f"count(fabric_inventory_present{{{S}}} == 0) or vector(0)", "missing")], 16, 0, 4, 4,
+              description="Devices, ports and GPU/NIC functions of the hosts' inventories that are gone (hardware_missing)."),
+        panel(6, "Collectors failing", "stat",
+              [(f"count(fabric_collector_success{{{S}}} == 0) or vector(0)", "failing")], 20, 0, 4, 4),
+        panel(7, "Findings by check", "bargauge",
               [(f"count by (check) (fabric_finding{{{S}}})", "{{check}}")], 0, 4, 12, 8, instant=True),
-        panel(7, "RDMA traffic (transmit, per host)", "timeseries",
-              [(f"sum by (instance) (rate(fabric_port_transmit_bytes_total{{{S}}}[{R}]))", "{{instance}}")],
-              12, 4, 12, 8, unit="Bps"),
-        panel(8, "PFC pause time received (share of time paused)", "timeseries",
-              [(f'sum by (instance, netdev, priority) (rate(fabric_pfc_pause_seconds_total{{{S}, direction="rx"}}[{R}]))',
-                "{{instance}} {{netdev}} prio {{priority}}")], 0, 12, 12, 8, unit="percentunit"),
-        panel(9, "PFC pause frames sent", "timeseries",
-              [(f'sum by (instance, netdev, priority) (rate(fabric_pfc_pause_frames_total{{{S}, direction="tx"}}[{R}]))',
-                "{{instance}} {{netdev}} prio {{priority}}")], 12, 12, 12, 8, unit="pps"),
-        panel(10, "ECN-marked RoCE packets", "timeseries",
-              [(f"sum by (instance) (rate(fabric_roce_ecn_marked_packets_total{{{S}}}[{R}]))", "{{instance}}")],
-              0, 20, 12, 8, unit="pps"),
-        panel(11, "CNPs sent, handled, ignored", "timeseries", [
+        panel(8, "RDMA traffic (transmit, per host)", "timeseries",
+              [(f"sum by (instance) (rate(fabric_port_transmit_bytes_total{{{S}}}[{R}]) * 8){NAMED}", "{{hostname}}")],
+              12, 4, 12, 8, unit="bps"),
+        panel(9, "Missing hardware", "table",
+              [(f"(fabric_inventory_present{{{S}}} == 0){NAMED}", "")], 0, 12, 12, 8, table=True, unit="none",
+              description="What each host's inventory expects and the host no longer has: an RDMA device whose driver "
+                          "unbound, a port, a GPU or NIC off the bus (docs/alerts.md, The inventory). Empty is good."),
+        panel(10, "PFC pause time received (share of time paused)", "timeseries",
+              [(f'sum by (instance, netdev, priority) (rate(fabric_pfc_pause_seconds_total{{{S}, direction="rx"}}[{R}])){NAMED}',
+                "{{hostname}} {{netdev}} prio {{priority}}")], 12, 12, 12, 8, unit="percentunit"),
+        panel(11, "PFC pause frames sent", "timeseries",
+              [(f'sum by (instance, netdev, priority) (rate(fabric_pfc_pause_frames_total{{{S}, direction="tx"}}[{R}])){NAMED}',
+                "{{hostname}} {{netdev}} prio {{priority}}")], 0, 20, 12, 8, unit="pps"),
+        panel(12, "ECN-marked RoCE packets", "timeseries",
+              [(f"sum by (instance) (rate(fabric_roce_ecn_marked_packets_total{{{S}}}[{R}])){NAMED}", "{{hostname}}")],
+              12, 20, 12, 8, unit="pps"),
+        panel(13, "CNPs sent, handled, ignored", "timeseries", [
             (f"sum(rate(fabric_roce_cnp_sent_total{{{S}}}[{R}]))", "sent"),
             (f"sum(rate(fabric_roce_cnp_handled_total{{{S}}}[{R}]))", "handled"),
-            (f"sum(rate(fabric_roce_cnp_ignored_total{{{S}}}[{R}]))", "ignored")], 12, 20, 12, 8, unit="pps"),
+            (f"sum(rate(fabric_roce_cnp_ignored_total{{{S}}}[{R}]))", "ignored")], 0, 28, 12, 8, unit="pps"),
+        panel(14, "Link flaps (down events, 1 h)", "timeseries", [
+            (f'sum by (instance) (increase(fabric_port_pma_total{{{S}, counter="link_downed"}}[1h])){NAMED}', "{{hostname}} InfiniBand"),
+            (f"sum by (instance) (increase(fabric_netdev_link_down_events_total{{{S}}}[1h])){NAMED}", "{{hostname}} RoCE")],
+              12, 28, 12, 8, unit="short",
+              description="Links that went down between scrapes: InfiniBand link_downed and a RoCE netdev's link down events."),
     ])
 
 
@@ -117,15 +151,15 @@ ERR = "symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_rem
 
 def host():
     return dashboard("fabricd-host", "fabricd / Host drill-down",
-                     "One host's RDMA ports, errors, PFC per priority, GPU x NIC paths and PCIe links.", [
-        panel(1, "RDMA ports", "table", [(f"fabric_port_info{{{S}}}", "")], 0, 0, 24, 6, table=True),
-        panel(2, "Port up", "state-timeline", [(f"fabric_port_up{{{S}}}", "{{instance}} {{device}}/{{port}}")],
-              0, 6, 12, 6),
-        panel(3, "Port rate", "stat", [(f"fabric_port_rate_bytes_per_second{{{S}}}", "{{device}}/{{port}}")],
-              12, 6, 12, 6, unit="Bps"),
+                     "One host's RDMA ports, expected hardware, errors, PFC per priority, GPU x NIC paths and PCIe links.", [
+        panel(1, "RDMA ports", "table", [(f"fabric_port_info{{{S}}}", "")], 0, 0, 24, 6, table=True, unit="none"),
+        panel(2, "Port up", "state-timeline", [(f"fabric_port_up{{{S}}}", "{{device}}/{{port}}")],
+              0, 6, 12, 6, unit="bool_on_off"),
+        panel(3, "Port rate", "stat", [(f"fabric_port_rate_bytes_per_second{{{S}}} * 8", "{{device}}/{{port}}")],
+              12, 6, 12, 6, unit="bps"),
         panel(4, "Traffic per port", "timeseries", [
-            (f"rate(fabric_port_transmit_bytes_total{{{S}}}[{R}])", "{{device}}/{{port}} tx"),
-            (f"rate(fabric_port_receive_bytes_total{{{S}}}[{R}])", "{{device}}/{{port}} rx")], 0, 12, 12, 8, unit="Bps"),
+            (f"rate(fabric_port_transmit_bytes_total{{{S}}}[{R}]) * 8", "{{device}}/{{port}} tx"),
+            (f"rate(fabric_port_receive_bytes_total{{{S}}}[{R}]) * 8", "{{device}}/{{port}} rx")], 0, 12, 12, 8, unit="bps"),
         panel(5, "Port error counters", "timeseries",
               [(f'rate(fabric_port_pma_total{{{S}, counter=~"{ERR}"}}[{R}])', "{{device}}/{{port}} {{counter}}")],
               12, 12, 12, 8, unit="cps"),
@@ -134,26 +168,27 @@ def host():
                 "{{device}}/{{port}} {{type}}")], 0, 20, 12, 8, unit="cps",
               description="From the driver's hw_counters/ (mlx5, rxe, bnxt_re, irdma), by type: retries_exceeded, ack_timeout, sequence_error, out_of_sequence, ... (docs/checks.md#transport_errors)."),
         panel(7, "Saturated counters", "table",
-              [(f"fabric_port_pma_saturated{{{S}}} == 1", "")], 12, 20, 12, 8, table=True),
+              [(f"fabric_port_pma_saturated{{{S}}} == 1", "")], 12, 20, 12, 8, table=True, unit="none"),
         panel(8, "PFC enabled per priority", "table", [(f"fabric_pfc_enabled{{{S}}}", "")], 0, 28, 8, 8,
-              matrix=("netdev", "priority")),
+              matrix=("netdev", "priority"), unit="bool_on_off"),
         panel(9, "PFC pause frames per priority", "timeseries",
               [(f"rate(fabric_pfc_pause_frames_total{{{S}}}[{R}])", "{{netdev}} prio {{priority}} {{direction}}")],
               8, 28, 16, 8, unit="pps"),
         panel(10, "Traffic per priority", "timeseries",
-              [(f"rate(fabric_netdev_priority_bytes_total{{{S}}}[{R}])", "{{netdev}} prio {{priority}} {{direction}}")],
-              0, 36, 12, 8, unit="Bps"),
+              [(f"rate(fabric_netdev_priority_bytes_total{{{S}}}[{R}]) * 8", "{{netdev}} prio {{priority}} {{direction}}")],
+              0, 36, 12, 8, unit="bps"),
         panel(11, "MTU: RDMA active vs netdev", "table", [
             (f"fabric_port_active_mtu_bytes{{{S}}}", ""), (f"fabric_netdev_mtu_bytes{{{S}}}", "")], 12, 36, 12, 8,
-              table=True),
+              table=True, unit="decbytes"),
         panel(12, "GPU x NIC path matrix", "table", [(f"fabric_gpu_nic_path{{{S}}}", "")], 0, 44, 12, 8,
-              matrix=("gpu", "device"),
+              matrix=("gpu", "device"), unit="none",
               description="PIX: one PCIe switch; PXB: several; PHB: through the host bridge; NODE: same NUMA node; SYS: across sockets (label `path`)."),
         panel(13, "PCIe links: width now / best", "table", [
-            (f"fabric_pcie_link_width{{{S}}}", ""), (f"fabric_pcie_link_max_width{{{S}}}", "")], 12, 44, 12, 8, table=True),
+            (f"fabric_pcie_link_width{{{S}}}", ""), (f"fabric_pcie_link_max_width{{{S}}}", "")], 12, 44, 12, 8, table=True,
+              unit="short"),
         panel(14, "PCIe link speed now / best", "table", [
             (f"fabric_pcie_link_speed_transfers_per_second{{{S}}}", ""),
-            (f"fabric_pcie_link_max_speed_transfers_per_second{{{S}}}", "")], 0, 52, 12, 8, table=True),
+            (f"fabric_pcie_link_max_speed_transfers_per_second{{{S}}}", "")], 0, 52, 12, 8, table=True, unit="short"),
         panel(15, "Queue pairs by state", "timeseries", [(f"fabric_queue_pairs{{{S}}}", "{{device}} {{state}}")],
               12, 52, 12, 8, stack=True),
         panel(16, "RoCE physical layer errors", "timeseries", [
@@ -164,7 +199,16 @@ def host():
             (f"rate(fabric_global_pause_frames_total{{{S}}}[{R}])", "{{netdev}} 802.3x pause {{direction}}"),
             (f"rate(fabric_netdev_priority_buffer_discards_total{{{S}}}[{R}])", "{{netdev}} prio {{priority}} buffer drops")],
               12, 60, 12, 8, unit="pps"),
-    ])
+        panel(18, "Expected hardware (inventory)", "table", [
+            (f"fabric_inventory_present{{{S}}}", ""), (f"fabric_inventory_port_expected_up{{{S}}}", "")], 0, 68, 12, 8,
+              table=True, unit="none", merge={"Value #A": "present", "Value #B": "must be up"},
+              description="What this host is expected to have (docs/alerts.md, The inventory): present 0 is gone "
+                          "(hardware_missing); a port that must be up was seen up. `fabricd inventory show` on the host; "
+                          "`fabricd inventory accept` after an intended change."),
+        panel(19, "Carrier changes of RoCE netdevs (1 h)", "timeseries",
+              [(f"increase(fabric_netdev_carrier_changes_total{{{S}}}[1h])", "{{netdev}}")], 12, 68, 12, 8, unit="short",
+              description="Every time a netdev's carrier went up or down: a flap between two scrapes shows here."),
+    ], single_host=True)
 
 
 LOSS = ("sum by ({g}) (rate(fabric_probe_lost_total{{{s}}}[5m]){j})"
@@ -181,11 +225,12 @@ def pingmesh():
         panel(2, "p99 RTT: rack x peer rack", "table",
               [(f"histogram_quantile(0.99, sum by (rack, peer_rack, le) (rate(fabric_probe_rtt_seconds_bucket{{{S}}}[5m]){JOIN}))", "")],
               12, 0, 12, 10, unit="s", matrix=("rack", "peer_rack")),
-        panel(3, "Loss: host x peer", "table", [(LOSS.format(g="instance, peer", s=S, j=""), "")], 0, 10, 12, 10,
-              unit="percentunit", matrix=("instance", "peer")),
+        panel(3, "Loss: host x peer", "table", [(LOSS.format(g="hostname, peer", s=S, j=NAMED), "")], 0, 10, 12, 10,
+              unit="percentunit", matrix=("hostname", "peer")),
         panel(4, "p50 RTT: host x peer", "table",
-              [(f"histogram_quantile(0.5, sum by (instance, peer, le) (rate(fabric_probe_rtt_seconds_bucket{{{S}}}[5m])))", "")],
-              12, 10, 12, 10, unit="s", matrix=("instance", "peer")),
+              [(f'max by (hostname, peer) (fabric_probe_rtt_recent_seconds{{{S}, quantile="0.5"}}{NAMED})', "")],
+              12, 10, 12, 10, unit="s", matrix=("hostname", "peer"),
+              description="The median of each host's last 512 answered probes to each peer (fabric_probe_rtt_recent_seconds)."),
         panel(5, "Loss by peer rack over time", "timeseries",
               [(LOSS.format(g="peer_rack, transport, size", s=S, j=""), "{{peer_rack}} {{transport}} {{size}} B")],
               0, 20, 12, 8, unit="percentunit"),
@@ -199,13 +244,13 @@ def pingmesh():
             (f"sum(rate(fabric_probe_lost_total{{{S}}}[{R}]))", "lost"),
             (f"sum(rate(fabric_probe_late_total{{{S}}}[{R}]))", "late")], 0, 28, 12, 8, unit="pps"),
         panel(8, "Responder: answered and dropped", "timeseries", [
-            (f"sum by (instance) (rate(fabric_probe_responder_answered_total{{{S}}}[{R}]))", "{{instance}} answered"),
-            (f"sum by (instance, reason) (rate(fabric_probe_responder_dropped_total{{{S}}}[{R}]))",
-             "{{instance}} dropped {{reason}}")], 12, 28, 12, 8, unit="pps"),
+            (f"sum by (instance) (rate(fabric_probe_responder_answered_total{{{S}}}[{R}])){NAMED}", "{{hostname}} answered"),
+            (f"sum by (instance, reason) (rate(fabric_probe_responder_dropped_total{{{S}}}[{R}])){NAMED}",
+             "{{hostname}} dropped {{reason}}")], 12, 28, 12, 8, unit="pps"),
         panel(9, "Bandwidth: last test against its ceiling", "table", [
             (f"fabric_bandwidth_bytes_per_second{{{S}}} * 8 / 1e9", ""),
             (f"max without (limit) (fabric_bandwidth_ceiling_bytes_per_second{{{S}}}) * 8 / 1e9", ""),
-            (f"fabric_bandwidth_ratio{{{S}}}", "")], 0, 36, 24, 8, table=True,
+            (f"fabric_bandwidth_ratio{{{S}}}", "")], 0, 36, 24, 8, table=True, unit="none",
               merge={"Value #A": "Gb/s", "Value #B": "ceiling Gb/s", "Value #C": "share of ceiling"},
               description="The last RDMA WRITE bandwidth test per host, device and peer (fabricd bw, a peer's test into this host, "
                           "or the agent's schedule): Gb/s moved, what the link and both NICs' PCIe can carry, and the share. "
@@ -223,18 +268,23 @@ def audit():
         panel(3, "Info", "stat", [(f'count(fabric_finding{{{S}, severity="info"}}) or vector(0)', "info")], 12, 0, 6, 4),
         panel(4, "Hosts with findings", "stat", [(f"count(count by (instance) (fabric_finding{{{S}}})) or vector(0)", "hosts")],
               18, 0, 6, 4),
-        panel(5, "Open findings", "table", [(f"fabric_finding{{{S}}}", "")], 0, 4, 24, 12, table=True,
-              description="One row per open finding; evidence and remediation: the agent's /api/v1/findings or `fabricd diagnose`."),
+        panel(5, "Open findings", "table", [(f"max without (__name__) (fabric_finding_text{{{S}}}){NAMED}", "")], 0, 4, 24, 12,
+              table=True, unit="none",
+              description="One row per open finding with its summary and the first step of its remediation; the evidence: "
+                          "`fabricd diagnose` on the host or its /api/v1/findings."),
         panel(6, "Findings by check over time", "timeseries", [(f"count by (check) (fabric_finding{{{S}}})", "{{check}}")],
               0, 16, 12, 8, stack=True),
-        panel(7, "PFC enabled priorities", "table", [(f"fabric_pfc_enabled{{{S}}} == 1", "")], 12, 16, 12, 8, table=True),
-        panel(8, "QoS trust and driver per netdev", "table", [(f"fabric_netdev_info{{{S}}}", "")], 0, 24, 12, 8, table=True),
-        panel(9, "GPUDirect RDMA", "stat", [(f"fabric_gpudirect_rdma_enabled{{{S}}}", "{{instance}}")], 12, 24, 12, 8),
+        panel(7, "PFC enabled priorities", "table", [(f"fabric_pfc_enabled{{{S}}} == 1", "")], 12, 16, 12, 8, table=True,
+              unit="none"),
+        panel(8, "QoS trust and driver per netdev", "table", [(f"fabric_netdev_info{{{S}}}", "")], 0, 24, 12, 8, table=True,
+              unit="none"),
+        panel(9, "GPUDirect RDMA", "stat", [(f"fabric_gpudirect_rdma_enabled{{{S}}}{NAMED}", "{{hostname}}")], 12, 24, 12, 8,
+              unit="bool_on_off"),
         panel(10, "NIC PCIe Device Control", "table", [
             (f'fabric_pci_max_read_request_bytes{{{S}, kind="nic"}}', ""),
             (f'fabric_pci_max_payload_bytes{{{S}, kind="nic"}}', ""),
             (f'fabric_pci_max_payload_supported_bytes{{{S}, kind="nic"}}', ""),
-            (f'fabric_pci_relaxed_ordering_enabled{{{S}, kind="nic"}}', "")], 0, 32, 24, 8, table=True,
+            (f'fabric_pci_relaxed_ordering_enabled{{{S}, kind="nic"}}', "")], 0, 32, 24, 8, table=True, unit="none",
               merge={"Value #A": "max read request B", "Value #B": "max payload B", "Value #C": "payload supported B",
                      "Value #D": "relaxed ordering"},
               description="Per RDMA NIC function, from its config space: Max Read Request below 4096 is pcie_max_read_request, "
@@ -242,12 +292,22 @@ def audit():
                           "read only 64 bytes (not root: fabric_pci_config_bytes_read)."),
         panel(11, "ACS redirect on bridges", "table",
               [(f'fabric_pci_acs_control{{{S}, control=~"request_redirect|completion_redirect|egress_control"}} == 1', "")],
-              0, 40, 12, 8, table=True,
+              0, 40, 12, 8, table=True, unit="none",
               description="Bridges whose ACS sends peer-to-peer traffic up to the root complex. Between a GPU and a NIC on one "
                           "switch this is pcie_acs_redirect (docs/checks.md); empty is good."),
         panel(12, "IOMMU mode of GPUs and NICs", "table", [(f"fabric_pci_iommu_mode{{{S}}}", "")], 12, 40, 12, 8, table=True,
+              unit="none",
               description="translated (DMA, DMA-FQ) on a GPUDirect host is iommu_translation; passthrough or off is what "
                           "NVIDIA advises for bare metal."),
+        panel(13, "Hosts that drift from their fleet", "table", [
+            (f"(fabric_config_info{{{S}}} * on (cluster, job, hca_type, key, value) group_left () "
+             f"(fabric:config_value_share:ratio < 0.5)){NAMED}", "")], 0, 48, 12, 8, table=True, unit="percentunit",
+              description="Each row: a host whose value of a key (firmware, mtu, pfc, trust, ...) is held by under half of the "
+                          "hosts with the same cards; the value is that share. FabricConfigDrift raises a ticket when a clear "
+                          "majority holds another value (docs/alerts.md, Fleet drift)."),
+        panel(14, "Configuration values across the fleet", "table",
+              [('fabric:config_value_share:ratio{cluster=~"$cluster"}', "")], 12, 48, 12, 8, table=True, unit="percentunit",
+              description="Per card model (hca_type) and key, each value and the share of hosts holding it."),
     ])
 
 

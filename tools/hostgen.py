@@ -280,6 +280,9 @@ def mlx5(h, name, pci_path, guid, fw, hca, board, link_layer, rate, netdev, mtu,
     h.file(nd + "/mtu", str(mtu))
     h.file(nd + "/operstate", "up" if state.startswith("4") else "down")
     h.file(nd + "/carrier", "1" if state.startswith("4") else "0")
+    # kernels since 3.15: the carrier went up once at boot (and down and up again on a port that
+    # trained twice); a flap between two scrapes adds two
+    h.file(nd + "/carrier_changes", "1" if state.startswith("4") else "0")
     h.file(nd + "/type", "1" if roce else "32")
     h.file(nd + "/dev_port", "0")
     if roce:

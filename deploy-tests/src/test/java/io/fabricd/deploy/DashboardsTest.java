@@ -41,7 +41,19 @@ class DashboardsTest {
             String title = d.get("title").asText();
             List<String> vars = new ArrayList<>();
             d.at("/templating/list").forEach(v -> vars.add(v.get("name").asText()));
-            assertThat(vars).as(title).containsExactly("datasource", "cluster", "rack", "host");
+            assertThat(vars).as(title).containsExactly("datasource", "cluster", "rack", "host", "instance");
+            // hosts are picked by name (fabric_host_info's hostname); the scrape targets follow, hidden
+            JsonNode host = d.at("/templating/list/3");
+            assertThat(host.at("/query/query").asText()).as(title).contains("hostname");
+            JsonNode targets = d.at("/templating/list/4");
+            assertThat(targets.get("hide").asInt()).as(title).isEqualTo(2);
+            assertThat(targets.at("/query/query").asText()).as(title).contains("hostname=~\"$host\"");
+            // the cluster variable works without a cluster label: "All" is a match-anything regex
+            assertThat(d.at("/templating/list/1/allValue").asText()).isEqualTo(".*");
+            if (d.get("uid").asText().equals("fabricd-host")) {
+                assertThat(host.get("includeAll").asBoolean()).as("the drill-down opens on one host").isFalse();
+                assertThat(host.get("multi").asBoolean()).isFalse();
+            }
             Set<Integer> ids = new HashSet<>();
             for (JsonNode p : d.get("panels")) {
                 String panel = title + ": " + p.get("title").asText();
@@ -50,9 +62,19 @@ class DashboardsTest {
                 assertThat(p.get("targets")).as(panel).isNotEmpty();
                 for (JsonNode t : p.get("targets")) {
                     String expr = t.get("expr").asText();
-                    assertThat(expr).as(panel).contains("fabric_").contains("cluster=~\"$cluster\"").contains("instance=~\"$host\"");
+                    assertThat(expr).as(panel).contains("fabric").contains("cluster=~\"$cluster\"");
+                    if (!expr.startsWith("fabric:")) {
+                        assertThat(expr).as(panel).contains("instance=~\"$instance\"");
+                    }
+                    // hosts by name, never by IP:port
+                    assertThat(t.path("legendFormat").asText()).as(panel).doesNotContain("{{instance}}");
+                    if (expr.contains("_bytes_total") || expr.contains("rate_bytes_per_second")) {
+                        assertThat(expr).as(panel + ": link and traffic in bits per second").contains("* 8");
+                    }
                     assertThat(t.at("/datasource/uid").asText()).as(panel).isEqualTo("${datasource}");
                 }
+                String unit = p.at("/fieldConfig/defaults/unit").asText();
+                assertThat(unit).as(panel + " has a unit").isNotBlank().isNotIn("Bps", "bytes");
                 JsonNode pos = p.get("gridPos");
                 assertThat(pos.get("x").asInt() + pos.get("w").asInt()).as(panel).isLessThanOrEqualTo(24);
             }

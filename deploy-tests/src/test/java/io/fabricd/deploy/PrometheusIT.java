@@ -36,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The alert rules and dashboards against the real thing: Debian's Prometheus scrapes two
- * `fabricd run --demo` agents (probing each other over UDP) with alerts/*.rules.yaml loaded, then
+ * `fabricd run --demo` agents (probing each other over UDP) and one agent on a fixture host whose
+ * inventory expects a device that is gone and whose firmware differs from the demo's (the fleet of
+ * three drifts), with alerts/*.rules.yaml loaded, then
  * every dashboard panel expression and every rule expression is evaluated through Prometheus's HTTP
  * API. Also promtool: `check rules` and the unit tests of alerts/tests.
  *
@@ -60,7 +62,10 @@ class PrometheusIT {
      */
     static final Set<String> DEMO_ALERTS = Set.of("FabricPfcMissing", "FabricMtuMismatch", "FabricNumaMisaffinity",
             "FabricCounterSaturated", "FabricRetransmissionsHigh", "FabricOutOfSequenceHigh", "FabricBandwidthLow",
-            "FabricPcieAcsRedirect", "FabricPcieMaxReadRequest");
+            "FabricPcieAcsRedirect", "FabricPcieMaxReadRequest", "FabricHardwareMissing", "FabricConfigDrift");
+    /** The fixture agent's host (host-f-big, its name from the fixture's manifest). */
+    static String fixtureTarget;
+    static String demoTarget;
 
     static Path tmp;
     static final List<Process> processes = new ArrayList<>();
@@ -135,8 +140,32 @@ class PrometheusIT {
             start(tmp.resolve("agent-" + ab[0] + ".log"), REPO.resolve("bin/fabricd").toString(), "run", "--demo", "--listen",
                     "127.0.0.1:" + ab[1], "--config", cfg.toString());
         }
+        // a fixture host whose inventory was accepted with mlx5_6, which is then gone (its driver
+        // unbound), and whose cards run another firmware than the demo's
+        Path host = copyTree(REPO.resolve("collectors/src/test/fixtures/host-f-big"), tmp.resolve("host-f-big"));
+        Path state = tmp.resolve("state");
+        Process accept = new ProcessBuilder(REPO.resolve("bin/fabricd").toString(), "inventory", "accept", "--root", host.toString(),
+                "--state-dir", state.toString()).redirectErrorStream(true).start();
+        String acceptOut = new String(accept.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(accept.waitFor()).as(acceptOut).isZero();
+        Path gone = host.resolve("sys/class/infiniband/mlx5_6");
+        Path goneReal = gone.toRealPath();
+        Files.delete(gone);
+        deleteTree(goneReal);
+        try (Stream<Path> fw = Files.walk(host.resolve("sys/devices"))) {
+            for (Path f : fw.filter(x -> x.getFileName().toString().equals("fw_ver")).toList()) {
+                Files.writeString(f, "28.36.1010\n");
+            }
+        }
+        int c = freePort();
+        start(tmp.resolve("agent-fixture.log"), REPO.resolve("bin/fabricd").toString(), "run", "--root", host.toString(),
+                "--state-dir", state.toString(), "--listen", "127.0.0.1:" + c, "--config",
+                Files.writeString(tmp.resolve("agent-fixture.yaml"), "collection: {interval: 2s}\n").toString());
         awaitOk("http://127.0.0.1:" + a + "/readyz", Duration.ofSeconds(90));
         awaitOk("http://127.0.0.1:" + b + "/readyz", Duration.ofSeconds(90));
+        awaitOk("http://127.0.0.1:" + c + "/readyz", Duration.ofSeconds(90));
+        demoTarget = "127.0.0.1:" + a;
+        fixtureTarget = "127.0.0.1:" + c;
         // one unauthenticated endpoint request: the responder's dropped counter gets its series
         get("http://127.0.0.1:" + a + "/api/v1/probe/endpoint");
 
@@ -152,11 +181,39 @@ class PrometheusIT {
                 "global: {scrape_interval: 1s, evaluation_interval: 1s}",
                 "rule_files: ['" + rules + "/*.rules.yaml']",
                 "scrape_configs:",
-                "  - job_name: fabricd",
-                "    static_configs: [{targets: ['127.0.0.1:" + a + "', '127.0.0.1:" + b + "']}]", ""));
+                // a job name without "fabricd" in it, and node names as the chart's ServiceMonitor sets them
+                "  - job_name: node-fabric",
+                "    static_configs:",
+                "      - {targets: ['127.0.0.1:" + a + "'], labels: {node: demo-a}}",
+                "      - {targets: ['127.0.0.1:" + b + "'], labels: {node: demo-b}}",
+                "      - {targets: ['127.0.0.1:" + c + "'], labels: {node: fixture-big}}", ""));
         start(tmp.resolve("prometheus.log"), prometheus.toString(), "--config.file=" + config,
                 "--storage.tsdb.path=" + tmp.resolve("data"), "--web.listen-address=127.0.0.1:" + prometheusPort);
         awaitOk("http://127.0.0.1:" + prometheusPort + "/-/ready", Duration.ofSeconds(60));
+    }
+
+    static Path copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> all = Files.walk(from)) {
+            for (Path p : all.toList()) {
+                Path t = to.resolve(from.relativize(p).toString());
+                if (Files.isSymbolicLink(p)) {
+                    Files.createSymbolicLink(t, Files.readSymbolicLink(p));
+                } else if (Files.isDirectory(p)) {
+                    Files.createDirectories(t);
+                } else {
+                    Files.copy(p, t);
+                }
+            }
+        }
+        return to;
+    }
+
+    static void deleteTree(Path p) throws IOException {
+        try (Stream<Path> all = Files.walk(p)) {
+            for (Path x : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(x);
+            }
+        }
     }
 
     @AfterAll
@@ -182,7 +239,13 @@ class PrometheusIT {
 
     /** Grafana's variables as "All" and a rate window that fits a 1 s scrape. */
     static String substitute(String expr) {
-        return expr.replace("$__rate_interval", "15s").replace("$cluster", ".*").replace("$rack", ".*").replace("$host", ".*");
+        return substitute(expr, ".*");
+    }
+
+    /** ... with $instance (the selected hosts' targets) set to {@code instance}. */
+    static String substitute(String expr, String instance) {
+        return expr.replace("$__rate_interval", "15s").replace("$cluster", ".*").replace("$rack", ".*").replace("$host", ".*")
+                .replace("$instance", instance);
     }
 
     /** Title → expressions of every panel of every dashboard. */
@@ -251,10 +314,11 @@ class PrometheusIT {
                         assertThat(r.at("/annotations/summary").asText()).as(name).isNotBlank();
                         assertThat(r.at("/annotations/description").asText()).as(name).contains("{{ $labels.");
                         String runbook = r.at("/annotations/runbook_url").asText();
-                        Matcher m = Pattern.compile("docs/(checks|operations)\\.md#([a-z_]+)$").matcher(runbook);
+                        Matcher m = Pattern.compile("docs/(checks|operations|alerts)\\.md#([a-z_-]+)$").matcher(runbook);
                         assertThat(m.find()).as(name + " runbook " + runbook).isTrue();
                         String doc = Files.readString(REPO.resolve("docs/" + m.group(1) + ".md"));
-                        assertThat(doc.toLowerCase()).as(name + ": no section for " + runbook).contains("## " + m.group(2));
+                        assertThat(doc.toLowerCase().replace(' ', '-')).as(name + ": no section for " + runbook)
+                                .contains("##-" + m.group(2));
                     }
                 }
             }
@@ -275,12 +339,14 @@ class PrometheusIT {
         List<String> empty = new ArrayList<>();
         for (Map.Entry<String, List<String>> p : panels().entrySet()) {
             boolean data = false;
+            // the host drill-down on one host: each panel has data for the demo host it is opened on
+            String instance = p.getKey().startsWith("fabricd / Host drill-down") ? Pattern.quote(demoTarget) : ".*";
             for (String expr : p.getValue()) {
                 Matcher m = name.matcher(expr);
                 while (m.find()) {
                     used.add(m.group());
                 }
-                data |= !query(substitute(expr)).isEmpty();
+                data |= !query(substitute(expr, instance)).isEmpty();
             }
             if (!data) {
                 empty.add(p.getKey());
@@ -329,5 +395,33 @@ class PrometheusIT {
         assertThat(pfc).isNotEmpty();
         assertThat(pfc.get(0).at("/metric/device").asText()).isEqualTo("mlx5_7");
         assertThat(pfc.get(0).at("/metric/severity").asText()).isEqualTo("critical");
+        // the vanished device, on the fixture host, named; the drifted firmware on the fixture host
+        JsonNode missing = query("ALERTS{alertname=\"FabricHardwareMissing\", alertstate=\"firing\"}");
+        assertThat(missing).hasSize(1);
+        assertThat(missing.get(0).at("/metric/device").asText()).isEqualTo("mlx5_6");
+        assertThat(missing.get(0).at("/metric/node").asText()).isEqualTo("fixture-big");
+        JsonNode drift = query("ALERTS{alertname=\"FabricConfigDrift\", alertstate=\"firing\", key=\"firmware\"}");
+        assertThat(drift).hasSize(1);
+        assertThat(drift.get(0).at("/metric/value").asText()).isEqualTo("28.36.1010");
+
+        // every firing alert's words: the host by its node name, no template left, no empty label printed
+        for (JsonNode al : JSON.readTree(get("http://127.0.0.1:" + prometheusPort + "/api/v1/alerts").body()).at("/data/alerts")) {
+            if (!al.get("state").asText().equals("firing")) {
+                continue;
+            }
+            String alertName = al.at("/labels/alertname").asText();
+            for (String k : List.of("summary", "description")) {
+                String text = al.at("/annotations/" + k).asText();
+                assertThat(text).as(alertName + " " + k).isNotBlank().doesNotContain("{{").doesNotContain("<no value>")
+                        .doesNotContain("  ").doesNotContain(" ,").doesNotContain("()").doesNotContain("=,")
+                        .doesNotContainPattern("[a-z_]+= ").doesNotContain("/api/v1/findings");
+            }
+            if (al.at("/labels/job").isMissingNode()) {
+                continue; // the fleet-wide rules aggregate targets away
+            }
+            assertThat(al.at("/annotations/summary").asText() + al.at("/annotations/description").asText()).as(alertName)
+                    .containsAnyOf("demo-a", "demo-b", "fixture-big", "node-fabric", al.at("/labels/peer").asText("\u0000"),
+                            al.at("/labels/peer_rack").asText("\u0000"));
+        }
     }
 }

@@ -74,11 +74,13 @@ public final class FabricMetrics implements MultiCollector {
         PcieFamilies.declare(f);
         FindingFamilies.declare(f);
         InventoryFamilies.declare(f);
+        ConfigFamilies.declare(f);
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         PcieFamilies.add(f, model);
         FindingFamilies.add(f, findings);
         InventoryFamilies.add(f, model, inventory);
+        ConfigFamilies.add(f, model);
         return f.build();
     }
 

@@ -41,6 +41,14 @@ public final class ProbeConfig {
     public boolean verbs = true;
 
     /**
+     * Export the probe RTT histograms per peer (46 series per peer, size and transport) instead of
+     * per peer rack (false): per-peer latency is fabric_probe_rtt_recent_seconds' two quantiles either
+     * way. On for small fleets that want per-peer heatmaps.
+     */
+    @JsonProperty("per_peer_histograms")
+    public boolean perPeerHistograms = false;
+
+    /**
      * GID index the verbs responders send from (default: per port, a RoCE v2 GID on an IPv4 address,
      * else any routable RoCE v2 GID; 0 on InfiniBand).
      */

@@ -6,7 +6,9 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -19,6 +21,34 @@ import java.util.function.Function;
  */
 public final class ProbeMetrics {
     static final String[] LABELS = {"peer", "peer_rack", "transport", "size"};
+    /** The histograms' labels by default: per peer rack, not per peer (cardinality, docs/probes.md). */
+    static final String[] RACK_LABELS = {"peer_rack", "transport", "size"};
+    /** The quantiles of the recent round trips exported per peer. */
+    static final double[] QUANTILES = {0.5, 0.99};
+    /** How many of a peer's latest round trips its recent quantiles are computed over. */
+    static final int RECENT = 512;
+    private final boolean perPeerHistograms;
+    /** peer labels -> its latest RTTs. */
+    private final Map<List<String>, Ring> recent = new ConcurrentHashMap<>();
+
+    /** The latest {@link #RECENT} round trips of one peer (ns); guarded by itself. */
+    private static final class Ring {
+        final long[] values = new long[RECENT];
+        int next;
+        int filled;
+
+        synchronized void add(long ns) {
+            values[next] = ns;
+            next = (next + 1) % values.length;
+            filled = Math.min(filled + 1, values.length);
+        }
+
+        synchronized long[] sorted() {
+            long[] s = java.util.Arrays.copyOf(values, filled);
+            java.util.Arrays.sort(s);
+            return s;
+        }
+    }
     private final Histogram rtt;
     private final Histogram host;
     private final Counter duplicated;
@@ -28,15 +58,42 @@ public final class ProbeMetrics {
     private final Counter late;
 
     public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder) {
+        this(registry, responder, false);
+    }
+
+    /**
+     * @param perPeerHistograms the RTT histograms per peer (probe.per_peer_histograms: 46 series per
+     *                          peer and size) instead of per peer rack
+     */
+    public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder, boolean perPeerHistograms) {
+        this.perPeerHistograms = perPeerHistograms;
+        String[] histogramLabels = perPeerHistograms ? LABELS : RACK_LABELS;
         // 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds
         rtt = Histogram.builder().name("fabric_probe_rtt_seconds")
                 .help("Round-trip time of answered probes, the responder's hold time taken out (where the kernel stamps "
-                        + "arrivals, from just before the send to the answer's arrival at the socket).")
-                .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+                        + "arrivals, from just before the send to the answer's arrival at the socket); per peer rack, or per "
+                        + "peer with probe.per_peer_histograms.")
+                .labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
         host = Histogram.builder().name("fabric_probe_host_seconds")
                 .help("The hosts' own share of an answered probe's round trip, apart from fabric_probe_rtt_seconds: the "
-                        + "responder's hold time and, where the kernel stamps arrivals, the time until the requester read the answer.")
-                .labelNames(LABELS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+                        + "responder's hold time and, where the kernel stamps arrivals, the time until the requester read the answer; "
+                        + "per peer rack, or per peer with probe.per_peer_histograms.")
+                .labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        GaugeWithCallback.builder().name("fabric_probe_rtt_recent_seconds")
+                .help("Quantiles (0.5, 0.99) of the last " + RECENT + " answered probes' round trips to each peer: the per-peer "
+                        + "latency the alerts judge, in two series instead of a histogram's 23.")
+                .labelNames("peer", "peer_rack", "transport", "size", "quantile")
+                .callback(cb -> recent.forEach((labels, ring) -> {
+                    long[] sorted = ring.sorted();
+                    if (sorted.length == 0) {
+                        return;
+                    }
+                    for (double q : QUANTILES) {
+                        int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
+                        cb.call(sorted[Math.max(0, i)] / 1e9, labels.get(0), labels.get(1), labels.get(2), labels.get(3),
+                                q == 0.5 ? "0.5" : "0.99");
+                    }
+                })).register(registry);
         duplicated = Counter.builder().name("fabric_probe_duplicated")
                 .help("Answers that came again for a probe already answered (counted once, not in the RTTs twice).")
                 .labelNames(LABELS).register(registry);
@@ -72,23 +129,39 @@ public final class ProbeMetrics {
         late.labelValues(l).inc(r.late());
         duplicated.labelValues(l).inc(r.duplicated());
         reordered.labelValues(l).inc(r.reordered());
-        var h = rtt.labelValues(l);
+        String[] hl = perPeerHistograms ? l : new String[] {l[1], l[2], l[3]};
+        var h = rtt.labelValues(hl);
         for (long ns : r.rttNanos()) {
             h.observe(ns / 1e9);
         }
+        remember(List.of(l), r.rttNanos());
         if (r.hostNanos() != null) {
-            var o = host.labelValues(l);
+            var o = host.labelValues(hl);
             for (long ns : r.hostNanos()) {
                 o.observe(ns / 1e9);
             }
         }
     }
 
+    /** Keeps a peer's latest round trips in its ring. */
+    private void remember(List<String> labels, long[] rtts) {
+        if (rtts.length == 0) {
+            return;
+        }
+        Ring ring = recent.computeIfAbsent(labels, k -> new Ring());
+        for (long ns : rtts) {
+            ring.add(ns);
+        }
+    }
+
     /** Drops the series of peers no longer planned. */
     public void retain(Set<String> peers) {
         Function<List<String>, Boolean> gone = labels -> !peers.contains(labels.get(0));
-        rtt.removeIf(gone);
-        host.removeIf(gone);
+        if (perPeerHistograms) {
+            rtt.removeIf(gone);
+            host.removeIf(gone);
+        }
+        recent.keySet().removeIf(labels -> !peers.contains(labels.get(0)));
         duplicated.removeIf(gone);
         reordered.removeIf(gone);
         sent.removeIf(gone);

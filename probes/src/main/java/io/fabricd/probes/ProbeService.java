@@ -63,7 +63,7 @@ public final class ProbeService implements AutoCloseable {
         this.bindHost = bindHost;
         this.hostname = config.nodeName != null && !config.nodeName.isBlank() ? () -> config.nodeName : hostname;
         this.labels = labels;
-        this.metrics = new ProbeMetrics(registry, responderStats);
+        this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms);
         this.findings = new ProbeFindings(config.window, config.lossThreshold, 50, config.latencyThreshold.toNanos() / 1e9, 5.0);
         this.client = new EndpointClient(key, Duration.ofSeconds(5));
     }
