@@ -99,7 +99,9 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
                  "two scrapes are seen in the counters: IB link_downed, a RoCE netdev's link down events and carrier "
                  "changes.", [
     ("fabricd-link", "link", [
-        finding("FabricPortDown", "link_down", "RDMA port down", "checks.md", severity="critical", for_="2m"),
+        # critical: a port that must be up is down; warning: the driver's states disagree, or a RoCE
+        # port is Disabled and nothing tells an administrator's doing from a failure
+        finding("FabricPortDown", "link_down", "RDMA port down", "checks.md", for_="2m"),
         rule("FabricPortFlapping",
              "changes(fabric_port_up[30m]) >= 4\n"
              "  or increase(fabric_port_pma_total{counter=\"link_downed\"}[30m]) >= 2\n"
@@ -118,14 +120,14 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
              "RDMA link retraining on " + HOST + ": " + PORT,
              PORT + " on " + HOST + " retrained its link {{ $value | humanize }} times in 15 minutes (link_error_recovery): "
              "each retrain stalls traffic for milliseconds and is a marginal cable, transceiver or switch port. Check "
-             "`mlxlink -d <dev> -c` for the link's BER and the switch port's errors; reseat or replace the cable.",
+             "`mlxlink -d {{ $labels.device }} -c` for the link's BER and the switch port's errors; reseat or replace the cable.",
              "checks.md#port_errors_rising"),
         rule("FabricSymbolErrorsRising",
              "increase(fabric_port_pma_total{counter=\"symbol_error\"}[1h]) > 120",
              "5m", "warning",
              "Symbol errors rising on " + HOST + ": " + PORT,
              PORT + " on " + HOST + " counted {{ $value | humanize }} symbol errors in the last hour, above 120/h (the IBTA "
-             "10^-12 bit error rate limit): a marginal cable or transceiver. Check `mlxlink -d <dev> -c` and replace the cable "
+             "10^-12 bit error rate limit): a marginal cable or transceiver. Check `mlxlink -d {{ $labels.device }} -c` and replace the cable "
              "at the next maintenance window.",
              "checks.md#port_errors_rising"),
         rule("FabricLinkErrorsRising",
@@ -196,8 +198,7 @@ FILES["congestion"] = ("Congestion: pause storms page; heavy congestion that the
              "increase(fabric_pfc_storm_events_total{level=\"error\"}[5m]) > 0",
              "0m", "critical",
              "PFC pause storm on " + HOST + ": {{ $labels.netdev }}",
-             "The NIC's pause-storm watchdog fired on {{ $labels.netdev }} of " + HOST + "{{ with $labels.level }} "
-             "({{ . }}){{ end }}: it sent pause frames without end and can stall every switch upstream. Drain or isolate the "
+             "The NIC's pause-storm watchdog fired on {{ $labels.netdev }} of " + HOST + ": it sent pause frames without end and can stall every switch upstream. Drain or isolate the "
              "host, then check its receive path (a hung driver or PCIe) before it rejoins.",
              "checks.md#pause_storm"),
         rule("FabricPauseFramesHigh",
@@ -237,7 +238,9 @@ FILES["congestion"] = ("Congestion: pause storms page; heavy congestion that the
              "10m", "warning",
              "CNPs ignored on " + HOST + ": " + PORT,
              PORT + " on " + HOST + " receives congestion notification packets it does not act on ({{ $value | humanize }}/s): "
-             "the DCQCN reaction point is off for that priority. Enable it (ecn/roce_rp/enable/<prio>).",
+             "the DCQCN reaction point is off for the RDMA priority. Enable it: MLNX_OFED's "
+             "/sys/class/net/<netdev>/ecn/roce_rp/enable/<priority>, or the NIC's DCQCN settings (NVIDIA's tuning guide); "
+             "the ecn_disabled finding names the netdev and priority.",
              "checks.md#ecn_disabled"),
         rule("FabricEcnMarksHigh",
              "rate(fabric_roce_ecn_marked_packets_total[5m])\n  / (rate(fabric_port_receive_packets_total[5m]) > 0) > 0.05",

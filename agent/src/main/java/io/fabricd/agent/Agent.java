@@ -87,7 +87,8 @@ public final class Agent implements AutoCloseable {
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
                 config.collection.interval, config.diagnosis, meters,
-                config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir))).stuckAfter(config.collection.stuckAfter);
+                config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir)), config.collectorConfig()::deviceSelected)
+                .stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished and while no collection is stuck").register(meters);
     }

@@ -97,8 +97,15 @@ public final class CollectionLoop implements AutoCloseable {
     /** @param inventory where the host's expected inventory is kept; null: in memory only */
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
                           DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory) {
+        this(source, collection, metrics, interval, diagnosis, meters, inventory, name -> true);
+    }
+
+    /** @param deviceSelected the devices the configuration collects (the inventory's others are not expected) */
+    public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
+                          DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory,
+                          java.util.function.Predicate<String> deviceSelected) {
         this.source = source;
-        this.judgement = new Judgement(inventory, diagnosis, metrics);
+        this.judgement = new Judgement(inventory, diagnosis, metrics, deviceSelected);
         this.collection = collection;
         this.interval = interval;
         this.executor = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -10,6 +10,7 @@ import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * What the agent makes of each collection, in order: the host's expected inventory grown (and kept
@@ -22,18 +23,29 @@ public final class Judgement {
     private final InventoryKeeper inventory;
     private final DiagnosisConfig diagnosis;
     private final FabricMetrics metrics;
+    private final Predicate<String> deviceSelected;
     private HostModel previous;
 
     /** @param store where the inventory is kept; null: in memory only */
     public Judgement(InventoryStore store, DiagnosisConfig diagnosis, FabricMetrics metrics) {
+        this(store, diagnosis, metrics, name -> true);
+    }
+
+    /**
+     * @param deviceSelected the devices the configuration collects (rdma.include_devices and
+     *                       exclude_devices): an inventory accepted under another configuration
+     *                       expects none of the others
+     */
+    public Judgement(InventoryStore store, DiagnosisConfig diagnosis, FabricMetrics metrics, Predicate<String> deviceSelected) {
         this.inventory = new InventoryKeeper(store);
         this.diagnosis = diagnosis;
         this.metrics = metrics;
+        this.deviceSelected = deviceSelected;
     }
 
     /** Judges {@code m} (with {@code extra} findings from outside the host model) and publishes its families. */
     public Report apply(HostModel m, List<Finding> extra) {
-        Inventory inv = inventory.observe(m);
+        Inventory inv = inventory.observe(m).selected(deviceSelected);
         Report report = Diagnosis.run(m, previous, inv, diagnosis).withFindings(extra);
         metrics.update(m, report.findings(), inv);
         previous = m;

@@ -41,7 +41,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, snapshot, probe)");
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, inventory, snapshot, probe, bw)");
     }
 
     public static void main(String[] args) {

@@ -78,7 +78,9 @@ class AgentProbeTest {
                             "size", size), 0.0);
                 }
                 String all = Http.get(b.port(), "/metrics").body();
-                assertThat(all).contains("fabric_probe_rtt_seconds_bucket{peer=\"" + peerA + "\",peer_rack=\"r12\",size=\"64\",transport=\"udp\",le=\"2.0E-6\"}");
+                // the histograms per peer rack, the per-peer latency as two recent quantiles (docs/probes.md, series per host)
+                assertThat(all).contains("fabric_probe_rtt_seconds_bucket{peer_rack=\"r12\",size=\"64\",transport=\"udp\",le=\"2.0E-6\"}")
+                        .contains("fabric_probe_rtt_recent_seconds{peer=\"" + peerA + "\",peer_rack=\"r12\",quantile=\"0.99\",size=\"64\"");
                 assertThat(b.probes().planned()).containsExactly(peerA);
                 // A answered; the endpoint refused an unauthenticated request and counted it
                 HttpResponse<String> anon = Http.get(a.port(), EndpointClient.PATH);

@@ -81,9 +81,13 @@ class CliTest {
         Result none = run("metrics", "--root", tmp.toString());
         assertThat(none.code()).isZero();
         assertThat(none.err()).contains("fabricd: no RDMA device in " + tmp + "/sys/class/infiniband");
+        // a host without RDMA devices fails the preflight, unless it has none on purpose
         Result diag = run("diagnose", "--root", tmp.toString());
-        assertThat(diag.code()).isZero();
+        assertThat(diag.code()).isEqualTo(1);
         assertThat(diag.err()).contains("no RDMA device");
+        assertThat(diag.out()).contains("[hardware_missing]").contains("this host has no RDMA device");
+        Path cfg = Files.writeString(tmp.resolve("none.yaml"), "diagnosis: {expect_rdma_devices: false}\n");
+        assertThat(run("diagnose", "--root", tmp.toString(), "--config", cfg.toString()).code()).isZero();
     }
 
     @Test
@@ -108,8 +112,8 @@ class CliTest {
     void diagnoseExitCodes() {
         Result healthy = run("diagnose", "--root", Fixtures.host("host-a-ib").toString());
         assertThat(healthy.code()).isZero();
-        // one collection: only the transport counters' totals since the driver loaded, as info
-        assertThat(healthy.out()).contains("INFO (1)", "[transport_errors]").doesNotContain("CRITICAL", "WARNING");
+        // one collection: the transport and link error counters' totals since the driver loaded, as info
+        assertThat(healthy.out()).contains("INFO (2)", "[transport_errors]", "[port_errors_rising]").doesNotContain("CRITICAL", "WARNING");
         Result bad = run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--format", "json");
         assertThat(bad.code()).isEqualTo(1); // gpudirect_off is critical
         assertThat(bad.out()).contains("\"check\" : \"gpudirect_off\"");

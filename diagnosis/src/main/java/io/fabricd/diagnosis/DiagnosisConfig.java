@@ -32,7 +32,7 @@ public final class DiagnosisConfig {
 
     /**
      * {@code boot_grace}: for this long after the host booted, a device that is not there yet or an
-     * expected port that is not up yet is a warning, not critical (drivers probe and links train
+     * expected port that is not up yet is info, not critical (drivers probe and links train
      * while a host boots). Default 10m.
      */
     @JsonProperty("boot_grace")

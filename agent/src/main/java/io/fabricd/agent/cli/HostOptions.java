@@ -30,40 +30,51 @@ public final class HostOptions {
     boolean demo;
 
     @Option(names = "--state-dir", paramLabel = "DIR",
-            description = "Where the host's expected inventory is kept (default: the config's state_dir, else /var/lib/fabricd "
-                    + "for the live host; none for --root and --demo).")
+            description = "Where the host's expected inventory is kept (default for the live host: the config's state_dir, else "
+                    + "/var/lib/fabricd; none for --root and --demo).")
     Path stateDir;
 
     /**
-     * The state folder: --state-dir, the config's state_dir, else /var/lib/fabricd for the live host;
-     * null for a snapshot or the demo without either.
+     * The state folder: --state-dir; for the live host the config's state_dir, else /var/lib/fabricd;
+     * null for a snapshot or the demo without --state-dir.
      */
     public Path stateDir(AgentConfig cfg) {
         if (stateDir != null) {
             return stateDir;
         }
-        if (cfg.stateDir != null && !cfg.stateDir.isBlank()) {
-            return Path.of(cfg.stateDir);
+        if (demo || snapshotRoot() != null) {
+            // the configuration's state folder is the live host's: a snapshot or the demo never
+            // reads or writes it unless --state-dir says so
+            return null;
         }
-        return demo || snapshotRoot() != null ? null : InventoryStore.DEFAULT_DIR;
+        return cfg.stateDir != null && !cfg.stateDir.isBlank() ? Path.of(cfg.stateDir) : InventoryStore.DEFAULT_DIR;
     }
 
     /**
-     * The stored inventory a one-shot command judges against, read only; null when there is none. A
-     * file that is not an inventory is said on {@code err} and judged without.
+     * The stored inventory a one-shot command judges against, read only, without the devices the
+     * configuration does not collect; null when there is none (said on {@code err} when --state-dir
+     * named the folder). IllegalArgumentException (exit 2) when the file cannot be used: a preflight
+     * must not pass because its expectations could not be read.
      */
     public Inventory storedInventory(AgentConfig cfg, PrintWriter err) {
         Path dir = stateDir(cfg);
         if (dir == null) {
             return null;
         }
+        InventoryStore store = new InventoryStore(dir);
+        Inventory inv;
         try {
-            return new InventoryStore(dir).load().orElse(null);
+            inv = store.load().orElse(null);
         } catch (IllegalArgumentException e) {
-            err.println("fabricd: " + e.getMessage() + " (judged without an inventory)");
-            err.flush();
-            return null;
+            throw new IllegalArgumentException(e.getMessage() + ": hardware that is gone cannot be judged. Move the file aside and run "
+                    + "`fabricd inventory accept` (or let the agent learn the host anew)");
         }
+        if (inv == null && stateDir != null) {
+            err.println("fabricd: no inventory in " + dir + ": hardware that is gone is not judged (the agent learns one at its first "
+                    + "start; `fabricd inventory accept` stores one)");
+            err.flush();
+        }
+        return inv == null ? null : inv.selected(cfg.collectorConfig()::deviceSelected);
     }
 
     public AgentConfig config() {

@@ -9,7 +9,9 @@ import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -56,25 +58,33 @@ public final class InventoryCommand implements Runnable {
             Path dir = requireStateDir(host, cfg);
             PrintWriter out = spec.commandLine().getOut();
             InventoryStore store = new InventoryStore(dir);
-            Inventory before = null;
-            try {
-                before = store.load().orElse(null);
-            } catch (IllegalArgumentException e) {
-                spec.commandLine().getErr().println("fabricd: " + e.getMessage() + " (replaced)");
-            }
             HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
-            Inventory inv = Inventory.of(m, Instant.now(), Inventory.ACCEPTED);
+            Inventory inv = Inventory.of(m, Instant.now().truncatedTo(ChronoUnit.SECONDS), Inventory.ACCEPTED);
+            PrintWriter err = spec.commandLine().getErr();
+            Inventory before;
             try {
-                store.save(inv);
+                // under the folder's lock: a running agent neither reads half of it nor writes over it
+                before = store.locked(() -> {
+                    Inventory was = null;
+                    try {
+                        was = store.load().orElse(null);
+                    } catch (IllegalArgumentException e) {
+                        // kept, not overwritten: someone may want to read what it said
+                        err.println("fabricd: " + e.getMessage() + "; moved to " + store.moveAside());
+                    }
+                    store.save(inv);
+                    return was;
+                });
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot write " + store.file() + ": " + e.getMessage());
+                throw new IllegalArgumentException("cannot write " + store.file() + ": " + InventoryStore.reason(e)
+                        + "; give a folder root can write with --state-dir (or state_dir)");
+            } catch (IllegalArgumentException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalArgumentException("cannot write " + store.file() + ": " + e);
             }
             if (before != null) {
-                List<Finding> gone = Diagnosis.run(m, null, before, cfg.diagnosis).findings().stream()
-                        .filter(f -> f.check().equals("hardware_missing")).toList();
-                for (Finding f : gone) {
-                    out.println("no longer expected: " + f.summary());
-                }
+                missing(m, before, cfg).forEach(f -> out.println("no longer expected: " + f.summary()));
             }
             out.println("accepted " + store.file() + ": " + describe(inv));
             out.flush();
@@ -103,10 +113,21 @@ public final class InventoryCommand implements Runnable {
             Path dir = requireStateDir(host, cfg);
             InventoryStore store = new InventoryStore(dir);
             Inventory inv = store.load().orElseThrow(() -> new IllegalArgumentException("no inventory in " + dir
-                    + ": the agent learns one at its first collection, or run `fabricd inventory accept`"));
+                    + ": the agent learns one at its first collection, or run `fabricd inventory accept`"))
+                    .selected(cfg.collectorConfig()::deviceSelected);
+            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+            List<Finding> gone = missing(m, inv, cfg);
             PrintWriter out = spec.commandLine().getOut();
             if (format == Format.json) {
-                out.print(inv.toJson());
+                ObjectNode root = JSON.createObjectNode();
+                root.put("file", store.file().toString());
+                try {
+                    root.set("inventory", JSON.readTree(inv.toJson()));
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+                root.set("missing", JSON.valueToTree(gone));
+                out.println(root.toPrettyString());
                 out.flush();
                 return 0;
             }
@@ -118,11 +139,9 @@ public final class InventoryCommand implements Runnable {
                 }
             }
             for (Inventory.Pci f : inv.pci()) {
-                out.println("  " + f.kind() + " " + f.address() + (f.width() == null ? "" : " x" + f.width()));
+                out.println("  " + f.kind() + " " + f.address() + (f.width() == null ? "" : " x" + f.width())
+                        + (f.speed() == null ? "" : String.format(java.util.Locale.ROOT, " %.1f GT/s", f.speed() / 1e9)));
             }
-            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
-            List<Finding> gone = Diagnosis.run(m, null, inv, cfg.diagnosis).findings().stream()
-                    .filter(f -> f.check().equals("hardware_missing")).toList();
             out.println(gone.isEmpty() ? "everything expected is present" : "missing now:");
             gone.forEach(f -> out.println("  " + f.severity().id() + ": " + f.summary()));
             out.flush();
@@ -130,10 +149,17 @@ public final class InventoryCommand implements Runnable {
         }
     }
 
+    /** What of {@code inv} the host {@code m} does not have: the hardware_missing findings. */
+    static List<Finding> missing(HostModel m, Inventory inv, AgentConfig cfg) {
+        return Diagnosis.run(m, null, inv, cfg.diagnosis).findings().stream().filter(f -> f.check().equals("hardware_missing")).toList();
+    }
+
     static String describe(Inventory inv) {
         long ports = inv.devices().stream().mapToLong(d -> d.ports().size()).sum();
         long up = inv.devices().stream().flatMap(d -> d.ports().stream()).filter(Inventory.Port::expectedUp).count();
-        return inv.origin() + " " + inv.acceptedAt() + ", " + inv.devices().size() + " RDMA devices, " + ports + " ports (" + up
-                + " expected up), " + inv.pci().size() + " GPU/NIC PCI functions";
+        return inv.devices().size() + " RDMA devices, " + ports + " ports (" + up + " expected up), " + inv.pci().size()
+                + " GPU/NIC PCI functions (" + inv.origin() + " " + inv.acceptedAt() + ")";
     }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 }

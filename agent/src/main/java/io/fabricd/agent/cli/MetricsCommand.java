@@ -3,6 +3,7 @@ package io.fabricd.agent.cli;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
@@ -24,8 +25,9 @@ public final class MetricsCommand implements Callable<Integer> {
     public Integer call() {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
-        byte[] body = FabricMetrics.text(m, cfg.netdev.allStats,
-                Diagnosis.run(m, null, cfg.diagnosis).findings());
+        Inventory inventory = host.storedInventory(cfg, spec.commandLine().getErr());
+        Inventory judged = inventory == null ? null : inventory.learn(m);
+        byte[] body = FabricMetrics.text(m, cfg.netdev.allStats, Diagnosis.run(m, null, judged, cfg.diagnosis).findings(), judged);
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

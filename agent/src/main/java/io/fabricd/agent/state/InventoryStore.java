@@ -3,7 +3,9 @@ package io.fabricd.agent.state;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
@@ -15,20 +17,25 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 /**
  * The host's expected inventory in the state folder ({@code --state-dir}, {@code state_dir}; the
- * Helm chart's hostPath, systemd's {@code StateDirectory}): {@code inventory.json}, written whole to a
+ * Helm chart's hostPath, a systemd unit's {@code StateDirectory=fabricd}): {@code inventory.json}, written whole to a
  * new file and renamed over the old one, so a crash leaves the old or the new, never half of one.
- * Links are never followed: a state folder or file that is a symbolic link is refused (a user who
- * can write the folder's parent must not make root write elsewhere).
+ * The agent and {@code fabricd inventory accept} take {@code .lock} in the folder around each
+ * read-change-write, so neither overwrites the other's. Links are never followed: a state folder
+ * or file that is a symbolic link is refused for reading and writing alike (a user who can write
+ * the folder's parent must not make root read or write elsewhere); the state folder itself should
+ * be writable by root alone.
  */
 public final class InventoryStore {
     public static final String FILE = "inventory.json";
     /** Where a live agent keeps its state when nothing else is said. */
     public static final Path DEFAULT_DIR = Path.of("/var/lib/fabricd");
-    private static final long MAX_BYTES = 4 << 20;
+    static final long MAX_BYTES = 4 << 20;
 
     private final Path dir;
 
@@ -51,14 +58,25 @@ public final class InventoryStore {
     public Optional<Inventory> load() {
         Path f = file();
         try {
+            refuseLinkedFolder();
             BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!a.isRegularFile()) {
-                throw new IllegalArgumentException(f + " is not a regular file (a link or a folder): refused");
+                throw new IllegalArgumentException(f + " is not a regular file (a link, a folder or a pipe): refused");
             }
             if (a.size() > MAX_BYTES) {
                 throw new IllegalArgumentException(f + " is " + a.size() + " bytes, more than an inventory can be (" + MAX_BYTES + ")");
             }
-            String json = Files.readString(f, StandardCharsets.UTF_8);
+            String json;
+            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                ByteBuffer buf = ByteBuffer.allocate((int) MAX_BYTES + 1);
+                while (buf.hasRemaining() && ch.read(buf) > 0) {
+                    // read at most MAX_BYTES + 1, whatever the file grew to since its size was read
+                }
+                if (buf.position() > MAX_BYTES) {
+                    throw new IllegalArgumentException(f + " is more than an inventory can be (" + MAX_BYTES + " bytes)");
+                }
+                json = new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
+            }
             try {
                 return Optional.of(Inventory.fromJson(json));
             } catch (IllegalArgumentException e) {
@@ -67,8 +85,25 @@ public final class InventoryStore {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + f + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot read " + f + ": " + reason(e));
         }
+    }
+
+    /** An I/O failure in words: the kernel's reason (permission denied, read-only file system), not just a path. */
+    public static String reason(IOException e) {
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "not a folder";
+        }
+        if (e instanceof NoSuchFileException) {
+            return "no such file or folder: " + ((NoSuchFileException) e).getFile();
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(java.util.Locale.ROOT);
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     }
 
     /** The file's modification time and size, to notice another process' write; null when there is no file. */
@@ -86,12 +121,7 @@ public final class InventoryStore {
 
     /** Writes the inventory (creating the folder, mode 0755, if it is missing); IOException with the reason. */
     public void save(Inventory inv) throws IOException {
-        if (Files.isSymbolicLink(dir)) {
-            throw new IOException(dir + " is a symbolic link: refused as a state folder");
-        }
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(dir);
-        }
+        createFolder();
         if (Files.isSymbolicLink(file())) {
             throw new IOException(file() + " is a symbolic link: refused");
         }
@@ -110,7 +140,7 @@ public final class InventoryStore {
             }
         }
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                 ch.force(true);
             }
             try {
@@ -120,6 +150,60 @@ public final class InventoryStore {
             }
         } finally {
             Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Moves an inventory file that cannot be read aside ({@code inventory.json.unreadable-<time>}),
+     * never deleting what someone may want back; the path it went to.
+     */
+    public Path moveAside() throws IOException {
+        refuseLinkedFolder();
+        Path aside = dir.resolve(FILE + ".unreadable-" + Instant.now().toString().replace(':', '-'));
+        Files.move(file(), aside, StandardCopyOption.ATOMIC_MOVE);
+        return aside;
+    }
+
+    /**
+     * Runs {@code work} holding the folder's lock ({@code .lock}), which {@code fabricd inventory
+     * accept} and the agent both take around a read-change-write. Without a folder (it cannot be
+     * made) the work runs without the lock.
+     */
+    public <T> T locked(Callable<T> work) throws Exception {
+        try {
+            createFolder();
+        } catch (IOException e) {
+            return work.call();
+        }
+        try (FileChannel ch = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS); FileLock lock = ch.lock()) {
+            return work.call();
+        }
+    }
+
+    private void createFolder() throws IOException {
+        refuseLinks();
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            Files.createDirectories(dir);
+            refuseLinks();
+        }
+    }
+
+    private void refuseLinkedFolder() {
+        try {
+            refuseLinks();
+        } catch (IOException e) {
+            throw new IllegalArgumentException(e.getMessage());
+        }
+    }
+
+    /** The folder, and every folder above it that exists, must not be a symbolic link. */
+    private void refuseLinks() throws IOException {
+        for (Path p = dir.toAbsolutePath().normalize(); p != null; p = p.getParent()) {
+            if (Files.isSymbolicLink(p)) {
+                throw new IOException((p.equals(dir.toAbsolutePath().normalize()) ? dir : p + " (above " + dir + ")")
+                        + " is a symbolic link: refused as a state folder (give its real path, a folder only root can write)");
+            }
         }
     }
 }

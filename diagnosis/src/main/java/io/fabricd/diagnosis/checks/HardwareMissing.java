@@ -26,8 +26,9 @@ import java.util.Set;
  * {@code diagnosis.expect_rdma_devices} is false or an accepted inventory has none.
  */
 public final class HardwareMissing implements Check {
-    private static final String RECHECK = "If the change was intended (a card removed or replaced), accept the host as it is now: "
-            + "`fabricd inventory accept`.";
+    /** The first sentence of every remediation: what a pager's line shows (fabric_finding_text). */
+    private static final String FIRST = "If this was intended (a card removed or replaced), run `fabricd inventory accept` on the node; "
+            + "otherwise drain it and ";
 
     @Override
     public String id() {
@@ -76,9 +77,9 @@ public final class HardwareMissing implements Check {
                 ev.put("ports", d.ports().size());
                 out.add(new Finding(id(), Severity.CRITICAL, subject, "RDMA device " + d.name()
                         + (d.pci() == null ? "" : " (PCI " + d.pci() + ")") + " is gone: its driver unbound or the card failed", ev,
-                        "Look for a firmware fatal error or a PCIe error in `dmesg` (mlx5: 'health compromised', 'fatal error'); "
-                                + "`lspci -s " + (d.pci() == null ? "<pci>" : d.pci()) + "` shows whether the card is still on the bus. "
-                                + "Drain the node, then reload the driver or reset the card (`mlxfwreset`), or replace it. " + RECHECK));
+                        FIRST + "look for a firmware fatal error or a PCIe error in `dmesg` (mlx5: 'health compromised', 'fatal "
+                                + "error'). `lspci -s " + (d.pci() == null ? "<pci>" : d.pci()) + "` shows whether the card is still on the "
+                                + "bus; reload the driver or reset the card (`mlxfwreset`), or replace it."));
                 continue;
             }
             RdmaDevice now = present.get();
@@ -92,8 +93,8 @@ public final class HardwareMissing implements Check {
                     ev.put("expected_since", inv.acceptedAt());
                     ev.put("ports_now", now.ports().stream().map(RdmaPort::port).toList());
                     out.add(new Finding(id(), Severity.CRITICAL, subject, "port " + ip.port() + " of " + now.name() + " is gone", ev,
-                            "Check `ibstat " + now.name() + "` and `dmesg`; a port that vanishes from a device is a driver or firmware "
-                                    + "fault: drain the node and reload the driver. " + RECHECK));
+                            FIRST + "check `ibstat " + now.name() + "` and `dmesg`. A port that vanishes from a device is a driver or "
+                                    + "firmware fault: reload the driver."));
                     continue;
                 }
                 if (ip.netdev() != null && port.get().netdev() == null && m.netdev(ip.netdev()).isEmpty()) {
@@ -102,8 +103,9 @@ public final class HardwareMissing implements Check {
                     ev.put("expected_since", inv.acceptedAt());
                     out.add(new Finding(id(), Severity.WARNING, subject, "netdev " + ip.netdev() + " of " + now.name() + " port "
                             + ip.port() + " is gone", ev,
-                            "Check `ip link` and `rdma link show " + now.name() + "/" + ip.port() + "`: the netdev was renamed, deleted "
-                                    + "or its driver unbound; RoCE and IPoIB need it. " + RECHECK));
+                            "If the netdev was renamed on purpose, run `fabricd inventory accept` on the node; otherwise check `ip link` "
+                                    + "and `rdma link show " + now.name() + "/" + ip.port() + "`. The netdev was renamed, deleted or its driver "
+                                    + "unbound; RoCE and IPoIB need it."));
                 }
             }
         }
@@ -125,21 +127,16 @@ public final class HardwareMissing implements Check {
             ev.put("kind", f.kind());
             ev.put("expected_since", inv.acceptedAt());
             ev.put("state", allOnes ? "reads all ones (link status or config space)" : "gone from the bus");
-            String what = switch (f.kind()) {
-                case "gpu" -> "GPU";
-                case "nic" -> "NIC function";
-                case "nvswitch" -> "NVSwitch";
-                default -> f.kind();
-            };
+            String what = "gpu".equals(f.kind()) ? "GPU" : "nvswitch".equals(f.kind()) ? "NVSwitch" : "NIC function";
             out.add(new Finding(id(), Severity.CRITICAL, subject, what + " " + f.address()
                     + (allOnes ? " no longer answers on PCIe (it reads all ones)" : " fell off the PCIe bus"), ev,
-                    "Look for 'fallen off the bus', AER or Xid errors in `dmesg`; `lspci -s " + f.address() + "` and (GPU) `nvidia-smi`. "
-                            + "Drain the node: a reset or a power cycle usually brings the function back; a repeat means a failing card, "
-                            + "riser or slot. " + RECHECK));
+                    FIRST + "look for 'fallen off the bus', AER or Xid errors in `dmesg`. `lspci -s " + f.address() + "` and (GPU) "
+                            + "`nvidia-smi` confirm; a reset or a power cycle usually brings the function back, a repeat means a failing "
+                            + "card, riser or slot."));
         }
         if (config.booting(m)) {
             // drivers probe and devices appear while a host boots: not yet a page
-            out.replaceAll(f -> f.severity() != Severity.CRITICAL ? f : new Finding(f.check(), Severity.WARNING, f.subject(),
+            out.replaceAll(f -> f.severity() != Severity.CRITICAL ? f : new Finding(f.check(), Severity.INFO, f.subject(),
                     f.summary() + " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays gone)",
                     f.evidence(), f.remediation()));
         }

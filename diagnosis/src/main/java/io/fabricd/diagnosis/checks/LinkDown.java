@@ -65,7 +65,7 @@ public final class LinkDown implements Check {
             }
             boolean booting = severity == Severity.CRITICAL && config.booting(m);
             if (booting) {
-                severity = Severity.WARNING; // links train and subnet managers configure ports while a host boots
+                severity = Severity.INFO; // links train and subnet managers configure ports while a host boots: no ticket, no page
             }
             Map<String, Object> subject = Ports.subject(p);
             Map<String, Object> evidence = new LinkedHashMap<>();

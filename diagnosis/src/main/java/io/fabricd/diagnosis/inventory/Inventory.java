@@ -48,12 +48,23 @@ public record Inventory(@JsonProperty("format") int format,
     /** The PCI functions the inventory keeps: the ones a job uses (bridges come and go with them). */
     static final Set<String> KINDS = Set.of("nic", "gpu", "nvswitch");
 
-    private static final ObjectMapper JSON = new ObjectMapper()
+    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
             .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            // a file someone edited by hand: null or "1" is not a port number, 1.5 is not a width
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .disable(com.fasterxml.jackson.databind.MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .build();
+    /** What a stored inventory may hold at most: far above any host, far below what hurts a scrape. */
+    static final int MAX_DEVICES = 512;
+    static final int MAX_PORTS = 64;
+    static final int MAX_PCI = 2048;
+    private static final java.util.regex.Pattern BDF = java.util.regex.Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.:@+-]{1,64}");
 
     public Inventory {
-        devices = devices == null ? List.of() : devices.stream().sorted(Comparator.comparing(Device::name)).toList();
+        devices = devices == null ? List.of() : devices.stream().sorted(Comparator.comparing(Device::name, Inventory::natural)).toList();
         pci = pci == null ? List.of() : pci.stream().sorted(Comparator.comparing(Pci::address)).toList();
         if (origin == null) {
             origin = LEARNED;
@@ -69,7 +80,9 @@ public record Inventory(@JsonProperty("format") int format,
                          @JsonProperty("pci") String pci,
                          @JsonProperty("ports") List<Port> ports) {
         public Device {
-            Objects.requireNonNull(name, "device name");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a device without a name");
+            }
             ports = ports == null ? List.of() : ports.stream().sorted(Comparator.comparingInt(Port::port)).toList();
         }
 
@@ -102,7 +115,9 @@ public record Inventory(@JsonProperty("format") int format,
                       @JsonProperty("width") Integer width,
                       @JsonProperty("speed") Long speed) {
         public Pci {
-            Objects.requireNonNull(address, "pci address");
+            if (address == null || address.isBlank()) {
+                throw new IllegalArgumentException("a PCI function without an address");
+            }
         }
     }
 
@@ -157,8 +172,9 @@ public record Inventory(@JsonProperty("format") int format,
             }
             String name = d.name();
             String pciAddr = d.pciAddress() != null ? d.pciAddress() : known.pci();
-            if (portsChanged || !name.equals(known.name()) || !Objects.equals(pciAddr, known.pci())) {
-                ds.set(i, new Device(name, known.nodeGuid() != null ? known.nodeGuid() : guid(d), pciAddr, ps));
+            String g = guid(d) != null ? guid(d) : known.nodeGuid();
+            if (portsChanged || !name.equals(known.name()) || !Objects.equals(pciAddr, known.pci()) || !Objects.equals(g, known.nodeGuid())) {
+                ds.set(i, new Device(name, g, pciAddr, ps));
                 changed = true;
             }
         }
@@ -206,6 +222,28 @@ public record Inventory(@JsonProperty("format") int format,
         return Optional.empty();
     }
 
+    /**
+     * This inventory without the devices the configuration does not collect ({@code rdma.include_devices},
+     * {@code exclude_devices}): an inventory accepted under another configuration expects nothing
+     * the agent was told not to read.
+     */
+    public Inventory selected(java.util.function.Predicate<String> deviceSelected) {
+        List<Device> ds = devices.stream().filter(d -> deviceSelected.test(d.name())).toList();
+        return ds.size() == devices.size() ? this : new Inventory(format, host, origin, acceptedAt, updatedAt, ds, pci);
+    }
+
+    /** mlx5_2 before mlx5_10: names compared with their numbers as numbers. */
+    static int natural(String a, String b) {
+        java.util.regex.Matcher x = DIGITS.matcher(a);
+        java.util.regex.Matcher y = DIGITS.matcher(b);
+        if (x.matches() && y.matches() && x.group(1).equals(y.group(1)) && x.group(2).length() < 10 && y.group(2).length() < 10) {
+            return Long.compare(Long.parseLong(x.group(2)), Long.parseLong(y.group(2)));
+        }
+        return a.compareTo(b);
+    }
+
+    private static final java.util.regex.Pattern DIGITS = java.util.regex.Pattern.compile("(.*?)(\\d+)");
+
     /** An operator accepted a host without RDMA devices: none is expected. */
     public boolean expectsNoRdma() {
         return ACCEPTED.equals(origin) && devices.isEmpty();
@@ -219,20 +257,82 @@ public record Inventory(@JsonProperty("format") int format,
         }
     }
 
-    /** Parses an inventory file; IllegalArgumentException with the reason when it is not one. */
+    /**
+     * Parses an inventory file; IllegalArgumentException with the reason when it is not one. A
+     * stored file is input like any other: every field is checked (names, PCI addresses, kinds, port
+     * numbers, dates, counts), so a file edited by hand or planted cannot make a check throw, a
+     * series explode or a terminal print control characters.
+     */
     public static Inventory fromJson(String json) {
+        Inventory inv;
         try {
-            Inventory inv = JSON.readValue(json, Inventory.class);
-            if (inv == null) {
-                throw new IllegalArgumentException("empty");
-            }
-            if (inv.format() != FORMAT) {
-                throw new IllegalArgumentException("format " + inv.format() + " (this fabricd reads format " + FORMAT + ")");
-            }
-            return inv;
+            inv = JSON.readValue(json, Inventory.class);
         } catch (JsonProcessingException | NullPointerException e) {
-            throw new IllegalArgumentException(e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage());
+            // Jackson's own words name its classes: say where the file went wrong instead
+            if (e instanceof JsonProcessingException j && j.getLocation() != null) {
+                String what = j instanceof com.fasterxml.jackson.core.JsonParseException ? "not JSON"
+                        : "a field has the wrong type or is missing";
+                throw new IllegalArgumentException(what + " at line " + j.getLocation().getLineNr() + ", column "
+                        + j.getLocation().getColumnNr());
+            }
+            throw new IllegalArgumentException("not an inventory");
         }
+        if (inv == null) {
+            throw new IllegalArgumentException("empty");
+        }
+        inv.validate();
+        return inv;
+    }
+
+    private void validate() {
+        if (format != FORMAT) {
+            throw new IllegalArgumentException("format " + format + " (this fabricd reads format " + FORMAT + ")");
+        }
+        if (!LEARNED.equals(origin) && !ACCEPTED.equals(origin)) {
+            throw new IllegalArgumentException("origin must be learned or accepted");
+        }
+        for (String at : new String[] {acceptedAt, updatedAt}) {
+            try {
+                Instant.parse(at);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("accepted_at and updated_at must be ISO-8601 instants");
+            }
+        }
+        check(host == null || host.length() <= 253 && host.chars().noneMatch(Character::isISOControl), "host is not a host name");
+        check(devices.size() <= MAX_DEVICES, "more than " + MAX_DEVICES + " devices");
+        check(pci.size() <= MAX_PCI, "more than " + MAX_PCI + " PCI functions");
+        for (Device d : devices) {
+            check(NAME.matcher(d.name()).matches(), "device name '" + printable(d.name()) + "' is not a device name");
+            check(d.nodeGuid() == null || d.nodeGuid().matches("[0-9a-fA-F:]{1,64}"), "node_guid of " + d.name() + " is not a GUID");
+            check(d.pci() == null || BDF.matcher(d.pci()).matches(), "pci of " + d.name() + " is not a PCI address");
+            check(d.ports().size() <= MAX_PORTS, d.name() + " has more than " + MAX_PORTS + " ports");
+            java.util.Set<Integer> numbers = new java.util.HashSet<>();
+            for (Port p : d.ports()) {
+                check(p.port() >= 1 && p.port() <= 255 && numbers.add(p.port()), d.name() + ": port " + p.port() + " is not a port number once");
+                check(p.netdev() == null || NAME.matcher(p.netdev()).matches(), d.name() + ": netdev is not a netdev name");
+                for (String t : new String[] {p.linkLayer(), p.rate()}) {
+                    check(t == null || t.length() <= 64 && t.chars().noneMatch(Character::isISOControl), d.name() + ": a port field is not text");
+                }
+                check(p.rateBytesPerSecond() == null || p.rateBytesPerSecond() >= 0, d.name() + ": a negative rate");
+            }
+        }
+        for (Pci f : pci) {
+            check(BDF.matcher(f.address()).matches(), "pci address '" + printable(f.address()) + "' is not a PCI address");
+            check(f.kind() != null && KINDS.contains(f.kind()), f.address() + ": kind must be one of " + new java.util.TreeSet<>(KINDS));
+            check(f.width() == null || f.width() >= 1 && f.width() <= 32, f.address() + ": width is not 1-32 lanes");
+            check(f.speed() == null || f.speed() >= 0, f.address() + ": a negative speed");
+        }
+    }
+
+    private static void check(boolean ok, String why) {
+        if (!ok) {
+            throw new IllegalArgumentException(why);
+        }
+    }
+
+    private static String printable(String s) {
+        String t = s.replaceAll("\\p{Cntrl}", "?");
+        return t.length() > 40 ? t.substring(0, 40) + "..." : t;
     }
 
     private static Port port(RdmaPort p, Port was) {
@@ -248,10 +348,21 @@ public record Inventory(@JsonProperty("format") int format,
                 better ? rate : was.rateBytesPerSecond(), better ? rateText : was.rate());
     }
 
+    /**
+     * The inventory entry a host device is: the one with its node GUID; else one with its name whose
+     * GUID is unknown on either side; else one with its name in the same PCI slot (a card replaced
+     * in its slot: the slot is what is expected, so the entry takes the new card's GUID).
+     */
     private static int indexOf(List<Device> ds, RdmaDevice d) {
         String g = guid(d);
         for (int i = 0; i < ds.size(); i++) {
             if (g != null && g.equals(ds.get(i).nodeGuid())) {
+                return i;
+            }
+        }
+        for (int i = 0; i < ds.size(); i++) {
+            Device x = ds.get(i);
+            if (x.name().equals(d.name()) && x.pci() != null && x.pci().equals(d.pciAddress())) {
                 return i;
             }
         }

@@ -49,4 +49,48 @@ class InventoryTest {
         assertThatThrownBy(() -> Inventory.fromJson("{\"format\": 1, \"devices\": [{\"ports\": []}]}"))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aStoredFileIsCheckedFieldByField() {
+        String good = Inventory.of(Hosts.model("host-a-ib"), AT, Inventory.ACCEPTED).toJson();
+        assertThat(Inventory.fromJson(good).devices()).hasSize(1);
+        for (String[] bad : new String[][] {
+                {"\"port\" : 1", "\"port\" : null"},
+                {"\"port\" : 1", "\"port\" : \"1\""},
+                {"\"port\" : 1", "\"port\" : 0"},
+                {"\"format\" : 1", "\"format\" : \"1\""},
+                {"\"origin\" : \"accepted\"", "\"origin\" : \"o\\u001b[31mred\""},
+                {"\"name\" : \"mlx5_0\"", "\"name\" : \"../../etc\""},
+                {"\"kind\" : \"gpu\"", "\"kind\" : null"},
+                {"\"kind\" : \"gpu\"", "\"kind\" : \"toaster\""},
+                {"\"address\" : \"0000:", "\"address\" : \"fake-0000:"},
+                {"\"width\" : 16", "\"width\" : 16.5"},
+                {"\"accepted_at\" : \"", "\"accepted_at\" : \"yesterday"}}) {
+            assertThat(good).as(bad[0]).contains(bad[0]);
+            String json = good.replaceFirst(java.util.regex.Pattern.quote(bad[0]), java.util.regex.Matcher.quoteReplacement(bad[1]));
+            assertThatThrownBy(() -> Inventory.fromJson(json)).as(bad[1]).isInstanceOf(IllegalArgumentException.class);
+        }
+        // thousands of planted functions: refused, not exported
+        StringBuilder many = new StringBuilder("{\"format\":1,\"origin\":\"learned\",\"accepted_at\":\"2026-11-01T00:00:00Z\","
+                + "\"updated_at\":\"2026-11-01T00:00:00Z\",\"pci\":[");
+        for (int i = 0; i < 5000; i++) {
+            many.append(i == 0 ? "" : ",").append(String.format("{\"address\":\"0000:%02x:%02x.0\",\"kind\":\"gpu\"}", i / 256, i % 256));
+        }
+        assertThatThrownBy(() -> Inventory.fromJson(many + "]}")).hasMessageContaining("more than");
+    }
+
+    @Test
+    void aCardReplacedInItsSlotTakesItsEntryAndADeadCardsNameMayBeTakenOver(@TempDir Path tmp) {
+        Path root = Hosts.copy("host-f-big", tmp.resolve("h"));
+        Inventory inv = Inventory.of(Hosts.model(root), AT, Inventory.LEARNED);
+        // a new card in mlx5_0's slot: another GUID, the same name and PCI address
+        Hosts.write(root, "sys/class/infiniband/mlx5_0/node_guid", "b83f:d2ff:fe00:0001\n");
+        HostModel swapped = Hosts.model(root);
+        Inventory after = inv.learn(swapped);
+        assertThat(after.devices()).hasSize(16);
+        assertThat(after.devices()).filteredOn(d -> d.name().equals("mlx5_0")).singleElement()
+                .satisfies(d -> assertThat(d.nodeGuid()).isEqualTo("b83f:d2ff:fe00:0001"));
+        assertThat(io.fabricd.diagnosis.Diagnosis.run(swapped, null, after, io.fabricd.diagnosis.DiagnosisConfig.DEFAULT).findings())
+                .noneMatch(f -> f.check().equals("hardware_missing"));
+    }
 }
