@@ -102,14 +102,23 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
         # critical: a port that must be up is down; warning: the driver's states disagree, or a RoCE
         # port is Disabled and nothing tells an administrator's doing from a failure
         finding("FabricPortDown", "link_down", "RDMA port down", "checks.md", for_="2m"),
+        # one alert per port, whichever counter saw the flap: the RoCE netdev's counters are joined
+        # to their port (fabric_port_info), and every branch ends with the same labels
         rule("FabricPortFlapping",
-             "changes(fabric_port_up[30m]) >= 4\n"
-             "  or increase(fabric_port_pma_total{counter=\"link_downed\"}[30m]) >= 2\n"
-             "  or increase(fabric_netdev_link_down_events_total[30m]) >= 2\n"
-             "  or increase(fabric_netdev_carrier_changes_total[30m]) >= 4",
+             "max without (counter) (\n"
+             "  changes(fabric_port_up[30m]) >= 4\n"
+             "    or increase(fabric_port_pma_total{counter=\"link_downed\"}[30m]) >= 2\n"
+             ")\n"
+             "or max without (netdev) (\n"
+             "  (\n"
+             "    increase(fabric_netdev_link_down_events_total[30m]) >= 2\n"
+             "      or increase(fabric_netdev_carrier_changes_total[30m]) >= 4\n"
+             "  )\n"
+             "  * on (job, instance, netdev) group_left (device, port) max by (job, instance, netdev, device, port) (fabric_port_info)\n"
+             ")",
              "1m", "warning",
-             "RDMA link flapping on " + HOST + ":{{ with $labels.device }} " + PORT + "{{ end }}{{ with $labels.netdev }} {{ . }}{{ end }}",
-             "The link of{{ with $labels.device }} " + PORT + "{{ end }}{{ with $labels.netdev }} {{ . }}{{ end }} on " + HOST
+             "RDMA link flapping on " + HOST + ": " + PORT,
+             "The link of " + PORT + " on " + HOST
              + " went down repeatedly in the last 30 minutes ({{ $value | printf \"%.0f\" }} down "
              "events or state changes): jobs on it see timeouts. Check the cable, transceiver and switch port "
              "(`mlxlink`, `ethtool -m`), and the switch's log for the port; replace the cable if it repeats.",

@@ -83,7 +83,7 @@ class AlertRulesTest {
 
     @Test
     void everyAlertHasARunbookSectionWhereItsLinkPoints() throws Exception {
-        Pattern link = Pattern.compile("runbook_url: https://github.com/fabricd/fabricd/blob/main/docs/([a-z]+\\.md)#([a-z0-9_]+)");
+        Pattern link = Pattern.compile("runbook_url: https://github.com/fabricd/fabricd/blob/main/docs/([a-z]+\\.md)#([a-z0-9_-]+)");
         for (Path f : files()) {
             Matcher m = link.matcher(Files.readString(f));
             while (m.find()) {

@@ -211,7 +211,7 @@ class AlertScenariosTest {
                     w.host().ethtool("ens2f0np0", "link_down_events_phy", 1);
                     w.host().add("sys/class/net/ens2f0np0/carrier_changes", 2);
                 })
-                .fires("FabricPortFlapping", "netdev=\"ens2f0np0\"", 10));
+                .fires("FabricPortFlapping", "device=\"mlx5_2\"", 10));
         s.add(Scenario.incident("link retraining once a minute", IB)
                 .every(10, 39, 1, w -> w.host().add(NIC0 + "/ports/1/counters/link_error_recovery", 1))
                 .fires("FabricLinkErrorRecovery", "device=\"mlx5_0\"", 10));
