@@ -51,9 +51,4 @@ public final class Judgement {
         previous = m;
         return report;
     }
-
-    /** The inventory after the latest collection; null before the first. */
-    public Inventory inventory() {
-        return inventory.current();
-    }
 }

@@ -76,7 +76,7 @@ final class InventoryFamilies {
             if (unknown.contains(p.address())) {
                 continue;
             }
-            boolean present = m.pciFunction(p.address()).isPresent() && !Inventory.gone(m, p.address());
+            boolean present = m.pciFunction(p.address()).isPresent() && !m.readsAllOnes(p.address());
             add(f, seen, "fabric_inventory_present", present ? 1 : 0, "item", "pci_function", "device", "", "port", "",
                     "pci", p.address(), "kind", p.kind(), "node_guid", "");
         }

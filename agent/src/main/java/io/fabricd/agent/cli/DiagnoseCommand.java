@@ -1,7 +1,5 @@
 package io.fabricd.agent.cli;
 
-import io.fabricd.diagnosis.inventory.Inventory;
-
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
@@ -63,8 +61,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
                         + ", not before this collection (" + m.collectedAt() + ")");
             }
         }
-        Inventory inventory = host.storedInventory(cfg, spec.commandLine().getErr());
-        Report r = Diagnosis.run(m, before, inventory == null ? null : inventory.learn(m), cfg.diagnosis);
+        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, spec.commandLine().getErr()), cfg.diagnosis);
         var out = spec.commandLine().getOut();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));
         out.flush();

@@ -1,16 +1,15 @@
 package io.fabricd.agent.cli;
 
-import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.diagnosis.inventory.Inventory;
-
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.demo.DemoHost;
+import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -51,12 +50,13 @@ public final class HostOptions {
     }
 
     /**
-     * The stored inventory a one-shot command judges against, read only, without the devices the
-     * configuration does not collect; null when there is none (said on {@code err} when --state-dir
-     * named the folder). IllegalArgumentException (exit 2) when the file cannot be used: a preflight
-     * must not pass because its expectations could not be read.
+     * The stored inventory a one-shot command judges {@code m} against, read only, as a running
+     * agent would hold it after this collection (grown by it), without the devices the configuration
+     * does not collect; null when there is none (said on {@code err} when --state-dir named the
+     * folder). IllegalArgumentException (exit 2) when the file cannot be used: a preflight must not
+     * pass because its expectations could not be read.
      */
-    public Inventory storedInventory(AgentConfig cfg, PrintWriter err) {
+    public Inventory storedInventory(AgentConfig cfg, HostModel m, PrintWriter err) {
         Path dir = stateDir(cfg);
         if (dir == null) {
             return null;
@@ -74,7 +74,7 @@ public final class HostOptions {
                     + "start; `fabricd inventory accept` stores one)");
             err.flush();
         }
-        return inv == null ? null : inv.selected(cfg.collectorConfig()::deviceSelected);
+        return inv == null ? null : inv.learn(m).selected(cfg.collectorConfig()::deviceSelected);
     }
 
     public AgentConfig config() {

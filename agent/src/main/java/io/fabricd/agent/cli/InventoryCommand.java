@@ -121,11 +121,7 @@ public final class InventoryCommand implements Runnable {
             if (format == Format.json) {
                 ObjectNode root = JSON.createObjectNode();
                 root.put("file", store.file().toString());
-                try {
-                    root.set("inventory", JSON.readTree(inv.toJson()));
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
+                root.set("inventory", JSON.valueToTree(inv));
                 root.set("missing", JSON.valueToTree(gone));
                 out.println(root.toPrettyString());
                 out.flush();

@@ -25,8 +25,7 @@ public final class MetricsCommand implements Callable<Integer> {
     public Integer call() {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
-        Inventory inventory = host.storedInventory(cfg, spec.commandLine().getErr());
-        Inventory judged = inventory == null ? null : inventory.learn(m);
+        Inventory judged = host.storedInventory(cfg, m, spec.commandLine().getErr());
         byte[] body = FabricMetrics.text(m, cfg.netdev.allStats, Diagnosis.run(m, null, judged, cfg.diagnosis).findings(), judged);
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();

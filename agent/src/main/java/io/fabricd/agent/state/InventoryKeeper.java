@@ -110,10 +110,6 @@ public final class InventoryKeeper {
         return current.learn(m);
     }
 
-    public Inventory current() {
-        return current;
-    }
-
     private void save() {
         try {
             store.save(current);

@@ -1,6 +1,7 @@
 package io.fabricd.agent.state;
 
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.inventory.InventoryFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -78,7 +79,7 @@ public final class InventoryStore {
                 json = new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8);
             }
             try {
-                return Optional.of(Inventory.fromJson(json));
+                return Optional.of(InventoryFile.read(json));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(f + " is not a fabricd inventory: " + e.getMessage());
             }
@@ -125,7 +126,7 @@ public final class InventoryStore {
         if (Files.isSymbolicLink(file())) {
             throw new IOException(file() + " is a symbolic link: refused");
         }
-        byte[] bytes = inv.toJson().getBytes(StandardCharsets.UTF_8);
+        byte[] bytes = InventoryFile.write(inv).getBytes(StandardCharsets.UTF_8);
         Path tmp = null;
         for (int i = 0; tmp == null; i++) {
             Path t = dir.resolve("." + FILE + "." + ProcessHandle.current().pid() + "." + i + ".tmp");

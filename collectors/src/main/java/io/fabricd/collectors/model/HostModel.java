@@ -86,6 +86,15 @@ public record HostModel(
         return pcieConfig.stream().filter(c -> c.address().equals(address)).findFirst();
     }
 
+    /**
+     * The PCI function no longer answers: its link status (read every collection) or its config
+     * space (read at each identity refresh) reads all ones — it fell off the bus.
+     */
+    public boolean readsAllOnes(String address) {
+        return pciFunction(address).map(PciFunction::linkReadsAllOnes).orElse(false)
+                || pcieConfig(address).map(PcieConfig::allOnes).orElse(false);
+    }
+
     public Optional<PciFunction> pciFunction(String address) {
         return pci.stream().filter(f -> f.address().equals(address)).findFirst();
     }

@@ -73,7 +73,7 @@ public final class HardwareMissing implements Check {
                 // fabricd finds a NIC's function through its RDMA device: without the device, whether the
                 // function is still on the bus is not known here (lspci tells)
                 ev.put("pci_function", d.pci() == null ? null : m.pciFunction(d.pci()).isPresent()
-                        ? (gone(m, d.pci()) ? "reads all ones" : "present, no RDMA device on it") : "not known without its RDMA device");
+                        ? (m.readsAllOnes(d.pci()) ? "reads all ones" : "present, no RDMA device on it") : "not known without its RDMA device");
                 ev.put("ports", d.ports().size());
                 out.add(new Finding(id(), Severity.CRITICAL, subject, "RDMA device " + d.name()
                         + (d.pci() == null ? "" : " (PCI " + d.pci() + ")") + " is gone: its driver unbound or the card failed", ev,
@@ -114,7 +114,7 @@ public final class HardwareMissing implements Check {
                 continue;
             }
             Optional<PciFunction> now = m.pciFunction(f.address());
-            boolean allOnes = gone(m, f.address());
+            boolean allOnes = m.readsAllOnes(f.address());
             if (now.isPresent() && !allOnes) {
                 continue;
             }
@@ -143,7 +143,4 @@ public final class HardwareMissing implements Check {
         return out;
     }
 
-    private static boolean gone(HostModel m, String address) {
-        return Inventory.gone(m, address);
-    }
 }

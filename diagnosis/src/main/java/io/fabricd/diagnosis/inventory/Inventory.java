@@ -4,10 +4,6 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.model.PciFunction;
 import io.fabricd.collectors.model.RdmaDevice;
@@ -47,21 +43,6 @@ public record Inventory(@JsonProperty("format") int format,
     public static final String ACCEPTED = "accepted";
     /** The PCI functions the inventory keeps: the ones a job uses (bridges come and go with them). */
     static final Set<String> KINDS = Set.of("nic", "gpu", "nvswitch");
-
-    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
-            .enable(SerializationFeature.INDENT_OUTPUT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            // a file someone edited by hand: null or "1" is not a port number, 1.5 is not a width
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .disable(com.fasterxml.jackson.databind.MapperFeature.ALLOW_COERCION_OF_SCALARS)
-            .build();
-    /** What a stored inventory may hold at most: far above any host, far below what hurts a scrape. */
-    static final int MAX_DEVICES = 512;
-    static final int MAX_PORTS = 64;
-    static final int MAX_PCI = 2048;
-    private static final java.util.regex.Pattern BDF = java.util.regex.Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.:@+-]{1,64}");
 
     public Inventory {
         devices = devices == null ? List.of() : devices.stream().sorted(Comparator.comparing(Device::name, Inventory::natural)).toList();
@@ -133,7 +114,7 @@ public record Inventory(@JsonProperty("format") int format,
         }
         List<Pci> fs = new ArrayList<>();
         for (PciFunction f : m.pci()) {
-            if (KINDS.contains(f.kind()) && !gone(m, f.address())) {
+            if (KINDS.contains(f.kind()) && !m.readsAllOnes(f.address())) {
                 fs.add(new Pci(f.address(), f.kind(), f.width(), f.speed()));
             }
         }
@@ -180,7 +161,7 @@ public record Inventory(@JsonProperty("format") int format,
         }
         List<Pci> fs = new ArrayList<>(pci);
         for (PciFunction f : m.pci()) {
-            if (!KINDS.contains(f.kind()) || gone(m, f.address())) {
+            if (!KINDS.contains(f.kind()) || m.readsAllOnes(f.address())) {
                 continue;
             }
             Pci was = fs.stream().filter(x -> x.address().equals(f.address())).findFirst().orElse(null);
@@ -249,92 +230,6 @@ public record Inventory(@JsonProperty("format") int format,
         return ACCEPTED.equals(origin) && devices.isEmpty();
     }
 
-    public String toJson() {
-        try {
-            return JSON.writeValueAsString(this) + "\n";
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * Parses an inventory file; IllegalArgumentException with the reason when it is not one. A
-     * stored file is input like any other: every field is checked (names, PCI addresses, kinds, port
-     * numbers, dates, counts), so a file edited by hand or planted cannot make a check throw, a
-     * series explode or a terminal print control characters.
-     */
-    public static Inventory fromJson(String json) {
-        Inventory inv;
-        try {
-            inv = JSON.readValue(json, Inventory.class);
-        } catch (JsonProcessingException | NullPointerException e) {
-            // Jackson's own words name its classes: say where the file went wrong instead
-            if (e instanceof JsonProcessingException j && j.getLocation() != null) {
-                String what = j instanceof com.fasterxml.jackson.core.JsonParseException ? "not JSON"
-                        : "a field has the wrong type or is missing";
-                throw new IllegalArgumentException(what + " at line " + j.getLocation().getLineNr() + ", column "
-                        + j.getLocation().getColumnNr());
-            }
-            throw new IllegalArgumentException("not an inventory");
-        }
-        if (inv == null) {
-            throw new IllegalArgumentException("empty");
-        }
-        inv.validate();
-        return inv;
-    }
-
-    private void validate() {
-        if (format != FORMAT) {
-            throw new IllegalArgumentException("format " + format + " (this fabricd reads format " + FORMAT + ")");
-        }
-        if (!LEARNED.equals(origin) && !ACCEPTED.equals(origin)) {
-            throw new IllegalArgumentException("origin must be learned or accepted");
-        }
-        for (String at : new String[] {acceptedAt, updatedAt}) {
-            try {
-                Instant.parse(at);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("accepted_at and updated_at must be ISO-8601 instants");
-            }
-        }
-        check(host == null || host.length() <= 253 && host.chars().noneMatch(Character::isISOControl), "host is not a host name");
-        check(devices.size() <= MAX_DEVICES, "more than " + MAX_DEVICES + " devices");
-        check(pci.size() <= MAX_PCI, "more than " + MAX_PCI + " PCI functions");
-        for (Device d : devices) {
-            check(NAME.matcher(d.name()).matches(), "device name '" + printable(d.name()) + "' is not a device name");
-            check(d.nodeGuid() == null || d.nodeGuid().matches("[0-9a-fA-F:]{1,64}"), "node_guid of " + d.name() + " is not a GUID");
-            check(d.pci() == null || BDF.matcher(d.pci()).matches(), "pci of " + d.name() + " is not a PCI address");
-            check(d.ports().size() <= MAX_PORTS, d.name() + " has more than " + MAX_PORTS + " ports");
-            java.util.Set<Integer> numbers = new java.util.HashSet<>();
-            for (Port p : d.ports()) {
-                check(p.port() >= 1 && p.port() <= 255 && numbers.add(p.port()), d.name() + ": port " + p.port() + " is not a port number once");
-                check(p.netdev() == null || NAME.matcher(p.netdev()).matches(), d.name() + ": netdev is not a netdev name");
-                for (String t : new String[] {p.linkLayer(), p.rate()}) {
-                    check(t == null || t.length() <= 64 && t.chars().noneMatch(Character::isISOControl), d.name() + ": a port field is not text");
-                }
-                check(p.rateBytesPerSecond() == null || p.rateBytesPerSecond() >= 0, d.name() + ": a negative rate");
-            }
-        }
-        for (Pci f : pci) {
-            check(BDF.matcher(f.address()).matches(), "pci address '" + printable(f.address()) + "' is not a PCI address");
-            check(f.kind() != null && KINDS.contains(f.kind()), f.address() + ": kind must be one of " + new java.util.TreeSet<>(KINDS));
-            check(f.width() == null || f.width() >= 1 && f.width() <= 32, f.address() + ": width is not 1-32 lanes");
-            check(f.speed() == null || f.speed() >= 0, f.address() + ": a negative speed");
-        }
-    }
-
-    private static void check(boolean ok, String why) {
-        if (!ok) {
-            throw new IllegalArgumentException(why);
-        }
-    }
-
-    private static String printable(String s) {
-        String t = s.replaceAll("\\p{Cntrl}", "?");
-        return t.length() > 40 ? t.substring(0, 40) + "..." : t;
-    }
-
     private static Port port(RdmaPort p, Port was) {
         boolean up = p.up();
         Long rate = up && p.rate() != null && p.rate().bytesPerSecond() > 0 ? p.rate().bytesPerSecond() : null;
@@ -382,15 +277,6 @@ public record Inventory(@JsonProperty("format") int format,
             return null;
         }
         return g.strip();
-    }
-
-    /**
-     * The function no longer answers: its link status (read every collection) or its config space
-     * (read at each identity refresh) reads all ones.
-     */
-    public static boolean gone(HostModel m, String address) {
-        return m.pciFunction(address).map(PciFunction::linkReadsAllOnes).orElse(false)
-                || m.pcieConfig(address).map(c -> c.allOnes()).orElse(false);
     }
 
     private static <T extends Comparable<T>> T max(T a, T b) {

@@ -41,19 +41,19 @@ class InventoryTest {
     @Test
     void itSurvivesItsJsonAndRefusesWhatIsNotOne() {
         Inventory inv = Inventory.of(Hosts.model("host-f-big"), AT, Inventory.ACCEPTED);
-        Inventory back = Inventory.fromJson(inv.toJson());
+        Inventory back = InventoryFile.read(InventoryFile.write(inv));
         assertThat(back).isEqualTo(inv);
-        assertThat(inv.toJson()).contains("\"origin\" : \"accepted\"").contains("\"expected_up\" : true");
-        assertThatThrownBy(() -> Inventory.fromJson("{\"format\": 2}")).hasMessageContaining("format 2");
-        assertThatThrownBy(() -> Inventory.fromJson("[1,2")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Inventory.fromJson("{\"format\": 1, \"devices\": [{\"ports\": []}]}"))
+        assertThat(InventoryFile.write(inv)).contains("\"origin\" : \"accepted\"").contains("\"expected_up\" : true");
+        assertThatThrownBy(() -> InventoryFile.read("{\"format\": 2}")).hasMessageContaining("format 2");
+        assertThatThrownBy(() -> InventoryFile.read("[1,2")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InventoryFile.read("{\"format\": 1, \"devices\": [{\"ports\": []}]}"))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aStoredFileIsCheckedFieldByField() {
-        String good = Inventory.of(Hosts.model("host-a-ib"), AT, Inventory.ACCEPTED).toJson();
-        assertThat(Inventory.fromJson(good).devices()).hasSize(1);
+        String good = InventoryFile.write(Inventory.of(Hosts.model("host-a-ib"), AT, Inventory.ACCEPTED));
+        assertThat(InventoryFile.read(good).devices()).hasSize(1);
         for (String[] bad : new String[][] {
                 {"\"port\" : 1", "\"port\" : null"},
                 {"\"port\" : 1", "\"port\" : \"1\""},
@@ -68,7 +68,7 @@ class InventoryTest {
                 {"\"accepted_at\" : \"", "\"accepted_at\" : \"yesterday"}}) {
             assertThat(good).as(bad[0]).contains(bad[0]);
             String json = good.replaceFirst(java.util.regex.Pattern.quote(bad[0]), java.util.regex.Matcher.quoteReplacement(bad[1]));
-            assertThatThrownBy(() -> Inventory.fromJson(json)).as(bad[1]).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> InventoryFile.read(json)).as(bad[1]).isInstanceOf(IllegalArgumentException.class);
         }
         // thousands of planted functions: refused, not exported
         StringBuilder many = new StringBuilder("{\"format\":1,\"origin\":\"learned\",\"accepted_at\":\"2026-11-01T00:00:00Z\","
@@ -76,7 +76,7 @@ class InventoryTest {
         for (int i = 0; i < 5000; i++) {
             many.append(i == 0 ? "" : ",").append(String.format("{\"address\":\"0000:%02x:%02x.0\",\"kind\":\"gpu\"}", i / 256, i % 256));
         }
-        assertThatThrownBy(() -> Inventory.fromJson(many + "]}")).hasMessageContaining("more than");
+        assertThatThrownBy(() -> InventoryFile.read(many + "]}")).hasMessageContaining("more than");
     }
 
     @Test
