@@ -505,10 +505,15 @@ def header_lines(text, width=100):
 
 
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "alerts")
-    for name, (header, groups) in FILES.items():
-        with open(os.path.join(out_dir, f"{name}.rules.yaml"), "w", encoding="utf-8") as f:
-            f.write(render(name, header, groups))
+    # tools/alerts.py [OUT_DIR]: default alerts/ and the Helm chart's copy (deploy/helm/fabricd/files/alerts,
+    # which `helm package` needs inside the chart; ChartFilesTest checks the two are identical)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    out_dirs = [sys.argv[1]] if len(sys.argv) > 1 else [os.path.join(here, "alerts"), os.path.join(here, "deploy", "helm", "fabricd", "files", "alerts")]
+    for out_dir in out_dirs:
+        os.makedirs(out_dir, exist_ok=True)
+        for name, (header, groups) in FILES.items():
+            with open(os.path.join(out_dir, f"{name}.rules.yaml"), "w", encoding="utf-8") as f:
+                f.write(render(name, header, groups))
 
 
 if __name__ == "__main__":

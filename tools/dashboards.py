@@ -312,14 +312,18 @@ def audit():
 
 
 def main():
-    # tools/dashboards.py [OUT_DIR] (default: dashboards/grafana; a test writes elsewhere and compares)
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dashboards", "grafana")
-    os.makedirs(out, exist_ok=True)
-    for name, d in [("fleet-overview", fleet()), ("host", host()), ("pingmesh", pingmesh()), ("config-audit", audit())]:
-        with open(os.path.join(out, name + ".json"), "w") as f:
-            json.dump(d, f, indent=2)
-            f.write("\n")
-        print("wrote dashboards/grafana/%s.json (%d panels)" % (name, len(d["panels"])))
+    # tools/dashboards.py [OUT_DIR] (default: dashboards/grafana and the Helm chart's copy,
+    # deploy/helm/fabricd/files/dashboards, which `helm package` needs inside the chart; a test
+    # writes elsewhere and compares, ChartFilesTest checks the two copies are identical)
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    outs = [sys.argv[1]] if len(sys.argv) > 1 else [os.path.join(here, "dashboards", "grafana"), os.path.join(here, "deploy", "helm", "fabricd", "files", "dashboards")]
+    for out in outs:
+        os.makedirs(out, exist_ok=True)
+        for name, d in [("fleet-overview", fleet()), ("host", host()), ("pingmesh", pingmesh()), ("config-audit", audit())]:
+            with open(os.path.join(out, name + ".json"), "w") as f:
+                json.dump(d, f, indent=2)
+                f.write("\n")
+            print("wrote %s/%s.json (%d panels)" % (os.path.relpath(out, here), name, len(d["panels"])))
 
 
 if __name__ == "__main__":

@@ -39,12 +39,37 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- default (printf "%s-probe-key" (include "fabricd.fullname" .)) .Values.probe.existingSecret -}}
 {{- end -}}
 
+{{/* "file": the key is mounted from a Secret the chart or the user made; "agents": the agents
+     read or make the Secret themselves (no key in any rendering: stable under helm template). */}}
+{{- define "fabricd.probeKeyMode" -}}
+{{- if or .Values.probe.existingSecret .Values.probe.key -}}file{{- else -}}agents{{- end -}}
+{{- end -}}
+
+{{/* The container's java arguments: packaging/jvm.options (or javaOpts), extraJavaOpts, the jar. */}}
+{{- define "fabricd.javaArgs" -}}
+{{- if .Values.javaOpts }}
+{{- range splitList " " .Values.javaOpts }}{{ if . }}
+- {{ . | quote }}{{ end }}{{ end }}
+{{- else }}
+- "@/usr/share/fabricd/jvm.options"
+{{- end }}
+{{- range splitList " " .Values.extraJavaOpts }}{{ if . }}
+- {{ . | quote }}{{ end }}{{ end }}
+- "-jar"
+- "/usr/share/fabricd/fabricd.jar"
+{{- end -}}
+
 {{/* The agent's configuration: what the chart needs, with .Values.config merged over it. */}}
 {{- define "fabricd.config" -}}
 {{- $base := dict "listen" (printf "0.0.0.0:%d" (int .Values.port)) -}}
 {{- if .Values.probe.enabled -}}
 {{- $k8s := dict "service" (include "fabricd.fullname" .) "namespace" .Release.Namespace "port_name" "http" "rack_labels" .Values.probe.rackLabels -}}
+{{- if eq (include "fabricd.probeKeyMode" .) "agents" -}}
+{{- $_ := set $k8s "key_secret" (include "fabricd.probeSecret" .) -}}
+{{- $_ := set $base "probe" (dict "udp_port" (int .Values.probe.udpPort) "kubernetes" $k8s) -}}
+{{- else -}}
 {{- $_ := set $base "probe" (dict "key_file" "/etc/fabricd/probe/key" "udp_port" (int .Values.probe.udpPort) "kubernetes" $k8s) -}}
+{{- end -}}
 {{- end -}}
 {{- if .Values.web.existingSecret -}}
 {{- $_ := set $base "http" (dict "web_config_file" "/etc/fabricd/web/web.yml") -}}

@@ -148,7 +148,7 @@ class HelmChartTest {
     void defaultsGiveALeastPrivilegeDaemonSetWithEverythingOn() throws Exception {
         List<HasMetadata> objects = render(t -> t);
         assertThat(objects.stream().map(HasMetadata::getKind).distinct().sorted().toList()).containsExactly("ClusterRole",
-                "ClusterRoleBinding", "ConfigMap", "DaemonSet", "PrometheusRule", "Role", "RoleBinding", "Secret", "Service",
+                "ClusterRoleBinding", "ConfigMap", "DaemonSet", "PrometheusRule", "Role", "RoleBinding", "Service",
                 "ServiceAccount", "ServiceMonitor");
 
         DaemonSet ds = one(objects, DaemonSet.class);
@@ -175,7 +175,7 @@ class HelmChartTest {
         c.getVolumeMounts().forEach(m -> mounts.put(m.getMountPath(), m));
         assertThat(mounts.get("/sys").getReadOnly()).isTrue();
         assertThat(mounts.get("/sys/kernel/config").getReadOnly()).isTrue();
-        assertThat(mounts).containsKeys("/dev/infiniband", "/etc/fabricd/probe", "/etc/fabricd/fabricd.yaml", "/tmp");
+        assertThat(mounts).containsKeys("/dev/infiniband", "/etc/fabricd/fabricd.yaml", "/tmp").doesNotContainKey("/etc/fabricd/probe");
         Map<String, Volume> volumes = new HashMap<>();
         pod.getVolumes().forEach(v -> volumes.put(v.getName(), v));
         assertThat(volumes.get("sys").getHostPath().getPath()).isEqualTo("/sys");
@@ -187,10 +187,12 @@ class HelmChartTest {
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getPorts()).extracting("name").containsExactly("http", "probe");
 
-        // the agent's configuration: Kubernetes discovery of this release's Service, the mounted key
+        // the agent's configuration: Kubernetes discovery of this release's Service, the probe key
+        // Secret the agents make themselves
         JsonNode cfg = agentConfig(objects);
         assertThat(cfg.get("listen").asText()).isEqualTo("0.0.0.0:9530");
-        assertThat(cfg.at("/probe/key_file").asText()).isEqualTo("/etc/fabricd/probe/key");
+        assertThat(cfg.at("/probe/key_file").isMissingNode()).isTrue();
+        assertThat(cfg.at("/probe/kubernetes/key_secret").asText()).isEqualTo("fab-fabricd-probe-key");
         assertThat(cfg.at("/probe/kubernetes/service").asText()).isEqualTo("fab-fabricd");
         assertThat(cfg.at("/probe/kubernetes/namespace").asText()).isEqualTo("monitoring");
         assertThat(cfg.at("/collection/interval").asText()).isEqualTo("10s");
@@ -202,16 +204,17 @@ class HelmChartTest {
         assertThat(svc.getSpec().getSelector()).isEqualTo(ds.getSpec().getSelector().getMatchLabels());
 
         Role role = one(objects, Role.class);
-        assertThat(role.getRules()).hasSize(1);
+        assertThat(role.getRules()).hasSize(3);
         assertThat(role.getRules().get(0).getResources()).containsExactly("endpointslices");
         assertThat(role.getRules().get(0).getVerbs()).containsExactly("list", "watch");
+        assertThat(role.getRules().get(1).getResources()).containsExactly("secrets");
+        assertThat(role.getRules().get(1).getResourceNames()).containsExactly("fab-fabricd-probe-key");
+        assertThat(role.getRules().get(1).getVerbs()).containsExactly("get");
+        assertThat(role.getRules().get(2).getVerbs()).containsExactly("create");
         ClusterRole nodes = one(objects, ClusterRole.class);
         assertThat(nodes.getRules().get(0).getResources()).containsExactly("nodes");
         assertThat(nodes.getRules().get(0).getVerbs()).containsExactly("get");
         assertThat(one(objects, ServiceAccount.class).getMetadata().getName()).isEqualTo("fab-fabricd");
-
-        Secret key = one(objects, Secret.class);
-        assertThat(Base64.getDecoder().decode(key.getData().get("key"))).hasSizeGreaterThanOrEqualTo(16);
 
         ServiceMonitor sm = one(objects, ServiceMonitor.class);
         assertThat(sm.getSpec().getEndpoints().get(0).getPort()).isEqualTo("http");
@@ -306,18 +309,47 @@ class HelmChartTest {
     }
 
     @Test
-    void jvmFlagsReplaceOrAddToTheLaunchersDefaults() throws Exception {
-        var env = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
-        assertThat(env).extracting("name").doesNotContain("FABRICD_JAVA_OPTS", "FABRICD_EXTRA_JAVA_OPTS");
-        env = one(render(t -> t.set("extraJavaOpts", "-Xmn2m").set("javaOpts", "-Xmx64m")), DaemonSet.class)
-                .getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
-        assertThat(env).anySatisfy(e -> {
-            assertThat(e.getName()).isEqualTo("FABRICD_EXTRA_JAVA_OPTS");
-            assertThat(e.getValue()).isEqualTo("-Xmn2m");
-        }).anySatisfy(e -> {
-            assertThat(e.getName()).isEqualTo("FABRICD_JAVA_OPTS");
-            assertThat(e.getValue()).isEqualTo("-Xmx64m");
-        });
+    void jvmFlagsReplaceOrAddToTheImagesDefaults() throws Exception {
+        // java itself is the command (no shell in the way); the image's argument file holds the defaults
+        Container c = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(c.getCommand()).containsExactly("/usr/bin/java");
+        assertThat(c.getArgs()).containsExactly("@/usr/share/fabricd/jvm.options", "-jar", "/usr/share/fabricd/fabricd.jar",
+                "run", "--config", "/etc/fabricd/fabricd.yaml");
+        c = one(render(t -> t.set("extraJavaOpts", "-Xmn2m -Xmx128m")), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(c.getArgs()).containsExactly("@/usr/share/fabricd/jvm.options", "-Xmn2m", "-Xmx128m", "-jar",
+                "/usr/share/fabricd/fabricd.jar", "run", "--config", "/etc/fabricd/fabricd.yaml");
+        c = one(render(t -> t.set("extraJavaOpts", "-Xmn2m").set("javaOpts", "-Xmx64m -XX:+UseSerialGC")), DaemonSet.class)
+                .getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertThat(c.getArgs()).containsExactly("-Xmx64m", "-XX:+UseSerialGC", "-Xmn2m", "-jar", "/usr/share/fabricd/fabricd.jar",
+                "run", "--config", "/etc/fabricd/fabricd.yaml");
+    }
+
+    @Test
+    void helmTemplateIsTheSameOnEveryRenderAndHoldsNoKey() throws Exception {
+        // Argo CD and Flux render with `helm template`: two renders must be equal, and no Secret or
+        // key may be in them (the agents make the Secret)
+        String first = new Helm(CHART).template().withName("fab").withNamespace("monitoring").call();
+        String second = new Helm(CHART).template().withName("fab").withNamespace("monitoring").call();
+        assertThat(second).isEqualTo(first);
+        assertThat(render(t -> t)).noneMatch(o -> o instanceof Secret);
+        // an existing Secret (sealed-secrets, external-secrets) is mounted and neither made nor granted
+        List<HasMetadata> existing = render(t -> t.set("probe.existingSecret", "fabric-key"));
+        assertThat(existing).noneMatch(o -> o instanceof Secret);
+        assertThat(agentConfig(existing).at("/probe/key_file").asText()).isEqualTo("/etc/fabricd/probe/key");
+        assertThat(agentConfig(existing).at("/probe/kubernetes/key_secret").isMissingNode()).isTrue();
+        assertThat(one(existing, Role.class).getRules()).extracting("resources").noneMatch(r -> r.toString().contains("secrets"));
+        var pod = one(existing, DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getSecret() != null && "fabric-key".equals(v.getSecret().getSecretName())).isTrue());
+    }
+
+    @Test
+    void fullPcieConfigSpaceIsAnExplicitCapability() throws Exception {
+        var sc = one(render(t -> t), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0).getSecurityContext();
+        assertThat(sc.getCapabilities().getAdd()).containsExactly("IPC_LOCK");
+        sc = one(render(t -> t.set("pcie.fullConfigSpace", "true")), DaemonSet.class).getSpec().getTemplate().getSpec().getContainers().get(0)
+                .getSecurityContext();
+        assertThat(sc.getCapabilities().getAdd()).containsExactly("IPC_LOCK", "SYS_ADMIN");
+        assertThat(sc.getCapabilities().getDrop()).containsExactly("ALL");
     }
 
     @Test

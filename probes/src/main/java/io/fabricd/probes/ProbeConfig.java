@@ -177,6 +177,15 @@ public final class ProbeConfig {
         @JsonProperty("node_refresh")
         public Duration nodeRefresh = Duration.ofMinutes(10);
 
+        /**
+         * A Secret (in {@code namespace}) holding the probe key under {@code key}, which the agents
+         * create with a random key when it does not exist yet (KubernetesProbeKey). Used when no
+         * {@code key_file} and no FABRICD_PROBE_KEY is given; the Helm chart sets it unless a key or
+         * an existing Secret is named.
+         */
+        @JsonProperty("key_secret")
+        public String keySecret;
+
         /** API server URL (default: in-cluster, from the service account; else the kubeconfig). */
         @JsonProperty("api_server")
         public String apiServer;
