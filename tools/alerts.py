@@ -89,6 +89,8 @@ FILES["configuration"] = ("Configuration alerts: one per configuration check of 
         finding("FabricIommuTranslation", "iommu_translation", "The IOMMU translates GPUDirect DMA", "checks.md"),
         finding("FabricPcieMaxReadRequest", "pcie_max_read_request", "NIC PCIe Max Read Request below 4096 bytes", "checks.md"),
         finding("FabricPcieMaxPayload", "pcie_max_payload", "NIC PCIe Max Payload below what its path allows", "checks.md"),
+        # no rule for pcie_relaxed_ordering and pcie_config_blind: their findings are info only (a state
+        # fabricd cannot judge; PCIe checks blind without CAP_SYS_ADMIN), dashboards' business, never a page
         finding("FabricQpPressure", "qp_pressure", "Queue pairs near the device limit or piling up in error", "checks.md",
                 for_="5m"),
     ]),

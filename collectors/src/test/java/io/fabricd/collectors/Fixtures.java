@@ -4,11 +4,16 @@ import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.Ttar;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
 
 /** Finds the shared test fixtures (collectors/src/test/fixtures) from any module's tests. */
 public final class Fixtures {
@@ -91,6 +96,40 @@ public final class Fixtures {
      */
     public static Path nodeExporter(Path dest) {
         return ttar("real/node-exporter-infiniband.ttar", "", dest);
+    }
+
+    /**
+     * The bundled demo host (tools/hostgen.py host_demo: every tracked PCI function with a whole
+     * config space), unpacked into {@code dest}.
+     */
+    public static Path demo(Path dest) {
+        try (InputStream in = Fixtures.class.getResourceAsStream("/io/fabricd/demo/demo-host.ttar")) {
+            Files.createDirectories(dest);
+            Ttar.extract(new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)), dest, "");
+            return dest;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Makes the snapshot at {@code root} what {@code fabricd snapshot} writes without CAP_SYS_ADMIN:
+     * every PCI function's {@code config} cut to the {@code bytes} the kernel gives such a reader (64).
+     *
+     * @return the configs cut, as paths relative to {@code root}
+     */
+    public static List<String> truncateConfigSpaces(Path root, int bytes) {
+        try (Stream<Path> files = Files.walk(root.resolve("sys/devices"))) {
+            List<Path> configs = files.filter(f -> f.getFileName().toString().equals("config") && Files.isRegularFile(f,
+                    LinkOption.NOFOLLOW_LINKS)).sorted().toList();
+            for (Path f : configs) {
+                byte[] b = Files.readAllBytes(f);
+                Files.write(f, Arrays.copyOf(b, Math.min(bytes, b.length)));
+            }
+            return configs.stream().map(f -> root.relativize(f).toString()).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static Path ttar(String file, String prefix, Path dest) {

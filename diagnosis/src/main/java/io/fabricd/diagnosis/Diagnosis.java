@@ -13,6 +13,7 @@ import io.fabricd.diagnosis.checks.MtuMismatch;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
 import io.fabricd.diagnosis.checks.PauseStorm;
 import io.fabricd.diagnosis.checks.PcieAcsRedirect;
+import io.fabricd.diagnosis.checks.PcieConfigBlind;
 import io.fabricd.diagnosis.checks.PcieDegraded;
 import io.fabricd.diagnosis.checks.PcieMaxPayload;
 import io.fabricd.diagnosis.checks.PcieMaxReadRequest;
@@ -37,7 +38,7 @@ public final class Diagnosis {
             new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
             new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
-            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new HardwareMissing());
+            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new PcieConfigBlind(), new HardwareMissing());
 
     private Diagnosis() {
     }

@@ -25,7 +25,7 @@ class DiagnosisTest {
                 "pfc_missing", "global_pause_with_pfc", "ecn_disabled", "trust_mismatch", "mtu_mismatch", "roce_gid_missing",
                 "gpudirect_off", "numa_misaffinity", "pcie_degraded", "counter_saturated", "port_errors_rising", "pause_storm",
                 "qp_pressure", "transport_errors", "pcie_acs_redirect", "iommu_translation", "pcie_max_read_request",
-                "pcie_max_payload", "pcie_relaxed_ordering", "hardware_missing");
+                "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing");
     }
 
     @Test

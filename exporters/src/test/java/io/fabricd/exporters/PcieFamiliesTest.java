@@ -6,12 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.model.HostModel;
 import io.fabricd.collectors.pcie.PcieHosts;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +26,10 @@ class PcieFamiliesTest {
         return PromText.parse(new String(Exposition.render(FabricMetrics.build(
                 HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root)), false), null).body(),
                 StandardCharsets.UTF_8));
+    }
+
+    static List<Double> series(Map<String, Double> v, String prefix) {
+        return v.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).map(Map.Entry::getValue).toList();
     }
 
     @Test
@@ -43,6 +50,33 @@ class PcieFamiliesTest {
         assertThat(v).containsEntry(s("fabric_pci_iommu_mode", "pci", PcieHosts.NIC, "kind", "nic", "mode", "passthrough"), 1.0);
         assertThat(v).containsEntry(s("fabric_pci_iommu_mode", "pci", PcieHosts.GPU, "kind", "gpu", "mode", "off"), 1.0);
         assertThat(v).containsEntry("fabric_iommu_units", 1.0);
+    }
+
+    /**
+     * The demo as a snapshot taken without CAP_SYS_ADMIN (64-byte config files): every tracked
+     * function says 64 bytes, no register family has a series, and pcie_config_blind is one info
+     * finding of the host (no subject) with its words.
+     */
+    @Test
+    void aSnapshotWithoutCapSysAdminSaysHowMuchItRead(@TempDir Path tmp) {
+        Path demo = Fixtures.demo(tmp.resolve("demo"));
+        HostModel whole = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(demo));
+        assertThat(series(metrics(demo), "fabric_pci_config_bytes_read{")).hasSize(whole.pcieConfig().size()).containsOnly(4096.0);
+
+        Fixtures.truncateConfigSpaces(demo, 64);
+        HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(demo));
+        Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false,
+                Diagnosis.run(m, null).findings()), null).body(), StandardCharsets.UTF_8));
+        assertThat(series(v, "fabric_pci_config_bytes_read{")).hasSize(whole.pcieConfig().size()).containsOnly(64.0);
+        assertThat(v).containsEntry(s("fabric_pci_config_bytes_read", "pci", "0000:af:00.0", "kind", "nic"), 64.0)
+                .containsEntry(s("fabric_pci_config_bytes_read", "pci", "0000:4a:01.0", "kind", "bridge"), 64.0);
+        assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_pci_max_") || k.startsWith("fabric_pci_relaxed_ordering_enabled")
+                || k.startsWith("fabric_pci_acs_control"));
+        assertThat(v).containsEntry(s("fabric_finding", "check", "pcie_config_blind", "severity", "info", "device", "", "port", "",
+                "netdev", "", "priority", "", "gpu", "", "pci", "", "peer", ""), 1.0);
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding_text{") && k.contains("check=\"pcie_config_blind\""))
+                .singleElement().asString().contains("read only 64 bytes").contains("pcie.fullConfigSpace: true")
+                .contains("AmbientCapabilities=CAP_SYS_ADMIN").contains("fabricd diagnose` as root");
     }
 
     /** What was not read has no series: a 64-byte read has only its size, a snapshot without IOMMU files no mode. */

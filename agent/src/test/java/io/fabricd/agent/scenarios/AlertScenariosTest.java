@@ -166,6 +166,17 @@ class AlertScenariosTest {
                     w.host().write("sys/class/net/ens7f1np0/carrier", "1");
                 })
                 .quiet("FabricPortDown"));
+        s.add(Scenario.normal("agent without CAP_SYS_ADMIN: config spaces read to 64 bytes", BIG)
+                .at(0, w -> {
+                    // the kernel's cut for an unprivileged reader, on mlx5_0, GPU0 and the switch between them
+                    String endpoint = "pciutils-cap-pcie-2.lspci-xxxx.txt";
+                    String port = "pciutils-cap-pcie-1.lspci-xxxx.txt";
+                    Map.of(GPU0, endpoint, "0000:19:00.0", endpoint, "0000:15:01.0", port, "0000:16:00.0", port, "0000:17:00.0", port,
+                            "0000:17:01.0", port).forEach((bdf, dump) -> w.host().writeBytes(w.host().real("sys/bus/pci/devices/" + bdf)
+                            + "/config", java.util.Arrays.copyOf(io.fabricd.collectors.Fixtures.lspciDump(dump), 64)));
+                })
+                .quiet("FabricPcieAcsRedirect").quiet("FabricPcieMaxReadRequest").quiet("FabricPcieMaxPayload")
+                .diagnose("pcie_config_blind", Severity.INFO));
         // ---- incidents: the right alert, for the right device, within 15 minutes ----
         s.add(Scenario.incident("InfiniBand link down (cable pulled)", IB)
                 .at(10, w -> w.host().port("mlx5_0", 1, "1: DOWN", "2: Polling"))

@@ -11,7 +11,8 @@ import java.util.List;
  *
  * @param address             the function ("0000:17:00.0")
  * @param bytesRead           how much of the config space was read: 64 (unprivileged), 256 (a
- *                            conventional PCI function, or PCIe without extended space) or 4096
+ *                            conventional PCI function, or PCIe without extended space) or 4096;
+ *                            from a snapshot, its {@code config} file's length ({@link #truncated})
  * @param maxPayload          Device Control's Max_Payload_Size in bytes
  * @param maxPayloadSupported Device Capabilities' Max_Payload_Size Supported in bytes
  * @param maxReadRequest      Device Control's Max_Read_Request_Size in bytes
@@ -23,6 +24,17 @@ import java.util.List;
  */
 public record PcieConfig(String address, int bytesRead, Integer maxPayload, Integer maxPayloadSupported, Integer maxReadRequest,
                          Boolean relaxedOrdering, Acs acs, boolean allOnes) {
+
+    /**
+     * The read stopped before the end of the conventional config space (256 bytes), where the
+     * capability list lives: the kernel gives a reader without CAP_SYS_ADMIN the first 64 bytes of
+     * {@code config} (128 of a CardBus bridge's), and a snapshot taken by one holds that much. Not
+     * for a function that reads all ones: that one no longer answers (it fell off the bus), which is
+     * another matter ({@link #allOnes}).
+     */
+    public boolean truncated() {
+        return !allOnes && bytesRead < 256;
+    }
 
     /** True when the extended config space (past 256 bytes) was read: a missing ACS capability is then known missing. */
     public boolean extendedRead() {

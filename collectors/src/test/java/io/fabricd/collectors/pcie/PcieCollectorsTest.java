@@ -49,6 +49,44 @@ class PcieCollectorsTest {
         assertThat(nic.relaxedOrdering()).isNull();
     }
 
+    /**
+     * fabricd snapshot without CAP_SYS_ADMIN holds 64-byte config files, and the count comes from
+     * their length: every function of the demo read to 64 bytes, truncated, its registers unknown,
+     * and a snapshot of that snapshot the same. A function that reads all ones is gone, not truncated.
+     */
+    @Test
+    void aSnapshotTakenWithoutCapSysAdminCountsItsSixtyFourBytes(@TempDir Path tmp) throws Exception {
+        Path demo = Fixtures.demo(tmp.resolve("demo"));
+        HostModel whole = collect(demo);
+        assertThat(whole.pcieConfig()).isNotEmpty().allSatisfy(c -> {
+            assertThat(c.bytesRead()).as(c.address()).isEqualTo(4096);
+            assertThat(c.truncated()).isFalse();
+        });
+        assertThat(Fixtures.truncateConfigSpaces(demo, 64)).hasSizeGreaterThanOrEqualTo(whole.pcieConfig().size());
+        HostModel cut = collect(demo);
+        assertThat(cut.pcieConfig()).extracting(PcieConfig::address)
+                .containsExactlyElementsOf(whole.pcieConfig().stream().map(PcieConfig::address).toList());
+        assertThat(cut.pcieConfig()).allSatisfy(c -> {
+            assertThat(c.bytesRead()).as(c.address()).isEqualTo(64);
+            assertThat(c.truncated()).isTrue();
+            assertThat(c.allOnes()).isFalse();
+            assertThat(c.maxReadRequest()).isNull();
+            assertThat(c.maxPayloadSupported()).isNull();
+            assertThat(c.acs()).isNull();
+        });
+        Path out = tmp.resolve("snap");
+        SnapshotWriter.write(SnapshotHostSource.open(demo), CollectorConfig.DEFAULT, out, "test");
+        assertThat(collect(out).pcieConfig()).isEqualTo(cut.pcieConfig());
+
+        String gone = cut.pcieConfig().get(0).address();
+        byte[] ones = new byte[64];
+        Arrays.fill(ones, (byte) 0xff);
+        Files.write(demo.resolve("sys/bus/pci/devices/" + gone).toRealPath().resolve("config"), ones);
+        PcieConfig c = collect(demo).pcieConfig(gone).orElseThrow();
+        assertThat(c.allOnes()).isTrue();
+        assertThat(c.truncated()).isFalse();
+    }
+
     @Test
     void iommuGroupsAndTheirTypes(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h")).iommu("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on quiet", "DMA-FQ",

@@ -24,8 +24,10 @@ import java.util.TreeSet;
  * share the switch (path PIX or PXB) redirects their peer-to-peer traffic up to the root complex
  * (P2P Request or Completion Redirect) or may block it (Egress Control): GPUDirect RDMA's bandwidth
  * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, facts §5).
- * One finding per bridge, naming the pairs whose path crosses it. A bridge whose extended config
- * space was not read (fabricd lacks CAP_SYS_ADMIN) is unknown: one info finding names those bridges.
+ * One finding per bridge, naming the pairs whose path crosses it. A bridge whose config space was
+ * read whole but has no extended space (256 bytes: the platform gives no extended config access)
+ * is unknown: one info finding names those bridges. One read only to 64 bytes (fabricd lacks
+ * CAP_SYS_ADMIN) is {@code pcie_config_blind}'s to say, for every PCIe check at once.
  */
 public final class PcieAcsRedirect implements Check {
 
@@ -34,10 +36,12 @@ public final class PcieAcsRedirect implements Check {
         return "pcie_acs_redirect";
     }
 
-    @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
-        Map<String, List<String>> pairsByBridge = new TreeMap<>();
-        Set<String> unread = new TreeSet<>();
+    /**
+     * The bridges between a GPU and an RDMA NIC that share a switch (path PIX or PXB), each with the
+     * pairs whose peer-to-peer path crosses it: what this check judges.
+     */
+    static Map<String, List<String>> judgedBridges(HostModel m) {
+        Map<String, List<String>> out = new TreeMap<>();
         for (GpuNicPath p : m.gpuNicPaths()) {
             if (!"PIX".equals(p.path()) && !"PXB".equals(p.path())) {
                 continue;
@@ -48,16 +52,27 @@ public final class PcieAcsRedirect implements Check {
                 continue;
             }
             for (String bridge : TopologyCollector.bridgesBetween(gpu.get().path(), nic.get().path())) {
-                Optional<PcieConfig> read = m.pcieConfig(bridge);
-                if (read.isPresent() && !read.get().extendedRead()) {
-                    unread.add(bridge);
-                }
-                PcieConfig.Acs acs = read.map(PcieConfig::acs).orElse(null);
-                if (acs != null && acs.redirects()) {
-                    pairsByBridge.computeIfAbsent(bridge, k -> new ArrayList<>()).add("GPU " + p.gpu() + " <-> " + p.device() + " (" + p.path() + ")");
-                }
+                out.computeIfAbsent(bridge, k -> new ArrayList<>()).add("GPU " + p.gpu() + " <-> " + p.device() + " (" + p.path() + ")");
             }
         }
+        return out;
+    }
+
+    @Override
+    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+        Map<String, List<String>> pairsByBridge = new TreeMap<>();
+        Set<String> unread = new TreeSet<>();
+        judgedBridges(m).forEach((bridge, pairs) -> {
+            Optional<PcieConfig> read = m.pcieConfig(bridge);
+            // read whole, yet without the extended space; a truncated read is pcie_config_blind's, all ones a gone function
+            if (read.isPresent() && !read.get().extendedRead() && !read.get().truncated() && !read.get().allOnes()) {
+                unread.add(bridge);
+            }
+            PcieConfig.Acs acs = read.map(PcieConfig::acs).orElse(null);
+            if (acs != null && acs.redirects()) {
+                pairsByBridge.put(bridge, pairs);
+            }
+        });
         List<Finding> out = new ArrayList<>();
         pairsByBridge.forEach((bridge, pairs) -> {
             PcieConfig.Acs acs = m.pcieConfig(bridge).orElseThrow().acs();
@@ -75,12 +90,12 @@ public final class PcieAcsRedirect implements Check {
         });
         if (!unread.isEmpty()) {
             out.add(new Finding(id(), Severity.INFO, Map.of(), "ACS on " + unread.size() + " PCIe bridge" + (unread.size() == 1 ? "" : "s")
-                    + " between GPUs and NICs not judged: their extended config space was not read",
+                    + " between GPUs and NICs not judged: their config space was read whole but without the extended space "
+                    + "(past 256 bytes) ACS is in",
                     Map.of("bridges", List.copyOf(unread), "config_bytes_read",
                             unread.stream().map(b -> m.pcieConfig(b).orElseThrow().bytesRead()).distinct().sorted().toList()),
-                    "64 bytes: run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
-                            + "docs/security.md). 256: the platform gives no extended config access (MMCONFIG/ECAM off). Either way "
-                            + "`lspci -vvv | grep ACSCtl` as root shows it."));
+                    "The platform gives no extended config access (MMCONFIG/ECAM off or unsupported; `dmesg | grep -i mmconfig`): "
+                            + "`lspci -vvv | grep ACSCtl` as root shows what the kernel can read, the BIOS's PCIe ACS setting what is set."));
         }
         return out;
     }

@@ -55,18 +55,18 @@ final class PcieDeviceControl {
     }
 
     /**
-     * Why a config space that was read past its first 64 bytes gives no Device Control registers;
-     * null when it gives them (or when only 64 bytes were read: the unprivileged case, said apart).
+     * Why a config space that was read whole (256 bytes or more) gives no Device Control registers;
+     * null when it gives them, or when the read was cut short ({@link PcieConfig#truncated}: the
+     * unprivileged case, which {@code pcie_config_blind} says for every check at once).
      */
     static String unreadableReason(PcieConfig c) {
         if (c.allOnes()) {
             return "its config space reads all ones: the function no longer answers";
         }
-        if (c.maxReadRequest() != null || c.bytesRead() <= 64) {
+        if (c.maxReadRequest() != null || c.truncated()) {
             return null;
         }
-        return c.bytesRead() < 0x40 + 12 ? "its config space (" + c.bytesRead() + " bytes) is shorter than the PCI Express capability needs"
-                : "no PCI Express capability found in its " + c.bytesRead() + " bytes of config space (a capability list that is "
+        return "no PCI Express capability found in its " + c.bytesRead() + " bytes of config space (a capability list that is "
                 + "missing, malformed or ends past the bytes read)";
     }
 

@@ -12,9 +12,11 @@ import java.util.Map;
 /**
  * {@code pcie_max_read_request} (warning): an RDMA NIC's Max Read Request size below 4096 bytes. The NIC
  * reads what it sends (and GPU memory, over GPUDirect) in requests of at most this size; NVIDIA's
- * tuning for ConnectX is 4096. Where fabricd read only the first 64 bytes of a NIC's config space
- * (it lacks CAP_SYS_ADMIN) its registers are unknown: one info finding says so for the NIC
- * registers of all three checks (this one, {@code pcie_max_payload}, {@code pcie_relaxed_ordering}).
+ * tuning for ConnectX is 4096. A NIC whose config space was read whole but gives no Device Control
+ * (it reads all ones, or its capability list is broken) is unknown: one info finding says so for
+ * the NIC registers of all three checks (this one, {@code pcie_max_payload},
+ * {@code pcie_relaxed_ordering}). Where fabricd read only the first 64 bytes (it lacks
+ * CAP_SYS_ADMIN), {@code pcie_config_blind} says so.
  */
 public final class PcieMaxReadRequest implements Check {
     static final int WANT = 4096;
@@ -27,13 +29,9 @@ public final class PcieMaxReadRequest implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
-        List<String> unread = new ArrayList<>();
         Map<String, Object> unreadable = new java.util.TreeMap<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             Integer mrrs = n.config().maxReadRequest();
-            if (mrrs == null && n.config().bytesRead() <= 64 && !n.config().allOnes()) {
-                unread.add(n.function().address());
-            }
             String why = PcieDeviceControl.unreadableReason(n.config());
             if (why != null) {
                 unreadable.put(n.function().address(), why);
@@ -53,13 +51,6 @@ public final class PcieMaxReadRequest implements Check {
                     .map(e -> e.getKey() + ": " + e.getValue()).toList()), Map.of("nics", unreadable),
                     "Read the function's config space with `lspci -vvv -s <pci>`: a function that reads all ones is gone "
                             + "(hardware_missing says so when it was expected); a malformed capability list is a firmware fault."));
-        }
-        if (!unread.isEmpty()) {
-            out.add(new Finding(id(), Severity.INFO, Map.of(), "PCIe Device Control of " + unread.size() + " NIC function"
-                    + (unread.size() == 1 ? "" : "s") + " not judged: fabricd read only the first 64 bytes of their config space",
-                    Map.of("nics", unread, "config_bytes_read", 64),
-                    "Run fabricd as root (CAP_SYS_ADMIN; in Kubernetes add SYS_ADMIN to the chart's securityContext, "
-                            + "docs/security.md) to judge Max Read Request, Max Payload and relaxed ordering."));
         }
         return out;
     }
