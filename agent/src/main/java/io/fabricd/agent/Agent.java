@@ -1,6 +1,7 @@
 package io.fabricd.agent;
 
 import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.agent.state.NodeNameLock;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
@@ -77,6 +78,9 @@ public final class Agent implements AutoCloseable {
     private HttpServer server;
     private HttpApi http;
     private final FabricMetrics fabric;
+    /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
+    private Path nodeLockDir;
+    private NodeNameLock nodeLock;
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
@@ -137,6 +141,12 @@ public final class Agent implements AutoCloseable {
                 .help("The fabricd build: its version, git revision and the Java runtime it runs on (always 1)")
                 .labelNames("version", "revision", "java_version").register(registry);
         build.addLabelValues(Version.version(), Version.revision(), Version.javaVersion());
+    }
+
+    /** Where to take this agent's node name lock at start when it probes ({@link NodeName}); null (default): nowhere. */
+    public Agent nodeLocks(Path dir) {
+        this.nodeLockDir = dir;
+        return this;
     }
 
     /** Starts collecting and listening; returns once the server listens. */
@@ -231,6 +241,10 @@ public final class Agent implements AutoCloseable {
             close();
             throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage());
         }
+        if (probes != null && nodeLockDir != null) {
+            nodeLock = NodeName.claim(nodeLockDir, NodeName.of(config, source, this::hostname),
+                    new ListenAddress(listen.host(), port()), config.stateDir);
+        }
         LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
                 + new ListenAddress(listen.host(), port()) + "/metrics"
                 + (web == null ? "" : " (web config " + config.http.webConfigFile + ": TLS " + (web.tls() ? "on, client certificates "
@@ -293,6 +307,9 @@ public final class Agent implements AutoCloseable {
 
     @Override
     public void close() {
+        if (nodeLock != null) {
+            nodeLock.close();
+        }
         if (bandwidth != null) {
             bandwidth.close();
         }

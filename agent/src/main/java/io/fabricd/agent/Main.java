@@ -7,6 +7,7 @@ import io.fabricd.agent.cli.BwCommand;
 import io.fabricd.agent.cli.ProbeCommand;
 import io.fabricd.agent.cli.RunCommand;
 import io.fabricd.agent.cli.SnapshotCommand;
+import io.fabricd.agent.cli.UsageErrors;
 import io.fabricd.agent.cli.Version;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -41,7 +42,7 @@ public final class Main implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required (run, metrics, diagnose, inventory, snapshot, probe, bw)");
+        throw UsageErrors.commandRequired(spec);
     }
 
     public static void main(String[] args) {
@@ -54,6 +55,9 @@ public final class Main implements Runnable {
         CommandLine cl = new CommandLine(new Main());
         cl.setOut(out);
         cl.setErr(err);
+        // --format JSON, --fail-on Warning: the value is clear whatever its case
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        cl.setParameterExceptionHandler(new UsageErrors(USAGE));
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {
                 err.println("fabricd: " + e.getMessage());

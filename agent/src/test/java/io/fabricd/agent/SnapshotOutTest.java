@@ -90,8 +90,29 @@ class SnapshotOutTest {
     void aMissingParentOrAFileInTheWayIsOneLine(@TempDir Path tmp) throws Exception {
         oneLineExitTwo(snapshot(tmp.resolve("no/such/folder")), "does not exist");
         Path file = Files.writeString(tmp.resolve("file"), "x");
-        oneLineExitTwo(snapshot(file), "not an empty folder");
-        oneLineExitTwo(snapshot(file.resolve("below")), "does not exist");
+        oneLineExitTwo(snapshot(file), "--out " + file + " is a file, not a folder");
+        oneLineExitTwo(snapshot(file.resolve("below")), "the folder " + file + " is a file, not a folder");
+        assertThat(Files.readString(file)).isEqualTo("x");
+        assertThat(names(tmp)).containsExactly("file");
+    }
+
+    @Test
+    void aFileIsNamedAsGivenNeverByItsParentOrATemporaryName(@TempDir Path tmp) throws Exception {
+        // relative, as typed: the message names it so, not as an absolute path or by its folder
+        Path rel = Path.of("target", "snapshot-out-test-" + ProcessHandle.current().pid());
+        Files.createDirectories(rel.getParent());
+        Files.writeString(rel, "x");
+        try {
+            CliTest.Result r = snapshot(rel);
+            oneLineExitTwo(r, "fabricd: --out " + rel + " is a file, not a folder");
+            assertThat(r.err()).doesNotContain(rel.toAbsolutePath().toString(), ".fabricd-");
+        } finally {
+            Files.delete(rel);
+        }
+        // a file in a folder nobody can write to: still "a file", not "cannot write in /proc"
+        CliTest.Result proc = snapshot(Path.of("/proc/version"));
+        oneLineExitTwo(proc, "--out /proc/version is a file, not a folder");
+        assertThat(proc.err()).doesNotContain("cannot write", ".fabricd-");
     }
 
     @Test
@@ -112,7 +133,9 @@ class SnapshotOutTest {
     @Test
     void anUnwritableFolderIsOneLine(@TempDir Path tmp) throws Exception {
         // /proc refuses new folders to root too
-        oneLineExitTwo(snapshot(Path.of("/proc/fabricd-snapshot-test")), "cannot write in /proc");
+        CliTest.Result r = snapshot(Path.of("/proc/fabricd-snapshot-test"));
+        oneLineExitTwo(r, "cannot write in /proc");
+        assertThat(r.err()).doesNotContain(".fabricd-"); // the private folder's name is never shown
     }
 
     /** mount ARGS (or umount for "-u DIR"); false when it cannot (not root, no mount in this sandbox). */

@@ -137,7 +137,8 @@ public final class HostCollection {
     }
 
 
-    static String hostname(HostSource source) {
+    /** The host's name: the snapshot manifest's, else proc/sys/kernel/hostname, else the OS's ("unknown" for a snapshot without). */
+    public static String hostname(HostSource source) {
         if (source.manifest().isPresent() && source.manifest().get().hostname() != null) {
             return source.manifest().get().hostname();
         }

@@ -239,6 +239,9 @@ public final class DiagnosisConfig {
         if (roce.priority != null && (roce.priority < 0 || roce.priority > 7)) {
             throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority);
         }
+        if (roce.trust != null) {
+            roce.trust = roce.trust.toLowerCase(java.util.Locale.ROOT); // DSCP, Dscp: as the tools print it
+        }
         if (roce.trust != null && !roce.trust.equals("dscp") && !roce.trust.equals("pcp")) {
             throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust + "'");
         }

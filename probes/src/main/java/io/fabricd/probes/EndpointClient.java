@@ -113,7 +113,7 @@ public final class EndpointClient {
             throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
         } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
-            throw new IOException("cannot reach " + peer + ": " + why(c));
+            throw new IOException("cannot reach " + peer + ": " + why(c, uri.getHost()));
         }
         String body = new String(r.body(), StandardCharsets.UTF_8);
         if (r.statusCode() == 401) {
@@ -194,16 +194,21 @@ public final class EndpointClient {
         return c < 0 ? peer : peer.substring(0, c);
     }
 
-    /** What went wrong in words, not an exception's class name. */
-    static String why(Throwable c) {
+    /**
+     * What went wrong in words, not an exception's class name. A name that does not resolve is said
+     * as such: the HTTP client reports it as a ConnectException caused by an UnresolvedAddressException.
+     */
+    static String why(Throwable c, String host) {
+        for (Throwable t = c; t != null; t = t.getCause()) {
+            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+                return "cannot resolve host " + host;
+            }
+        }
         if (c instanceof ConnectException) {
             return "connection refused (no agent listening there?)";
         }
         if (c instanceof HttpConnectTimeoutException) {
             return "no connection within the timeout (host down or filtered?)";
-        }
-        if (c instanceof UnresolvedAddressException || c instanceof UnknownHostException) {
-            return "unknown host";
         }
         if (c instanceof SSLException) {
             return "TLS failed (" + c.getMessage() + "); does the peer serve TLS, and does --tls match?";
@@ -211,6 +216,6 @@ public final class EndpointClient {
         if (c.getMessage() != null && !c.getMessage().isBlank()) {
             return c.getMessage();
         }
-        return c.getCause() != null ? why(c.getCause()) : "connection failed";
+        return c.getCause() != null ? why(c.getCause(), host) : "connection failed";
     }
 }

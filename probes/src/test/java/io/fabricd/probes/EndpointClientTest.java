@@ -141,4 +141,12 @@ class EndpointClientTest {
         assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch("no-port"))
                 .hasMessageContaining("is not HOST:PORT");
     }
+
+    @Test
+    void aNameThatDoesNotResolveIsSaidSoNotAsARefusedConnection() {
+        // the HTTP client reports it as a ConnectException whose cause is an UnresolvedAddressException
+        assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch("no-such-host.invalid:9530"))
+                .isInstanceOf(IOException.class)
+                .hasMessage("cannot reach no-such-host.invalid:9530: cannot resolve host no-such-host.invalid");
+    }
 }

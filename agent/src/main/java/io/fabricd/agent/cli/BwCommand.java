@@ -70,6 +70,7 @@ public final class BwCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PeerAddresses.check(peers);
         ProbeKey key = peer.key();
         if (size < 1 || size > 1L << 30) {
             throw new IllegalArgumentException("--size must be 1 to 1073741824 bytes");
@@ -84,6 +85,8 @@ public final class BwCommand implements Callable<Integer> {
         if (send && bidirectional) {
             throw new IllegalArgumentException("--bidirectional is RDMA WRITE only (not with --send)");
         }
+        LocalRdma.require(LocalRdma.SYS, "fabricd bw writes over RDMA: run it on a host with an RDMA NIC "
+                + "(`fabricd probe PEER` measures loss and latency over UDP without one)");
         String why = VerbsRc.unavailable();
         if (why != null) {
             throw new IllegalArgumentException(why);

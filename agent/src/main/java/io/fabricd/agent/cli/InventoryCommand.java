@@ -30,7 +30,7 @@ public final class InventoryCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "say what to do: inventory accept or inventory show");
+        throw UsageErrors.commandRequired(spec);
     }
 
     static Path requireStateDir(HostOptions host, AgentConfig cfg) {

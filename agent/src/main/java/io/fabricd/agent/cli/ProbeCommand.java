@@ -70,6 +70,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        PeerAddresses.check(peers);
         ProbeKey key = peer.key();
         if (count < 1 || count > 1_000_000) {
             throw new IllegalArgumentException("--count must be 1-1000000");
@@ -159,6 +160,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     /** --device DEV[:PORT] on this host, with the GID index to send from. */
     private VerbsPorts.Port localPort() {
+        LocalRdma.require(LocalRdma.SYS, "--transport verbs probes over RDMA: use --transport udp (the default)");
         if (device == null) {
             throw new IllegalArgumentException("--transport verbs needs --device DEV (a local RDMA device, e.g. mlx5_0 or rxe1)");
         }

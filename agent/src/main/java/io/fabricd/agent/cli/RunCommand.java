@@ -3,6 +3,7 @@ package io.fabricd.agent.cli;
 import io.fabricd.agent.Agent;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.state.NodeNameLock;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -35,7 +36,7 @@ public final class RunCommand implements Callable<Integer> {
         java.nio.file.Path state = host.stateDir(cfg);
         cfg.stateDir = state == null ? null : state.toString();
         ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen);
-        Agent agent = new Agent(host.source(cfg), cfg, addr).start();
+        Agent agent = new Agent(host.source(cfg), cfg, addr).nodeLocks(NodeNameLock.defaultDir()).start();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             agent.close();

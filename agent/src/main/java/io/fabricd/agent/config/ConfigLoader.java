@@ -2,124 +2,115 @@ package io.fabricd.agent.config;
 
 import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
-import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads {@code --config FILE}; every problem becomes one IllegalArgumentException with a clear message. */
+/**
+ * Reads {@code --config FILE}. Every problem of the file - each unknown key, each value of the wrong
+ * kind, each key given twice - is named with its line in one IllegalArgumentException (exit 2), in
+ * words: never a Java class name. {@code /dev/null} and an empty file are the defaults.
+ */
 public final class ConfigLoader {
     private static final Pattern DURATION = Pattern.compile("^(\\d+(?:\\.\\d+)?)(us|µs|ms|s|m|h)$");
+    /** The key a validation message starts with: "collection.interval must be ...", "http: ...". */
+    private static final Pattern LEADING_KEY = Pattern.compile("^([a-z_]+(?:\\.[a-z_]+)*)");
+    private static final Pattern DOTTED_KEY = Pattern.compile("\\b([a-z_]+(?:\\.[a-z_]+)+)\\b");
+    private static final Path DEV_NULL = Path.of("/dev/null");
 
     private ConfigLoader() {
     }
 
     public static AgentConfig load(Path file) {
-        if (file == null) {
+        if (file == null || isDevNull(file)) {
             return new AgentConfig();
         }
         checkReadableFile("config file", file);
-        ObjectMapper m = new ObjectMapper(new YAMLFactory())
+        String text;
+        try {
+            text = Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read config file " + file + ": " + reason(e));
+        }
+        YAMLFactory yaml = new YAMLFactory();
+        ObjectMapper m = YAMLMapper.builder(yaml).enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS).build()
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 // "collection: ~" or "listen:" with nothing after it: the default, as if the key were absent
                 .setDefaultSetterInfo(JsonSetter.Value.forValueNulls(Nulls.SKIP))
                 .registerModule(new SimpleModule().addDeserializer(Duration.class, new DurationDeserializer()));
-        try {
-            AgentConfig c = Files.size(file) == 0 ? new AgentConfig() : m.readValue(file.toFile(), AgentConfig.class);
-            if (c == null) {
-                c = new AgentConfig();
-            }
-            c.validate();
-            return c;
-        } catch (UnrecognizedPropertyException e) {
-            String key = key(e);
-            String section = key.contains(".") ? " in " + key.substring(0, key.lastIndexOf('.')) : "";
-            throw new IllegalArgumentException("config file " + file + ": unknown key '" + e.getPropertyName() + "'" + section
-                    + keyLine(file, e) + "; known keys" + (section.isEmpty() ? "" : " there") + ": " + e.getKnownPropertyIds());
-        } catch (MismatchedInputException e) {
-            throw new IllegalArgumentException("config file " + file + ": " + key(e) + ": " + mismatch(e) + where(e));
-        } catch (JacksonException e) {
-            throw new IllegalArgumentException("config file " + file + ": " + e.getOriginalMessage() + where(e));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read config file " + file + ": " + e.getMessage());
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("config file " + file + ": " + e.getMessage());
+        ConfigProblems problems = new ConfigProblems();
+        YamlLines lines = YamlLines.scan(yaml, text, problems);
+        if (lines == null) {
+            throw problems.exception(file);
         }
-    }
-
-    private static String where(JacksonException e) {
-        return e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
+        JsonNode tree;
+        try {
+            tree = m.readTree(text);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("config file " + file + ": not valid YAML: " + ConfigBinder.words(e.getMessage()));
+        }
+        AgentConfig c = ConfigBinder.bind(m, tree, lines, problems);
+        if (c != null && problems.isEmpty()) {
+            try {
+                c.validate();
+            } catch (IllegalArgumentException e) {
+                // values each of the right kind that fabricd cannot use together: the first one found
+                int line = lineOf(e.getMessage(), lines);
+                problems.add(line, e.getMessage() + ConfigProblems.at(line));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw problems.exception(file);
+        }
+        return c;
     }
 
     /**
-     * The line of an unknown key: the parser stands on the token after it (the next line for a key
-     * whose value is a block), so the key is looked for from the parser's line upwards.
+     * The line of the key a validation message names: the key it starts with, else the first dotted
+     * key in it ("unknown collector 'gpu' in collection.disabled_collectors"); 0 when it names none
+     * of the file's keys.
      */
-    private static String keyLine(Path file, UnrecognizedPropertyException e) {
-        if (e.getLocation() == null) {
-            return "";
+    private static int lineOf(String message, YamlLines lines) {
+        String m = message == null ? "" : message;
+        Matcher k = LEADING_KEY.matcher(m);
+        int line = k.find() ? lines.line("/" + k.group(1).replace('.', '/')) : 0;
+        for (Matcher d = DOTTED_KEY.matcher(m); line == 0 && d.find(); ) {
+            line = lines.line("/" + d.group(1).replace('.', '/'));
         }
-        int line = e.getLocation().getLineNr();
+        return line;
+    }
+
+    /** {@code --config /dev/null}: no configuration, as on the command lines of other tools. */
+    private static boolean isDevNull(Path file) {
         try {
-            List<String> lines = Files.readAllLines(file);
-            Pattern k = Pattern.compile("^\\s*(- +)?[\"']?" + Pattern.quote(String.valueOf(e.getPropertyName())) + "[\"']?\\s*:");
-            for (int i = Math.min(line, lines.size()); i >= 1; i--) {
-                if (k.matcher(lines.get(i - 1)).find()) {
-                    return " (line " + i + ")";
-                }
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the parser's line then
+            return file.toRealPath().equals(DEV_NULL);
+        } catch (IOException e) {
+            return false;
         }
-        return " (line " + line + ")";
     }
 
-    /** The dotted key of a Jackson error: "http.max_header_bytes", "rdma.include_devices[0]". */
-    private static String key(JsonMappingException e) {
-        StringBuilder sb = new StringBuilder();
-        for (JsonMappingException.Reference r : e.getPath()) {
-            if (r.getFieldName() != null) {
-                sb.append(sb.length() == 0 ? "" : ".").append(r.getFieldName());
-            } else if (r.getIndex() >= 0) {
-                sb.append('[').append(r.getIndex()).append(']');
-            }
+    private static String reason(IOException e) {
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
         }
-        return sb.length() == 0 ? "(top level)" : sb.toString();
-    }
-
-    /** A type error in words: what was given and what the key takes. */
-    private static String mismatch(MismatchedInputException e) {
-        Class<?> t = e.getTargetType();
-        String want = t == null ? "another kind of value"
-                : t == int.class || t == Integer.class || t == long.class || t == Long.class ? "a whole number"
-                : t == double.class || t == Double.class ? "a number"
-                : t == boolean.class || t == Boolean.class ? "true or false"
-                : t == String.class ? "a text"
-                : t == Duration.class ? "a duration (like 500ms, 10s, 1m)"
-                : Collection.class.isAssignableFrom(t) || t.isArray() ? "a list"
-                : Map.class.isAssignableFrom(t) ? "a mapping (key: value)"
-                : t.getName().startsWith("io.fabricd.") ? "a section (key: value lines)" : "a " + t.getSimpleName();
-        if (e instanceof InvalidFormatException f && f.getValue() != null) {
-            return "'" + f.getValue() + "' is not " + want;
+        if (e instanceof java.nio.charset.CharacterCodingException) {
+            return "not UTF-8 text";
         }
-        return "expected " + want;
+        return e.getMessage() == null ? "read error" : e.getMessage();
     }
 
     /** A file fabricd reads at start: a regular, readable file (a FIFO would hang the start, a folder is no file). */
@@ -162,6 +153,9 @@ public final class ConfigLoader {
     private static final class DurationDeserializer extends JsonDeserializer<Duration> {
         @Override
         public Duration deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+            if (!p.currentToken().isScalarValue()) {
+                return (Duration) ctx.handleUnexpectedToken(Duration.class, p); // a list or a section: "expected a duration"
+            }
             try {
                 return parseDuration(p.getValueAsString());
             } catch (IllegalArgumentException | NullPointerException e) {

@@ -32,32 +32,41 @@ import java.util.stream.Stream;
  */
 final class SnapshotTarget implements AutoCloseable {
     private final Path out;
+    /** {@code --out} as the user gave it: every message names it so, never the private folder's name. */
+    private final String given;
     private final Path staging;
     private boolean committed;
 
-    private SnapshotTarget(Path out, Path staging) {
+    private SnapshotTarget(Path out, String given, Path staging) {
         this.out = out;
+        this.given = given;
         this.staging = staging;
     }
 
     /** Checks {@code out} and makes the private folder beside it. */
     static SnapshotTarget open(Path out) {
+        String what = "--out " + out;
         Path abs = out.toAbsolutePath().normalize();
         Path parent = abs.getParent();
         if (parent == null) {
-            throw new IllegalArgumentException("--out " + out + ": not a folder that can be written");
+            throw new IllegalArgumentException(what + ": not a folder that can be written");
         }
+        // what is in the way first: said about the path given, whatever its parent allows
+        refuseNonFolder(out, what);
         if (!Files.isDirectory(parent)) {
-            throw new IllegalArgumentException("--out " + out + ": the folder " + parent + " does not exist");
+            Path shown = out.getParent() != null ? out.getParent() : parent;
+            throw new IllegalArgumentException(what + ": the folder " + shown
+                    + (Files.exists(parent) ? " is a file, not a folder" : " does not exist"));
         }
         Path staging;
         try {
             // created with mode 0700 by this process, with a name nobody can predict
             staging = Files.createTempDirectory(parent, "." + abs.getFileName() + ".fabricd-");
         } catch (IOException e) {
-            throw new IllegalArgumentException("--out " + out + ": cannot write in " + parent + ": " + reason(e));
+            throw new IllegalArgumentException(what + ": cannot write in " + (out.getParent() != null ? out.getParent() : parent)
+                    + ": " + reason(e));
         }
-        SnapshotTarget t = new SnapshotTarget(abs, staging);
+        SnapshotTarget t = new SnapshotTarget(abs, out.toString(), staging);
         try {
             t.checkExisting();
         } catch (RuntimeException e) {
@@ -67,18 +76,26 @@ final class SnapshotTarget implements AutoCloseable {
         return t;
     }
 
-    /** An existing {@code out}: an empty folder of the user that writes, not a link. */
+    /** An existing {@code out} that is a link, a file or a device: refused, named as given. */
+    private static void refuseNonFolder(Path out, String what) {
+        if (Files.isSymbolicLink(out)) {
+            throw new IllegalArgumentException(what + " is a symbolic link: give a new or empty folder");
+        }
+        if (Files.isRegularFile(out, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException(what + " is a file, not a folder: give a new or empty folder (a snapshot is a folder)");
+        }
+        if (Files.exists(out, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IllegalArgumentException(what + " is not a folder (a device, pipe or socket): give a new or empty folder");
+        }
+    }
+
+    /** An existing {@code out}: an empty folder of the user that writes, not a link (again: it may have changed). */
     private void checkExisting() {
         if (!Files.exists(out, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        String what = "--out " + out;
-        if (Files.isSymbolicLink(out)) {
-            throw new IllegalArgumentException(what + " is a symbolic link: give a new or empty folder");
-        }
-        if (!Files.isDirectory(out, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IllegalArgumentException(what + " exists and is not an empty folder");
-        }
+        String what = "--out " + given;
+        refuseNonFolder(out, what);
         try (Stream<Path> entries = Files.list(out)) {
             if (entries.findAny().isPresent()) {
                 throw new IllegalArgumentException(what + " exists and is not an empty folder");
@@ -113,7 +130,7 @@ final class SnapshotTarget implements AutoCloseable {
             committed = true;
         } catch (IOException e) {
             // ENOTEMPTY: filled meanwhile; ENOTDIR: a link or file put there meanwhile
-            throw new IllegalArgumentException("--out " + out + ": cannot move the snapshot into place: " + reason(e));
+            throw new IllegalArgumentException("--out " + given + ": cannot move the snapshot into place: " + reason(e));
         }
     }
 
@@ -126,20 +143,29 @@ final class SnapshotTarget implements AutoCloseable {
         SnapshotWriter.deleteTree(staging);
     }
 
-    /** An I/O failure in words: "No space left on device", "Permission denied", ... */
+    /**
+     * An I/O failure in words: "no space left on device", "permission denied", ... never a path: the
+     * paths involved are the private folder's, which the user never named.
+     */
     static String reason(IOException e) {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
         if (e instanceof NoSuchFileException) {
-            return "no such file or folder: " + e.getMessage();
+            return "no such file or folder (the file system refuses new folders there, or a folder was removed meanwhile)";
         }
-        if (e instanceof FileSystemException f && f.getReason() != null) {
-            return f.getReason().toLowerCase(Locale.ROOT);
+        if (e instanceof java.nio.file.DirectoryNotEmptyException) {
+            return "the folder is no longer empty";
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException || e instanceof java.nio.file.NotDirectoryException) {
+            return "something else was put there meanwhile";
+        }
+        if (e instanceof FileSystemException f) {
+            return f.getReason() != null ? f.getReason().toLowerCase(Locale.ROOT) : "the file system refused it";
         }
         String m = e.getMessage();
-        if (m == null || m.isEmpty()) {
-            return e.getClass().getSimpleName();
+        if (m == null || m.isEmpty() || m.contains(".fabricd-")) {
+            return "write failed";
         }
         // "No space left on device" from a write: lower case like the reasons above
         return Character.toLowerCase(m.charAt(0)) + m.substring(1);

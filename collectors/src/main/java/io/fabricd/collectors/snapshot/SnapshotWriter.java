@@ -57,7 +57,7 @@ public final class SnapshotWriter {
             try {
                 r = writeInto(source, config, target.staging(), version);
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot write the snapshot to " + out + ": " + SnapshotTarget.reason(e));
+                throw new IllegalArgumentException("--out " + out + ": cannot write the snapshot: " + SnapshotTarget.reason(e));
             }
             target.commit();
             return r;
