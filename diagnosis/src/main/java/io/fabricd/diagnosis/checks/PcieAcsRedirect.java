@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * {@code pcie_acs_redirect} (warning): ACS on a PCIe switch port between a GPU and an RDMA NIC that
  * share the switch (path PIX or PXB) redirects their peer-to-peer traffic up to the root complex
  * (P2P Request or Completion Redirect) or may block it (Egress Control): GPUDirect RDMA's bandwidth
- * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, facts §5).
+ * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, docs/spec/host-facts.md §5).
  * One finding per bridge, naming the pairs whose path crosses it. A bridge whose extended config
  * space was not read (fabricd lacks CAP_SYS_ADMIN) is unknown: one info finding names those bridges.
  */
