@@ -21,7 +21,7 @@
 # bench/read-floor.c opening, reading and closing those same files (re-reading the kept ones
 # through open descriptors): what the reads alone cost on this machine, in C, with nothing else.
 # Needs: curl, prometheus-node-exporter, the fabricd jar (built if missing). Results: stdout; record
-# them in docs/benchmarks.md with the date and commit.
+# them in docs/benchmarks.md with the machine, the command and the commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 snap=$(realpath "${1:-collectors/src/test/fixtures/host-a-ib}")

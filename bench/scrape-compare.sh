@@ -11,7 +11,7 @@
 # (default 10000, fabricd's own); FABRICD_INTERVAL_MS=1000 LONE=30 LONE_GAP=1.5 has each lone scrape
 # meet a new collection, as a 10 s interval and a 15 s scrape do, in a tenth of the time.
 # Needs: curl, prometheus-node-exporter, the fabricd jar (built if missing). Results: stdout;
-# record them in docs/benchmarks.md with the date, machine and commit.
+# record them in docs/benchmarks.md with the machine, the command and the commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 snap=$(realpath "${1:-collectors/src/test/fixtures/host-a-ib}")

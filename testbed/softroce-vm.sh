@@ -6,9 +6,9 @@
 # ibv_devinfo, perftest...) run unchanged; nothing the guest writes reaches the host, except
 # files written to /mnt/out (= a per-run host directory, printed on stderr).
 #
-# Built from ../shared/reference/softroce-vm/ (see its REPORT.md for the pitfalls this avoids).
+# How it is built and the pitfalls it avoids: docs/spec/softroce-pitfalls.md.
 # usage:   softroce-vm.sh 'shell command line'      (runs with sh -c semantics, cwd = your cwd)
-# env:     ACCEL=tcg|kvm (default tcg; kvm hangs on this PVM host, see REPORT.md)
+# env:     ACCEL=tcg|kvm (default tcg; kvm only with hardware virtualisation, see the pitfalls)
 #          TIMEOUT=seconds (default 600)  SMP=2  MEM=2048 (MiB)  VERBOSE=1 (echo full console)
 #          SOFTROCE_DIR=${TMPDIR:-/tmp}/softroce-vm (work dir: kernel, initramfs, runs)
 # stderr:  [host] lines, and "[guest +Ns] NAME" when the guest prints a line =====NAME=====

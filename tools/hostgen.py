@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hostgen: builds host snapshots (docs/spec/host-snapshot.md) for fabricd's fixtures and demo.
 
-Values follow ../shared/reference/rdma-host-facts.md (sections 1, 2 and 7). A Host is a set of
+Formats, names and the model hosts follow docs/spec/host-facts.md. A Host is a set of
 files, relative symlinks and side-cars; it is written either as a snapshot folder (test fixtures,
 committed with their symlinks) or as a ttar text archive (the demo bundled in the agent jar).
 
@@ -305,7 +305,7 @@ def verbs(h, name, link_layer, active_mtu, width, speed, max_mtu=4096, state="AC
 
 
 def roce_sidecars(h, netdev, pfc_enabled, seed, dscp_trust=True):
-    """ethtool -S, pause parameters and DCB state of a mlx5 RoCE netdev (facts §2.3, §3)."""
+    """ethtool -S, pause parameters and DCB state of a mlx5 RoCE netdev (host-facts.md §2.3, §3)."""
     s = [("rx_packets", 912003341), ("rx_bytes", 1190023912232), ("tx_packets", 903312871),
          ("tx_bytes", 1173390028871), ("rx_ecn_mark", 0), ("rx_out_of_buffer", 0), ("rx_if_down_packets", 0),
          ("rx_vport_unicast_packets", 912003100), ("rx_vport_rdma_unicast_packets", 3096668454 + seed),
@@ -408,7 +408,7 @@ def peermem(h):
 # ---------------------------------------------------------------- the hosts
 
 def host_a():
-    """Facts §7.1: ConnectX-7 InfiniBand NDR, GPU on the same PCIe switch."""
+    """host-facts.md §7.1: ConnectX-7 InfiniBand NDR, GPU on the same PCIe switch."""
     h = Host()
     manifest(h, "dgx-h100-01", {"rack": "r12", "tor": "r12-leaf-1"})
     rp = "sys/devices/pci0000:15/0000:15:01.0"
@@ -431,7 +431,7 @@ def host_a():
 
 
 def host_b():
-    """Facts §7.2: ConnectX-6 Dx RoCE v2, GPUs on PHB and SYS paths."""
+    """host-facts.md §7.2: ConnectX-6 Dx RoCE v2, GPUs on PHB and SYS paths."""
     h = Host()
     manifest(h, "roce-node-07")
     rp = "sys/devices/pci0000:30/0000:30:02.0"
@@ -452,7 +452,7 @@ def host_b():
     h.file("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_mode", "RoCE v2")
     h.file("sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "106")
     numa_nodes(h, ["0-31", "32-63"])
-    # fabricd's QP side-car: `rdma -j resource show qp` (facts §6), one RC QP in ERR
+    # fabricd's QP side-car: `rdma -j resource show qp` (host-facts.md §6), one RC QP in ERR
     h.json("fabricd/rdma/qp.json", [
         {"ifindex": 0, "ifname": "mlx5_0", "port": 1, "lqpn": 1345, "rqpn": 1289, "type": "RC", "state": "RTS",
          "pdn": 3, "pid": 41234, "comm": "python3"},
@@ -466,7 +466,7 @@ def host_b():
 
 
 def host_c():
-    """Facts §7.3: Soft-RoCE rxe0 on a virtio NIC (no counters/, empty fw_ver, no device link)."""
+    """host-facts.md §7.3: Soft-RoCE rxe0 on a virtio NIC (no counters/, empty fw_ver, no device link)."""
     h = Host()
     manifest(h, "vm-rxe-01")
     rxe(h, "rxe0", "ens3", "sys/devices/pci0000:00/0000:00:03.0/virtio0/net/ens3", "52:54:00:12:34:56",

@@ -3,9 +3,9 @@
  * rdma-core's verbs.h (it wraps ___ibv_query_port with the caller's struct size), so it has no
  * stable exported symbol to bind; this shim calls it from C and hands plain ints back.
  *
- * ibv_get_device_list returns NULL (not an empty list) on a kernel without RDMA support;
- * ibv_free_device_list(NULL) crashes, so NULL is answered with -errno here and never freed
- * (../shared/reference/softroce-vm/REPORT.md, pitfall 7).
+ * ibv_get_device_list returns NULL (not an empty list) on a kernel without RDMA support
+ * (errno ENOSYS, ibv_get_device_list(3)); ibv_free_device_list(NULL) crashes, so NULL is answered
+ * with -errno here and never freed (docs/spec/softroce-pitfalls.md, pitfall 7).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@ class BandwidthVmIT {
         String guest = String.join("\n",
                 "cd " + repo,
                 "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk && echo another-key-0123456789abcdef > /tmp/wk)",
-                // GID index 1 (link-local RoCE v2): both rxe live in one netns, as the test bed's perftest runs.
+                // GID index 1 (the IPv4 RoCE v2 GID): both rxe live in one netns, as the test bed's perftest runs.
                 // The agent that serves the measured runs collects once, at its start: a collection takes one of
                 // the VM's two emulated CPUs for about 0.3 s (9 s the first, cold one), which the runs are kept clear of
                 "printf 'collection:\\n  interval: 1h\\nprobe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\nbandwidth:\\n  min_interval: 0s\\n'"

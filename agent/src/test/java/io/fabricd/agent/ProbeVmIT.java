@@ -44,7 +44,7 @@ class ProbeVmIT {
                 "ip netns exec peer ip addr add 10.9.0.2/24 dev pb",
                 "ip netns exec peer ip link set pb up && ip netns exec peer ip link set lo up",
                 "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk)",
-                // GID index 1 (link-local RoCE v2), as the test bed's perftest runs: both rxe live in one netns
+                // GID index 1 (the IPv4 RoCE v2 GID), as the test bed's perftest runs: both rxe live in one netns
                 "printf 'probe:\\n  key_file: /tmp/pk\\n  gid_index: 1\\n' > /tmp/agent.yaml",
                 "echo '=====PERFTEST====='",
                 "(timeout 60 ib_send_lat -d rxe0 -x 1 -n 1000 -F > /dev/null 2>&1 &)",

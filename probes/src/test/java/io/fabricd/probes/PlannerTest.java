@@ -46,8 +46,10 @@ class PlannerTest {
             assertThat(covered.get(String.format("r%03d", r))).as("rack " + r).hasSize(250);
         }
         int sizes = 2;
-        int seriesPerPeerAndSize = 4 /* sent, lost, late, histogram _count */ + 1 /* _sum */ + 18 /* buckets incl. +Inf */;
-        System.out.printf("planner simulation: %.1f probed peers per host (min %d, max %d), %.0f probe series per host%n",
+        // per peer and size by default: five counters and two recent quantiles (ProbeCardinalityTest);
+        // the RTT histograms are per peer rack and not counted here
+        int seriesPerPeerAndSize = 5 /* sent, lost, late, duplicated, reordered */ + 2 /* rtt_recent 0.5, 0.99 */;
+        System.out.printf("planner simulation: %.1f probed peers per host (min %d, max %d), %.0f per-peer probe series per host%n",
                 perHost.getAverage(), perHost.getMin(), perHost.getMax(), perHost.getAverage() * sizes * seriesPerPeerAndSize);
     }
 

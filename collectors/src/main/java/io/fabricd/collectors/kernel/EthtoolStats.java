@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Driver statistics of a netdev ({@code ethtool -S}), names as the driver gives them (facts §2.3),
+ * Driver statistics of a netdev ({@code ethtool -S}), names as the driver gives them (docs/spec/host-facts.md §2.3),
  * sorted by name. The set changes at run time (mlx5 adds {@code rx_prioN_pause*} only for
  * PFC-enabled priorities).
  *

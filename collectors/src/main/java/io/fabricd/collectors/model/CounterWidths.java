@@ -6,7 +6,7 @@ import java.util.SortedMap;
 
 /**
  * The widths of the IBTA PMA counters in a port's {@code counters/} (IBA §16.1.3.5; linux
- * drivers/infiniband/core/sysfs.c; facts §1.5). Non-extended PortCounters saturate at all-ones and
+ * drivers/infiniband/core/sysfs.c; docs/spec/host-facts.md §1.5). Non-extended PortCounters saturate at all-ones and
  * stay there until cleared, so a pinned value means "at least this much" and a rate computed across
  * it reads zero.
  *

@@ -3,7 +3,7 @@ package io.fabricd.collectors.model;
 import java.util.List;
 
 /**
- * DCB state of a netdev (linux include/uapi/linux/dcbnl.h; facts §3.1).
+ * DCB state of a netdev (linux include/uapi/linux/dcbnl.h; docs/spec/host-facts.md §3.1).
  *
  * @param supported   false when the netdev has no DCB ops (veth, virtio): a state, not an error
  * @param dcbx        DCBX mode names ("host", "lld_managed", "cee", "ieee", "static")
@@ -31,7 +31,7 @@ public record DcbState(boolean supported, List<String> dcbx, int pfcCap, List<In
     public record AppEntry(String selector, int protocol, int priority) {
     }
 
-    /** Upstream mlx5 trusts DSCP exactly when DSCP APP entries exist (facts §3.2). */
+    /** Upstream mlx5 trusts DSCP exactly when DSCP APP entries exist (docs/spec/host-facts.md §3.2). */
     public boolean hasDscpApp() {
         return app.stream().anyMatch(a -> "dscp".equals(a.selector()));
     }

@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 /**
  * A netdev's driver statistics ({@code ethtool -S}) by meaning instead of by driver name: pause
  * frames and pause time (per priority and 802.3x global), lossless-priority drops, and physical-layer
- * errors. The names come from the drivers' sources (facts §2.3):
+ * errors. The names come from the drivers' sources (docs/spec/host-facts.md §2.3):
  * <ul>
  * <li>mlx5 ({@code drivers/net/ethernet/mellanox/mlx5/core/en_stats.c}): {@code rx_prioN_pause},
  *     {@code rx_prioN_pause_duration} (µs), {@code rx_global_pause}, {@code rx_pause_ctrl_phy},

@@ -3,7 +3,7 @@ package io.fabricd.collectors.model;
 import java.util.List;
 
 /**
- * GPUDirect RDMA readiness (facts §5). {@code enabled} is null where it does not apply (no NVIDIA
+ * GPUDirect RDMA readiness (docs/spec/host-facts.md §5). {@code enabled} is null where it does not apply (no NVIDIA
  * GPU or no RDMA device on the host).
  *
  * @param evidence what was found or missing (paths, module lines)

@@ -3,7 +3,7 @@ package io.fabricd.collectors.model;
 import java.util.List;
 
 /**
- * How the IOMMU handles DMA of the host's NICs and GPUs (facts §5): {@code /sys/class/iommu},
+ * How the IOMMU handles DMA of the host's NICs and GPUs (docs/spec/host-facts.md §5): {@code /sys/class/iommu},
  * each function's {@code iommu_group} and the group's {@code type} (kernel 5.11 and later), and the
  * IOMMU arguments of the kernel command line.
  *

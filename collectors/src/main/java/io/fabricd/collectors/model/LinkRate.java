@@ -5,7 +5,7 @@ import java.util.regex.Pattern;
 
 /**
  * A port's {@code rate}: "400 Gb/sec (4X NDR)" (linux drivers/infiniband/core/sysfs.c rate_show;
- * facts §1.4). Only ".5" decimals exist ("2.5 Gb/sec (1X SDR)").
+ * docs/spec/host-facts.md §1.4). Only ".5" decimals exist ("2.5 Gb/sec (1X SDR)").
  *
  * @param bytesPerSecond signalling rate in bytes/s (Gb/s × 10^9 / 8, as node_exporter computes it)
  * @param width          lanes (1, 2, 4, 8, 12)

@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.SortedMap;
 
 /**
- * A netdev bound to an RDMA port (facts §2): sysfs state, driver statistics, global pause, DCB,
+ * A netdev bound to an RDMA port (docs/spec/host-facts.md §2): sysfs state, driver statistics, global pause, DCB,
  * and the MLNX_OFED QoS/ECN knobs when present. Null means "not known on this host".
  *
  * @param speedMbps   sysfs speed; null when the read fails (EINVAL while down is normal) or -1

@@ -2,7 +2,7 @@ package io.fabricd.collectors.model;
 
 /**
  * A PCI function fabricd cares about: an RDMA NIC function, an NVIDIA GPU or NVSwitch, or a bridge
- * above them (facts §4.1).
+ * above them (docs/spec/host-facts.md §4.1).
  *
  * @param kind         "nic", "gpu", "nvswitch" or "bridge"
  * @param path         resolved sysfs path ("sys/devices/pci0000:15/0000:15:01.0/.../0000:19:00.0")

@@ -2,7 +2,7 @@ package io.fabricd.collectors.model;
 
 /**
  * Port attributes sysfs lacks: MTUs (verbs, or derived from the netdev MTU), GID table length, and
- * rdma_cm's configfs defaults (facts §3.4-§3.5).
+ * rdma_cm's configfs defaults (docs/spec/host-facts.md §3.4-§3.5).
  *
  * @param mtuSource   "verbs" (ibv_query_port or its side-car) or "derived" (RoCE: netdev MTU minus the
  *                    driver's header allowance, rounded down to an IB MTU); null when unknown

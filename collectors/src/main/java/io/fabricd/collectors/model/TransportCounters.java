@@ -8,7 +8,7 @@ import java.util.Map;
  * The RDMA transport's failure counters of a port's {@code hw_counters/}, by what they mean rather
  * than by driver name (names from linux drivers/infiniband/hw/mlx5/counters.c,
  * sw/rxe/rxe_hw_counters.c, hw/bnxt_re/hw_counters.c, hw/irdma/verbs.c, hw/mlx4/main.c's diag
- * counters; facts §1.6-§1.7). Every other {@code hw_counters/} name of the drivers fabricd knows is
+ * counters; docs/spec/host-facts.md §1.6-§1.7). Every other {@code hw_counters/} name of the drivers fabricd knows is
  * traffic, congestion control or the control path ({@link #OTHER}); a test holds every name in the
  * fixtures to one of the two lists.
  */

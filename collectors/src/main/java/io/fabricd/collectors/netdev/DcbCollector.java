@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * DCB state of every Ethernet RDMA netdev (RTM_GETDCB / DCB_CMD_IEEE_GET live, the dcb side-car in a
- * snapshot; facts §3.1) and the trust mode it implies: MLNX_OFED's qos/trust when present, else
- * DSCP when the APP table holds DSCP entries (upstream mlx5, facts §3.2), else PCP when DCB answers.
+ * snapshot; docs/spec/host-facts.md §3.1) and the trust mode it implies: MLNX_OFED's qos/trust when present, else
+ * DSCP when the APP table holds DSCP entries (upstream mlx5, docs/spec/host-facts.md §3.2), else PCP when DCB answers.
  * A netdev without DCB support (veth, virtio) is recorded as unsupported, not as an error; a
  * netdev whose DCB state is not known (a snapshot without its DCB side-car) keeps none: unknown is
  * not "unsupported".

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The netdevs bound to RDMA ports (GID ndevs, the PCI function's net/, rxe's parent; facts §2.1-2.2):
+ * The netdevs bound to RDMA ports (GID ndevs, the PCI function's net/, rxe's parent; docs/spec/host-facts.md §2.1-2.2):
  * MTU, operstate, carrier, speed, type, driver, and MLNX_OFED's qos/trust and ecn knobs when present.
  * speed and carrier fail with EINVAL while a netdev is administratively down: that is a state, not
  * an error.

@@ -9,7 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * How the IOMMU handles the NICs' and GPUs' DMA (facts §5): the IOMMU units of
+ * How the IOMMU handles the NICs' and GPUs' DMA (docs/spec/host-facts.md §5): the IOMMU units of
  * {@code sys/class/iommu}, each function's {@code iommu_group} and the group's {@code type}, and the
  * IOMMU arguments of {@code proc/cmdline} as evidence. On the live host a missing
  * {@code sys/class/iommu} means the kernel has no IOMMU; in a snapshot it means fabricd did not

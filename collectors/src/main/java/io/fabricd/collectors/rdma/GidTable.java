@@ -8,7 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-/** A port's GID table (facts §1), for {@link RdmaCollector}: populated slots, their types and netdevs. */
+/** A port's GID table (docs/spec/host-facts.md §1), for {@link RdmaCollector}: populated slots, their types and netdevs. */
 final class GidTable {
     private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
 

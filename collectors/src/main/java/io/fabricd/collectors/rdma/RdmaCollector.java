@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
- * Every RDMA device and port of {@code sys/class/infiniband} (facts §1): identity, state, rate,
+ * Every RDMA device and port of {@code sys/class/infiniband} (docs/spec/host-facts.md §1): identity, state, rate,
  * LID, every {@code counters/} and {@code hw_counters/} file under its raw name, the GID table.
  * A file, port or device that fails degrades only itself.
  */

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * GPUDirect RDMA readiness (facts §5): NCCL's rule — a peer-memory module is loaded if any of
+ * GPUDirect RDMA readiness (docs/spec/host-facts.md §5): NCCL's rule — a peer-memory module is loaded if any of
  * memory_peers/nv_mem/version, memory_peers/nv_mem_nc/version or module/nvidia_peermem/version
  * exists — or the DMA-BUF path (kernel 5.12 or later with NVIDIA's open kernel modules). Only
  * meaningful where NVIDIA GPUs and RDMA devices are both present.

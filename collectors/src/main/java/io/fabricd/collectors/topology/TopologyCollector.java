@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * PCIe and NUMA topology of RDMA NICs, NVIDIA GPUs and NVSwitches (facts §4): every such function
+ * PCIe and NUMA topology of RDMA NICs, NVIDIA GPUs and NVSwitches (docs/spec/host-facts.md §4): every such function
  * and the bridges above it, from resolved sys/devices paths, with link speed and width (the
  * effective max taking the upstream port into account), and the nvidia-smi path class of every
  * GPU × RDMA device.
@@ -146,7 +146,7 @@ public final class TopologyCollector implements Collector {
     }
 
     /**
-     * nvidia-smi's classes from two resolved paths (facts §4.2): same host bridge and a common
+     * nvidia-smi's classes from two resolved paths (docs/spec/host-facts.md §4.2): same host bridge and a common
      * bridge with at most one bridge on either side below it → PIX, more → PXB; same host bridge,
      * different root ports → PHB; different host bridges on one NUMA node → NODE, on two → SYS;
      * a numa_node of -1 there gives no verdict.

@@ -13,9 +13,9 @@ import java.util.List;
 
 /**
  * Active and max MTU per port from verbs (ibv_query_port, or the verbs side-car); for RoCE ports
- * verbs cannot answer for, the active MTU the kernel computes from the netdev MTU (facts §2.2, §3.5:
+ * verbs cannot answer for, the active MTU the kernel computes from the netdev MTU (docs/spec/host-facts.md §2.2, §3.5:
  * iboe_get_mtu subtracts 96 bytes on mlx5, rxe subtracts RXE_MAX_HDR_LENGTH 80, then rounds down to
- * an IB MTU; max MTU 4096), marked "derived". Also rdma_cm's configfs defaults (facts §3.4; absent =
+ * an IB MTU; max MTU 4096), marked "derived". Also rdma_cm's configfs defaults (docs/spec/host-facts.md §3.4; absent =
  * kernel defaults, not an error).
  */
 public final class PortAttrsCollector implements Collector {

@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Queue pairs by device and state from the RDMA netlink resource dump (facts §6), and max_qp from
+ * Queue pairs by device and state from the RDMA netlink resource dump (docs/spec/host-facts.md §6), and max_qp from
  * ibv_query_device (asked by the verbs collector, which runs first). The kernel filters the dump by PID namespace: in a container fabricd sees the
  * host's QPs only with the host PID namespace (docs/metrics.md).
  */

@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * {@code gpudirect_off} (critical): NVIDIA GPUs and RDMA devices present but no GPUDirect RDMA
- * path (no peer-memory module, no DMA-BUF path; facts §5). Without it NCCL stages every transfer
+ * path (no peer-memory module, no DMA-BUF path; docs/spec/host-facts.md §5). Without it NCCL stages every transfer
  * through host memory. Not a finding where it does not apply (no GPU or no RDMA device).
  */
 public final class GpuDirectOff implements Check {

@@ -15,7 +15,7 @@ import java.util.Map;
  * {@code iommu_translation} (warning): on a host with NVIDIA GPUs and RDMA NICs, the IOMMU
  * translates the DMA of some of them (their IOMMU group's type is DMA or DMA-FQ): peer-to-peer
  * transfers between a GPU and a NIC are then translated or refused, and GPUDirect RDMA is slow or
- * fails. NVIDIA's guidance for bare metal is the IOMMU off or in passthrough (facts §5). Judged
+ * fails. NVIDIA's guidance for bare metal is the IOMMU off or in passthrough (docs/spec/host-facts.md §5). Judged
  * only from the group's type file (kernel 5.11 and later); without it the mode is unknown and gives
  * no finding.
  */

@@ -19,7 +19,7 @@ import java.util.Objects;
  * {@code mtu_mismatch} (warning), one finding per port:
  * <ul>
  * <li>a RoCE port whose active MTU is below its max MTU because the netdev MTU is too small for the
- *     max (mlx5 needs netdev MTU ≥ IB MTU + 96, rxe + 80: 4192 / 4176 for 4096; facts §3.5); also
+ *     max (mlx5 needs netdev MTU ≥ IB MTU + 96, rxe + 80: 4192 / 4176 for 4096; docs/spec/host-facts.md §3.5); also
  *     when the netdev MTU is not known, if verbs said both MTUs: on RoCE the kernel derives the
  *     active MTU from the netdev MTU, so the pair proves the netdev MTU is too small;</li>
  * <li>a port whose active MTU is below that of other up ports of the same link layer on the host

@@ -14,7 +14,7 @@ import java.util.Map;
 /**
  * {@code pcie_degraded} (warning): a link narrower than it and its upstream port support (any
  * function), or, for a NIC, slower (GPUs down-clock to 2.5 GT/s when idle, so their speed is not
- * judged; facts §4.1). The max already takes the upstream port into account, so a Gen5 card in a
+ * judged; docs/spec/host-facts.md §4.1). The max already takes the upstream port into account, so a Gen5 card in a
  * Gen4 slot is not degraded.
  */
 public final class PcieDegraded implements Check {

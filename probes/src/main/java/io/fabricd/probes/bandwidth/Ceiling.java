@@ -9,7 +9,7 @@ import java.util.Objects;
  * line encoding and both NICs' PCIe links (width x transfer rate after encoding). Unknown parts
  * (rxe has no PCIe function, a snapshot may lack a rate) are left out, never guessed.
  *
- * <p>Line encoding (IBTA; the kernel's {@code rate} file, facts §1.4): SDR, DDR and QDR InfiniBand
+ * <p>Line encoding (IBTA; the kernel's {@code rate} file, docs/spec/host-facts.md §1.4): SDR, DDR and QDR InfiniBand
  * carry 8b/10b, so their data rate is 0.8 of what the kernel prints; FDR prints its 14 Gb/s lane
  * signalling rate ("56 Gb/sec (4X FDR)") and carries 64b/66b; FDR10, EDR, HDR, NDR and XDR print
  * the data rate. RoCE ports print the Ethernet speed, already a data rate. PCIe (PCI-SIG): 2.5 and 5

@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A netdev's IEEE DCB configuration (PFC, DCBX mode, APP table) over rtnetlink (facts §3.1). */
+/** A netdev's IEEE DCB configuration (PFC, DCBX mode, APP table) over rtnetlink (docs/spec/host-facts.md §3.1). */
 final class DcbNetlink {
     // linux include/uapi/linux/rtnetlink.h, dcbnl.h
     static final int RTM_GETDCB = 78;

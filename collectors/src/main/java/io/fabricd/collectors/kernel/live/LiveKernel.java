@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * The live host's non-file answers, through JNA: the SIOCETHTOOL ioctl (facts §2.4) here, rtnetlink
+ * The live host's non-file answers, through JNA: the SIOCETHTOOL ioctl (docs/spec/host-facts.md §2.4) here, rtnetlink
  * DCB (§3.1) in {@link DcbNetlink}, the RDMA netlink QP dump (§6) in {@link QpNetlink}, verbs in
  * {@link VerbsShim}. All of them work unprivileged in the host network namespace. Native failures become {@link HostReadException}s naming the call and errno.
  */

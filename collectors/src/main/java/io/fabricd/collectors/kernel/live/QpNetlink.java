@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The RDMA netlink QP dump (facts §6): device, port, QPN, type, state, owner of every QP. */
+/** The RDMA netlink QP dump (docs/spec/host-facts.md §6): device, port, QPN, type, state, owner of every QP. */
 final class QpNetlink {
     // linux include/uapi/rdma/rdma_netlink.h: RDMA_NL_GET_TYPE(RDMA_NL_NLDEV 5, RDMA_NLDEV_CMD_RES_QP_GET 10)
     static final int RDMA_NLDEV_RES_QP_GET = (5 << 10) + 10;
