@@ -95,6 +95,17 @@ tar -xzf "$chart" -C "$work/chart"
 if diff -r -x Chart.yaml "$work/chart/fabricd" deploy/helm/fabricd > "$work/chart.diff"; then ok "packaged chart = deploy/helm/fabricd"; else fail "packaged chart differs:"; head "$work/chart.diff" >&2; fi
 grep -qx "version: $version" "$work/chart/fabricd/Chart.yaml" && ok "packaged chart version $version" || fail "packaged Chart.yaml version"
 
+# --- the Prometheus example of the bare-metal guide, with the shipped rules ---
+if command -v promtool > /dev/null; then
+  mkdir -p "$work/prom"
+  sed "s|/etc/prometheus/fabricd/\*.rules.yaml|$PWD/alerts/*.rules.yaml|; s|/etc/prometheus/fabricd-targets.yaml|$PWD/deploy/prometheus/fabricd-targets.yaml|" \
+    deploy/prometheus/prometheus.yml > "$work/prom/prometheus.yml"
+  promtool check config "$work/prom/prometheus.yml" > "$work/promtool.out" 2>&1 && ok "promtool check config deploy/prometheus/prometheus.yml" \
+    || { fail "promtool check config:"; cat "$work/promtool.out" >&2; }
+else
+  fail "promtool missing (apt-get install prometheus)"
+fi
+
 # --- deb: a clean Debian root, the package installed with its dependencies from the archive ---
 root="$work/debroot"
 # systemd too: the unit is verified against the units and binaries of the root it is installed in
@@ -112,6 +123,7 @@ fi
 chroot "$root" dpkg -s fabricd | grep -q "^Status: install ok installed" && ok "dpkg: fabricd installed" || fail "dpkg status"
 grep -qx /etc/fabricd/fabricd.yaml "$root/var/lib/dpkg/info/fabricd.conffiles" && ok "/etc/fabricd/fabricd.yaml is a conffile" || fail "no conffile"
 chroot "$root" getent passwd fabricd > /dev/null && ok "system user fabricd" || fail "no fabricd user"
+ls "$root"/usr/share/fabricd/alerts/*.rules.yaml "$root"/usr/share/fabricd/dashboards/*.json > /dev/null && ok "rules and dashboards in /usr/share/fabricd" || fail "no rules or dashboards"
 if systemd-analyze verify --root="$root" /lib/systemd/system/fabricd.service > "$work/verify.out" 2>&1 && ! grep -q "fabricd.service" "$work/verify.out"; then
   ok "systemd-analyze verify fabricd.service"
 else

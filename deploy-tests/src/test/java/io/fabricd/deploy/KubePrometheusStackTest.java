@@ -30,8 +30,9 @@ import org.junit.jupiter.api.Test;
  * (the default) the Prometheus resource selects ServiceMonitors and PrometheusRules by
  * {@code matchLabels: {release: <the stack's release name>}}; the namespace selectors are
  * {@code {}} (every namespace, in the Prometheus operator's terms); the Grafana sidecar loads
- * ConfigMaps labelled {@code grafana_dashboard: "1"} from every namespace ({@code searchNamespace:
- * ALL}). The fabricd release is in its own namespace here, as most installs do.
+ * ConfigMaps labelled {@code grafana_dashboard: "1"} (from the namespaces of
+ * {@code grafana.sidecar.dashboards.searchNamespace}: docs/install-kubernetes.md installs fabricd
+ * into the stack's namespace, which every setting of it searches).
  */
 class KubePrometheusStackTest {
     static final String STACK = "kps";
