@@ -24,7 +24,7 @@ import sys
 import tarfile
 import tempfile
 
-ENTRYPOINT = ["/usr/bin/java", "@/usr/share/fabricd/jvm.options", "-jar", "/usr/share/fabricd/fabricd.jar"]
+ENTRYPOINT = ["/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "@/usr/share/fabricd/jvm.options", "-jar", "/usr/share/fabricd/fabricd.jar"]
 
 
 def sha256_file(path):
@@ -177,7 +177,9 @@ def main():
                              "org.opencontainers.image.version": a.tag,
                              "org.opencontainers.image.revision": a.revision}},
                         "application/vnd.oci.image.manifest.v1+json")
-        manifest["annotations"] = {"org.opencontainers.image.ref.name": a.tag}
+        # ref.name for skopeo and podman; io.containerd.image.name so that `docker load` tags it
+        manifest["annotations"] = {"org.opencontainers.image.ref.name": a.tag,
+                                   "io.containerd.image.name": "ghcr.io/fabricd/fabricd:" + a.tag}
         manifest["platform"] = {"architecture": "amd64", "os": "linux"}
         with open(os.path.join(tmp, "index.json"), "w") as f:
             json.dump({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json",

@@ -63,6 +63,11 @@ class AgentHttpTest {
             // one registry: JVM metrics once (client_java), Vert.x and self metrics through Micrometer
             assertThat(text.body()).containsOnlyOnce("# TYPE jvm_memory_used_bytes gauge");
             assertThat(text.body()).contains("fabric_agent_collection_seconds_count", "fabric_agent_ready");
+            // the build: the version the build wrote (the root pom's), its git revision, this JVM
+            assertThat(v).containsEntry(s("fabric_build_info", "version", io.fabricd.agent.cli.Version.version(),
+                    "revision", io.fabricd.agent.cli.Version.revision(), "java_version", System.getProperty("java.runtime.version")), 1.0);
+            assertThat(io.fabricd.agent.cli.Version.version()).isNotEqualTo("dev").matches("\\d+\\.\\d+\\.\\d+.*");
+            assertThat(io.fabricd.agent.cli.Version.revision()).isNotBlank();
             assertThat(Http.get(port, "/metrics").body()).contains("vertx_http_server_requests_total");
 
             HttpResponse<String> om = Http.get(port, "/metrics",

@@ -174,7 +174,11 @@ class CliTest {
     @Test
     void helpAndVersion() {
         assertThat(run("--help").out()).contains("run", "metrics");
-        assertThat(run("--version").code()).isZero();
+        var version = run("--version");
+        assertThat(version.code()).isZero();
+        // version, revision, Java, and whether verbs load (this machine builds the shim with libibverbs-dev)
+        assertThat(version.out()).contains("fabricd " + io.fabricd.agent.cli.Version.version(),
+                "revision " + io.fabricd.agent.cli.Version.revision(), "Java " + System.getProperty("java.runtime.version"), "verbs: ");
         assertThat(run("run", "--help").out()).contains("--listen", "--root", "--config", "--demo");
     }
 }

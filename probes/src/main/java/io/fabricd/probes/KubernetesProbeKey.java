@@ -11,16 +11,20 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * The fabric's probe key kept in a Kubernetes Secret that the agents make themselves: each agent
- * reads the Secret and, when it does not exist yet, creates it with a new random key; when two
- * agents create it at once the API server accepts one (409 Conflict for the others, which then read
- * it). So every agent of the DaemonSet shares one key, no rendering of the chart ever holds a key
- * (a `helm template` of Argo CD or Flux renders the same objects every time), and the key outlives
- * upgrades and reinstalls. Needs RBAC: get on that Secret, create on secrets in the namespace.
+ * The fabric's probe key kept in a Kubernetes Secret that the agents fill themselves: the Helm
+ * chart renders the Secret without data (the same object on every render, so `helm template` of
+ * Argo CD or Flux is stable, and neither Helm's three-way merge nor a GitOps sync touches the data
+ * it never rendered); the first agent that finds it empty writes a random key into it with an
+ * update that carries the Secret's resourceVersion, so when two agents race the API server keeps
+ * one write (409 Conflict for the other, which reads the winner's key). Every agent then shares one
+ * key. RBAC: get and update on that one Secret, nothing else: the agents cannot create Secrets, so
+ * they cannot mint service-account tokens or take other Secrets' names. Only an Opaque Secret is
+ * used; one of another type is refused.
  */
 public final class KubernetesProbeKey {
     /** The Secret's data key holding the probe key. */
@@ -31,7 +35,7 @@ public final class KubernetesProbeKey {
     }
 
     /**
-     * Reads or makes the Secret {@code config.keySecret} with the pod's service account (or the
+     * Reads, or fills when empty, the Secret {@code config.keySecret} with the pod's service account (or the
      * kubeconfig outside a cluster, or {@code api_server}). Tries for up to {@code patience}, as the
      * API server may be starting with the node; throws IllegalStateException with the reason in
      * words when it cannot.
@@ -57,44 +61,52 @@ public final class KubernetesProbeKey {
         String where = "probe key Secret " + namespace + "/" + name;
         for (int attempt = 1; ; attempt++) {
             try {
-                return fromSecret(readOrCreate(client, namespace, name), where);
+                return fromSecret(readOrFill(client, namespace, name), where);
             } catch (KubernetesClientException e) {
                 String reason = KubernetesPeers.reason(e);
-                if (e.getCode() == 403 || System.nanoTime() > deadline) {
-                    throw new IllegalStateException("cannot read or create the " + where + ": " + reason
-                            + (e.getCode() == 403 ? " (the service account needs get and create on that Secret: the chart's Role grants them)" : ""));
+                if (System.nanoTime() > deadline) {
+                    // a 403 is retried too: RBAC may still be propagating right after an install
+                    throw new IllegalStateException("cannot read or fill the " + where + ": " + reason
+                            + (e.getCode() == 403 ? " (the service account needs get and update on that Secret: the chart's Role grants them)" : ""));
                 }
                 sleep(Math.min(5_000, 500L * attempt));
             }
         }
     }
 
-    private static Secret readOrCreate(KubernetesClient client, String namespace, String name) {
+    private static Secret readOrFill(KubernetesClient client, String namespace, String name) {
         Secret s = client.secrets().inNamespace(namespace).withName(name).get();
-        if (s != null) {
+        if (s == null) {
+            throw new IllegalStateException("the probe key Secret " + namespace + "/" + name + " does not exist: the Helm chart makes it"
+                    + " (helm upgrade puts it back), or create it with the key under 'key'");
+        }
+        String type = s.getType() == null ? "Opaque" : s.getType();
+        if (!"Opaque".equals(type)) {
+            throw new IllegalStateException("the probe key Secret " + namespace + "/" + name + " is of type " + type
+                    + ", not Opaque: refusing it (delete it; helm upgrade makes the right one)");
+        }
+        if (hasKey(s)) {
             return s;
         }
         byte[] key = new byte[32];
         RANDOM.nextBytes(key);
-        Secret fresh = new SecretBuilder().withNewMetadata().withName(name).withNamespace(namespace)
-                .withLabels(Map.of("app.kubernetes.io/name", "fabricd", "app.kubernetes.io/component", "probe-key"))
-                .withAnnotations(Map.of("fabricd.io/made-by", "the first fabricd agent that found it missing; delete it to rotate the key (then restart the DaemonSet)"))
-                .endMetadata().withType("Opaque")
-                .withData(Map.of(DATA_KEY, Base64.getEncoder().encodeToString(HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII))))
-                .build();
+        Map<String, String> data = new HashMap<>(s.getData() == null ? Map.of() : s.getData());
+        data.put(DATA_KEY, Base64.getEncoder().encodeToString(HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII)));
+        Secret filled = new SecretBuilder(s).withData(data).build(); // keeps metadata.resourceVersion: an optimistic update
         try {
-            return client.secrets().inNamespace(namespace).resource(fresh).create();
+            return client.secrets().inNamespace(namespace).resource(filled).update();
         } catch (KubernetesClientException e) {
             if (e.getCode() != 409) {
                 throw e;
             }
-            // another agent made it first: its key is the fabric's
-            Secret won = client.secrets().inNamespace(namespace).withName(name).get();
-            if (won == null) {
-                throw e;
-            }
-            return won;
+            // another agent filled it first: its key is the fabric's
+            return client.secrets().inNamespace(namespace).withName(name).get();
         }
+    }
+
+    private static boolean hasKey(Secret s) {
+        return (s.getData() != null && s.getData().get(DATA_KEY) != null && !s.getData().get(DATA_KEY).isBlank())
+                || (s.getStringData() != null && s.getStringData().get(DATA_KEY) != null);
     }
 
     private static ProbeKey fromSecret(Secret s, String where) {

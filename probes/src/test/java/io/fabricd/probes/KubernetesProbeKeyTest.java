@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The probe key Secret the agents make themselves, against fabric8's API server emulation (CRUD mode). */
+/** The probe key Secret the agents fill themselves, against fabric8's API server emulation (CRUD mode). */
 class KubernetesProbeKeyTest {
     static final String NS = "fabric";
     static final String NAME = "fabricd-probe-key";
@@ -50,9 +50,14 @@ class KubernetesProbeKeyTest {
         return k.tag(data, 0, data.length);
     }
 
+    /** The chart's Secret: no data, Opaque. */
+    void placeholder() {
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata().withType("Opaque").build()).create();
+    }
+
     @Test
-    void theFirstAgentMakesTheSecretAndEveryLaterOneReadsTheSameKey() {
-        assertThat(client.secrets().inNamespace(NS).withName(NAME).get()).isNull();
+    void theFirstAgentFillsTheChartsSecretAndEveryLaterOneReadsTheSameKey() {
+        placeholder();
         ProbeKey first = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(5));
         var secret = client.secrets().inNamespace(NS).withName(NAME).get();
         assertThat(secret).isNotNull();
@@ -73,6 +78,7 @@ class KubernetesProbeKeyTest {
 
     @Test
     void agentsStartingTogetherAgreeOnOneKey() throws Exception {
+        placeholder();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<ProbeKey>> all = new ArrayList<>();
@@ -90,12 +96,21 @@ class KubernetesProbeKeyTest {
     }
 
     @Test
-    void aSecretWithoutTheKeyOrWithAShortOneIsRefusedInWords() {
-        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata()
-                .withData(Map.of("other", "eA==")).build()).create();
+    void noSecretIsNeverMadeAndAnotherTypeIsRefused() {
+        // the agents cannot create Secrets (RBAC: get and update on one name): a missing one is said
         assertThatThrownBy(() -> KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(1)))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("has no 'key' entry").hasMessageContaining(NS + "/" + NAME);
-        client.secrets().inNamespace(NS).withName(NAME).delete();
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not exist").hasMessageContaining("helm upgrade");
+        assertThat(client.secrets().inNamespace(NS).withName(NAME).get()).isNull();
+        // a service-account token planted under the name is not a key store
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME)
+                .withAnnotations(Map.of("kubernetes.io/service-account.name", "prometheus-operator")).endMetadata()
+                .withType("kubernetes.io/service-account-token").withData(Map.of("key", "eA==")).build()).create();
+        assertThatThrownBy(() -> KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("not Opaque");
+    }
+
+    @Test
+    void aShortKeyIsRefusedInWords() {
         client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata()
                 .withData(Map.of("key", Base64.getEncoder().encodeToString("short".getBytes(StandardCharsets.UTF_8)))).build()).create();
         assertThatThrownBy(() -> KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(1)))

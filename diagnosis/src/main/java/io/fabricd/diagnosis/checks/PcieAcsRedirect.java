@@ -23,17 +23,11 @@ import java.util.TreeSet;
  * {@code pcie_acs_redirect} (warning): ACS on a PCIe switch port between a GPU and an RDMA NIC that
  * share the switch (path PIX or PXB) redirects their peer-to-peer traffic up to the root complex
  * (P2P Request or Completion Redirect) or may block it (Egress Control): GPUDirect RDMA's bandwidth
-<<<<<<< HEAD
- * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, facts §5).
+ * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, docs/spec/host-facts.md §5).
  * One finding per bridge, naming the pairs whose path crosses it. A bridge whose config space was
  * read whole but has no extended space (256 bytes: the platform gives no extended config access)
  * is unknown: one info finding names those bridges. One read only to 64 bytes (fabricd lacks
  * CAP_SYS_ADMIN) is {@code pcie_config_blind}'s to say, for every PCIe check at once.
-=======
- * collapses, or transfers hang where the IOMMU refuses them (NCCL's troubleshooting guide, docs/spec/host-facts.md §5).
- * One finding per bridge, naming the pairs whose path crosses it. A bridge whose extended config
- * space was not read (fabricd lacks CAP_SYS_ADMIN) is unknown: one info finding names those bridges.
->>>>>>> wt-docs
  */
 public final class PcieAcsRedirect implements Check {
 
