@@ -6,6 +6,7 @@ import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.testing.LogCapture;
 import io.fabricd.testing.PrivateFiles;
 import java.io.BufferedReader;
 import java.io.File;
@@ -14,11 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,32 +29,16 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeNameLockTest {
     private static final Logger LOG = Logger.getLogger(Agent.class.getName());
-    private final List<String> warnings = new CopyOnWriteArrayList<>();
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
-                warnings.add(r.getMessage());
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private final LogCapture log = new LogCapture(LOG, Level.WARNING, false);
 
     @BeforeEach
     void listen() {
-        LOG.addHandler(capture);
+        log.attach();
     }
 
     @AfterEach
     void stop() {
-        LOG.removeHandler(capture);
+        log.detach();
     }
 
     private static Agent agent(Path key, Path locks, String nodeName) {
@@ -66,7 +48,7 @@ class NodeNameLockTest {
     }
 
     private List<String> nodeWarnings() {
-        return warnings.stream().filter(w -> w.contains("already runs as node")).toList();
+        return log.messages().stream().filter(w -> w.contains("already runs as node")).toList();
     }
 
     @Test
@@ -83,7 +65,7 @@ class NodeNameLockTest {
                         .contains("probe.node_name", "NODE_NAME", "--state-dir");
                 assertThat(second.port()).isPositive(); // a warning: the second agent serves all the same
             }
-            warnings.clear();
+            log.clear();
             // a name of its own: nothing to say
             try (Agent other = agent(key, locks, "dgx-h100-01-b")) {
                 assertThat(other.port()).isPositive();
