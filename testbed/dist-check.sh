@@ -9,12 +9,23 @@
 #            systemd-analyze verify and security of the unit, the installed fabricd diagnose --demo
 #            and metrics --demo, /etc/fabricd/fabricd.yaml a conffile, then purged: nothing left
 #            but a file the user added
-# Needs root (chroot, mount namespaces, mmdebstrap) and Debian's archive.
+# Needs root with the right to make mount namespaces (a CI container must be privileged) and
+# Debian's archive; installs with apt-get what it uses and lacks (mmdebstrap, systemd for
+# systemd-analyze, prometheus for promtool).
 #   testbed/dist-check.sh [DIST_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dist=$(cd "${1:-dist}" && pwd)
 [ "$(id -u)" = 0 ] || { echo "dist-check: needs root (chroot, mount namespaces)" >&2; exit 2; }
+[ -d "${1:-dist}" ] || { echo "dist-check: ${1:-dist} is missing: run bin/dist first" >&2; exit 2; }
+dist=$(cd "${1:-dist}" && pwd)
+need=""
+for p in mmdebstrap systemd prometheus util-linux python3; do dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"; done
+if [ -n "$need" ]; then
+  echo "[dist-check] installing:$need"
+  apt-get update -qq
+  env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends $need
+fi
+unshare --mount true 2>/dev/null || { echo "dist-check: cannot make a mount namespace (unshare --mount): run it as root on the host or in a privileged container" >&2; exit 2; }
 work=$(mktemp -d /tmp/fabricd-dist-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 failures=0

@@ -9,7 +9,7 @@ with `skopeo copy oci-archive:FILE docker://REGISTRY/fabricd:TAG`, `podman load 
 `docker load -i FILE` (Docker 25 and later), and unpacks with any OCI tool.
 
   oci_image.py --base BASE.tar --app DIR --out IMAGE.tar --tag VERSION --revision REV
-               [--config-json EXTRA.json] [--sbom-out image.cdx.json --sbom-in app.cdx.json]
+               [--sbom-out image.cdx.json --sbom-in app.cdx.json]
 
 DIR's tree is the application layer as it lands in the image (e.g. DIR/usr/share/fabricd/...).
 """

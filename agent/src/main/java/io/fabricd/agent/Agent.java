@@ -102,7 +102,7 @@ public final class Agent implements AutoCloseable {
 
     /**
      * The probe key: key_file, else FABRICD_PROBE_KEY, else the Kubernetes Secret of
-     * probe.kubernetes.key_secret (read, or made when missing); null: no probes. A Secret that cannot
+     * probe.kubernetes.key_secret (read, or filled with a random key when the chart made it empty); null: no probes. A Secret that cannot
      * be had within 30 s (API server down, RBAC missing) leaves the agent serving metrics without
      * probes, and says so.
      */

@@ -61,7 +61,16 @@ public final class KubernetesProbeKey {
         String where = "probe key Secret " + namespace + "/" + name;
         for (int attempt = 1; ; attempt++) {
             try {
-                return fromSecret(readOrFill(client, namespace, name), where);
+                Secret s = readOrFill(client, namespace, name);
+                if (s != null) {
+                    return fromSecret(s, where);
+                }
+                // not there yet (an install still creating it), or an update lost to another
+                // writer: read again until the patience is spent
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the " + where + " does not exist or changed under every attempt to fill it:"
+                            + " the Helm chart makes it (helm upgrade puts it back), or create it with the key under 'key'");
+                }
             } catch (KubernetesClientException e) {
                 String reason = KubernetesPeers.reason(e);
                 if (System.nanoTime() > deadline) {
@@ -69,16 +78,16 @@ public final class KubernetesProbeKey {
                     throw new IllegalStateException("cannot read or fill the " + where + ": " + reason
                             + (e.getCode() == 403 ? " (the service account needs get and update on that Secret: the chart's Role grants them)" : ""));
                 }
-                sleep(Math.min(5_000, 500L * attempt));
             }
+            sleep(Math.min(5_000, 500L * attempt));
         }
     }
 
+    /** The Secret with a key in it; null when it is not there or another writer changed it first (read again). */
     private static Secret readOrFill(KubernetesClient client, String namespace, String name) {
         Secret s = client.secrets().inNamespace(namespace).withName(name).get();
         if (s == null) {
-            throw new IllegalStateException("the probe key Secret " + namespace + "/" + name + " does not exist: the Helm chart makes it"
-                    + " (helm upgrade puts it back), or create it with the key under 'key'");
+            return null;
         }
         String type = s.getType() == null ? "Opaque" : s.getType();
         if (!"Opaque".equals(type)) {
@@ -99,8 +108,9 @@ public final class KubernetesProbeKey {
             if (e.getCode() != 409) {
                 throw e;
             }
-            // another agent filled it first: its key is the fabric's
-            return client.secrets().inNamespace(namespace).withName(name).get();
+            // another writer changed it first (an agent filling it: its key is the fabric's; or a
+            // helm upgrade touching its labels): read it again
+            return null;
         }
     }
 
@@ -114,7 +124,8 @@ public final class KubernetesProbeKey {
         String text = b64 != null ? new String(Base64.getMimeDecoder().decode(b64), StandardCharsets.UTF_8)
                 : s.getStringData() == null ? null : s.getStringData().get(DATA_KEY);
         if (text == null || text.isBlank()) {
-            throw new IllegalStateException("the " + where + " has no '" + DATA_KEY + "' entry: delete it (an agent makes a new one) or put the key there");
+            throw new IllegalStateException("the " + where + " has no '" + DATA_KEY + "' entry: put a key of at least 16 bytes there,"
+                    + " or delete it and helm upgrade (the chart puts back an empty one, which the first agent fills)");
         }
         try {
             return new ProbeKey(text.strip().getBytes(StandardCharsets.UTF_8));

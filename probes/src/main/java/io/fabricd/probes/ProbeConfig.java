@@ -178,8 +178,9 @@ public final class ProbeConfig {
         public Duration nodeRefresh = Duration.ofMinutes(10);
 
         /**
-         * A Secret (in {@code namespace}) holding the probe key under {@code key}, which the agents
-         * create with a random key when it does not exist yet (KubernetesProbeKey). Used when no
+         * An Opaque Secret (in {@code namespace}) holding the probe key under {@code key}; the Helm
+         * chart makes it without data and the first agent fills it with a random key
+         * (KubernetesProbeKey). Used when no
          * {@code key_file} and no FABRICD_PROBE_KEY is given; the Helm chart sets it unless a key or
          * an existing Secret is named.
          */

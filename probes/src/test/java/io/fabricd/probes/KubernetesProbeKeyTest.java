@@ -110,6 +110,24 @@ class KubernetesProbeKeyTest {
     }
 
     @Test
+    void aSecretThatAppearsWhileTheAgentWaitsIsFilled() throws Exception {
+        // an install creates the Secret and the DaemonSet together: the agent may look first
+        Thread later = new Thread(() -> {
+            try {
+                Thread.sleep(700);
+            } catch (InterruptedException e) {
+                return;
+            }
+            placeholder();
+        });
+        later.start();
+        ProbeKey k = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(10));
+        later.join();
+        var secret = client.secrets().inNamespace(NS).withName(NAME).get();
+        assertThat(tag(k)).isEqualTo(tag(new ProbeKey(Base64.getDecoder().decode(secret.getData().get("key")))));
+    }
+
+    @Test
     void aShortKeyIsRefusedInWords() {
         client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata()
                 .withData(Map.of("key", Base64.getEncoder().encodeToString("short".getBytes(StandardCharsets.UTF_8)))).build()).create();
