@@ -14,15 +14,16 @@ with `skopeo copy oci-archive:FILE docker://REGISTRY/fabricd:TAG`, `podman load 
 DIR's tree is the application layer as it lands in the image (e.g. DIR/usr/share/fabricd/...).
 """
 import argparse
+import datetime
 import gzip
 import hashlib
-import io
 import json
 import os
 import re
 import sys
 import tarfile
 import tempfile
+import uuid
 
 ENTRYPOINT = ["/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "@/usr/share/fabricd/jvm.options", "-jar", "/usr/share/fabricd/fabricd.jar"]
 
@@ -102,11 +103,10 @@ def image_sbom(app_sbom_path, packages, tag, digest, epoch):
         comps.append({"type": "library" if name.startswith("lib") else "application", "name": name,
                       "version": version, "purl": purl, "bom-ref": purl,
                       "properties": [{"name": "debian:source", "value": source}]})
-    import datetime
     ts = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
         "bomFormat": "CycloneDX", "specVersion": "1.5", "version": 1,
-        "serialNumber": "urn:uuid:" + str(__import__("uuid").uuid5(__import__("uuid").NAMESPACE_URL, digest)),
+        "serialNumber": "urn:uuid:" + str(uuid.uuid5(uuid.NAMESPACE_URL, digest)),
         "metadata": {"timestamp": ts, "component": {
             "type": "container", "name": "fabricd", "version": tag, "bom-ref": "fabricd-image",
             "hashes": [{"alg": "SHA-256", "content": digest.split(":", 1)[1]}]}},
@@ -149,7 +149,6 @@ def main():
             "org.opencontainers.image.source": "https://github.com/fabricd/fabricd",
             "org.opencontainers.image.base.name": "debian:bookworm (mmdebstrap, essential + openjdk-17-jre-headless, libibverbs1, ibverbs-providers)",
         }
-        import datetime
         created = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         config = {
             "created": created, "architecture": "amd64", "os": "linux",

@@ -32,7 +32,6 @@ import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
 import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.fabricd.agent.cli.Version;
-import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -86,7 +85,7 @@ public final class Agent implements AutoCloseable {
         this.source = source;
         this.listen = listen;
         this.config = config;
-        this.probeKey = probeKey(config);
+        this.probeKey = KubernetesProbeKey.resolve(config.probe);
         this.web = config.http.webConfigFile == null ? null : WebConfig.load(Path.of(config.http.webConfigFile));
         fabric = new FabricMetrics(config.netdev.allStats);
         registry.register(fabric);
@@ -98,26 +97,6 @@ public final class Agent implements AutoCloseable {
                 .stuckAfter(config.collection.stuckAfter);
         Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
                 .description("1 once the first collection finished and while no collection is stuck").register(meters);
-    }
-
-    /**
-     * The probe key: key_file, else FABRICD_PROBE_KEY, else the Kubernetes Secret of
-     * probe.kubernetes.key_secret (read, or filled with a random key when the chart made it empty); null: no probes. A Secret that cannot
-     * be had within 30 s (API server down, RBAC missing) leaves the agent serving metrics without
-     * probes, and says so.
-     */
-    private static ProbeKey probeKey(AgentConfig config) {
-        ProbeKey key = ProbeKey.resolve(config.probe.keyFile);
-        String secret = config.probe.kubernetes.keySecret;
-        if (key != null || secret == null || secret.isBlank()) {
-            return key;
-        }
-        try {
-            return KubernetesProbeKey.obtain(config.probe.kubernetes, Duration.ofSeconds(30));
-        } catch (IllegalStateException e) {
-            LOG.severe(e.getMessage() + "; probes are off until the agent restarts");
-            return null;
-        }
     }
 
     /**
@@ -137,10 +116,7 @@ public final class Agent implements AutoCloseable {
         JvmMemoryMetrics.builder().register(registry);
         JvmRuntimeInfoMetric.builder().register(registry);
         ProcessMetrics.builder().register(registry);
-        Info build = Info.builder().name("fabric_build_info")
-                .help("The fabricd build: its version, git revision and the Java runtime it runs on (always 1)")
-                .labelNames("version", "revision", "java_version").register(registry);
-        build.addLabelValues(Version.version(), Version.revision(), Version.javaVersion());
+        Version.register(registry);
     }
 
     /** Where to take this agent's node name lock at start when it probes ({@link NodeName}); null (default): nowhere. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -240,7 +241,7 @@ public final class DiagnosisConfig {
             throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority);
         }
         if (roce.trust != null) {
-            roce.trust = roce.trust.toLowerCase(java.util.Locale.ROOT); // DSCP, Dscp: as the tools print it
+            roce.trust = roce.trust.toLowerCase(Locale.ROOT); // DSCP, Dscp: as the tools print it
         }
         if (roce.trust != null && !roce.trust.equals("dscp") && !roce.trust.equals("pcp")) {
             throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust + "'");

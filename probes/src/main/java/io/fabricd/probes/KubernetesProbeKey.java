@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.logging.Logger;
 
 /**
  * The fabric's probe key kept in a Kubernetes Secret that the agents fill themselves: the Helm
@@ -30,8 +31,29 @@ public final class KubernetesProbeKey {
     /** The Secret's data key holding the probe key. */
     public static final String DATA_KEY = "key";
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Logger LOG = Logger.getLogger(KubernetesProbeKey.class.getName());
 
     private KubernetesProbeKey() {
+    }
+
+    /**
+     * The probe key of {@code probe}: {@code key_file}, else FABRICD_PROBE_KEY ({@link
+     * ProbeKey#resolve}), else the Secret of {@code probe.kubernetes.key_secret}; null: no key, no
+     * probes. A Secret that cannot be had within 30 s (API server down, RBAC missing) leaves the
+     * agent without probes, and the log says why.
+     */
+    public static ProbeKey resolve(ProbeConfig probe) {
+        ProbeKey key = ProbeKey.resolve(probe.keyFile);
+        String secret = probe.kubernetes.keySecret;
+        if (key != null || secret == null || secret.isBlank()) {
+            return key;
+        }
+        try {
+            return obtain(probe.kubernetes, Duration.ofSeconds(30));
+        } catch (IllegalStateException e) {
+            LOG.severe(e.getMessage() + "; probes are off until the agent restarts");
+            return null;
+        }
     }
 
     /**
@@ -115,14 +137,12 @@ public final class KubernetesProbeKey {
     }
 
     private static boolean hasKey(Secret s) {
-        return (s.getData() != null && s.getData().get(DATA_KEY) != null && !s.getData().get(DATA_KEY).isBlank())
-                || (s.getStringData() != null && s.getStringData().get(DATA_KEY) != null);
+        return s.getData() != null && s.getData().get(DATA_KEY) != null && !s.getData().get(DATA_KEY).isBlank();
     }
 
     private static ProbeKey fromSecret(Secret s, String where) {
         String b64 = s.getData() == null ? null : s.getData().get(DATA_KEY);
-        String text = b64 != null ? new String(Base64.getMimeDecoder().decode(b64), StandardCharsets.UTF_8)
-                : s.getStringData() == null ? null : s.getStringData().get(DATA_KEY);
+        String text = b64 == null ? null : new String(Base64.getMimeDecoder().decode(b64), StandardCharsets.UTF_8);
         if (text == null || text.isBlank()) {
             throw new IllegalStateException("the " + where + " has no '" + DATA_KEY + "' entry: put a key of at least 16 bytes there,"
                     + " or delete it and helm upgrade (the chart puts back an empty one, which the first agent fills)");

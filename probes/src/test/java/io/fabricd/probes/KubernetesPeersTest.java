@@ -38,9 +38,15 @@ class KubernetesPeersTest {
 
     @BeforeEach
     void start() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
-        server.init();
+        server = crudServer();
         client = server.createClient();
+    }
+
+    /** fabric8's API server emulation in CRUD mode, started. */
+    static KubernetesMockServer crudServer() {
+        KubernetesMockServer s = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        s.init();
+        return s;
     }
 
     @AfterEach

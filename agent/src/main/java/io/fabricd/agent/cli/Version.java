@@ -1,6 +1,8 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.collectors.kernel.live.VerbsLibrary;
+import io.prometheus.metrics.core.metrics.Info;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
@@ -34,6 +36,14 @@ public final class Version implements CommandLine.IVersionProvider {
     /** The git revision the build saw, e.g. "42f1eb2a1b2c" or "42f1eb2a1b2c-dirty"; "unknown" without one. */
     public static String revision() {
         return value("revision", "unknown");
+    }
+
+    /** {@code fabric_build_info{version,revision,java_version} 1}, like client_java's jvm_runtime_info. */
+    public static void register(PrometheusRegistry registry) {
+        Info.builder().name("fabric_build_info")
+                .help("The fabricd build: its version, git revision and the Java runtime it runs on (always 1)")
+                .labelNames("version", "revision", "java_version").register(registry)
+                .addLabelValues(version(), revision(), javaVersion());
     }
 
     /** The running Java's version, e.g. "17.0.17+10-Debian-1deb12u1". */
