@@ -13,7 +13,7 @@ import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.model.RdmaDevice;
 import io.fabricd.probes.bandwidth.BandwidthResult;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,10 +2,10 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;

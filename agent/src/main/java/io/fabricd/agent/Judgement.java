@@ -2,10 +2,10 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.state.InventoryKeeper;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;

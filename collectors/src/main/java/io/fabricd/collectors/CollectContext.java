@@ -2,7 +2,7 @@ package io.fabricd.collectors;
 
 import io.fabricd.collectors.StableFacts.Key;
 import io.fabricd.collectors.StableFacts.Kind;
-import io.fabricd.collectors.model.ReadError;
+import io.fabricd.model.ReadError;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;

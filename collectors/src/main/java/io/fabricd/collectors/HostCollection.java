@@ -1,8 +1,8 @@
 package io.fabricd.collectors;
 
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.ReadError;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.ReadError;
 import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;

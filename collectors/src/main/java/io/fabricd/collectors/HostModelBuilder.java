@@ -1,16 +1,16 @@
 package io.fabricd.collectors;
 
-import io.fabricd.collectors.model.GpuDirect;
-import io.fabricd.collectors.model.GpuNicPath;
-import io.fabricd.collectors.model.HostFacts;
-import io.fabricd.collectors.model.Iommu;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
-import io.fabricd.collectors.model.PortAttrs;
-import io.fabricd.collectors.model.QpSummary;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.GpuDirect;
+import io.fabricd.model.GpuNicPath;
+import io.fabricd.model.HostFacts;
+import io.fabricd.model.Iommu;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
+import io.fabricd.model.PortAttrs;
+import io.fabricd.model.QpSummary;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,7 +19,7 @@ import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 
 /**
- * The part of a {@link io.fabricd.collectors.model.HostModel} collectors fill in; one per
+ * The part of a {@link io.fabricd.model.HostModel} collectors fill in; one per
  * collection. Collectors run in order, so later ones read what earlier ones found (the netdev
  * collector reads the RDMA ports' netdevs).
  */

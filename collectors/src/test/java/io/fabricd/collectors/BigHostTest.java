@@ -2,10 +2,10 @@ package io.fabricd.collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.GpuNicPath;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.GpuNicPath;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaPort;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -2,8 +2,8 @@ package io.fabricd.collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.CounterWidths;
-import io.fabricd.collectors.model.TransportCounters;
+import io.fabricd.model.CounterWidths;
+import io.fabricd.model.TransportCounters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;

@@ -3,7 +3,7 @@ package io.fabricd.collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.collectors.model.Counters;
+import io.fabricd.model.Counters;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;

@@ -3,8 +3,8 @@ package io.fabricd.collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -2,13 +2,13 @@ package io.fabricd.collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.DriverStats;
-import io.fabricd.collectors.model.DriverStats.Dir;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.TransportCounters;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.DriverStats;
+import io.fabricd.model.DriverStats.Dir;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.TransportCounters;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -2,8 +2,8 @@ package io.fabricd.collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaDevice;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;

@@ -1,6 +1,8 @@
 package io.fabricd.diagnosis;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.finding.Finding;
+
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.List;
 

@@ -1,6 +1,9 @@
 package io.fabricd.diagnosis;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
+
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.checks.CounterSaturated;
 import io.fabricd.diagnosis.checks.EcnDisabled;
 import io.fabricd.diagnosis.checks.GlobalPauseWithPfc;

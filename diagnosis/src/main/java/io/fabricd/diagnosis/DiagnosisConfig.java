@@ -40,7 +40,7 @@ public final class DiagnosisConfig {
     public java.time.Duration bootGrace = java.time.Duration.ofMinutes(10);
 
     /** True while {@code m}'s host booted less than boot_grace before the collection; false when its boot time is unknown. */
-    public boolean booting(io.fabricd.collectors.model.HostModel m) {
+    public boolean booting(io.fabricd.model.HostModel m) {
         if (m.facts() == null || m.facts().bootTime() == null) {
             return false;
         }

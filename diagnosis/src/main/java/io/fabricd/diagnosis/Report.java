@@ -1,13 +1,16 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

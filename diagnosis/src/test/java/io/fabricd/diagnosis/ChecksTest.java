@@ -1,8 +1,11 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,12 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Severity;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.TransportCounters;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.TransportCounters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -1,5 +1,8 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.Fixtures;

@@ -1,5 +1,7 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Finding;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.Ttar;
 import java.io.BufferedReader;

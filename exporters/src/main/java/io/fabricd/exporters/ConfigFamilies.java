@@ -1,12 +1,12 @@
 package io.fabricd.exporters;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
-import io.fabricd.collectors.model.PortAttrs;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
+import io.fabricd.model.PortAttrs;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;

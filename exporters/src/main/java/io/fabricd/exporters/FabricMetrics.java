@@ -1,7 +1,7 @@
 package io.fabricd.exporters;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;

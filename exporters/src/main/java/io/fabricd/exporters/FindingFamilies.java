@@ -1,6 +1,6 @@
 package io.fabricd.exporters;
 
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;

@@ -1,13 +1,13 @@
 package io.fabricd.exporters;
 
-import static io.fabricd.collectors.model.Counters.toDouble;
+import static io.fabricd.model.Counters.toDouble;
 
-import io.fabricd.collectors.model.GpuNicPath;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PortAttrs;
-import io.fabricd.collectors.model.QpSummary;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.GpuNicPath;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PortAttrs;
+import io.fabricd.model.QpSummary;
+import io.fabricd.model.RdmaPort;
 
 /** MTU, RoCE congestion counters, QP, PCIe/GPU topology, host and GPUDirect families (interfaces.md); the netdevs' in {@link NetdevFamilies}. */
 final class HostFamilies {

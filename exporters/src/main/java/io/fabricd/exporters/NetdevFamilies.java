@@ -1,12 +1,12 @@
 package io.fabricd.exporters;
 
-import static io.fabricd.collectors.model.Counters.toDouble;
+import static io.fabricd.model.Counters.toDouble;
 
-import io.fabricd.collectors.model.DcbState;
-import io.fabricd.collectors.model.DriverStats;
-import io.fabricd.collectors.model.DriverStats.Dir;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.DriverStats;
+import io.fabricd.model.DriverStats.Dir;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
 import java.util.Map;
 import java.util.SortedMap;
 

@@ -1,9 +1,9 @@
 package io.fabricd.exporters;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.Iommu;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.Iommu;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
 
 /**
  * The config-space registers of the PCI functions fabricd tracks and the IOMMU's part in their DMA

@@ -1,13 +1,13 @@
 package io.fabricd.exporters;
 
-import static io.fabricd.collectors.model.Counters.toDouble;
+import static io.fabricd.model.Counters.toDouble;
 
-import io.fabricd.collectors.model.CollectorRun;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
-import io.fabricd.collectors.model.CounterWidths;
-import io.fabricd.collectors.model.TransportCounters;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
+import io.fabricd.model.CounterWidths;
+import io.fabricd.model.TransportCounters;
 
 /** The RDMA port families of docs/spec/interfaces.md, and the per-collector families. */
 final class PortFamilies {

@@ -1,7 +1,7 @@
 package io.fabricd.probes;
 
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,6 +1,6 @@
 package io.fabricd.probes;
 
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -2,8 +2,8 @@ package io.fabricd.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;

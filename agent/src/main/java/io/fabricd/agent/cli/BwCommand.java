@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.VerbsPorts;

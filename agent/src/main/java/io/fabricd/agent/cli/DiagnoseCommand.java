@@ -2,13 +2,13 @@ package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.SnapshotManifest;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.Report;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

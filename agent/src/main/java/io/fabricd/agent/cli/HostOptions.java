@@ -5,7 +5,7 @@ import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.demo.DemoHost;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;

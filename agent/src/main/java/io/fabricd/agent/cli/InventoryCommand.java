@@ -2,9 +2,9 @@ package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,7 +1,7 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;

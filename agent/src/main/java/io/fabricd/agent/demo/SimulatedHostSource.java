@@ -1,7 +1,7 @@
 package io.fabricd.agent.demo;
 
-import io.fabricd.collectors.model.Counters;
-import io.fabricd.collectors.model.CounterWidths;
+import io.fabricd.model.Counters;
+import io.fabricd.model.CounterWidths;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;

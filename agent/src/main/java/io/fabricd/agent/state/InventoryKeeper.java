@@ -1,6 +1,6 @@
 package io.fabricd.agent.state;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.fabricd.agent.scenarios;
 
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.fabricd.agent.Judgement;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.exporters.Exposition;

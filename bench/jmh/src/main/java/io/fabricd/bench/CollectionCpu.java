@@ -6,7 +6,7 @@ import com.sun.management.ThreadMXBean;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.StableFacts;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.exporters.FabricMetrics;

@@ -1,6 +1,6 @@
 package io.fabricd.collectors.kernel;
 
-import io.fabricd.collectors.model.Counters;
+import io.fabricd.model.Counters;
 import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,7 +1,7 @@
 package io.fabricd.collectors.kernel;
 
-import io.fabricd.collectors.model.DcbState;
-import io.fabricd.collectors.model.PauseParams;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.PauseParams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.collectors.source.HostReadException;

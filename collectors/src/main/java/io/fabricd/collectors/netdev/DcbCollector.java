@@ -2,8 +2,8 @@ package io.fabricd.collectors.netdev;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.DcbState;
-import io.fabricd.collectors.model.NetdevInfo;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.List;
 

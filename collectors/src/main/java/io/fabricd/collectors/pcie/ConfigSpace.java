@@ -1,6 +1,6 @@
 package io.fabricd.collectors.pcie;
 
-import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.model.PcieConfig;
 
 /**
  * Decodes the registers fabricd reads from a PCI function's config space, as sysfs' {@code config}

@@ -2,8 +2,8 @@ package io.fabricd.collectors.pcie;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.Iommu;
-import io.fabricd.collectors.model.PciFunction;
+import io.fabricd.model.Iommu;
+import io.fabricd.model.PciFunction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

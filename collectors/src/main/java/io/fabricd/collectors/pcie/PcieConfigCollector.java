@@ -2,8 +2,8 @@ package io.fabricd.collectors.pcie;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.fabricd.collectors.rdma;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.model.Gid;
+import io.fabricd.model.Gid;
 import io.fabricd.collectors.source.FileRead;
 import java.util.ArrayList;
 import java.util.Comparator;

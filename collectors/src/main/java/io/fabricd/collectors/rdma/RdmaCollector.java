@@ -2,12 +2,13 @@ package io.fabricd.collectors.rdma;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.CounterWidths;
-import io.fabricd.collectors.model.Gid;
-import io.fabricd.collectors.model.LinkRate;
-import io.fabricd.collectors.model.PortState;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.CounterWidths;
+import io.fabricd.model.Gid;
+import io.fabricd.model.PciPaths;
+import io.fabricd.model.LinkRate;
+import io.fabricd.model.PortState;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ import java.util.regex.Pattern;
  */
 public final class RdmaCollector implements Collector {
     static final String CLASS = "sys/class/infiniband";
-    private static final Pattern PCI_BDF = Pattern.compile("^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]$");
+    private static final Pattern PCI_BDF = PciPaths.BDF;
 
     @Override
     public String name() {

@@ -2,7 +2,7 @@ package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.GpuDirect;
+import io.fabricd.model.GpuDirect;
 import java.util.ArrayList;
 import java.util.List;
 

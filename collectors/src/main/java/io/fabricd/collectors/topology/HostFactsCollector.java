@@ -2,7 +2,7 @@ package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.HostFacts;
+import io.fabricd.model.HostFacts;
 import java.util.Map;
 import java.util.TreeMap;
 

@@ -1,6 +1,6 @@
 package io.fabricd.collectors.topology;
 
-import io.fabricd.collectors.model.HostFacts;
+import io.fabricd.model.HostFacts;
 import java.util.TreeMap;
 import oshi.SystemInfo;
 import oshi.hardware.CentralProcessor;

@@ -2,9 +2,10 @@ package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Collector;
-import io.fabricd.collectors.model.GpuNicPath;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.RdmaDevice;
+import io.fabricd.model.GpuNicPath;
+import io.fabricd.model.PciPaths;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.RdmaDevice;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * GPU × RDMA device.
  */
 public final class TopologyCollector implements Collector {
-    static final Pattern BDF = Pattern.compile("^[0-9a-fA-F]{4,}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\\.[0-7]$");
+    static final Pattern BDF = PciPaths.BDF;
     static final String NVIDIA = "0x10de";
 
     @Override
@@ -86,7 +87,7 @@ public final class TopologyCollector implements Collector {
             realPaths.put(e.getKey(), real);
             functions.put(e.getKey(), planned(ctx, e.getKey(), e.getValue(), real));
             // the bridges above it
-            List<String> parts = components(real);
+            List<String> parts = PciPaths.components(real);
             StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
             for (int i = 1; i < parts.size() - 1; i++) {
                 p.append('/').append(parts.get(i));
@@ -104,7 +105,7 @@ public final class TopologyCollector implements Collector {
                 if (!realPaths.containsKey(nic.getValue())) {
                     continue;
                 }
-                paths.add(classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
+                paths.add(PciPaths.classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
                         functions.get(gpu.getKey()).id().numa(), functions.get(nic.getValue()).id().numa()));
             }
         }
@@ -131,78 +132,6 @@ public final class TopologyCollector implements Collector {
             }
         }
         return Collections.unmodifiableMap(kinds);
-    }
-
-    /** "sys/devices/pci0000:15/0000:15:01.0/..." -> ["pci0000:15", "0000:15:01.0", ...] (BDF components only after the root). */
-    static List<String> components(String real) {
-        String rest = real.startsWith("sys/devices/") ? real.substring("sys/devices/".length()) : real;
-        List<String> out = new ArrayList<>();
-        for (String c : rest.split("/")) {
-            if (out.isEmpty() || BDF.matcher(c).matches()) {
-                out.add(c);
-            }
-        }
-        return out;
-    }
-
-    /**
-     * nvidia-smi's classes from two resolved paths (docs/spec/host-facts.md §4.2): same host bridge and a common
-     * bridge with at most one bridge on either side below it → PIX, more → PXB; same host bridge,
-     * different root ports → PHB; different host bridges on one NUMA node → NODE, on two → SYS;
-     * a numa_node of -1 there gives no verdict.
-     */
-    public static GpuNicPath classify(String gpu, String device, String gpuPath, String nicPath, Integer gpuNuma, Integer nicNuma) {
-        List<String> g = components(gpuPath);
-        List<String> n = components(nicPath);
-        if (!g.get(0).equals(n.get(0))) {
-            if (gpuNuma == null || nicNuma == null || gpuNuma < 0 || nicNuma < 0) {
-                return new GpuNicPath(gpu, device, null, "different host bridges, NUMA node unknown (-1)");
-            }
-            return gpuNuma.equals(nicNuma)
-                    ? new GpuNicPath(gpu, device, "NODE", "different host bridges on NUMA node " + gpuNuma)
-                    : new GpuNicPath(gpu, device, "SYS", "NUMA node " + gpuNuma + " to NUMA node " + nicNuma);
-        }
-        int common = 0;
-        while (common + 1 < g.size() - 1 && common + 1 < n.size() - 1 && g.get(common + 1).equals(n.get(common + 1))) {
-            common++;
-        }
-        if (common == 0) {
-            return new GpuNicPath(gpu, device, "PHB", "same host bridge " + g.get(0) + ", different root ports");
-        }
-        int gpuUp = g.size() - 2 - common; // bridges between the GPU and the common ancestor
-        int nicUp = n.size() - 2 - common;
-        if (gpuUp <= 1 && nicUp <= 1) {
-            return new GpuNicPath(gpu, device, "PIX", "one PCIe switch: common bridge " + g.get(common));
-        }
-        return new GpuNicPath(gpu, device, "PXB", "several PCIe bridges below " + g.get(common));
-    }
-
-    /**
-     * The bridges a peer-to-peer transfer between two functions crosses below their lowest common
-     * bridge (a switch's downstream ports, or the root ports under one host bridge), from their
-     * resolved paths; empty under different host bridges, where the transfer leaves PCIe.
-     */
-    public static List<String> bridgesBetween(String aPath, String bPath) {
-        List<String> a = components(aPath);
-        List<String> b = components(bPath);
-        if (!a.get(0).equals(b.get(0))) {
-            return List.of();
-        }
-        int common = 0;
-        while (common + 1 < a.size() - 1 && common + 1 < b.size() - 1 && a.get(common + 1).equals(b.get(common + 1))) {
-            common++;
-        }
-        List<String> out = new ArrayList<>(a.subList(common + 1, a.size() - 1));
-        out.addAll(b.subList(common + 1, b.size() - 1));
-        return out;
-    }
-
-    /** The bridges above a function up to its root port, nearest first, from its resolved path. */
-    public static List<String> bridgesAbove(String path) {
-        List<String> c = components(path);
-        List<String> out = new ArrayList<>(c.subList(1, c.size() - 1));
-        Collections.reverse(out);
-        return out;
     }
 
     /** What a function says about itself that does not change while it stays: kept as one group. */

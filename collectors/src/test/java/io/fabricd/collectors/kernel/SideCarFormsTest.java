@@ -1,6 +1,6 @@
 package io.fabricd.collectors.kernel;
 
-import io.fabricd.collectors.model.DcbState;
+import io.fabricd.model.DcbState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

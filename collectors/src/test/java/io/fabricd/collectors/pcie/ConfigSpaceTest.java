@@ -3,7 +3,7 @@ package io.fabricd.collectors.pcie;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.model.PcieConfig;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.stream.IntStream;

@@ -2,8 +2,8 @@ package io.fabricd.collectors.rdma;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.LinkRate;
-import io.fabricd.collectors.model.PortState;
+import io.fabricd.model.LinkRate;
+import io.fabricd.model.PortState;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;

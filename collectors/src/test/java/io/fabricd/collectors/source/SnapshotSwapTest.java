@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;

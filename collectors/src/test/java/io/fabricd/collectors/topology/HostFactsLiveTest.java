@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.LiveHostSource;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,11 +1,11 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.GpuDirect;
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.GpuDirect;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

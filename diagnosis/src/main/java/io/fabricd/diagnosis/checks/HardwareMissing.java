@@ -1,13 +1,13 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,14 +1,14 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.DriverStats;
-import io.fabricd.collectors.model.DriverStats.Dir;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.DriverStats;
+import io.fabricd.model.DriverStats.Dir;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,15 +1,15 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.GpuNicPath;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.topology.TopologyCollector;
+import io.fabricd.model.GpuNicPath;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.PciPaths;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,7 +51,7 @@ public final class PcieAcsRedirect implements Check {
             if (gpu.isEmpty() || nic.isEmpty()) {
                 continue;
             }
-            for (String bridge : TopologyCollector.bridgesBetween(gpu.get().path(), nic.get().path())) {
+            for (String bridge : PciPaths.bridgesBetween(gpu.get().path(), nic.get().path())) {
                 out.computeIfAbsent(bridge, k -> new ArrayList<>()).add("GPU " + p.gpu() + " <-> " + p.device() + " (" + p.path() + ")");
             }
         }

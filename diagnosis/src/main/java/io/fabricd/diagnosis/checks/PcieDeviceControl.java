@@ -1,9 +1,9 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.PciFunction;
-import io.fabricd.collectors.model.PcieConfig;
-import io.fabricd.collectors.topology.TopologyCollector;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.PciFunction;
+import io.fabricd.model.PcieConfig;
+import io.fabricd.model.PciPaths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,7 +46,7 @@ final class PcieDeviceControl {
                 continue;
             }
             List<PcieConfig> path = new ArrayList<>();
-            for (String b : TopologyCollector.bridgesAbove(f.path())) {
+            for (String b : PciPaths.bridgesAbove(f.path())) {
                 path.add(m.pcieConfig(b).orElse(null));
             }
             out.add(new Nic(f, c, path));

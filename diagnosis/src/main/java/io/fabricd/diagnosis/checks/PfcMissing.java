@@ -1,13 +1,13 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.DcbState;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +18,7 @@ import java.util.Map;
  * traffic is lossy and every congestion drop costs a go-back-N retransmission. The PFC state comes
  * from DCB (netlink, or the snapshot's side-car) or, when that is not known, from what the driver's
  * statistics prove (mlx5 lists per-priority pause counters only for priorities with PFC on:
- * {@link io.fabricd.collectors.model.DriverStats#pfcEnabled}). Critical when PFC is off on every
+ * {@link io.fabricd.model.DriverStats#pfcEnabled}). Critical when PFC is off on every
  * priority, or when the priority came from config, the rdma_cm DSCP mapping or the traffic itself;
  * a warning when only the common default (3) was left to go by and PFC is on elsewhere (the port
  * may be configured for another priority that is idle). A netdev that has no DCB support gives an

@@ -1,8 +1,8 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.RdmaDevice;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.Objects;

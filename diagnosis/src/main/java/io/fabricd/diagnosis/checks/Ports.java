@@ -1,8 +1,8 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.RdmaPort;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

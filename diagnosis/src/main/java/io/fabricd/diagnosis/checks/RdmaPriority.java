@@ -1,11 +1,11 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.Counters;
-import io.fabricd.collectors.model.DcbState;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.NetdevInfo;
-import io.fabricd.collectors.model.PortAttrs;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.Counters;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.NetdevInfo;
+import io.fabricd.model.PortAttrs;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.DiagnosisConfig;
 
 /**

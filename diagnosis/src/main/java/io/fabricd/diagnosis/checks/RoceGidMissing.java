@@ -1,12 +1,12 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.collectors.model.Gid;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.RdmaPort;
+import io.fabricd.model.Gid;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,12 +2,12 @@ package io.fabricd.diagnosis.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.Report;
 import java.nio.file.Path;
 import java.util.List;
@@ -98,19 +98,19 @@ class DownPortsTest {
 
     @Test
     void aConfigSpaceThatCannotBeDecodedSaysWhy() {
-        var gone = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, true);
+        var gone = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, true);
         assertThat(PcieDeviceControl.unreadableReason(gone)).contains("all ones");
-        var noCap = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, false);
+        var noCap = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, false);
         assertThat(PcieDeviceControl.unreadableReason(noCap)).contains("no PCI Express capability");
-        var conventional = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 256, null, null, null, null, null, false);
+        var conventional = new io.fabricd.model.PcieConfig("0000:19:00.0", 256, null, null, null, null, null, false);
         assertThat(PcieDeviceControl.unreadableReason(conventional)).contains("no PCI Express capability found in its 256 bytes");
         // any read short of the 256 bytes every function has is cut: pcie_config_blind says it, for every check at once
-        var unprivileged = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 64, null, null, null, null, null, false);
+        var unprivileged = new io.fabricd.model.PcieConfig("0000:19:00.0", 64, null, null, null, null, null, false);
         assertThat(PcieDeviceControl.unreadableReason(unprivileged)).as("said apart: needs CAP_SYS_ADMIN").isNull();
-        var shortRead = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 72, null, null, null, null, null, false);
+        var shortRead = new io.fabricd.model.PcieConfig("0000:19:00.0", 72, null, null, null, null, null, false);
         assertThat(PcieDeviceControl.unreadableReason(shortRead)).isNull();
         assertThat(shortRead.truncated()).isTrue();
-        var fine = new io.fabricd.collectors.model.PcieConfig("0000:19:00.0", 4096, 256, 512, 4096, true, null, false);
+        var fine = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, 256, 512, 4096, true, null, false);
         assertThat(PcieDeviceControl.unreadableReason(fine)).isNull();
     }
 }

@@ -2,12 +2,12 @@ package io.fabricd.diagnosis.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.nio.file.Files;
 import java.nio.file.Path;

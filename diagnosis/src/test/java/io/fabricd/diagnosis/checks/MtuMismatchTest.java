@@ -4,9 +4,9 @@ import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,13 +3,13 @@ package io.fabricd.diagnosis.checks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.PcieConfig;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.PcieConfig;
 import io.fabricd.collectors.pcie.PcieHosts;
 import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Finding;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;

@@ -4,12 +4,12 @@ import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.diagnosis.Rate;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -95,7 +95,7 @@ class PortErrorsRisingTest {
         HostModel m = at(0, "symbol_error", 10);
         // one collection: the totals as info, with their values, never a rate claim
         assertThat(of(m, CHECK)).singleElement().satisfies(f -> {
-            assertThat(f.severity()).isEqualTo(io.fabricd.diagnosis.Severity.INFO);
+            assertThat(f.severity()).isEqualTo(io.fabricd.model.finding.Severity.INFO);
             assertThat(f.summary()).contains("symbol_error 10");
         });
         assertThat(Diagnosis.run(m, null).checksWithoutHistory()).contains(CHECK);

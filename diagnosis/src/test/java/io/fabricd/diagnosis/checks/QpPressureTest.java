@@ -5,10 +5,10 @@ import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

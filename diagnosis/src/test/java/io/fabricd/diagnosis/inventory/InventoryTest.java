@@ -3,7 +3,7 @@ package io.fabricd.diagnosis.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.collectors.model.HostModel;
+import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Hosts;
 import java.nio.file.Path;
 import java.time.Instant;

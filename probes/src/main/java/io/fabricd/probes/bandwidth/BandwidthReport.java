@@ -1,7 +1,7 @@
 package io.fabricd.probes.bandwidth;
 
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.fabricd.probes.bandwidth;
 
-import io.fabricd.collectors.model.HostModel;
-import io.fabricd.collectors.model.LinkRate;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.LinkRate;
 import java.util.Objects;
 
 /**

@@ -3,8 +3,8 @@ package io.fabricd.probes.bandwidth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.fabricd.diagnosis.Finding;
-import io.fabricd.diagnosis.Severity;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;

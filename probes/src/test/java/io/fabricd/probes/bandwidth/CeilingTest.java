@@ -3,7 +3,7 @@ package io.fabricd.probes.bandwidth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.fabricd.collectors.model.LinkRate;
+import io.fabricd.model.LinkRate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

@@ -1,7 +1,7 @@
 package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
-import io.fabricd.collectors.model.DcbState;
+import io.fabricd.model.DcbState;
 import io.fabricd.collectors.source.HostReadException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

@@ -1,8 +1,0 @@
-package io.fabricd.collectors.model;
-
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
-
-/** ETHTOOL_GPAUSEPARAM (struct ethtool_pauseparam): 802.3x global pause. */
-@JsonIgnoreProperties(ignoreUnknown = true)
-public record PauseParams(boolean autoneg, boolean rx, boolean tx) {
-}
