@@ -7,6 +7,7 @@ import io.fabricd.model.PcieConfig;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
+import io.fabricd.model.metrics.FindingMetrics;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -27,10 +28,6 @@ final class ConfigFamilies {
     private ConfigFamilies() {
     }
 
-    static void declare(Families f) {
-        f.gauge("fabric_config_info", "The fleet-wide configuration of this host, one series per key and distinct value (firmware, driver, "
-                + "kernel, mtu, ib_mtu, pfc, trust, ecn, mrrs, acs, gpudirect), by the card model (hca_type) it belongs to; value 1.");
-    }
 
     static void add(Families f, HostModel m) {
         // key -> hca_type -> values
@@ -76,7 +73,7 @@ final class ConfigFamilies {
             put(seen, "acs", host, acs);
         }
         seen.forEach((key, byHca) -> byHca.forEach((hca, values) -> values.forEach(v ->
-                f.add("fabric_config_info", 1, "key", key, "value", v, "hca_type", hca))));
+                f.add(FindingMetrics.CONFIG_INFO, 1, key, v, hca))));
     }
 
     /** The priorities with the knob on ("3,4"), or "off". */

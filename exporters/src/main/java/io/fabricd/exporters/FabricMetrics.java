@@ -18,8 +18,6 @@ public final class FabricMetrics implements MultiCollector {
     private volatile MetricSnapshots latest = new MetricSnapshots(List.of());
     private volatile List<String> names = List.of();
     private final boolean allNetdevStats;
-    /** Used under {@link #update}'s lock (the collection's thread). */
-    private final Families.LabelSets labelSets = new Families.LabelSets();
 
     public FabricMetrics() {
         this(false);
@@ -42,7 +40,7 @@ public final class FabricMetrics implements MultiCollector {
 
     /** ... and the host's expected inventory (null: none kept). */
     public synchronized void update(HostModel model, List<Finding> findings, Inventory inventory) {
-        MetricSnapshots snaps = build(new Families(labelSets), model, allNetdevStats, findings, inventory);
+        MetricSnapshots snaps = build(new Families(), model, allNetdevStats, findings, inventory);
         List<String> n = new ArrayList<>(snaps.size());
         for (MetricSnapshot s : snaps) {
             n.add(s.getMetadata().getPrometheusName());
@@ -69,12 +67,6 @@ public final class FabricMetrics implements MultiCollector {
 
     private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings,
                                          Inventory inventory) {
-        PortFamilies.declare(f);
-        HostFamilies.declare(f);
-        PcieFamilies.declare(f);
-        FindingFamilies.declare(f);
-        InventoryFamilies.declare(f);
-        ConfigFamilies.declare(f);
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         PcieFamilies.add(f, model);

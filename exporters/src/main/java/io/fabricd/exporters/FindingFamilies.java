@@ -1,9 +1,12 @@
 package io.fabricd.exporters;
 
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.metrics.FindingMetrics;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer} 1}: one series per open
@@ -34,35 +37,25 @@ final class FindingFamilies {
         return r;
     }
 
-    static void declare(Families f) {
-        f.gauge("fabric_finding", "One per open finding of the latest collection (fabricd diagnose; docs/checks.md): value 1.");
-        f.gauge("fabric_finding_text", "The words of each open finding of fabric_finding, with the same labels and its summary and "
-                + "the first step of its remediation: what alert descriptions print (a separate series, so a summary that "
-                + "changes does not restart the alert).");
-    }
+
+    /** fabric_finding's label names: check, severity and the subject's; fabric_finding_text's add summary and remediation. */
+    private static final List<String> NAMES = Stream.concat(Stream.of("check", "severity"), SUBJECT_LABELS.stream()).toList();
+    private static final List<String> TEXT_NAMES = Stream.concat(NAMES.stream(), Stream.of("summary", "remediation")).toList();
 
     static void add(Families f, List<Finding> findings) {
         Set<List<String>> seen = new HashSet<>();
         for (Finding x : findings) {
-            String[] kv = new String[4 + 2 * SUBJECT_LABELS.size()];
-            kv[0] = "check";
-            kv[1] = x.check();
-            kv[2] = "severity";
-            kv[3] = x.severity().id();
-            int i = 4;
+            List<String> values = new ArrayList<>(List.of(x.check(), x.severity().id()));
             for (String l : SUBJECT_LABELS) {
                 Object v = x.subject().get(l);
-                kv[i++] = l;
-                kv[i++] = v == null ? "" : v.toString();
+                values.add(v == null ? "" : v.toString());
             }
-            if (seen.add(List.of(kv))) {
-                f.add("fabric_finding", 1, kv);
-                String[] text = java.util.Arrays.copyOf(kv, kv.length + 4);
-                text[kv.length] = "summary";
-                text[kv.length + 1] = x.summary();
-                text[kv.length + 2] = "remediation";
-                text[kv.length + 3] = firstStep(x.remediation());
-                f.add("fabric_finding_text", 1, text);
+            if (seen.add(values)) {
+                f.add(FindingMetrics.FINDING, 1, NAMES, values);
+                List<String> text = new ArrayList<>(values);
+                text.add(x.summary());
+                text.add(firstStep(x.remediation()));
+                f.add(FindingMetrics.FINDING_TEXT, 1, TEXT_NAMES, text);
             }
         }
     }

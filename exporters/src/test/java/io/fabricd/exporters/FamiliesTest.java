@@ -1,11 +1,14 @@
 package io.fabricd.exporters;
 
+import static io.fabricd.model.metrics.MetricFamily.counter;
+import static io.fabricd.model.metrics.MetricFamily.gauge;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import io.fabricd.model.metrics.FindingMetrics;
+import io.fabricd.model.metrics.MetricFamily;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class FamiliesTest {
@@ -14,82 +17,67 @@ class FamiliesTest {
         return new String(Exposition.render(f.build(), null).body(), StandardCharsets.UTF_8);
     }
 
+    private static String openMetrics(Families f) {
+        return new String(Exposition.render(f.build(), "application/openmetrics-text; version=1.0.0").body(), StandardCharsets.UTF_8);
+    }
+
+    private static final MetricFamily G = gauge("fabric_g", null, "G.", "netdev");
+
     @Test
     void familiesAndSeriesComeOutSortedAndEmptyFamiliesAreLeftOut() {
         Families f = new Families();
-        f.gauge("z_gauge", "Last by name.");
-        f.counter("a_counter", "First by name.");
-        f.gauge("m_empty", "No point.");
-        f.add("z_gauge", 2, "port", "2");
-        f.add("z_gauge", 1, "port", "1");
-        f.add("a_counter", 5, "device", "mlx5_0");
+        MetricFamily z = gauge("fabric_z_gauge", null, "Last by name.", "port");
+        MetricFamily a = counter("fabric_a_counter", null, "First by name.", "device");
+        f.add(z, 2, "2");
+        f.add(z, 1, "1");
+        f.add(a, 5, "mlx5_0");
         assertThat(text(f)).isEqualTo("""
-                # HELP a_counter_total First by name.
-                # TYPE a_counter_total counter
-                a_counter_total{device="mlx5_0"} 5.0
-                # HELP z_gauge Last by name.
-                # TYPE z_gauge gauge
-                z_gauge{port="1"} 1.0
-                z_gauge{port="2"} 2.0
+                # HELP fabric_a_counter_total First by name.
+                # TYPE fabric_a_counter_total counter
+                fabric_a_counter_total{device="mlx5_0"} 5.0
+                # HELP fabric_z_gauge Last by name.
+                # TYPE fabric_z_gauge gauge
+                fabric_z_gauge{port="1"} 1.0
+                fabric_z_gauge{port="2"} 2.0
                 """);
+    }
+
+    @Test
+    void theDeclaredUnitIsOpenMetricsUnit() {
+        Families f = new Families();
+        f.add(gauge("fabric_x_seconds", "seconds", "X.", "netdev"), 1, "eth0");
+        assertThat(openMetrics(f)).contains("# UNIT fabric_x_seconds seconds\n");
     }
 
     @Test
     void aNullLabelValueIsEmptyAndTheCallersArrayIsNotChanged() {
         Families f = new Families();
-        f.gauge("g", "G.");
-        String[] labels = {"netdev", null};
-        f.add("g", 1, labels);
-        assertThat(labels[1]).isNull();
-        assertThat(text(f)).contains("g{netdev=\"\"} 1.0");
+        String[] labels = {null};
+        f.add(G, 1, labels);
+        assertThat(labels[0]).isNull();
+        assertThat(text(f)).contains("fabric_g{netdev=\"\"} 1.0");
     }
 
     @Test
-    void aLabelSetAddedTwiceANegativeCounterOrAnUndeclaredFamilyFails() {
+    void aLabelSetAddedTwiceANegativeCounterOrLabelsOtherThanDeclaredFail() {
         Families f = new Families();
-        f.gauge("g_twice", "Twice.");
-        f.add("g_twice", 1, "a", "x");
-        f.add("g_twice", 2, "a", "x");
+        f.add(G, 1, "x");
+        f.add(G, 2, "x");
         assertThatThrownBy(f::build).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Duplicate labels");
         Families g = new Families();
-        g.counter("c_negative", "Negative.");
-        g.add("c_negative", -1, "a", "x");
+        g.add(counter("fabric_c_negative", null, "Negative.", "a"), -1, "x");
         assertThatThrownBy(g::build).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> g.add("undeclared", 1)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> g.add(G, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("[netdev]");
+        assertThatThrownBy(() -> g.add(G, 1, List.of("device"), List.of("x"))).isInstanceOf(IllegalArgumentException.class);
+        // a family with more labels than declared takes them by name, never positionally
+        assertThatThrownBy(() -> g.add(FindingMetrics.FINDING, 1, "check", "severity")).isInstanceOf(IllegalArgumentException.class);
+        g.add(FindingMetrics.FINDING, 1, List.of("check", "severity", "device"), List.of("c", "info", "mlx5_0"));
     }
 
     @Test
     void aLabelValueOverAKibibyteIsCut() {
         Families f = new Families();
-        f.gauge("g", "G.");
-        f.add("g", 1, "fw_ver", "9".repeat(1 << 20));
-        assertThat(text(f)).contains("g{fw_ver=\"" + "9".repeat(Families.MAX_LABEL_VALUE - 3) + "...\"} 1.0");
-    }
-
-    /** As an Object: AssertJ's assertThat would take Labels (an Iterable) as a collection. */
-    private static Object labelsOf(MetricSnapshots snaps, String family) {
-        return snaps.stream().filter(s -> s.getMetadata().getName().equals(family)).findFirst().orElseThrow()
-                .getDataPoints().get(0).getLabels();
-    }
-
-    private static MetricSnapshots one(Families.LabelSets sets, String family, String value) {
-        Families f = new Families(sets);
-        f.gauge("a", "A.");
-        f.gauge("b", "B.");
-        f.add(family, 1, "netdev", value);
-        return f.build();
-    }
-
-    @Test
-    void aLabelSetIsReusedByTheNextCollectionAndForgottenWhenOneDidNotUseIt() {
-        Families.LabelSets sets = new Families.LabelSets();
-        Object first = labelsOf(one(sets, "a", "eth0"), "a");
-        Object again = labelsOf(one(sets, "a", "eth0"), "a");
-        assertThat(again).isSameAs(first).isEqualTo(Labels.of("netdev", "eth0"));
-        // the same content in another family is the same set; another value is another set
-        assertThat(labelsOf(one(sets, "b", "eth0"), "b")).isSameAs(first);
-        // a collection without eth0: the next one makes it anew, equal but not the same object
-        assertThat(labelsOf(one(sets, "a", "eth1"), "a")).isEqualTo(Labels.of("netdev", "eth1"));
-        assertThat(labelsOf(one(sets, "a", "eth0"), "a")).isNotSameAs(first).isEqualTo(first);
+        f.add(gauge("fabric_g", null, "G.", "fw_ver"), 1, "9".repeat(1 << 20));
+        assertThat(text(f)).contains("fabric_g{fw_ver=\"" + "9".repeat(Families.MAX_LABEL_VALUE - 3) + "...\"} 1.0");
     }
 }
