@@ -32,6 +32,7 @@ import io.prometheus.metrics.instrumentation.jvm.JvmRuntimeInfoMetric;
 import io.prometheus.metrics.instrumentation.jvm.JvmThreadsMetrics;
 import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.fabricd.agent.cli.Version;
+import io.fabricd.model.metrics.AgentMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -95,8 +96,8 @@ public final class Agent implements AutoCloseable {
                 config.collection.interval, config.diagnosis, meters,
                 config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir)), config.collectorConfig()::deviceSelected)
                 .stuckAfter(config.collection.stuckAfter);
-        Gauge.builder("fabric.agent.ready", loop, l -> l.ready() ? 1 : 0)
-                .description("1 once the first collection finished and while no collection is stuck").register(meters);
+        Gauge.builder(Meters.name(AgentMetrics.READY), loop, l -> l.ready() ? 1 : 0).description(AgentMetrics.READY.help())
+                .register(meters);
     }
 
     /**
@@ -184,8 +185,8 @@ public final class Agent implements AutoCloseable {
                 // HTTP/1.1 only: scrapers speak it; no h2c upgrade (Java's HttpClient asks for one)
                 // means one protocol to bound and no HTTP/2 stream floods
                 .setHttp2ClearTextEnabled(false)
-                // HttpApi gzips the large answers itself (off the event loop; /metrics once per
-                // body, not per response): no compressor in every connection's pipeline
+                // HttpApi gzips the large answers itself, off the event loop: no compressor in
+                // every connection's pipeline
                 .setCompressionSupported(false)
                 // no WebSocket paths: no WebSocket extension handler in every connection's pipeline
                 .setPerMessageWebSocketCompressionSupported(false)

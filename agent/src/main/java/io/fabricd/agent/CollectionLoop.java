@@ -9,6 +9,7 @@ import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;
+import io.fabricd.model.metrics.AgentMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -83,7 +83,6 @@ public final class CollectionLoop implements AutoCloseable {
     private volatile Supplier<List<Finding>> extraFindings = List::of;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
-    private final List<Runnable> afterEach = new CopyOnWriteArrayList<>();
     private final Timer timer;
     private final Counter failures;
     private volatile Published latest;
@@ -113,14 +112,11 @@ public final class CollectionLoop implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        this.timer = Timer.builder("fabric.agent.collection")
-                .description("Time one whole collection of the host took").register(meters);
-        this.failures = Counter.builder("fabric.agent.collection.failures")
-                .description("Collections that failed as a whole (the previous result stays served)").register(meters);
-        Gauge.builder("fabric.agent.collection.running", this, l -> l.running().toNanos() / 1e9)
-                .baseUnit("seconds")
-                .description("How long the collection in progress has run (0 between collections); past collection.stuck_after "
-                        + "the agent is not ready").register(meters);
+        this.timer = Timer.builder(Meters.name(AgentMetrics.COLLECTION)).description(AgentMetrics.COLLECTION.help()).register(meters);
+        this.failures = Counter.builder(Meters.name(AgentMetrics.COLLECTION_FAILURES))
+                .description(AgentMetrics.COLLECTION_FAILURES.help()).register(meters);
+        Gauge.builder(Meters.name(AgentMetrics.COLLECTION_RUNNING), this, l -> l.running().toNanos() / 1e9)
+                .baseUnit(AgentMetrics.COLLECTION_RUNNING.unit()).description(AgentMetrics.COLLECTION_RUNNING.help()).register(meters);
     }
 
     /** Findings from outside the host model (the probes', the bandwidth tests'), merged into every report; each source adds to the others. */
@@ -212,22 +208,6 @@ public final class CollectionLoop implements AutoCloseable {
             }
             first.countDown();
         }
-        for (Runnable task : afterEach) {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "after-collection task failed", e);
-            }
-        }
-    }
-
-    /**
-     * Runs {@code task} on the collection thread after each collection was published (HttpApi
-     * renders the /metrics bodies scrapers asked for lately); its failure is logged and does not
-     * stop the loop.
-     */
-    public void afterEachCollection(Runnable task) {
-        afterEach.add(task);
     }
 
     /** The latest result; null before the first collection finished. */

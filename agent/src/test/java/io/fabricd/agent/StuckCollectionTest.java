@@ -68,6 +68,15 @@ class StuckCollectionTest {
             assertThat(m.get("fabric_agent_ready")).isZero();
             // the last finished collection is still served
             assertThat(m).containsKey("fabric_port_up{device=\"mlx5_0\",port=\"1\"}");
+            // the whole body too, as of each scrape: not ready, and the stuck collection's age growing
+            Map<String, Double> whole = PromText.parse(Http.get(a.port(), "/metrics").body());
+            assertThat(whole.get("fabric_agent_ready")).isZero();
+            Thread.sleep(300);
+            Map<String, Double> later = PromText.parse(Http.get(a.port(), "/metrics").body());
+            assertThat(later.get("fabric_agent_ready")).isZero();
+            assertThat(later.get("fabric_agent_collection_running_seconds"))
+                    .isGreaterThanOrEqualTo(whole.get("fabric_agent_collection_running_seconds") + 0.25);
+            assertThat(later).containsKey("fabric_port_up{device=\"mlx5_0\",port=\"1\"}");
 
             source.hang.set(false);
             source.release.countDown();

@@ -1,10 +1,13 @@
 package io.fabricd.probes;
 
+import io.fabricd.model.metrics.MetricFamily;
+import io.fabricd.model.metrics.ProbingMetrics;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -20,9 +23,9 @@ import java.util.function.Function;
  * {@code fabric_probe_responder_dropped_total{reason}} (unauthenticated, malformed, rate_limited).
  */
 public final class ProbeMetrics {
-    static final String[] LABELS = {"peer", "peer_rack", "transport", "size"};
+    static final String[] LABELS = labels(ProbingMetrics.SENT);
     /** The histograms' labels by default: per peer rack, not per peer (cardinality, docs/probes.md). */
-    static final String[] RACK_LABELS = {"peer_rack", "transport", "size"};
+    static final String[] RACK_LABELS = labels(ProbingMetrics.RTT);
     /** The quantiles of the recent round trips exported per peer. */
     static final double[] QUANTILES = {0.5, 0.99};
     /** How many of a peer's latest round trips its recent quantiles are computed over. */
@@ -69,20 +72,10 @@ public final class ProbeMetrics {
         this.perPeerHistograms = perPeerHistograms;
         String[] histogramLabels = perPeerHistograms ? LABELS : RACK_LABELS;
         // 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds
-        rtt = Histogram.builder().name("fabric_probe_rtt_seconds")
-                .help("Round-trip time of answered probes, the responder's hold time taken out (where the kernel stamps "
-                        + "arrivals, from just before the send to the answer's arrival at the socket); per peer rack, or per "
-                        + "peer with probe.per_peer_histograms.")
-                .labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
-        host = Histogram.builder().name("fabric_probe_host_seconds")
-                .help("The hosts' own share of an answered probe's round trip, apart from fabric_probe_rtt_seconds: the "
-                        + "responder's hold time and, where the kernel stamps arrivals, the time until the requester read the answer; "
-                        + "per peer rack, or per peer with probe.per_peer_histograms.")
-                .labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
-        GaugeWithCallback.builder().name("fabric_probe_rtt_recent_seconds")
-                .help("Quantiles (0.5, 0.99) of the last " + RECENT + " answered probes' round trips to each peer: the per-peer "
-                        + "latency the alerts judge, in two series instead of a histogram's 23.")
-                .labelNames("peer", "peer_rack", "transport", "size", "quantile")
+        rtt = Histogram.builder().name(ProbingMetrics.RTT.name()).help(ProbingMetrics.RTT.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        host = Histogram.builder().name(ProbingMetrics.HOST.name()).help(ProbingMetrics.HOST.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        GaugeWithCallback.builder().name(ProbingMetrics.RTT_RECENT.name()).help(ProbingMetrics.RTT_RECENT.help()).unit(SECONDS)
+                .labelNames(labels(ProbingMetrics.RTT_RECENT))
                 .callback(cb -> recent.forEach((labels, ring) -> {
                     long[] sorted = ring.sorted();
                     if (sorted.length == 0) {
@@ -94,32 +87,34 @@ public final class ProbeMetrics {
                                 q == 0.5 ? "0.5" : "0.99");
                     }
                 })).register(registry);
-        duplicated = Counter.builder().name("fabric_probe_duplicated")
-                .help("Answers that came again for a probe already answered (counted once, not in the RTTs twice).")
-                .labelNames(LABELS).register(registry);
-        reordered = Counter.builder().name("fabric_probe_reordered")
-                .help("Answers that arrived after the answer to a later probe (still answered, not lost).").labelNames(LABELS)
-                .register(registry);
-        sent = Counter.builder().name("fabric_probe_sent").help("Probes sent.").labelNames(LABELS).register(registry);
-        lost = Counter.builder().name("fabric_probe_lost").help("Probes never answered.").labelNames(LABELS).register(registry);
-        late = Counter.builder().name("fabric_probe_late")
-                .help("Probes answered after the per-probe timeout (not lost, not in the RTT histogram).").labelNames(LABELS)
-                .register(registry);
+        duplicated = counter(ProbingMetrics.DUPLICATED, registry);
+        reordered = counter(ProbingMetrics.REORDERED, registry);
+        sent = counter(ProbingMetrics.SENT, registry);
+        lost = counter(ProbingMetrics.LOST, registry);
+        late = counter(ProbingMetrics.LATE, registry);
         if (responder != null) {
-            CounterWithCallback.builder().name("fabric_probe_responder_answered")
-                    .help("Probe requests this agent's responder answered.")
+            CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_ANSWERED.name()).help(ProbingMetrics.RESPONDER_ANSWERED.help())
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
-            GaugeWithCallback.builder().name("fabric_probe_responder_peer_sockets")
-                    .help("Known peers the UDP responder answers from a socket of their own (a flood at the probe port does not reach them).")
+            GaugeWithCallback.builder().name(ProbingMetrics.RESPONDER_PEER_SOCKETS.name())
+                    .help(ProbingMetrics.RESPONDER_PEER_SOCKETS.help())
                     .callback(cb -> cb.call(responder.peerSocketCount())).register(registry);
-            CounterWithCallback.builder().name("fabric_probe_responder_dropped")
-                    .help("Probe requests this agent's responder dropped, by reason (unauthenticated, malformed, rate_limited; overflow: left to the kernel under a flood and dropped there; stale: a request sent over 30 s ago by the requester's clock; replayed: a request answered before; endpoint_unauthenticated: refused endpoint requests; endpoint_replayed: an endpoint request seen before).")
-                    .labelNames("reason").callback(cb -> {
+            CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_DROPPED.name()).help(ProbingMetrics.RESPONDER_DROPPED.help())
+                    .labelNames(labels(ProbingMetrics.RESPONDER_DROPPED)).callback(cb -> {
                         for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "stale", "replayed", "endpoint_unauthenticated", "endpoint_replayed"}) {
                             cb.call(responder.droppedCount(r), r);
                         }
                     }).register(registry);
         }
+    }
+
+    private static final Unit SECONDS = new Unit(ProbingMetrics.RTT.unit());
+
+    private static String[] labels(MetricFamily f) {
+        return f.labels().toArray(String[]::new);
+    }
+
+    private static Counter counter(MetricFamily f, PrometheusRegistry registry) {
+        return Counter.builder().name(f.name()).help(f.help()).labelNames(labels(f)).register(registry);
     }
 
     public void record(ProbeResult r, String peerRack) {

@@ -1,6 +1,7 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.collectors.kernel.live.VerbsLibrary;
+import io.fabricd.model.metrics.AgentMetrics;
 import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -40,9 +41,8 @@ public final class Version implements CommandLine.IVersionProvider {
 
     /** {@code fabric_build_info{version,revision,java_version} 1}, like client_java's jvm_runtime_info. */
     public static void register(PrometheusRegistry registry) {
-        Info.builder().name("fabric_build_info")
-                .help("The fabricd build: its version, git revision and the Java runtime it runs on (always 1)")
-                .labelNames("version", "revision", "java_version").register(registry)
+        Info.builder().name(AgentMetrics.BUILD_INFO.name()).help(AgentMetrics.BUILD_INFO.help())
+                .labelNames(AgentMetrics.BUILD_INFO.labels().toArray(String[]::new)).register(registry)
                 .addLabelValues(version(), revision(), javaVersion());
     }
 

@@ -1,6 +1,8 @@
 package io.fabricd.agent.http;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
+import io.fabricd.agent.Meters;
+import io.fabricd.model.metrics.AgentMetrics;
 import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.micrometer.core.instrument.Counter;
@@ -55,8 +57,7 @@ public final class BasicAuth {
         this.vertx = vertx;
         this.users = new LinkedHashMap<>();
         users.forEach((u, h) -> this.users.put(u, h.getBytes(StandardCharsets.UTF_8)));
-        refused = Counter.builder("fabric.agent.http.auth.failures")
-                .description("HTTP requests refused 401 for a missing or wrong user and password (web config basic_auth_users)")
+        refused = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_FAILURES)).description(AgentMetrics.HTTP_AUTH_FAILURES.help())
                 .register(meters);
     }
 

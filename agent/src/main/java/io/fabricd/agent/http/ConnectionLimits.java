@@ -1,5 +1,7 @@
 package io.fabricd.agent.http;
 
+import io.fabricd.agent.Meters;
+import io.fabricd.model.metrics.AgentMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -69,16 +71,14 @@ public final class ConnectionLimits {
         this.maxConnections = maxConnections;
         this.maxRequests = maxRequests;
         this.guard = new AcceptGuard(maxConnections * HARD_CAP_FACTOR);
-        FunctionCounter.builder("fabric.agent.http.connections.refused", guard, AcceptGuard::refused)
-                .description("TCP connections closed at accept because four times http.max_connections were still open "
-                        + "(a flood faster than the server closes)").register(meters);
-        Gauge.builder("fabric.agent.http.connections", this, l -> l.openConnections())
-                .description("HTTP connections open (at most http.max_connections)").register(meters);
-        shed = Counter.builder("fabric.agent.http.connections.shed")
-                .description("HTTP connections closed because http.max_connections were open (the heaviest source's oldest idle one)")
+        FunctionCounter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_REFUSED), guard, AcceptGuard::refused)
+                .description(AgentMetrics.HTTP_CONNECTIONS_REFUSED.help()).register(meters);
+        Gauge.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS), this, l -> l.openConnections())
+                .description(AgentMetrics.HTTP_CONNECTIONS.help()).register(meters);
+        shed = Counter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_SHED)).description(AgentMetrics.HTTP_CONNECTIONS_SHED.help())
                 .register(meters);
-        rejected = Counter.builder("fabric.agent.http.requests.rejected")
-                .description("HTTP requests answered 503 because http.max_requests were in flight").register(meters);
+        rejected = Counter.builder(Meters.name(AgentMetrics.HTTP_REQUESTS_REJECTED))
+                .description(AgentMetrics.HTTP_REQUESTS_REJECTED.help()).register(meters);
     }
 
     /**

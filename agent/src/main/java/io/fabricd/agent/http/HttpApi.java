@@ -19,8 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -56,7 +54,6 @@ public final class HttpApi {
         this.probes = probes;
         this.loop = loop;
         this.registry = registry;
-        loop.afterEachCollection(this::renderAhead);
     }
 
     /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
@@ -137,50 +134,6 @@ public final class HttpApi {
         ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
     }
 
-    /** A whole /metrics body and the collection it was rendered after. */
-    private record Body(CollectionLoop.Published collection, Exposition.Rendered rendered) {
-    }
-
-    /**
-     * Whole /metrics bodies by exposition format and encoding: each rendered (and compressed) once
-     * per collection and served as those bytes until the next collection. A format a scraper asked
-     * for within {@link #AHEAD_NANOS} is rendered right after each collection, on the collection
-     * thread, so that a lone scrape — one per collection, as Prometheus makes them — finds its body
-     * ready; another is rendered on the first scrape that asks for it. The agent's own metrics in a
-     * body (JVM, HTTP, probes) are as of its rendering.
-     */
-    private final Map<String, Body> bodies = new ConcurrentHashMap<>();
-    /** The formats asked for (a few: content type, escaping, gzip), with a request's Accept header and when. */
-    private final Map<String, Asked> asked = new ConcurrentHashMap<>();
-    private static final long AHEAD_NANOS = TimeUnit.MINUTES.toNanos(2);
-
-    private record Asked(String accept, boolean gzip, long atNanos) {
-    }
-
-    /** After each collection: the bodies of the formats asked for lately. */
-    private void renderAhead() {
-        CollectionLoop.Published now = loop.latest();
-        long t = System.nanoTime();
-        asked.forEach((format, a) -> {
-            if (t - a.atNanos() > AHEAD_NANOS) {
-                asked.remove(format, a);
-                return;
-            }
-            store(format, now, gzipped(Exposition.render(registry, a.accept(), List.of()), a.gzip()));
-        });
-    }
-
-    /** True when the latest collection's body in this format waits rendered (Accept header, gzip or not). */
-    public boolean bodyReady(String accept, boolean gzip) {
-        Body b = bodies.get(Exposition.formatKey(accept) + (gzip ? ";gzip" : ""));
-        return b != null && b.collection() == loop.latest();
-    }
-
-    /** Keeps {@code r} as the body of {@code format}, unless one of the latest collection is kept already. */
-    private void store(String format, CollectionLoop.Published collection, Exposition.Rendered r) {
-        bodies.compute(format, (k, had) -> had != null && had.collection() == loop.latest() ? had : new Body(collection, r));
-    }
-
     private void metrics(HttpServerRequest ctx) {
         String accept = ctx.getHeader(HttpHeaders.ACCEPT);
         List<String> names;
@@ -191,26 +144,8 @@ public final class HttpApi {
             return;
         }
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
-        if (names.isEmpty()) {
-            String format = Exposition.formatKey(accept) + (gzip ? ";gzip" : "");
-            asked.put(format, new Asked(accept, gzip, System.nanoTime()));
-            CollectionLoop.Published now = loop.latest();
-            Body ready = bodies.get(format);
-            if (ready != null && ready.collection() == now) {
-                // answered on the next turn of the event loop, like the rendered answers (ending a
-                // 30 KB response inside the request handler stalled some of 50 concurrent
-                // h2c-upgraded connections of Java's HttpClient until the idle timeout, AgentLoadTest)
-                vertx.runOnContext(v -> send(ctx, ready.rendered(), gzip));
-                return;
-            }
-            // rendering the agent's own metrics takes JVM safepoints (thread states): off the event loop
-            vertx.executeBlocking(() -> {
-                Exposition.Rendered r = gzipped(Exposition.render(registry, accept, List.of()), gzip);
-                store(format, now, r);
-                return r;
-            }, false).onSuccess(r -> send(ctx, r, gzip)).onFailure(e -> fail(ctx, e));
-            return;
-        }
+        // rendered on each scrape, so the agent's own metrics (fabric_agent_ready, the running
+        // collection's age) are as of the scrape; off the event loop: the JVM metrics take safepoints
         vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(e -> fail(ctx, e));
@@ -269,8 +204,7 @@ public final class HttpApi {
             return r;
         }
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(r.body().length / 6 + 64);
-        // the fastest level: a scrape body is text that compresses ~10x at any level, and compressing
-        // at the default level was a fifth of rendering a whole body ahead (docs/benchmarks.md)
+        // the fastest level: a scrape body is text that compresses ~10x at any level
         try (GZIPOutputStream z = new GZIPOutputStream(out, 8192) {
             {
                 def.setLevel(Deflater.BEST_SPEED);
