@@ -13,6 +13,8 @@ import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.model.metrics.MetricCatalogue;
+import io.fabricd.model.metrics.MetricFamily;
 import io.fabricd.testing.PromText;
 import java.io.ByteArrayInputStream;
 import java.net.URI;
@@ -296,6 +298,31 @@ class AgentHttpTest {
                 }
             }
             assertThat(sameCollectionSeen).isTrue();
+        }
+    }
+
+    /** Every fabric_ family the agent serves, its own included, is declared in the catalogue with the type it has there. */
+    @Test
+    void everyServedFamilyIsDeclared() throws Exception {
+        try (Agent a = start(Fixtures.open("host-b-roce"), Duration.ofHours(1))) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            Http.get(a.port(), "/metrics"); // the HTTP server's meters have a request to count
+            Map<String, String> types = new java.util.TreeMap<>();
+            for (String line : Http.get(a.port(), "/metrics").body().split("\n")) {
+                String[] t = line.split(" ");
+                if (line.startsWith("# TYPE fabric_")) {
+                    types.put(t[2], t[3]);
+                }
+            }
+            assertThat(types).containsKeys("fabric_agent_ready", "fabric_agent_collection_seconds", "fabric_build_info",
+                    "fabric_port_up", "fabric_agent_http_connections");
+            types.forEach((name, type) -> {
+                boolean max = name.endsWith("_max") && MetricCatalogue.byExposedName(name).isEmpty();
+                MetricFamily f = MetricCatalogue.byExposedName(max ? name.substring(0, name.length() - 4) : name)
+                        .orElseThrow(() -> new AssertionError(name + " is served but not declared in io.fabricd.model.metrics"));
+                String declared = max || f.type() == MetricFamily.Type.INFO ? "gauge" : f.type().word();
+                assertThat(type).as(name).isEqualTo(declared);
+            });
         }
     }
 
