@@ -28,28 +28,16 @@ final class NetdevFamilies {
         }
     }
 
-    /**
-     * The rx_prio and tx_prio traffic statistics as their families' points: only the two ranges of
-     * the sorted statistics that hold them are visited, not a netdev's hundreds of others.
-     */
+    /** Traffic per priority and direction: ethtool rx/tx_prioN_bytes, _packets, _discards. */
     private static void prio(Families f, String nd, SortedMap<String, Long> s) {
         for (String dir : new String[] {"rx", "tx"}) {
-            String from = dir + "_prio";
-            s.subMap(from + "0_", from + "8").forEach((key, value) -> {
-                // rx_prio3_bytes: the priority at [7], its kind after the '_' at [8]
-                if (key.length() < 10 || key.charAt(8) != '_' || key.charAt(7) < '0' || key.charAt(7) > '7') {
-                    return;
-                }
-                String prio = String.valueOf(key.charAt(7));
-                double v = toDouble(value);
-                switch (key.substring(9)) {
-                    case "bytes" -> f.add(NetdevMetrics.PRIORITY_BYTES, v, nd, prio, dir);
-                    case "packets" -> f.add(NetdevMetrics.PRIORITY_PACKETS, v, nd, prio, dir);
-                    case "discards" -> f.add(NetdevMetrics.PRIORITY_DISCARDS, v, nd, prio);
-                    default -> {
-                    }
-                }
-            });
+            for (int p = 0; p < 8; p++) {
+                String key = dir + "_prio" + p + "_";
+                String prio = String.valueOf(p);
+                add(f, NetdevMetrics.PRIORITY_BYTES, s.get(key + "bytes"), nd, prio, dir);
+                add(f, NetdevMetrics.PRIORITY_PACKETS, s.get(key + "packets"), nd, prio, dir);
+                add(f, NetdevMetrics.PRIORITY_DISCARDS, s.get(key + "discards"), nd, prio);
+            }
         }
     }
 
