@@ -75,6 +75,9 @@ public final class StableReads {
      * passed, the hardware listing changed, or {@code host} is another source than last time.
      */
     public HostSource over(HostSource host) {
+        if (refreshNanos <= 0) {
+            return host; // nothing kept: every read goes to the host
+        }
         long now = nanos.getAsLong();
         boolean changed = host != keptFrom;
         for (String l : HARDWARE) {
@@ -108,7 +111,7 @@ public final class StableReads {
             } catch (HostReadException e) {
                 v = e;
             }
-            if (refreshNanos > 0 && kept.size() < MAX_ENTRIES) {
+            if (kept.size() < MAX_ENTRIES) {
                 kept.put(key, v);
             }
         }

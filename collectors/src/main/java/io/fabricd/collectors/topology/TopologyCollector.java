@@ -10,7 +10,6 @@ import io.fabricd.model.PciFunction;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,43 +40,19 @@ public final class TopologyCollector implements Stage<TopologySlice> {
         return List.of(RdmaSlice.class);
     }
 
-    /** A function of interest: its identity and the paths of its current link. */
-    private record Planned(String addr, String kind, String path, Identity id, String speedPath, String widthPath) {
-    }
-
-    /** The functions of interest, the bridges above them and every GPU-NIC path class. */
-    private record Layout(List<Planned> functions, List<GpuNicPath> paths) {
-    }
-
     @Override
     public TopologySlice collect(CollectContext ctx, Slices in) {
-        List<String> bus = ctx.listOptional("sys/bus/pci/devices");
-        Map<String, String> nvidia = nvidiaKinds(ctx, bus); // the GPUs and NVSwitches among the bus's functions
+        // address -> kind of the functions of interest: the GPUs and NVSwitches among the bus's, the RDMA NICs
+        Map<String, String> kinds = nvidiaKinds(ctx, ctx.listOptional("sys/bus/pci/devices"));
         Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
         for (RdmaDevice d : in.get(RdmaSlice.class).map(RdmaSlice::devices).orElse(List.of())) {
             if (d.pciAddress() != null) {
                 nicOf.put(d.name(), d.pciAddress());
+                kinds.putIfAbsent(d.pciAddress(), "nic");
             }
         }
-        Layout layout = layout(ctx, nvidia, nicOf);
-        List<PciFunction> pci = new ArrayList<>();
-        for (Planned f : layout.functions()) {
-            Long speed = ctx.optional(f.speedPath()).map(TopologyCollector::transfers).orElse(null);
-            Integer width = ctx.optional(f.widthPath()).map(TopologyCollector::parseInt).orElse(null);
-            Identity id = f.id();
-            pci.add(new PciFunction(f.addr(), f.kind(), f.path(), id.vendor(), id.device(), id.cls(), id.numa(),
-                    speed, width, id.maxSpeed(), id.maxWidth(), id.driver()));
-        }
-        return new TopologySlice(pci, layout.paths());
-    }
-
-    private static Layout layout(CollectContext ctx, Map<String, String> nvidia, Map<String, String> nicOf) {
-        Map<String, String> kinds = new LinkedHashMap<>(nvidia); // address -> kind, for the devices of interest
-        for (String nic : nicOf.values()) {
-            kinds.putIfAbsent(nic, "nic");
-        }
         Map<String, String> realPaths = new LinkedHashMap<>();
-        Map<String, Planned> functions = new LinkedHashMap<>();
+        Map<String, PciFunction> functions = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : kinds.entrySet()) {
             String real;
             try {
@@ -87,14 +62,14 @@ public final class TopologyCollector implements Stage<TopologySlice> {
                 continue;
             }
             realPaths.put(e.getKey(), real);
-            functions.put(e.getKey(), planned(ctx, e.getKey(), e.getValue(), real));
+            functions.put(e.getKey(), function(ctx, e.getKey(), e.getValue(), real));
             // the bridges above it
             List<String> parts = PciPaths.components(real);
             StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
             for (int i = 1; i < parts.size() - 1; i++) {
                 p.append('/').append(parts.get(i));
                 if (!functions.containsKey(parts.get(i))) {
-                    functions.put(parts.get(i), planned(ctx, parts.get(i), "bridge", p.toString()));
+                    functions.put(parts.get(i), function(ctx, parts.get(i), "bridge", p.toString()));
                 }
             }
         }
@@ -104,18 +79,13 @@ public final class TopologyCollector implements Stage<TopologySlice> {
                 continue;
             }
             for (Map.Entry<String, String> nic : nicOf.entrySet()) {
-                if (!realPaths.containsKey(nic.getValue())) {
-                    continue;
+                if (realPaths.containsKey(nic.getValue())) {
+                    paths.add(PciPaths.classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
+                            functions.get(gpu.getKey()).numaNode(), functions.get(nic.getValue()).numaNode()));
                 }
-                paths.add(PciPaths.classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
-                        functions.get(gpu.getKey()).id().numa(), functions.get(nic.getValue()).id().numa()));
             }
         }
-        return new Layout(List.copyOf(functions.values()), List.copyOf(paths));
-    }
-
-    private static Planned planned(CollectContext ctx, String addr, String kind, String path) {
-        return new Planned(addr, kind, path, identity(ctx, path), path + "/current_link_speed", path + "/current_link_width");
+        return new TopologySlice(List.copyOf(functions.values()), paths);
     }
 
     private static Map<String, String> nvidiaKinds(CollectContext ctx, List<String> bus) {
@@ -133,14 +103,11 @@ public final class TopologyCollector implements Stage<TopologySlice> {
                 kinds.put(bdf, kind);
             }
         }
-        return Collections.unmodifiableMap(kinds);
+        return kinds;
     }
 
-    /** What a function says about itself that does not change while it stays. */
-    private record Identity(String vendor, String device, String cls, Integer numa, Long maxSpeed, Integer maxWidth, String driver) {
-    }
-
-    private static Identity identity(CollectContext ctx, String path) {
+    /** A function of interest at {@code path}: what it says about itself, and its current link. */
+    private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
         String vendor = ctx.optional(path + "/vendor").map(String::strip).orElse(null);
         String device = ctx.optional(path + "/device").map(String::strip).orElse(null);
         String cls = ctx.optional(path + "/class").map(String::strip).orElse(null);
@@ -158,7 +125,9 @@ public final class TopologyCollector implements Stage<TopologySlice> {
             maxWidth = maxWidth == null ? null : min(maxWidth, upWidth);
         }
         String driver = ctx.linkName(path + "/driver");
-        return new Identity(vendor, device, cls, numa, maxSpeed, maxWidth, driver);
+        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
+        return new PciFunction(addr, kind, path, vendor, device, cls, numa, speed, width, maxSpeed, maxWidth, driver);
     }
 
     private static <T extends Comparable<T>> T min(T a, T b) {
