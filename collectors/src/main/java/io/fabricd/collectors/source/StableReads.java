@@ -16,11 +16,11 @@ import java.util.regex.Pattern;
  *
  * <p>The rule, in one place ({@link #KEPT_TEXT} and the others): PCI vendor, device, class, NUMA
  * node, maximum link speed and width, and config space; an RDMA device's GUIDs, node type,
- * firmware version, HCA type, board id, parent, and its ports' link layers; a netdev's type; the
- * names in the counter folders and GID table a driver creates, the ports, the ECN priorities;
- * resolved device, driver and IOMMU group links; kernel release and command line, NUMA nodes and
- * their CPUs, the IOMMU units. Everything else (state, rates, counter values, current PCIe link,
- * GIDs) is read on every collection. A failed read is kept too, and thrown again on every
+ * firmware version, HCA type, board id, parent, and its ports' link layers; the names in the
+ * counter folders and GID table a driver creates, and the ports; resolved device, driver and IOMMU
+ * group links; kernel release and command line, NUMA nodes and their CPUs, the IOMMU units.
+ * Everything else (state, rates, counter values, current PCIe link, GIDs, all of a netdev, whose
+ * name can move to another device while the hardware listing stays) is read on every collection. A failed read is kept too, and thrown again on every
  * collection, so the stage reports it each time.
  *
  * <p>Everything kept is dropped, and read again, when {@code refresh} has passed since it was
@@ -41,15 +41,18 @@ public final class StableReads {
     /** Files whose text is kept. */
     static final Pattern KEPT_TEXT = Pattern.compile(PCI + "(?:vendor|device|class|numa_node|max_link_speed|max_link_width)"
             + "|" + IB + "/(?:node_guid|sys_image_guid|node_type|fw_ver|hca_type|board_id|parent|device/numa_node)"
-            + "|" + IB + "/ports/[^/]+/link_layer|sys/class/net/[^/]+/type"
+            + "|" + IB + "/ports/[^/]+/link_layer"
             + "|proc/sys/kernel/osrelease|proc/cmdline|sys/devices/system/node/node\\d+/cpulist");
     /** Binary files whose bytes are kept: PCI config space (it changes only through setpci). */
     static final Pattern KEPT_BYTES = Pattern.compile(PCI + "config");
     /** Folders whose names are kept: the driver creates them with the device. */
     static final Pattern KEPT_LISTING = Pattern.compile(IB + "(?:/ports|/hw_counters|/ports/[^/]+/(?:counters|counters_ext|hw_counters|gids))?"
-            + "|sys/class/net/[^/]+/ecn/roce_[nr]p/enable|sys/devices/system/node|sys/class/iommu");
-    /** Links (and whether they exist) kept resolved: a device's PCI function, driver, IOMMU group, net folder. */
-    static final Pattern KEPT_LINK = Pattern.compile("sys/bus/pci/devices/[^/]+|.+/(?:device|driver|iommu_group|ports|device/net)"
+            + "|sys/devices/system/node|sys/class/iommu");
+    /**
+     * Links (and whether they exist) kept resolved: a device's PCI function, driver, IOMMU group, net
+     * folder. Not a netdev's: netdevs can swap names while the hardware listing stays.
+     */
+    static final Pattern KEPT_LINK = Pattern.compile("sys/bus/pci/devices/[^/]+|(?!sys/class/net/).+/(?:device|driver|iommu_group|ports|device/net)"
             + "|sys/class/iommu");
 
     private final long refreshNanos;

@@ -13,11 +13,11 @@ class StableReadsRuleTest {
         String ib = "sys/class/infiniband/mlx5_0";
         String pci = "sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
         assertThat(List.of(ib + "/fw_ver", ib + "/node_guid", ib + "/ports/1/link_layer", pci + "/vendor", pci + "/max_link_speed",
-                "sys/bus/pci/devices/0000:01:00.0/class", "sys/class/net/eth0/type"))
+                "sys/bus/pci/devices/0000:01:00.0/class"))
                 .allMatch(p -> StableReads.KEPT_TEXT.matcher(p).matches());
         assertThat(List.of(ib + "/ports/1/state", ib + "/ports/1/rate", ib + "/ports/1/counters/port_rcv_data", ib + "/ports/1/gids/0",
                 ib + "/ports/1/gid_attrs/types/0", pci + "/current_link_speed", "sys/class/net/eth0/mtu",
-                pci + "/iommu_group/type", "proc/modules"))
+                pci + "/iommu_group/type", "proc/modules", "sys/class/net/eth0/type"))
                 .noneMatch(p -> StableReads.KEPT_TEXT.matcher(p).matches());
         assertThat(StableReads.KEPT_BYTES.matcher(pci + "/config").matches()).isTrue();
         assertThat(List.of(ib + "/ports/1/counters", ib + "/ports/1/hw_counters", ib + "/ports/1/gids", ib + "/ports"))
@@ -26,6 +26,7 @@ class StableReadsRuleTest {
                 .noneMatch(p -> StableReads.KEPT_LISTING.matcher(p).matches());
         assertThat(List.of(ib + "/device", pci + "/driver", pci + "/iommu_group", "sys/bus/pci/devices/0000:01:00.0"))
                 .allMatch(p -> StableReads.KEPT_LINK.matcher(p).matches());
-        assertThat(StableReads.KEPT_LINK.matcher("sys/class/net/eth0").matches()).isFalse();
+        assertThat(List.of("sys/class/net/eth0", "sys/class/net/eth0/device/driver"))
+                .noneMatch(p -> StableReads.KEPT_LINK.matcher(p).matches());
     }
 }
