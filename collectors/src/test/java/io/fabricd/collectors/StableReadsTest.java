@@ -147,6 +147,25 @@ class StableReadsTest {
     }
 
     @Test
+    void aPciFunctionThatComesDropsWhatWasKept(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        HostCollection repeating = repeating(Duration.ofMinutes(5), new AtomicLong());
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            CountingSource src = new CountingSource(live);
+            repeating.collect(src);
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).noneMatch(p -> p.endsWith("/vendor"));
+            Path devices = root.resolve("sys/bus/pci/devices");
+            Files.createSymbolicLink(devices.resolve("0000:99:00.0"), Files.readSymbolicLink(devices.resolve("0000:16:00.0")));
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).as("the functions already there read afresh after a hot plug")
+                    .contains("sys/bus/pci/devices/0000:16:00.0/vendor", "sys/bus/pci/devices/0000:15:01.0/vendor");
+        }
+    }
+
+    @Test
     void zeroRefreshKeepsNothing(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
         HostCollection repeating = repeating(Duration.ZERO, new AtomicLong());
