@@ -12,6 +12,8 @@ import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.probes.EndpointClient;
@@ -92,7 +94,8 @@ public final class Agent implements AutoCloseable {
         registry.register(fabric);
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
-        loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh), fabric,
+        loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh,
+                source instanceof LiveHostSource live ? live.runner() : CollectionRunner.CALLER), fabric,
                 config.collection.interval, config.diagnosis, meters,
                 config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir)), config.collectorConfig()::deviceSelected)
                 .stuckAfter(config.collection.stuckAfter);

@@ -11,9 +11,10 @@ import java.util.regex.Pattern;
  * @param excludeDevices RDMA device name globs never to read, even when included; some
  *                       firmware-restricted PFs flood the kernel log when their counters are read
  *                       (node_exporter#3434)
- * @param disabledCollectors collectors not run at all (by name: host, rdma, netdev, ethtool, dcb,
- *                       verbs, qp, topology, gpudirect); what they would find is absent, as on a host
- *                       without it, and the checks that need it say nothing
+ * @param disabledCollectors stages not run at all (by name: host, rdma, netdev, ethtool, dcb, verbs,
+ *                       qp, topology, gpudirect, pcie, iommu); their slice is absent, as on a host
+ *                       without it, the stages that need it run without it, and the checks that
+ *                       need it say nothing
  */
 public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices, Set<String> disabledCollectors) {
 

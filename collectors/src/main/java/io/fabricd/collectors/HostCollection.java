@@ -1,8 +1,5 @@
 package io.fabricd.collectors;
 
-import io.fabricd.model.CollectorRun;
-import io.fabricd.model.HostModel;
-import io.fabricd.model.ReadError;
 import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;
@@ -10,66 +7,68 @@ import io.fabricd.collectors.pcie.IommuCollector;
 import io.fabricd.collectors.pcie.PcieConfigCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import io.fabricd.collectors.source.CollectionAbandoned;
+import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.StableReads;
 import io.fabricd.collectors.topology.GpuDirectCollector;
 import io.fabricd.collectors.topology.HostFactsCollector;
 import io.fabricd.collectors.topology.TopologyCollector;
 import io.fabricd.collectors.verbs.PortAttrsCollector;
 import io.fabricd.collectors.verbs.QpCollector;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.ReadError;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** Runs every collector over a host and assembles the immutable {@link HostModel}. */
+/**
+ * Runs the stages over a host, each after the producers of the slices it needs, and builds the
+ * immutable {@link HostModel} from their slices ({@link ModelAssembly}).
+ */
 public final class HostCollection {
-    private final List<Collector> collectors;
+    private final List<Stage<?>> stages;
     private final CollectorConfig config;
     private final Clock clock;
-    private final StableFacts stable;
+    private final StableReads stable;
+    private final CollectionRunner runner;
 
-    /** Reads everything on every collection (nothing kept between collections). */
-    public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock) {
-        this(collectors, config, clock, StableFacts.none());
-    }
-
-    /** Keeps the hardware's identity between collections in {@code stable} (the agent's loop). */
-    public HostCollection(List<Collector> collectors, CollectorConfig config, Clock clock, StableFacts stable) {
-        this.collectors = List.copyOf(collectors);
-        Set<String> before = new TreeSet<>();
-        for (Collector c : this.collectors) {
-            for (String n : c.needs()) {
-                if (!before.contains(n) && this.collectors.stream().anyMatch(o -> o.name().equals(n))) {
-                    throw new IllegalArgumentException("collector " + c.name() + " reads " + n + "'s results: " + n + " must run first");
-                }
-            }
-            before.add(c.name());
-        }
-        this.config = config;
-        this.clock = clock;
-        this.stable = stable;
+    /** Reads everything on every collection, on the calling thread. */
+    public HostCollection(List<? extends Stage<?>> stages, CollectorConfig config, Clock clock) {
+        this(stages, config, clock, null, CollectionRunner.CALLER);
     }
 
     /**
-     * The collectors fabricd ships, in the order they run: each after those it {@link Collector#needs}
-     * (host; rdma; netdev after rdma; ethtool, dcb after netdev; verbs after rdma and netdev; qp,
-     * topology after rdma; gpudirect after topology).
+     * @param stable what is kept of the hardware's identity between collections (null: nothing)
+     * @param runner where each collection runs (the live source's reader, or the caller)
      */
-    public static List<Collector> defaultCollectors() {
+    public HostCollection(List<? extends Stage<?>> stages, CollectorConfig config, Clock clock, StableReads stable,
+                          CollectionRunner runner) {
+        this.stages = StageOrder.of(stages);
+        this.config = config;
+        this.clock = clock;
+        this.stable = stable;
+        this.runner = runner;
+    }
+
+    /** The stages fabricd ships, in the order they are listed in docs (the collection orders them by their needs). */
+    public static List<Stage<?>> defaultCollectors() {
         return List.of(new HostFactsCollector(), new RdmaCollector(), new NetdevCollector(), new EthtoolCollector(),
                 new DcbCollector(), new PortAttrsCollector(), new QpCollector(), new TopologyCollector(),
                 new GpuDirectCollector(), new PcieConfigCollector(), new IommuCollector());
     }
 
     /**
-     * Checks a configuration against the collectors fabricd ships: its globs, and that every
-     * disabled collector is one of them.
+     * Checks a configuration against the stages fabricd ships: its globs, and that every disabled
+     * collector is one of them.
      */
     public static void validate(CollectorConfig config) {
         config.validateGlobs();
@@ -85,40 +84,48 @@ public final class HostCollection {
 
     /** One collection, or several that each read everything (CLI commands, snapshots). */
     public static HostCollection standard(CollectorConfig config) {
-        return new HostCollection(defaultCollectors(), config, Clock.systemUTC());
+        return standard(config, CollectionRunner.CALLER);
+    }
+
+    /** {@link #standard} run by {@code runner} (a live source's reader). */
+    public static HostCollection standard(CollectorConfig config, CollectionRunner runner) {
+        return new HostCollection(defaultCollectors(), config, Clock.systemUTC(), null, runner);
     }
 
     /**
-     * For a loop over the same host: identity facts are kept between collections and read again
-     * after {@code refresh} or when the hardware listing changes ({@link StableFacts}).
+     * For a loop over the same host, run by {@code runner}: identity facts are kept between
+     * collections and read again after {@code refresh} or when the hardware listing changes
+     * ({@link StableReads}).
      */
-    public static HostCollection repeating(CollectorConfig config, Duration refresh) {
-        return new HostCollection(defaultCollectors(), config, Clock.systemUTC(), new StableFacts(refresh, System::nanoTime));
+    public static HostCollection repeating(CollectorConfig config, Duration refresh, CollectionRunner runner) {
+        return new HostCollection(defaultCollectors(), config, Clock.systemUTC(), new StableReads(refresh, System::nanoTime), runner);
     }
 
     public synchronized HostModel collect(HostSource source) {
-        // a live host runs it on its reader thread (reads without a hand-off each, still bounded)
-        return source.collecting(() -> collectHere(source));
+        return runner.run(() -> collectHere(stable == null ? source : stable.over(source), source));
     }
 
-    private HostModel collectHere(HostSource source) {
+    private HostModel collectHere(HostSource reads, HostSource source) {
         Instant started = clock.instant();
-        stable.begin();
-        HostModelBuilder builder = new HostModelBuilder();
+        Map<Class<?>, Object> slices = new HashMap<>();
         List<CollectorRun> runs = new ArrayList<>();
-        for (Collector c : collectors) {
-            if (!config.runs(c.name())) {
+        for (Stage<?> s : stages) {
+            if (!config.runs(s.name())) {
                 continue;
             }
-            CollectContext ctx = new CollectContext(source, config, builder, stable);
+            CollectContext ctx = new CollectContext(reads, config);
             long t0 = System.nanoTime();
             boolean ok = true;
             try {
-                c.collect(ctx);
+                Object slice = s.collect(ctx, Slices.forStage(slices, s));
+                if (slice != null) {
+                    slices.put(s.produces(), slice);
+                }
             } catch (RuntimeException | Error e) {
                 // a bug, a native library that cannot load (LinkageError) or a JNA call that fails
-                // (JNA throws java.lang.Error) fails its collector, never the collection; what
-                // stops the JVM or the whole collection is let through
+                // (JNA throws java.lang.Error) fails its stage, never the collection: its slice is
+                // absent and the stages that need it run without; what stops the JVM or the whole
+                // collection is let through
                 if (e instanceof CollectionAbandoned || e instanceof VirtualMachineError && !(e instanceof StackOverflowError)) {
                     throw e;
                 }
@@ -128,14 +135,10 @@ public final class HostCollection {
             double seconds = (System.nanoTime() - t0) / 1e9;
             List<ReadError> errors = ctx.errors();
             ok = ok && errors.stream().noneMatch(e -> e.error().startsWith(CollectContext.FATAL));
-            runs.add(new CollectorRun(c.name(), ok, seconds, errors));
+            runs.add(new CollectorRun(s.name(), ok, seconds, errors));
         }
-        return new HostModel(hostname(source), source.describe(), started,
-                source.manifest().map(m -> m.labels()).orElse(Map.of()), builder.hostFacts(), builder.devices(), builder.netdevs(),
-                builder.portAttrs(), builder.qps(), builder.pci(), builder.paths(), builder.gpuDirect(), builder.pcieConfig(),
-                builder.iommu(), runs);
+        return ModelAssembly.build(hostname(source), source, started, slices, runs);
     }
-
 
     /** The host's name: the snapshot manifest's, else proc/sys/kernel/hostname, else the OS's ("unknown" for a snapshot without). */
     public static String hostname(HostSource source) {

@@ -6,6 +6,8 @@ import io.fabricd.model.CollectorRun;
 import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaPort;
+import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.StableReads;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -44,7 +46,7 @@ class BigHostTest {
     @Test
     void aRepeatingCollectionReadsTheSameHost() {
         HostCollection repeating = new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT,
-                Clock.systemUTC(), new StableFacts(Duration.ofMinutes(5), System::nanoTime));
+                Clock.systemUTC(), new StableReads(Duration.ofMinutes(5), System::nanoTime), CollectionRunner.CALLER);
         HostModel first = repeating.collect(Fixtures.open("host-f-big"));
         HostModel again = repeating.collect(Fixtures.open("host-f-big"));
         assertThat(again.devices()).isEqualTo(first.devices());

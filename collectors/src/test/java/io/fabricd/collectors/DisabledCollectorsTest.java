@@ -16,7 +16,7 @@ class DisabledCollectorsTest {
     void aDisabledCollectorDoesNotRunAndTheOthersAreUnchanged() {
         HostModel all = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-d-topology"));
         CollectorConfig noTopology = new CollectorConfig(List.of("*"), List.of(), Set.of("topology", "gpudirect"));
-        StableFactsTest.Counting src = new StableFactsTest.Counting(Fixtures.open("host-d-topology"));
+        CountingSource src = new CountingSource(Fixtures.open("host-d-topology"));
         HostModel some = HostCollection.standard(noTopology).collect(src);
 
         assertThat(all.pci()).isNotEmpty();
@@ -26,6 +26,19 @@ class DisabledCollectorsTest {
         assertThat(src.reads).noneMatch(p -> p.endsWith("/current_link_speed") || p.endsWith("/max_link_width"));
         assertThat(some.devices()).isEqualTo(all.devices());
         assertThat(some.netdevs()).isEqualTo(all.netdevs());
+    }
+
+    @Test
+    void withoutTheVerbsStageQueuePairsAreStillCountedWithoutMaxQp() {
+        HostModel m = HostCollection.standard(new CollectorConfig(List.of("*"), List.of(), Set.of("verbs")))
+                .collect(Fixtures.open("host-b-roce"));
+        assertThat(m.collectors()).extracting(CollectorRun::name).doesNotContain("verbs").contains("qp");
+        assertThat(m.collector("qp").orElseThrow().ok()).isTrue();
+        assertThat(m.portAttrs()).isEmpty();
+        assertThat(m.qps()).singleElement().satisfies(q -> {
+            assertThat(q.byState()).containsEntry("RTS", 2).containsEntry("ERR", 1);
+            assertThat(q.maxQp()).isNull();
+        });
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.demo.DemoHost;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
@@ -112,7 +113,8 @@ public final class HostOptions {
     public HostModel collectOnce(AgentConfig cfg, PrintWriter err) {
         HostSource source = source(cfg);
         try {
-            HostModel m = HostCollection.standard(cfg.collectorConfig()).collect(source);
+            HostModel m = HostCollection.standard(cfg.collectorConfig(),
+                    source instanceof LiveHostSource live ? live.runner() : CollectionRunner.CALLER).collect(source);
             if (m.devices().isEmpty()) {
                 String where = source.describe().endsWith("/") ? source.describe() : source.describe() + "/";
                 err.println("fabricd: no RDMA device in " + where + "sys/class/infiniband"

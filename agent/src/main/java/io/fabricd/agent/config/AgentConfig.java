@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.StableFacts;
+import io.fabricd.collectors.source.StableReads;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.probes.ProbeConfig;
@@ -158,7 +158,7 @@ public final class AgentConfig {
          * goes; 0s reads everything on every collection (docs/configuration.md).
          */
         @JsonProperty("identity_refresh")
-        public Duration identityRefresh = StableFacts.DEFAULT_REFRESH;
+        public Duration identityRefresh = StableReads.DEFAULT_REFRESH;
 
         /**
          * Collectors not run (none): host, rdma, netdev, ethtool, dcb, verbs, qp, topology,

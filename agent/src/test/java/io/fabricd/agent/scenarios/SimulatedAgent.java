@@ -4,6 +4,7 @@ import io.fabricd.agent.Judgement;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.diagnosis.Report;
@@ -40,7 +41,7 @@ final class SimulatedAgent {
     }
 
     void start(Instant at) {
-        collection = HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh);
+        collection = HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh, CollectionRunner.CALLER);
         metrics = new FabricMetrics(false);
         judgement = new Judgement(new InventoryStore(stateDir), config.diagnosis, metrics);
         startedAt = at.getEpochSecond();

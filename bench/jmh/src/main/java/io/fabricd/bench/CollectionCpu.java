@@ -5,7 +5,8 @@ import com.sun.management.ThreadMXBean;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.StableFacts;
+import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.StableReads;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.Report;
@@ -38,7 +39,8 @@ public final class CollectionCpu {
         int warm = Integer.parseInt(args[1]);
         int n = Integer.parseInt(args[2]);
         HostSource src = args[3].equals("live") ? new LiveHostSource(root, Duration.ofSeconds(2)) : SnapshotHostSource.open(root);
-        HostCollection c = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
+        HostCollection c = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH,
+                src instanceof LiveHostSource live ? live.runner() : CollectionRunner.CALLER);
         OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         FabricMetrics metrics = new FabricMetrics();
         for (int i = 0; i < warm; i++) {

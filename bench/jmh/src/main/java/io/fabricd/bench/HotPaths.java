@@ -2,7 +2,8 @@ package io.fabricd.bench;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
-import io.fabricd.collectors.StableFacts;
+import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.StableReads;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.model.Counters;
 import io.fabricd.model.HostModel;
@@ -74,10 +75,10 @@ public class HotPaths {
         Path fixtures = io.fabricd.collectors.Fixtures.dir();
         source = SnapshotHostSource.open(fixtures.resolve(host));
         rdmaOnly = new HostCollection(List.of(new RdmaCollector()), CollectorConfig.DEFAULT, Clock.systemUTC());
-        repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
+        repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, CollectionRunner.CALLER);
         model = repeating.collect(source);
         live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), java.time.Duration.ofSeconds(2));
-        liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableFacts.DEFAULT_REFRESH);
+        liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, live.runner());
         report = Diagnosis.run(model, null, DiagnosisConfig.DEFAULT);
         families = FabricMetrics.build(model, false, report.findings());
         Path big = fixtures.resolve("host-f-big/fabricd/ethtool/ens1f0np0.txt");

@@ -1,11 +1,14 @@
 package io.fabricd.collectors.netdev;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
 import io.fabricd.model.DcbState;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * DCB state of every Ethernet RDMA netdev (RTM_GETDCB / DCB_CMD_IEEE_GET live, the dcb side-car in a
@@ -15,7 +18,7 @@ import java.util.List;
  * netdev whose DCB state is not known (a snapshot without its DCB side-car) keeps none: unknown is
  * not "unsupported".
  */
-public final class DcbCollector implements Collector {
+public final class DcbCollector implements Stage<DcbSlice> {
 
     @Override
     public String name() {
@@ -23,13 +26,19 @@ public final class DcbCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("netdev");
+    public Class<DcbSlice> produces() {
+        return DcbSlice.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        for (NetdevInfo n : ctx.model().netdevs()) {
+    public List<Class<?>> needs() {
+        return List.of(NetdevSlice.class);
+    }
+
+    @Override
+    public DcbSlice collect(CollectContext ctx, Slices in) {
+        Map<String, DcbSlice.Dcb> out = new HashMap<>();
+        for (NetdevInfo n : in.get(NetdevSlice.class).map(NetdevSlice::netdevs).orElse(List.of())) {
             if (!n.ethernet()) {
                 continue;
             }
@@ -48,9 +57,8 @@ public final class DcbCollector implements Collector {
                 trust = dcb.hasDscpApp() ? "dscp" : "pcp";
                 source = "dcb-app";
             }
-            String t = trust;
-            String src = source;
-            ctx.model().updateNetdev(n.name(), x -> x.withDcb(dcb, t, src));
+            out.put(n.name(), new DcbSlice.Dcb(dcb, trust, source));
         }
+        return new DcbSlice(out);
     }
 }

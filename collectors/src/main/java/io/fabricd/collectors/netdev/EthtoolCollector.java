@@ -1,11 +1,13 @@
 package io.fabricd.collectors.netdev;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.model.PauseParams;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.List;
@@ -15,7 +17,7 @@ import java.util.List;
  * and 802.3x pause parameters of every RDMA netdev. A snapshot without a side-car for a netdev
  * simply has no statistics for it.
  */
-public final class EthtoolCollector implements Collector {
+public final class EthtoolCollector implements Stage<EthtoolSlice> {
 
     @Override
     public String name() {
@@ -23,13 +25,19 @@ public final class EthtoolCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("netdev");
+    public Class<EthtoolSlice> produces() {
+        return EthtoolSlice.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        for (NetdevInfo n : ctx.model().netdevs()) {
+    public List<Class<?>> needs() {
+        return List.of(NetdevSlice.class);
+    }
+
+    @Override
+    public EthtoolSlice collect(CollectContext ctx, Slices in) {
+        Map<String, EthtoolSlice.Stats> out = new HashMap<>();
+        for (NetdevInfo n : in.get(NetdevSlice.class).map(NetdevSlice::netdevs).orElse(List.of())) {
             EthtoolStats stats = null;
             try {
                 stats = ctx.source().kernel().ethtoolStats(n.name());
@@ -46,9 +54,8 @@ public final class EthtoolCollector implements Collector {
                     ctx.error(e);
                 }
             }
-            Map<String, Long> s = stats == null ? Map.of() : stats.stats();
-            PauseParams p = pause.orElse(null);
-            ctx.model().updateNetdev(n.name(), x -> x.withStats(s, p));
+            out.put(n.name(), new EthtoolSlice.Stats(stats == null ? Map.of() : stats.stats(), pause.orElse(null)));
         }
+        return new EthtoolSlice(out);
     }
 }

@@ -1,7 +1,9 @@
 package io.fabricd.collectors.pcie;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.topology.TopologySlice;
 import io.fabricd.model.Iommu;
 import io.fabricd.model.PciFunction;
 import java.util.ArrayList;
@@ -16,7 +18,7 @@ import java.util.List;
  * capture it, and is unknown. A host without NIC or GPU PCI functions (Soft-RoCE alone) has no
  * reading ({@code HostModel.iommu()} null).
  */
-public final class IommuCollector implements Collector {
+public final class IommuCollector implements Stage<Iommu> {
     static final String UNITS = "sys/class/iommu";
     private static final List<String> ARGS = List.of("intel_iommu=", "amd_iommu=", "iommu=", "iommu.passthrough=", "iommu.strict=");
 
@@ -26,26 +28,30 @@ public final class IommuCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("topology");
+    public Class<Iommu> produces() {
+        return Iommu.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        List<PciFunction> functions = ctx.model().pci().stream().filter(f -> f.kind().equals("nic") || f.kind().equals("gpu")).toList();
+    public List<Class<?>> needs() {
+        return List.of(TopologySlice.class);
+    }
+
+    @Override
+    public Iommu collect(CollectContext ctx, Slices in) {
+        List<PciFunction> functions = in.get(TopologySlice.class).map(TopologySlice::pci).orElse(List.of()).stream().filter(f -> f.kind().equals("nic") || f.kind().equals("gpu")).toList();
         if (functions.isEmpty()) {
-            return; // no NIC or GPU on PCI (Soft-RoCE alone): nothing whose DMA to judge, nothing read
+            return null; // no NIC or GPU on PCI (Soft-RoCE alone): nothing whose DMA to judge, nothing read
         }
-        // the units and the command line stay until a reboot: kept as the hardware's identity is
-        List<String> units = ctx.stableExists(UNITS) ? ctx.stableListOptional(UNITS) : ctx.source().isSnapshot() ? null : List.of();
-        List<String> cmdline = ctx.stable("proc/cmdline").map(IommuCollector::iommuArgs).orElse(null);
+        List<String> units = ctx.source().exists(UNITS) ? ctx.listOptional(UNITS) : ctx.source().isSnapshot() ? null : List.of();
+        List<String> cmdline = ctx.optional("proc/cmdline").map(IommuCollector::iommuArgs).orElse(null);
         List<Iommu.Device> devices = new ArrayList<>();
         for (PciFunction f : functions) {
-            String group = ctx.stableLinkName(f.path() + "/iommu_group");
+            String group = ctx.linkName(f.path() + "/iommu_group");
             String type = group == null ? null : ctx.optional(f.path() + "/iommu_group/type").map(String::strip).orElse(null);
             devices.add(new Iommu.Device(f.address(), f.kind(), group, type));
         }
-        ctx.model().iommu(new Iommu(units, cmdline, devices));
+        return new Iommu(units, cmdline, devices);
     }
 
     static List<String> iommuArgs(String cmdline) {

@@ -1,7 +1,9 @@
 package io.fabricd.collectors.pcie;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.topology.TopologySlice;
 import io.fabricd.model.PciFunction;
 import io.fabricd.model.PcieConfig;
 import java.util.ArrayList;
@@ -13,12 +15,13 @@ import java.util.List;
  * ordering, ACS ({@link ConfigSpace}). An unprivileged reader gets the first 64 bytes, which hold
  * none of them: the registers are then unknown, and {@code bytesRead} says so.
  *
- * <p>Kept between the agent's collections as the hardware's identity is ({@code StableFacts}): read
- * again every {@code collection.identity_refresh} (5 min) and when a function comes or goes. The
- * kernel reads a 4 KiB config space one dword at a time, 1 024 config-space accesses per function,
- * while the registers change only when someone runs {@code setpci}: a fix shows within the refresh.
+ * <p>The config bytes are kept between the agent's collections as the hardware's identity is
+ * ({@link io.fabricd.collectors.source.StableReads}): read again every {@code collection.identity_refresh}
+ * (5 min) and when a function comes or goes. The kernel reads a 4 KiB config space one dword at a
+ * time, 1 024 config-space accesses per function, while the registers change only when someone
+ * runs {@code setpci}: a fix shows within the refresh.
  */
-public final class PcieConfigCollector implements Collector {
+public final class PcieConfigCollector implements Stage<PcieSlice> {
 
     @Override
     public String name() {
@@ -26,21 +29,21 @@ public final class PcieConfigCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("topology");
+    public Class<PcieSlice> produces() {
+        return PcieSlice.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        List<PciFunction> functions = ctx.model().pci();
-        List<String> paths = functions.stream().map(PciFunction::path).toList();
-        List<PcieConfig> configs = ctx.stableGroup("pcie config:" + paths, c -> {
-            List<PcieConfig> out = new ArrayList<>();
-            for (PciFunction f : functions) {
-                c.optionalBytes(f.path() + "/config").ifPresent(b -> out.add(ConfigSpace.decode(f.address(), b)));
-            }
-            return List.copyOf(out);
-        });
-        configs.forEach(ctx.model()::addPcieConfig);
+    public List<Class<?>> needs() {
+        return List.of(TopologySlice.class);
+    }
+
+    @Override
+    public PcieSlice collect(CollectContext ctx, Slices in) {
+        List<PcieConfig> out = new ArrayList<>();
+        for (PciFunction f : in.get(TopologySlice.class).map(TopologySlice::pci).orElse(List.of())) {
+            ctx.optionalBytes(f.path() + "/config").ifPresent(b -> out.add(ConfigSpace.decode(f.address(), b)));
+        }
+        return new PcieSlice(out);
     }
 }

@@ -15,12 +15,11 @@ final class CounterDir {
     }
 
     /**
-     * The names of a counter directory (the driver's: kept with the hardware's identity, the values
-     * read every time). {@code lifespan} in hw_counters/ is the driver's cache time in milliseconds,
+     * The names of a counter directory (the driver's). {@code lifespan} in hw_counters/ is the driver's cache time in milliseconds,
      * not a counter, and is left out.
      */
     static List<String> names(CollectContext ctx, String dir, boolean hw) {
-        List<String> names = ctx.stableListOptional(dir);
+        List<String> names = ctx.listOptional(dir);
         if (hw && names.contains("lifespan")) {
             List<String> without = new ArrayList<>(names);
             without.remove("lifespan");

@@ -152,17 +152,7 @@ final class BeneathRoot implements AutoCloseable {
         return (int) C.syscall(SYS_OPENAT2, dirfd, rel, how, 24);
     }
 
-    /**
-     * Each reading thread's native read buffer and statx buffer, kept for the thread's life: a
-     * collection reads a few thousand files, and a buffer per file was most of its garbage.
-     */
-    private static final class Buffers {
-        final Memory chunk = new Memory(SmallFiles.CHUNK);
-        final byte[] statx = new byte[256];
-    }
-
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
-    private static final ThreadLocal<Buffers> BUFFERS = ThreadLocal.withInitial(Buffers::new);
 
     /**
      * The whole text of the regular file at {@code rel} (a real path under the root, no links), as
@@ -182,9 +172,8 @@ final class BeneathRoot implements AutoCloseable {
             }
             throw new HostReadException(hostPath, errno(e.getErrorCode()));
         }
-        try {
-            Buffers bufs = BUFFERS.get();
-            byte[] stx = bufs.statx;
+        try (Memory mem = new Memory(SmallFiles.CHUNK)) {
+            byte[] stx = new byte[256];
             C.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
             int mode = (short) SHORT.get(stx, 28) & 0xffff; // stx_mode
             if ((mode & S_IFMT) == S_IFDIR) {
@@ -193,7 +182,6 @@ final class BeneathRoot implements AutoCloseable {
             if ((mode & S_IFMT) != S_IFREG) {
                 throw new HostReadException(hostPath, "EINVAL", "not a regular file");
             }
-            Memory mem = bufs.chunk;
             return SmallFiles.read((b, off, len) -> {
                 long n = C.read(fd, mem, Math.min(len, SmallFiles.CHUNK));
                 if (n <= 0) {

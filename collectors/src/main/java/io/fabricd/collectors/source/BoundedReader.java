@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * times out fails with ETIMEDOUT; the reader thread is abandoned (it stays blocked in the kernel)
  * and the path is quarantined - later reads of it fail at once - until that read returns.
  *
- * <p>A whole collection ({@link #collecting}) runs on the reader thread, and its reads run there
+ * <p>A whole collection ({@link #run}) runs on the reader thread, and its reads run there
  * directly: handing each read to the reader and waiting for it cost two thread wake-ups per file,
  * about three quarters of a live collection's CPU (the demo host's files: 11.0 ms per collection
  * with a hand-off per read, 2.9 ms without; docs/benchmarks.md). The waiting thread watches the read in
@@ -30,7 +30,7 @@ import java.util.function.Supplier;
  * as its read returns ({@link CollectionAbandoned}). A read from another thread meanwhile waits for the
  * collection on the reader (the agent has none).
  */
-final class BoundedReader implements AutoCloseable {
+final class BoundedReader implements CollectionRunner, AutoCloseable {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** After this many runs of one collection that each hit a hung read, reads are handed off one by one. */
@@ -97,7 +97,8 @@ final class BoundedReader implements AutoCloseable {
      * Runs {@code collection} on the reader with its reads done directly there, watched from this
      * thread; again on a new reader after a read hung (see the class comment).
      */
-    <T> T collecting(Supplier<T> collection) {
+    @Override
+    public <T> T run(Supplier<T> collection) {
         if (inCollection()) {
             return collection.get(); // nested
         }

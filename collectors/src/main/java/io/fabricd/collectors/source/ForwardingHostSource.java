@@ -2,7 +2,6 @@ package io.fabricd.collectors.source;
 
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.SideCarKernel;
-import java.util.function.Supplier;
 import java.util.List;
 import java.util.Optional;
 
@@ -67,10 +66,5 @@ public abstract class ForwardingHostSource implements HostSource {
     @Override
     public String describe() {
         return delegate.describe();
-    }
-
-    @Override
-    public <T> T collecting(Supplier<T> collection) {
-        return delegate.collecting(collection);
     }
 }

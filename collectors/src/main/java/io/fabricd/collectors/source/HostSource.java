@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 /**
  * The one door to a host. Paths are relative to the host root and use '/' ("sys/class/infiniband");
@@ -66,16 +65,6 @@ public interface HostSource {
     /** The snapshot manifest, when there is one. */
     default Optional<SnapshotManifest> manifest() {
         return Optional.empty();
-    }
-
-    /**
-     * Runs one collection ({@code HostCollection.collect}). A source whose reads are bounded in time
-     * by a worker thread ({@link LiveHostSource}) runs {@code collection} on that worker, where its
-     * reads need no hand-off each, and may run it again after a read hung (that path then failing at
-     * once). The default runs it on the calling thread.
-     */
-    default <T> T collecting(Supplier<T> collection) {
-        return collection.get();
     }
 
     /** What this source reads, for logs and messages ("/" or the snapshot folder). */

@@ -18,14 +18,13 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The running host. Reads are bounded in size and, through {@link BoundedReader}, in time: a sysfs
  * read can block in the driver (a firmware command that never completes), and a collection must
  * still finish. A read that times out fails with ETIMEDOUT and its path is quarantined - later
- * reads of it fail at once - until that read returns. A whole collection ({@link #collecting}) runs
- * on the reader thread with its reads done there directly.
+ * reads of it fail at once - until that read returns. Its owner hands the reader to the collection
+ * ({@link #runner}): a whole collection then runs on the reader thread with its reads done there directly.
  */
 public final class LiveHostSource implements HostSource, AutoCloseable {
     private static final Map<String, String> REASONS = Map.ofEntries(
@@ -115,10 +114,9 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
         return new HostReadException(path, "EIO", msg);
     }
 
-    /** Runs {@code collection} on the reader thread, its reads done there and watched ({@link BoundedReader}). */
-    @Override
-    public <T> T collecting(Supplier<T> collection) {
-        return reader.collecting(collection);
+    /** Runs a collection on the reader thread, its reads done there and watched ({@link BoundedReader}). */
+    public CollectionRunner runner() {
+        return reader;
     }
 
     /** True while {@code path} is quarantined: a read of it hung and has not returned (tests). */

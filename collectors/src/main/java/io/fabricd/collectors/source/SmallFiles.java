@@ -7,9 +7,8 @@ import java.io.IOException;
 import java.nio.charset.Charset;
 
 /**
- * The one way fabricd reads a file: open, read into a per-thread buffer, close, and no garbage but
- * the returned String (no {@code stat} first, no 8 KiB array per file as through
- * {@code Files.newInputStream(...).readNBytes(...)}).
+ * The one way fabricd reads a file: open, read into a buffer of a few KiB, close (no {@code stat}
+ * first).
  *
  * <p>Reads ask for at most {@link #CHUNK} bytes at a time: the JDK reads up to 8 KiB through a
  * buffer on the stack and mallocs one for anything larger, on every call. sysfs attributes are one
@@ -21,13 +20,13 @@ import java.nio.charset.Charset;
  */
 final class SmallFiles {
     static final int CHUNK = 8 * 1024;
-    private static final int BUFFER = 64 * 1024;
-    private static final ThreadLocal<byte[]> BUFFERS = ThreadLocal.withInitial(() -> new byte[BUFFER]);
+    /** What one read gets before it grows: a sysfs attribute is a page at most. */
+    private static final int BUFFER = 8 * 1024;
 
     private SmallFiles() {
     }
 
-    /** A read of up to {@code len} bytes into the thread's buffer at {@code off}, the file's next bytes; -1 at the end. */
+    /** A read of up to {@code len} bytes into {@code b} at {@code off}, the file's next bytes; -1 at the end. */
     interface Input {
         int read(byte[] b, int off, int len) throws IOException;
     }
@@ -78,7 +77,7 @@ final class SmallFiles {
     }
 
     static String read(Input in, String hostPath, int max, int endsBelow, Charset cs) throws IOException {
-        byte[] buf = BUFFERS.get();
+        byte[] buf = new byte[BUFFER];
         int n = 0;
         while (n < buf.length) {
             int want = Math.min(CHUNK, buf.length - n);

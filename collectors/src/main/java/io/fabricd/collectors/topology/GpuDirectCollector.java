@@ -1,7 +1,9 @@
 package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.model.GpuDirect;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +14,7 @@ import java.util.List;
  * exists — or the DMA-BUF path (kernel 5.12 or later with NVIDIA's open kernel modules). Only
  * meaningful where NVIDIA GPUs and RDMA devices are both present.
  */
-public final class GpuDirectCollector implements Collector {
+public final class GpuDirectCollector implements Stage<GpuDirect> {
     static final String[] PEERMEM = {"sys/kernel/mm/memory_peers/nv_mem/version",
         "sys/kernel/mm/memory_peers/nv_mem_nc/version", "sys/module/nvidia_peermem/version"};
 
@@ -22,17 +24,21 @@ public final class GpuDirectCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("rdma", "topology");
+    public Class<GpuDirect> produces() {
+        return GpuDirect.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        boolean gpus = ctx.model().pci().stream().anyMatch(f -> f.kind().equals("gpu"));
-        boolean nics = !ctx.model().devices().isEmpty();
+    public List<Class<?>> needs() {
+        return List.of(RdmaSlice.class, TopologySlice.class);
+    }
+
+    @Override
+    public GpuDirect collect(CollectContext ctx, Slices in) {
+        boolean gpus = in.get(TopologySlice.class).map(TopologySlice::pci).orElse(List.of()).stream().anyMatch(f -> f.kind().equals("gpu"));
+        boolean nics = !in.get(RdmaSlice.class).map(RdmaSlice::devices).orElse(List.of()).isEmpty();
         if (!gpus || !nics) {
-            ctx.model().gpuDirect(new GpuDirect(null, gpus ? "no RDMA device" : "no NVIDIA GPU", List.of()));
-            return;
+            return new GpuDirect(null, gpus ? "no RDMA device" : "no NVIDIA GPU", List.of());
         }
         List<String> evidence = new ArrayList<>();
         for (String p : PEERMEM) {
@@ -46,12 +52,11 @@ public final class GpuDirectCollector implements Collector {
             evidence.add("proc/modules lists the peer-memory module");
         }
         if (!evidence.isEmpty()) {
-            ctx.model().gpuDirect(new GpuDirect(true, "peer-memory module loaded", evidence));
-            return;
+            return new GpuDirect(true, "peer-memory module loaded", evidence);
         }
         String kernel = ctx.source().manifest().map(m -> m.kernel()).orElse(null);
         if (kernel == null) {
-            kernel = ctx.stable("proc/sys/kernel/osrelease").map(String::strip).orElse(null);
+            kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip).orElse(null);
         }
         String nvidia = ctx.optional("proc/driver/nvidia/version").orElse("");
         boolean open = nvidia.contains("Open Kernel Module");
@@ -59,13 +64,12 @@ public final class GpuDirectCollector implements Collector {
         List<String> missing = new ArrayList<>(List.of("no " + String.join(", ", PEERMEM),
                 "nvidia_peermem not in proc/modules"));
         if (dmabufKernel && open) {
-            ctx.model().gpuDirect(new GpuDirect(true, "DMA-BUF: kernel " + kernel + " with NVIDIA open kernel modules",
-                    List.of("kernel " + kernel, "proc/driver/nvidia/version: Open Kernel Module")));
-            return;
+            return new GpuDirect(true, "DMA-BUF: kernel " + kernel + " with NVIDIA open kernel modules",
+                    List.of("kernel " + kernel, "proc/driver/nvidia/version: Open Kernel Module"));
         }
         missing.add(kernel == null ? "kernel version unknown" : dmabufKernel ? "NVIDIA open kernel modules not detected"
                 : "kernel " + kernel + " older than 5.12 (no DMA-BUF)");
-        ctx.model().gpuDirect(new GpuDirect(false, "no peer-memory module and no DMA-BUF path", missing));
+        return new GpuDirect(false, "no peer-memory module and no DMA-BUF path", missing);
     }
 
     static boolean atLeast(String release, int major, int minor) {

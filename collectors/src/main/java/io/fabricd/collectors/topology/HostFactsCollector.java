@@ -1,7 +1,8 @@
 package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
 import io.fabricd.model.HostFacts;
 import java.util.Map;
 import java.util.TreeMap;
@@ -11,7 +12,7 @@ import java.util.TreeMap;
  * manifest's {@code host} (what OSHI said when the snapshot was taken) in a snapshot; and from
  * proc/ and sys/ files in a hand-made fixture, or when OSHI fails.
  */
-public final class HostFactsCollector implements Collector {
+public final class HostFactsCollector implements Stage<HostFacts> {
 
     @Override
     public String name() {
@@ -19,11 +20,15 @@ public final class HostFactsCollector implements Collector {
     }
 
     @Override
-    public void collect(CollectContext ctx) {
+    public Class<HostFacts> produces() {
+        return HostFacts.class;
+    }
+
+    @Override
+    public HostFacts collect(CollectContext ctx, Slices in) {
         if (!ctx.source().isSnapshot()) {
             try {
-                ctx.model().hostFacts(OshiFacts.read());
-                return;
+                return OshiFacts.read();
             } catch (RuntimeException | LinkageError e) {
                 ctx.error("oshi", "host facts unavailable: " + e); // fall back to the files
             }
@@ -31,19 +36,16 @@ public final class HostFactsCollector implements Collector {
         var manifest = ctx.source().manifest();
         if (manifest.isPresent() && manifest.get().host() != null) {
             var h = manifest.get().host();
-            ctx.model().hostFacts(new HostFacts(manifest.get().kernel(), h.memoryBytes(),
-                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? Map.of() : h.numaCpus()), h.bootTime()));
-            return;
+            return new HostFacts(manifest.get().kernel(), h.memoryBytes(),
+                    new TreeMap<Integer, Integer>(h.numaCpus() == null ? Map.of() : h.numaCpus()), h.bootTime());
         }
-        // a hand-made fixture's files: facts that do not change while the host runs, read once and
-        // kept (the live host asks OSHI once too); their read errors are recorded every collection
-        ctx.model().hostFacts(ctx.stableGroup("host facts", HostFactsCollector::fromFiles));
+        return fromFiles(ctx); // a hand-made fixture's files
     }
 
     private static HostFacts fromFiles(CollectContext ctx) {
-        String kernel = ctx.stable("proc/sys/kernel/osrelease").map(String::strip)
+        String kernel = ctx.optional("proc/sys/kernel/osrelease").map(String::strip)
                 .orElse(ctx.source().manifest().map(m -> m.kernel()).orElse(null));
-        Long mem = ctx.stable("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
+        Long mem = ctx.optional("proc/meminfo").flatMap(t -> t.lines().filter(l -> l.startsWith("MemTotal:")).findFirst())
                 .map(l -> {
                     String[] p = l.split("\\s+");
                     try {
@@ -54,12 +56,12 @@ public final class HostFactsCollector implements Collector {
                     }
                 }).orElse(null);
         TreeMap<Integer, Integer> numa = new TreeMap<>();
-        for (String n : ctx.stableListOptional("sys/devices/system/node")) {
+        for (String n : ctx.listOptional("sys/devices/system/node")) {
             if (!n.matches("node\\d+")) {
                 continue;
             }
             int id = Integer.parseInt(n.substring(4));
-            ctx.stable("sys/devices/system/node/" + n + "/cpulist").ifPresent(cl -> {
+            ctx.optional("sys/devices/system/node/" + n + "/cpulist").ifPresent(cl -> {
                 Integer c = countCpus(cl);
                 if (c == null) {
                     ctx.error("sys/devices/system/node/" + n + "/cpulist", "not a cpulist: '" + cl.strip() + "'");
@@ -68,7 +70,7 @@ public final class HostFactsCollector implements Collector {
                 }
             });
         }
-        Long boot = ctx.stable("proc/stat").flatMap(t -> t.lines().filter(l -> l.startsWith("btime ")).findFirst())
+        Long boot = ctx.optional("proc/stat").flatMap(t -> t.lines().filter(l -> l.startsWith("btime ")).findFirst())
                 .map(l -> {
                     try {
                         return Long.parseLong(l.substring(6).strip());

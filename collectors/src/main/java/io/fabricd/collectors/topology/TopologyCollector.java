@@ -1,14 +1,15 @@
 package io.fabricd.collectors.topology;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.PciPaths;
 import io.fabricd.model.PciFunction;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ import java.util.regex.Pattern;
  * effective max taking the upstream port into account), and the nvidia-smi path class of every
  * GPU × RDMA device.
  */
-public final class TopologyCollector implements Collector {
+public final class TopologyCollector implements Stage<TopologySlice> {
     static final Pattern BDF = PciPaths.BDF;
     static final String NVIDIA = "0x10de";
 
@@ -30,69 +31,45 @@ public final class TopologyCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("rdma");
-    }
-
-    /** A function read on every collection: its kept identity and the paths of its current link, built once. */
-    private record Planned(String addr, String kind, String path, Identity id, String speedPath, String widthPath) {
-    }
-
-    /**
-     * The functions of interest, the bridges above them and every GPU-NIC path class: all from kept
-     * facts (resolved paths, identities, NUMA nodes), so kept as one group; a collection
-     * reads only the current link speed and width of each function.
-     */
-    private record Layout(List<Planned> functions, List<GpuNicPath> paths) {
+    public Class<TopologySlice> produces() {
+        return TopologySlice.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        List<String> bus = ctx.listOptional("sys/bus/pci/devices");
-        ctx.hardware("sys/bus/pci/devices", bus);
-        // the GPUs and NVSwitches among the bus's functions: ids kept, and a changed listing drops them
-        Map<String, String> nvidia = ctx.stableGroup("pci kinds", c -> nvidiaKinds(c, bus));
-        Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
-        for (RdmaDevice d : ctx.model().devices()) {
-            if (d.pciAddress() != null) {
-                nicOf.put(d.name(), d.pciAddress());
-            }
-        }
-        Layout layout = ctx.stableGroup("pci layout:" + nicOf, c -> layout(c, nvidia, nicOf));
-        for (Planned f : layout.functions()) {
-            Long speed = ctx.optional(f.speedPath()).map(TopologyCollector::transfers).orElse(null);
-            Integer width = ctx.optional(f.widthPath()).map(TopologyCollector::parseInt).orElse(null);
-            Identity id = f.id();
-            ctx.model().addPci(new PciFunction(f.addr(), f.kind(), f.path(), id.vendor(), id.device(), id.cls(), id.numa(),
-                    speed, width, id.maxSpeed(), id.maxWidth(), id.driver()));
-        }
-        layout.paths().forEach(ctx.model()::addPath);
+    public List<Class<?>> needs() {
+        return List.of(RdmaSlice.class);
     }
 
-    private static Layout layout(CollectContext ctx, Map<String, String> nvidia, Map<String, String> nicOf) {
-        Map<String, String> kinds = new LinkedHashMap<>(nvidia); // address -> kind, for the devices of interest
-        for (String nic : nicOf.values()) {
-            kinds.putIfAbsent(nic, "nic");
+    @Override
+    public TopologySlice collect(CollectContext ctx, Slices in) {
+        // address -> kind of the functions of interest: the GPUs and NVSwitches among the bus's, the RDMA NICs
+        Map<String, String> kinds = nvidiaKinds(ctx, ctx.listOptional("sys/bus/pci/devices"));
+        Map<String, String> nicOf = new LinkedHashMap<>(); // device name -> nic address
+        for (RdmaDevice d : in.get(RdmaSlice.class).map(RdmaSlice::devices).orElse(List.of())) {
+            if (d.pciAddress() != null) {
+                nicOf.put(d.name(), d.pciAddress());
+                kinds.putIfAbsent(d.pciAddress(), "nic");
+            }
         }
         Map<String, String> realPaths = new LinkedHashMap<>();
-        Map<String, Planned> functions = new LinkedHashMap<>();
+        Map<String, PciFunction> functions = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : kinds.entrySet()) {
             String real;
             try {
-                real = ctx.stableRealPath("sys/bus/pci/devices/" + e.getKey());
+                real = ctx.source().realPath("sys/bus/pci/devices/" + e.getKey());
             } catch (HostReadException ex) {
                 ctx.error(ex);
                 continue;
             }
             realPaths.put(e.getKey(), real);
-            functions.put(e.getKey(), planned(ctx, e.getKey(), e.getValue(), real));
+            functions.put(e.getKey(), function(ctx, e.getKey(), e.getValue(), real));
             // the bridges above it
             List<String> parts = PciPaths.components(real);
             StringBuilder p = new StringBuilder("sys/devices/" + parts.get(0));
             for (int i = 1; i < parts.size() - 1; i++) {
                 p.append('/').append(parts.get(i));
                 if (!functions.containsKey(parts.get(i))) {
-                    functions.put(parts.get(i), planned(ctx, parts.get(i), "bridge", p.toString()));
+                    functions.put(parts.get(i), function(ctx, parts.get(i), "bridge", p.toString()));
                 }
             }
         }
@@ -102,61 +79,55 @@ public final class TopologyCollector implements Collector {
                 continue;
             }
             for (Map.Entry<String, String> nic : nicOf.entrySet()) {
-                if (!realPaths.containsKey(nic.getValue())) {
-                    continue;
+                if (realPaths.containsKey(nic.getValue())) {
+                    paths.add(PciPaths.classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
+                            functions.get(gpu.getKey()).numaNode(), functions.get(nic.getValue()).numaNode()));
                 }
-                paths.add(PciPaths.classify(gpu.getKey(), nic.getKey(), realPaths.get(gpu.getKey()), realPaths.get(nic.getValue()),
-                        functions.get(gpu.getKey()).id().numa(), functions.get(nic.getValue()).id().numa()));
             }
         }
-        return new Layout(List.copyOf(functions.values()), List.copyOf(paths));
-    }
-
-    private static Planned planned(CollectContext ctx, String addr, String kind, String path) {
-        return new Planned(addr, kind, path, identity(ctx, path), path + "/current_link_speed", path + "/current_link_width");
+        return new TopologySlice(List.copyOf(functions.values()), paths);
     }
 
     private static Map<String, String> nvidiaKinds(CollectContext ctx, List<String> bus) {
         Map<String, String> kinds = new LinkedHashMap<>();
         for (String bdf : bus) {
             String base = "sys/bus/pci/devices/" + bdf;
-            String vendor = ctx.stable(base + "/vendor").map(String::strip).orElse("");
+            String vendor = ctx.optional(base + "/vendor").map(String::strip).orElse("");
             if (!vendor.equalsIgnoreCase(NVIDIA)) {
                 continue;
             }
-            String cls = ctx.stable(base + "/class").map(String::strip).orElse("");
+            String cls = ctx.optional(base + "/class").map(String::strip).orElse("");
             String kind = cls.startsWith("0x0302") || cls.startsWith("0x0300") ? "gpu"
                     : cls.startsWith("0x0680") ? "nvswitch" : null;
             if (kind != null) {
                 kinds.put(bdf, kind);
             }
         }
-        return Collections.unmodifiableMap(kinds);
+        return kinds;
     }
 
-    /** What a function says about itself that does not change while it stays: kept as one group. */
-    private record Identity(String vendor, String device, String cls, Integer numa, Long maxSpeed, Integer maxWidth, String driver) {
-    }
-
-    private static Identity identity(CollectContext ctx, String path) {
-        String vendor = ctx.stable(path + "/vendor").map(String::strip).orElse(null);
-        String device = ctx.stable(path + "/device").map(String::strip).orElse(null);
-        String cls = ctx.stable(path + "/class").map(String::strip).orElse(null);
-        Integer numa = ctx.stable(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
-        Long maxSpeed = ctx.stable(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
-        Integer maxWidth = ctx.stable(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+    /** A function of interest at {@code path}: what it says about itself, and its current link. */
+    private static PciFunction function(CollectContext ctx, String addr, String kind, String path) {
+        String vendor = ctx.optional(path + "/vendor").map(String::strip).orElse(null);
+        String device = ctx.optional(path + "/device").map(String::strip).orElse(null);
+        String cls = ctx.optional(path + "/class").map(String::strip).orElse(null);
+        Integer numa = ctx.optional(path + "/numa_node").map(s -> parseInt(s)).orElse(null);
+        Long maxSpeed = ctx.optional(path + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer maxWidth = ctx.optional(path + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
         int slash = path.lastIndexOf('/');
         String parent = path.substring(0, slash);
         if (BDF.matcher(parent.substring(parent.lastIndexOf('/') + 1)).matches()) {
             // the link's best is what both ends support (a Gen5 card in a Gen4 slot is not degraded);
             // what the device itself does not report stays unknown, never the upstream port's
-            Long upSpeed = ctx.stable(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
-            Integer upWidth = ctx.stable(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
+            Long upSpeed = ctx.optional(parent + "/max_link_speed").map(TopologyCollector::transfers).orElse(null);
+            Integer upWidth = ctx.optional(parent + "/max_link_width").map(TopologyCollector::parseInt).orElse(null);
             maxSpeed = maxSpeed == null ? null : min(maxSpeed, upSpeed);
             maxWidth = maxWidth == null ? null : min(maxWidth, upWidth);
         }
-        String driver = ctx.stableLinkName(path + "/driver");
-        return new Identity(vendor, device, cls, numa, maxSpeed, maxWidth, driver);
+        String driver = ctx.linkName(path + "/driver");
+        Long speed = ctx.optional(path + "/current_link_speed").map(TopologyCollector::transfers).orElse(null);
+        Integer width = ctx.optional(path + "/current_link_width").map(TopologyCollector::parseInt).orElse(null);
+        return new PciFunction(addr, kind, path, vendor, device, cls, numa, speed, width, maxSpeed, maxWidth, driver);
     }
 
     private static <T extends Comparable<T>> T min(T a, T b) {

@@ -1,13 +1,19 @@
 package io.fabricd.collectors.verbs;
 
 import io.fabricd.collectors.CollectContext;
-import io.fabricd.collectors.Collector;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.netdev.NetdevSlice;
+import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.collectors.source.HostReadException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.List;
 
@@ -18,7 +24,7 @@ import java.util.List;
  * an IB MTU; max MTU 4096), marked "derived". Also rdma_cm's configfs defaults (docs/spec/host-facts.md §3.4; absent =
  * kernel defaults, not an error).
  */
-public final class PortAttrsCollector implements Collector {
+public final class PortAttrsCollector implements Stage<VerbsSlice> {
     static final int[] IB_MTUS = {4096, 2048, 1024, 512, 256};
 
     @Override
@@ -27,20 +33,28 @@ public final class PortAttrsCollector implements Collector {
     }
 
     @Override
-    public List<String> needs() {
-        return List.of("rdma", "netdev");
+    public Class<VerbsSlice> produces() {
+        return VerbsSlice.class;
     }
 
     @Override
-    public void collect(CollectContext ctx) {
-        for (RdmaDevice d : ctx.model().devices()) {
+    public List<Class<?>> needs() {
+        return List.of(RdmaSlice.class, NetdevSlice.class);
+    }
+
+    @Override
+    public VerbsSlice collect(CollectContext ctx, Slices in) {
+        List<NetdevInfo> netdevs = in.get(NetdevSlice.class).map(NetdevSlice::netdevs).orElse(List.of());
+        List<PortAttrs> attrs = new ArrayList<>();
+        Map<String, Long> maxQp = new HashMap<>();
+        for (RdmaDevice d : in.get(RdmaSlice.class).map(RdmaSlice::devices).orElse(List.of())) {
             Optional<VerbsDevice> verbs = Optional.empty();
             try {
                 verbs = ctx.source().kernel().verbs(d.name());
             } catch (HostReadException e) {
                 ctx.error(e);
             }
-            verbs.ifPresent(v -> ctx.model().maxQp(d.name(), v.maxQp()));
+            verbs.map(VerbsDevice::maxQp).ifPresent(q -> maxQp.put(d.name(), q));
             for (RdmaPort p : d.ports()) {
                 Integer active = null;
                 Integer max = null;
@@ -53,7 +67,7 @@ public final class PortAttrsCollector implements Collector {
                     gidLen = vp.gidTblLen();
                     source = "verbs";
                 } else if ("Ethernet".equals(p.linkLayer()) && p.netdev() != null) {
-                    Integer mtu = ctx.model().netdevs().stream().filter(n -> n.name().equals(p.netdev()))
+                    Integer mtu = netdevs.stream().filter(n -> n.name().equals(p.netdev()))
                             .findFirst().map(NetdevInfo::mtu).orElse(null);
                     if (mtu != null) {
                         active = derivedActiveMtu(mtu, d.parent() != null ? 80 : 96);
@@ -71,9 +85,10 @@ public final class PortAttrsCollector implements Collector {
                         return null;
                     }
                 }).orElse(null);
-                ctx.model().addPortAttrs(new PortAttrs(d.name(), p.port(), active, max, source, gidLen, mode, tos));
+                attrs.add(new PortAttrs(d.name(), p.port(), active, max, source, gidLen, mode, tos));
             }
         }
+        return new VerbsSlice(attrs, maxQp);
     }
 
     /** The RoCE active MTU for a netdev MTU: the largest IB MTU ≤ mtu − overhead (0 when none fits). */

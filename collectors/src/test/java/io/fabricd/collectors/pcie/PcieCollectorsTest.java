@@ -9,6 +9,7 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.Iommu;
 import io.fabricd.model.PcieConfig;
 import io.fabricd.collectors.snapshot.SnapshotWriter;
+import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,11 +135,11 @@ class PcieCollectorsTest {
     void theAgentsLoopKeepsConfigUntilTheRefresh(@TempDir Path tmp) throws Exception {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         SnapshotHostSource src = SnapshotHostSource.open(h.root());
-        HostCollection kept = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofHours(1));
+        HostCollection kept = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofHours(1), CollectionRunner.CALLER);
         assertThat(kept.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).isEqualTo(512);
         h.deviceControl(PcieHosts.NIC, 0x5830); // setpci: Max Read Request 4096
         assertThat(kept.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).as("kept").isEqualTo(512);
-        HostCollection refreshed = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ZERO);
+        HostCollection refreshed = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ZERO, CollectionRunner.CALLER);
         assertThat(refreshed.collect(src).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).isEqualTo(4096);
         assertThat(collect(h.root()).pcieConfig(PcieHosts.NIC).orElseThrow().maxReadRequest()).as("one-shot").isEqualTo(4096);
     }

@@ -94,7 +94,7 @@ class LiveFaultsTest {
         assertThat(p.waitFor()).isZero();
         HostModel whole = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(Fixtures.host("host-a-ib")));
         try (LiveHostSource live = new LiveHostSource(tmp, Duration.ofMillis(300))) {
-            HostCollection loop = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofMinutes(10));
+            HostCollection loop = HostCollection.repeating(CollectorConfig.DEFAULT, Duration.ofMinutes(10), live.runner());
             for (int i = 0; i < 3; i++) {
                 long t0 = System.nanoTime();
                 HostModel m = loop.collect(live);

@@ -46,7 +46,7 @@ class LiveHostSourceTest {
     /** Reads {@code files} as a collection would, recording each read as RUN:FILE in {@code log}. */
     private static Map<String, String> collect(LiveHostSource s, List<String> files,
                                                          AtomicInteger runs, List<String> log) {
-        return s.collecting(() -> {
+        return s.runner().run(() -> {
             int run = runs.incrementAndGet();
             log.add(run + ":" + Thread.currentThread().getName());
             Map<String, String> m = new LinkedHashMap<>();
@@ -120,7 +120,7 @@ class LiveHostSourceTest {
         Files.writeString(tmp.resolve("d/a"), "1\n");
         Files.writeString(tmp.resolve("d/z"), "3\n");
         try (LiveHostSource s = new LiveHostSource(tmp, Duration.ofMillis(200))) {
-            Map<String, FileRead> got = s.collecting(() -> s.readEach("d", List.of("a", "hang", "z")));
+            Map<String, FileRead> got = s.runner().run(() -> s.readEach("d", List.of("a", "hang", "z")));
             assertThat(got.get("a").text()).isEqualTo("1\n");
             assertThat(got.get("z").text()).isEqualTo("3\n");
             assertThat(got.get("hang").failure().errno()).isEqualTo("ETIMEDOUT");

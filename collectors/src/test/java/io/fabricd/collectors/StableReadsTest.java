@@ -4,51 +4,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaDevice;
-import io.fabricd.collectors.source.ForwardingHostSource;
-import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.collectors.source.StableReads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Hardware identity kept between collections: fewer files read from the second
- * collection on, the same model as reading everything, counters still fresh, and everything read
- * again after the refresh time or when a device comes or goes. On a live-reader copy of a real
- * fixture with a PCIe switch, a GPU and a ConnectX port.
+ * Hardware identity kept between collections ({@link StableReads}): fewer files read from the second
+ * collection on, the same model as reading everything, counters and GIDs still fresh, and
+ * everything read again after the refresh time or when a device comes or goes. On a live-reader
+ * copy of a real fixture with a PCIe switch, a GPU and a ConnectX port.
  */
-class StableFactsTest {
-    /** Counts the files read, by path. */
-    static final class Counting extends ForwardingHostSource {
-        final List<String> reads = new ArrayList<>();
-        final List<String> lists = new ArrayList<>();
-
-        Counting(HostSource delegate) {
-            super(delegate);
-        }
-
-        @Override
-        public List<String> list(String path) throws HostReadException {
-            lists.add(path);
-            return super.list(path);
-        }
-
-        @Override
-        public String read(String path) throws HostReadException {
-            reads.add(path);
-            return super.read(path);
-        }
-    }
-
+class StableReadsTest {
     static Path copy(Path tmp) throws Exception {
         return Fixtures.copy("host-d-topology", tmp);
     }
@@ -56,7 +32,7 @@ class StableFactsTest {
     /** A collection loop keeping facts for {@code refresh}, on a clock the test moves. */
     static HostCollection repeating(Duration refresh, AtomicLong now) {
         return new HostCollection(HostCollection.defaultCollectors(), CollectorConfig.DEFAULT, Clock.systemUTC(),
-                new StableFacts(refresh, now::get));
+                new StableReads(refresh, now::get), CollectionRunner.CALLER);
     }
 
     static Path device(Path root) throws IOException {
@@ -69,7 +45,7 @@ class StableFactsTest {
         AtomicLong now = new AtomicLong();
         HostCollection repeating = repeating(Duration.ofMinutes(5), now);
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
-            Counting src = new Counting(live);
+            CountingSource src = new CountingSource(live);
             HostModel first = repeating.collect(src);
             int firstReads = src.reads.size();
             src.reads.clear();
@@ -121,41 +97,32 @@ class StableFactsTest {
     }
 
     @Test
-    void gidSlotsFoundByTheScanAreReadFreshANewSlotWaitsForTheRefresh(@TempDir Path tmp) throws Exception {
+    void gidsAreReadEveryCollectionSoAFixedGidShowsAtOnce(@TempDir Path tmp) throws Exception {
         Path root = copy(tmp);
         AtomicLong now = new AtomicLong();
         HostCollection repeating = repeating(Duration.ofMinutes(5), now);
         Path port = device(root).resolve("ports/1");
+        String gid0 = Files.readString(port.resolve("gids/0"));
         String zero = "0000:0000:0000:0000:0000:0000:0000:0000\n";
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
-            Counting src = new Counting(live);
-            assertThat(gids(repeating.collect(src))).containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:b2c4");
-            assertThat(src.reads).as("the first collection scans every slot").anyMatch(p -> p.endsWith("/gids/2"));
-            src.reads.clear();
+            Files.writeString(port.resolve("gids/0"), zero); // the GID is missing (roce_gid_missing)
+            assertThat(gids(repeating.collect(live))).isEmpty();
 
-            Files.writeString(port.resolve("gids/0"), "fe80:0000:0000:0000:a088:c203:00a1:ffff\n"); // changed
-            Files.writeString(port.resolve("gids/2"), "fe80:0000:0000:0000:a088:c203:00a1:2222\n"); // new slot
+            Files.writeString(port.resolve("gids/0"), gid0); // fixed: shows at the next collection, not after the refresh
+            assertThat(gids(repeating.collect(live))).containsExactly("0=" + gid0.strip());
+
+            Files.writeString(port.resolve("gids/2"), "fe80:0000:0000:0000:a088:c203:00a1:2222\n"); // a new slot
             Files.writeString(port.resolve("gid_attrs/types/2"), "IB/RoCE v1\n");
-            HostModel second = repeating.collect(src);
-            assertThat(gids(second)).as("a changed GID at once, a new slot not yet")
-                    .containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:ffff");
-            assertThat(src.reads).noneMatch(p -> p.endsWith("/gids/1") || p.endsWith("/gids/2"));
-            assertThat(src.reads).as("the changed GID's type is read again").anyMatch(p -> p.endsWith("/gid_attrs/types/0"));
-            src.reads.clear();
-            repeating.collect(src);
-            assertThat(src.reads).as("an unchanged GID's type is kept").noneMatch(p -> p.contains("/gid_attrs/"));
-
-            now.addAndGet(Duration.ofMinutes(5).toNanos());
-            assertThat(gids(repeating.collect(live))).as("the new slot after the refresh")
-                    .containsExactly("0=fe80:0000:0000:0000:a088:c203:00a1:ffff", "2=fe80:0000:0000:0000:a088:c203:00a1:2222");
+            HostModel added = repeating.collect(live);
+            assertThat(gids(added)).containsExactly("0=" + gid0.strip(), "2=fe80:0000:0000:0000:a088:c203:00a1:2222");
+            assertThat(added.devices().get(0).ports().get(0).gids().get(1).type()).isEqualTo("IB/RoCE v1");
 
             Files.writeString(port.resolve("gids/0"), zero); // cleared: gone at once
             HostModel cleared = repeating.collect(live);
             assertThat(gids(cleared)).containsExactly("2=fe80:0000:0000:0000:a088:c203:00a1:2222");
-            assertThat(cleared.devices().get(0).ports().get(0).gids().get(0).type()).isEqualTo("IB/RoCE v1");
-            HostModel everything = HostCollection.standard(CollectorConfig.DEFAULT).collect(live);
-            assertThat(cleared.devices()).isEqualTo(everything.devices());
+            assertThat(cleared.devices()).isEqualTo(HostCollection.standard(CollectorConfig.DEFAULT).collect(live).devices());
         }
+        assertThat(now.get()).as("all within one refresh").isZero();
     }
 
     private static List<String> gids(HostModel m) {
@@ -166,17 +133,36 @@ class StableFactsTest {
     void hostFactsFromAFixturesFilesAreReadOnce() {
         // a snapshot without the manifest's host block: kernel, memory and NUMA CPUs come from files
         HostCollection repeating = repeating(Duration.ofMinutes(5), new AtomicLong());
-        Counting src = new Counting(SnapshotHostSource.open(Fixtures.host("host-a-ib")));
+        CountingSource src = new CountingSource(SnapshotHostSource.open(Fixtures.host("host-a-ib")));
         HostModel first = repeating.collect(src);
         assertThat(src.reads).anyMatch(p -> p.endsWith("/cpulist"));
         assertThat(first.facts().numaCpus()).isNotEmpty();
         src.reads.clear();
         src.lists.clear();
         HostModel second = repeating.collect(src);
-        assertThat(src.reads).noneMatch(p -> p.endsWith("/cpulist") || p.equals("proc/meminfo"));
+        assertThat(src.reads).noneMatch(p -> p.endsWith("/cpulist") || p.equals("proc/sys/kernel/osrelease"));
         assertThat(src.lists).doesNotContain("sys/devices/system/node");
         assertThat(second.facts()).isEqualTo(first.facts())
                 .isEqualTo(HostCollection.standard(CollectorConfig.DEFAULT).collect(src).facts());
+    }
+
+    @Test
+    void aPciFunctionThatComesDropsWhatWasKept(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        HostCollection repeating = repeating(Duration.ofMinutes(5), new AtomicLong());
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            CountingSource src = new CountingSource(live);
+            repeating.collect(src);
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).noneMatch(p -> p.endsWith("/vendor"));
+            Path devices = root.resolve("sys/bus/pci/devices");
+            Files.createSymbolicLink(devices.resolve("0000:99:00.0"), Files.readSymbolicLink(devices.resolve("0000:16:00.0")));
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).as("the functions already there read afresh after a hot plug")
+                    .contains("sys/bus/pci/devices/0000:16:00.0/vendor", "sys/bus/pci/devices/0000:15:01.0/vendor");
+        }
     }
 
     @Test
@@ -184,7 +170,7 @@ class StableFactsTest {
         Path root = copy(tmp);
         HostCollection repeating = repeating(Duration.ZERO, new AtomicLong());
         try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
-            Counting src = new Counting(live);
+            CountingSource src = new CountingSource(live);
             repeating.collect(src);
             int firstReads = src.reads.size();
             src.reads.clear();
