@@ -68,8 +68,7 @@ class AgentTlsTest {
         AgentConfig c = new AgentConfig();
         c.collection.interval = Duration.ofHours(1);
         c.http.webConfigFile = web.toString();
-        c.probe.keyFile = key;
-        c.probe.udpPort = 0;
+        c.probe = AgentProbeTest.probe(key);
         agent = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start();
         assertThat(agent.awaitReady(Duration.ofSeconds(20))).isTrue();
         withCert = client(dir, true);

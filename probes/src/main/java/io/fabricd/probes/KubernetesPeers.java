@@ -46,7 +46,7 @@ public final class KubernetesPeers implements AutoCloseable {
         this.client = client;
         this.ownsClient = ownsClient;
         this.config = config;
-        this.namespace = config.namespace != null ? config.namespace
+        this.namespace = config.namespace() != null ? config.namespace()
                 : System.getenv("POD_NAMESPACE") != null ? System.getenv("POD_NAMESPACE") : client.getNamespace();
         this.nodeName = nodeName;
         this.problems = problems;
@@ -61,8 +61,8 @@ public final class KubernetesPeers implements AutoCloseable {
         // (fabric8's default retries 10 times with exponential backoff, ~40 s for one node read)
         ConfigBuilder b = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(1)
                 .withConnectionTimeout(5_000).withRequestTimeout(10_000);
-        if (config.apiServer != null) {
-            b.withMasterUrl(config.apiServer);
+        if (config.apiServer() != null) {
+            b.withMasterUrl(config.apiServer());
         }
         Config c = b.build();
         KubernetesClient client = new KubernetesClientBuilder().withConfig(c).build();
@@ -75,10 +75,10 @@ public final class KubernetesPeers implements AutoCloseable {
             problems.accept("probe.kubernetes: no namespace (set probe.kubernetes.namespace or POD_NAMESPACE)");
             return this;
         }
-        informer = client.discovery().v1().endpointSlices().inNamespace(namespace).withLabel(SERVICE_LABEL, config.service)
+        informer = client.discovery().v1().endpointSlices().inNamespace(namespace).withLabel(SERVICE_LABEL, config.service())
                 .runnableInformer(0);
         informer.exceptionHandler((started, t) -> {
-            problems.accept("probe.kubernetes: endpointslices of " + namespace + "/" + config.service + ": " + reason(t));
+            problems.accept("probe.kubernetes: endpointslices of " + namespace + "/" + config.service() + ": " + reason(t));
             return true; // retry with backoff, before and after the first list
         });
         informer.start();
@@ -123,7 +123,7 @@ public final class KubernetesPeers implements AutoCloseable {
     private Integer port(EndpointSlice s) {
         List<EndpointPort> ports = s.getPorts() == null ? List.of() : s.getPorts();
         for (EndpointPort p : ports) {
-            if (config.portName.equals(p.getName()) && p.getPort() != null) {
+            if (config.portName().equals(p.getName()) && p.getPort() != null) {
                 return p.getPort();
             }
         }
@@ -141,7 +141,7 @@ public final class KubernetesPeers implements AutoCloseable {
      */
     public void refreshRack() {
         long now = System.nanoTime();
-        if (nodeName == null || (rackRead && now - rackReadNanos < config.nodeRefresh.toNanos())) {
+        if (nodeName == null || (rackRead && now - rackReadNanos < config.nodeRefresh().toNanos())) {
             return;
         }
         rackRead = true;
@@ -150,7 +150,7 @@ public final class KubernetesPeers implements AutoCloseable {
             Node node = client.nodes().withName(nodeName).get();
             Map<String, String> labels = node == null || node.getMetadata().getLabels() == null ? Map.of()
                     : node.getMetadata().getLabels();
-            rack = config.rackLabels.stream().map(labels::get).filter(v -> v != null && !v.isBlank()).findFirst().orElse(null);
+            rack = config.rackLabels().stream().map(labels::get).filter(v -> v != null && !v.isBlank()).findFirst().orElse(null);
             if (node == null) {
                 problems.accept("probe.kubernetes: node " + nodeName + " not found");
             }

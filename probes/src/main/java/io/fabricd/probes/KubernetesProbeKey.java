@@ -43,13 +43,13 @@ public final class KubernetesProbeKey {
      * agent without probes, and the log says why.
      */
     public static ProbeKey resolve(ProbeConfig probe) {
-        ProbeKey key = ProbeKey.resolve(probe.keyFile);
-        String secret = probe.kubernetes.keySecret;
+        ProbeKey key = ProbeKey.resolve(probe.keyFile());
+        String secret = probe.kubernetes().keySecret();
         if (key != null || secret == null || secret.isBlank()) {
             return key;
         }
         try {
-            return obtain(probe.kubernetes, Duration.ofSeconds(30));
+            return obtain(probe.kubernetes(), Duration.ofSeconds(30));
         } catch (IllegalStateException e) {
             LOG.severe(e.getMessage() + "; probes are off until the agent restarts");
             return null;
@@ -65,13 +65,13 @@ public final class KubernetesProbeKey {
     public static ProbeKey obtain(ProbeConfig.Kubernetes config, Duration patience) {
         ConfigBuilder b = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(1)
                 .withConnectionTimeout(5_000).withRequestTimeout(10_000);
-        if (config.apiServer != null) {
-            b.withMasterUrl(config.apiServer);
+        if (config.apiServer() != null) {
+            b.withMasterUrl(config.apiServer());
         }
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(b.build()).build()) {
-            String ns = config.namespace != null ? config.namespace
+            String ns = config.namespace() != null ? config.namespace()
                     : System.getenv("POD_NAMESPACE") != null ? System.getenv("POD_NAMESPACE") : client.getNamespace();
-            return obtain(client, ns, config.keySecret, patience);
+            return obtain(client, ns, config.keySecret(), patience);
         }
     }
 

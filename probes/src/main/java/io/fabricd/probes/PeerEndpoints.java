@@ -48,11 +48,11 @@ final class PeerEndpoints {
 
     /** The listed peers in order, without duplicates. */
     List<String> listed() {
-        Set<String> out = new LinkedHashSet<>(config.peers);
+        Set<String> out = new LinkedHashSet<>(config.peers());
         if (kube != null) {
             out.addAll(kube.peers());
         }
-        for (String d : config.dns) {
+        for (String d : config.dns()) {
             int c = d.lastIndexOf(':');
             String name = d.substring(0, c);
             String port = d.substring(c + 1);
@@ -88,7 +88,7 @@ final class PeerEndpoints {
     private Endpoint endpoint(String peer) {
         Cached c = cache.get(peer);
         long now = System.nanoTime();
-        if (c != null && now - c.fetchedNanos() < config.endpointRefresh.toNanos()) {
+        if (c != null && now - c.fetchedNanos() < config.endpointRefresh().toNanos()) {
             return c.endpoint();
         }
         try {
@@ -111,14 +111,14 @@ final class PeerEndpoints {
     /** Where the peers come from, for the start-up log line. */
     String sources() {
         List<String> from = new ArrayList<>();
-        if (!config.peers.isEmpty()) {
-            from.add(config.peers.size() + " in probe.peers");
+        if (!config.peers().isEmpty()) {
+            from.add(config.peers().size() + " in probe.peers");
         }
-        if (!config.dns.isEmpty()) {
-            from.add("DNS " + String.join(", ", config.dns));
+        if (!config.dns().isEmpty()) {
+            from.add("DNS " + String.join(", ", config.dns()));
         }
         if (kube != null) {
-            from.add("the Kubernetes Service " + config.kubernetes.service);
+            from.add("the Kubernetes Service " + config.kubernetes().service());
         }
         return String.join(", ", from);
     }

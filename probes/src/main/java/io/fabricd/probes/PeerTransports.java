@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.Natives;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -17,9 +18,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * life: a queue pair per round would churn.
  */
 final class PeerTransports implements AutoCloseable {
+    private final Natives natives;
     private final Map<String, UdpTransport> udp = new ConcurrentHashMap<>();
     private final ThreadLocal<VerbsUd> requesters = new ThreadLocal<>();
     private final List<VerbsUd> allRequesters = new CopyOnWriteArrayList<>();
+
+    PeerTransports(Natives natives) {
+        this.natives = natives;
+    }
 
     /** The peer's UDP socket, a new one when it has none yet or its address changed. */
     UdpTransport udp(String peer, InetSocketAddress target) throws IOException {
@@ -28,7 +34,7 @@ final class PeerTransports implements AutoCloseable {
             return t;
         }
         closeUdp(peer);
-        t = new UdpTransport(target);
+        t = new UdpTransport(natives.libc(), target);
         udp.put(peer, t);
         return t;
     }
@@ -49,7 +55,7 @@ final class PeerTransports implements AutoCloseable {
     VerbsUd requester(VerbsUd.Address local) throws IOException {
         VerbsUd ud = requesters.get();
         if (ud == null) {
-            ud = new VerbsUd(local.device(), local.port(), local.gidIndex(), 4096, 256);
+            ud = new VerbsUd(natives.verbs(), local.device(), local.port(), local.gidIndex(), 4096, 256);
             requesters.set(ud);
             allRequesters.add(ud);
         }

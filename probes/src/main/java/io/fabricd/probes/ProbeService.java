@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.Natives;
 import io.fabricd.model.finding.Finding;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -50,21 +51,24 @@ public final class ProbeService implements AutoCloseable {
     private final List<VerbsResponder> verbs = new CopyOnWriteArrayList<>();
     private volatile String verbsStatus = "off (probe.verbs: false, or the agent reads a snapshot)";
     private final ProblemLog problems = new ProblemLog();
-    private final PeerTransports transports = new PeerTransports();
+    private final Natives natives;
+    private final PeerTransports transports;
     private KubernetesPeers kube;
     private PeerEndpoints peers;
     private boolean endpointTls;
 
     public ProbeService(ProbeConfig config, ProbeKey key, String bindHost, Supplier<String> hostname,
-                        Supplier<Map<String, String>> labels, PrometheusRegistry registry) {
+                        Supplier<Map<String, String>> labels, PrometheusRegistry registry, Natives natives) {
         this.config = config;
+        this.natives = natives;
+        this.transports = new PeerTransports(natives);
         this.key = key;
         this.endpointAuth = new EndpointAuth(key);
         this.bindHost = bindHost;
-        this.hostname = config.nodeName != null && !config.nodeName.isBlank() ? () -> config.nodeName : hostname;
+        this.hostname = config.nodeName() != null && !config.nodeName().isBlank() ? () -> config.nodeName() : hostname;
         this.labels = labels;
-        this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms);
-        this.findings = new ProbeFindings(config.window, config.lossThreshold, 50, config.latencyThreshold.toNanos() / 1e9, 5.0);
+        this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms());
+        this.findings = new ProbeFindings(config.window(), config.lossThreshold(), 50, config.latencyThreshold().toNanos() / 1e9, 5.0);
         this.client = new EndpointClient(key, Duration.ofSeconds(5));
     }
 
@@ -82,22 +86,22 @@ public final class ProbeService implements AutoCloseable {
     }
 
     public ProbeService start() throws IOException {
-        responder = new UdpResponder(new InetSocketAddress(bindHost, config.udpPort), key, config.responderRate,
-                config.responderBurst, responderStats).start();
-        if (kube == null && config.kubernetes.enabled()) {
+        responder = new UdpResponder(natives.libc(), new InetSocketAddress(bindHost, config.udpPort()), key, config.responderRate(),
+                config.responderBurst(), responderStats).start();
+        if (kube == null && config.kubernetes().enabled()) {
             try {
-                kube = KubernetesPeers.connect(config.kubernetes, hostname.get(), problems);
+                kube = KubernetesPeers.connect(config.kubernetes(), hostname.get(), problems);
             } catch (RuntimeException e) { // no usable client configuration
                 problems.accept("probe.kubernetes: " + e.getMessage());
             }
         }
         peers = new PeerEndpoints(config, client, kube, hostname, problems);
-        if (!config.peers.isEmpty() || !config.dns.isEmpty() || kube != null) {
+        if (!config.peers().isEmpty() || !config.dns().isEmpty() || kube != null) {
             rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fabricd-probe-rounds"));
-            sessions = Executors.newFixedThreadPool(config.concurrency, r -> daemon(r, "fabricd-probe"));
-            long period = config.interval.toMillis();
+            sessions = Executors.newFixedThreadPool(config.concurrency(), r -> daemon(r, "fabricd-probe"));
+            long period = config.interval().toMillis();
             rounds.scheduleAtFixedRate(this::roundWithJitter, 0, period, TimeUnit.MILLISECONDS);
-            LOG.info("probing: responder on UDP " + bindHost + ":" + responder.port() + ", a round every " + config.interval.toMillis()
+            LOG.info("probing: responder on UDP " + bindHost + ":" + responder.port() + ", a round every " + config.interval().toMillis()
                     + " ms, peers from " + peers.sources());
         } else {
             LOG.info("probe responder on UDP " + bindHost + ":" + responder.port() + "; no peers configured (probe.peers, probe.dns "
@@ -111,7 +115,7 @@ public final class ProbeService implements AutoCloseable {
      * fail are left out and the reason shows in the endpoint's verbs_status.
      */
     public void startVerbs(Path sys) {
-        String why = VerbsUd.unavailable();
+        String why = natives.verbs().udUnavailable();
         if (why != null) {
             verbsStatus = "unavailable: " + why;
             return;
@@ -119,8 +123,8 @@ public final class ProbeService implements AutoCloseable {
         List<String> failed = new ArrayList<>();
         for (VerbsPorts.Port p : VerbsPorts.discover(sys)) {
             try {
-                verbs.add(new VerbsResponder(p.device(), p.port(), config.gidIndex != null ? config.gidIndex : p.gidIndex(), key, config.responderRate, config.responderBurst,
-                        (int) Math.min(1_000_000, config.responderSpin.toNanos() / 1000), responderStats).start());
+                verbs.add(new VerbsResponder(natives.verbs(), p.device(), p.port(), config.gidIndex() != null ? config.gidIndex() : p.gidIndex(), key, config.responderRate(), config.responderBurst(),
+                        (int) Math.min(1_000_000, config.responderSpin().toNanos() / 1000), responderStats).start());
             } catch (IOException e) {
                 failed.add(p.device() + "/" + p.port() + ": " + e.getMessage());
             }
@@ -181,7 +185,7 @@ public final class ProbeService implements AutoCloseable {
 
     private void roundWithJitter() {
         try {
-            long delay = (long) (ThreadLocalRandom.current().nextDouble() * config.jitter * config.interval.toMillis());
+            long delay = (long) (ThreadLocalRandom.current().nextDouble() * config.jitter() * config.interval().toMillis());
             Thread.sleep(delay);
             round();
         } catch (InterruptedException e) {
@@ -200,8 +204,8 @@ public final class ProbeService implements AutoCloseable {
         Map<String, Endpoint> known = peers.probeable(listed);
         String selfRack = configuredRack() != null ? configuredRack() : new Endpoint("", labels.get(), null, null, null).rack();
         List<Planner.Peer> candidates = known.entrySet().stream().map(e -> new Planner.Peer(e.getKey(), e.getValue().rack())).toList();
-        List<Planner.Peer> plan = Planner.plan(new Planner.Peer(hostname.get(), selfRack), candidates, config.crossRack,
-                config.maxInRack);
+        List<Planner.Peer> plan = Planner.plan(new Planner.Peer(hostname.get(), selfRack), candidates, config.crossRack(),
+                config.maxInRack());
         List<String> before = planned;
         planned = plan.stream().map(Planner.Peer::id).toList();
         if (!new HashSet<>(planned).equals(new HashSet<>(before))) {
@@ -230,10 +234,10 @@ public final class ProbeService implements AutoCloseable {
     private void probe(String peer, Endpoint ep) {
         probeVerbs(peer, ep);
         InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
-        for (int size : config.sizes) {
+        for (int size : config.sizes()) {
             try {
-                ProbeResult r = new ProbeSession(transports.udp(peer, target), key, config.pacing, config.timeout).run(peer, null, null, size,
-                        config.count);
+                ProbeResult r = new ProbeSession(transports.udp(peer, target), key, config.pacing(), config.timeout()).run(peer, null, null, size,
+                        config.count());
                 metrics.record(r, ep.rack());
                 findings.record(r, ep.rack());
             } catch (IOException | RuntimeException e) {
@@ -262,8 +266,8 @@ public final class ProbeService implements AutoCloseable {
             VerbsUd ud = transports.requester(local);
             ProbeTransport t = new VerbsTransport(ud, remote, local.activeMtu());
             for (int size : new int[] {64, t.maxSize()}) {
-                ProbeResult r = new ProbeSession(t, key, config.pacing, config.timeout).run(peer, local.device(), remote.device(),
-                        size, config.count);
+                ProbeResult r = new ProbeSession(t, key, config.pacing(), config.timeout()).run(peer, local.device(), remote.device(),
+                        size, config.count());
                 metrics.record(r, ep.rack());
                 findings.record(r, ep.rack());
             }
@@ -274,7 +278,7 @@ public final class ProbeService implements AutoCloseable {
 
     /** probe.rack, else the Kubernetes node's rack label; null when neither. */
     private String configuredRack() {
-        return config.rack != null ? config.rack : kube != null ? kube.rack() : null;
+        return config.rack() != null ? config.rack() : kube != null ? kube.rack() : null;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.net.PortUnreachableException;
 import java.net.SocketAddress;
@@ -20,11 +21,11 @@ final class ResponderSource {
     SocketAddress from;
     long arrivedNanos;
 
-    ResponderSource(DatagramChannel channel, SocketAddress peer, ResponderBudget budget) {
+    ResponderSource(LibC libc, DatagramChannel channel, SocketAddress peer, ResponderBudget budget) {
         this.channel = channel;
         this.peer = peer;
         this.budget = budget;
-        this.fd = StampedSocket.timestamped(channel);
+        this.fd = StampedSocket.timestamped(libc, channel);
         this.lastUsed = System.nanoTime();
     }
 

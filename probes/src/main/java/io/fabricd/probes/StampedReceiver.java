@@ -2,6 +2,8 @@ package io.fabricd.probes;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,6 +17,7 @@ import java.net.UnknownHostException;
  * uses it.
  */
 final class StampedReceiver implements AutoCloseable {
+    private final LibC libc;
     private final Memory data = new Memory(StampedSocket.BUFFER);
     private final Memory control = new Memory(StampedSocket.CONTROL);
     private final Memory name = new Memory(128);
@@ -23,7 +26,8 @@ final class StampedReceiver implements AutoCloseable {
     private SocketAddress from;
     private long arrival;
 
-    StampedReceiver() {
+    StampedReceiver(LibC libc) {
+        this.libc = libc;
         iov.setPointer(0, data);
         iov.setLong(8, StampedSocket.BUFFER);
         msg.clear();
@@ -43,16 +47,16 @@ final class StampedReceiver implements AutoCloseable {
         msg.setInt(48, 0);
         long n;
         try {
-            n = StampedSocket.recvmsg(fd, msg, StampedSocket.MSG_DONTWAIT).longValue();
+            n = libc.recvmsg(fd, msg, LibC.MSG_DONTWAIT);
         } catch (LastErrorException e) {
             int err = e.getErrorCode();
-            if (err == StampedSocket.EAGAIN || err == StampedSocket.EINTR) {
+            if (Errno.EAGAIN.is(err) || Errno.EINTR.is(err)) {
                 return -1;
             }
-            if (err == StampedSocket.ECONNREFUSED) {
+            if (Errno.ECONNREFUSED.is(err)) {
                 return -2;
             }
-            throw new IOException("recvmsg: errno " + err);
+            throw new IOException("recvmsg: " + Errno.describe(err));
         }
         int len = (int) Math.min(n, buf.length);
         data.read(0, buf, 0, len);
@@ -74,10 +78,10 @@ final class StampedReceiver implements AutoCloseable {
     private static SocketAddress source(Memory name, int length) throws UnknownHostException {
         int family = name.getShort(0);
         int port = ((name.getByte(2) & 0xff) << 8) | (name.getByte(3) & 0xff);
-        if (family == StampedSocket.AF_INET && length >= 8) {
+        if (family == LibC.AF_INET && length >= 8) {
             return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(4, 4)), port);
         }
-        if (family == StampedSocket.AF_INET6 && length >= 24) {
+        if (family == LibC.AF_INET6 && length >= 24) {
             return new InetSocketAddress(InetAddress.getByAddress(name.getByteArray(8, 16)), port);
         }
         return null;

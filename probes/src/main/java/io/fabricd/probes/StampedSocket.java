@@ -2,10 +2,9 @@ package io.fabricd.probes;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
-import com.sun.jna.NativeLong;
 import com.sun.jna.Platform;
-import com.sun.jna.Pointer;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.lang.reflect.Field;
 import java.net.Inet4Address;
@@ -20,65 +19,29 @@ import java.time.Instant;
  * the moment the packet reached the socket, CLOCK_REALTIME), which a NIO channel cannot give. A
  * probe's round trip is then timed from its send — the kernel's transmit stamp where it gives one
  * ({@link TransmitStamps}), else just before the send call — to that arrival: the wake-up of the
- * requester's thread and the JVM's receive path stay out of it. libc through JNA's direct mapping;
+ * requester's thread and the JVM's receive path stay out of it. Through fabricd's libc binding;
  * Linux on a 64-bit CPU only ({@link #open} says why not elsewhere). Used by one thread at a time.
  */
 final class StampedSocket implements AutoCloseable {
-    // include/uapi/asm-generic/socket.h, linux/socket.h, poll.h, errno.h (x86_64 and arm64 alike)
-    static final int AF_INET = 2;
-    static final int AF_INET6 = 10;
-    private static final int SOCK_DGRAM = 2;
-    private static final int SOCK_CLOEXEC = 0x80000;
-    static final int SOL_SOCKET = 1;
-    private static final int SO_RCVBUF = 8;
+    // include/uapi/asm-generic/socket.h, poll.h (x86_64 and arm64 alike)
     private static final int SO_TIMESTAMPNS = 35;
-    static final int MSG_DONTWAIT = 0x40;
     private static final short POLLIN = 1;
     private static final short POLLERR = 8;
-    static final int EINTR = 4;
-    static final int EAGAIN = 11;
-    static final int ECONNREFUSED = 111;
     static final int BUFFER = ProbePacket.MAX_SIZE + 64;
     static final int CONTROL = 128;
-    private static final String UNAVAILABLE;
 
-    static {
-        String why = null;
-        if (!Platform.isLinux() || !Platform.is64Bit()) {
-            why = "kernel timestamps are read on 64-bit Linux only";
-        } else {
-            try {
-                Native.register(StampedSocket.class, Platform.C_LIBRARY_NAME);
-            } catch (Throwable e) { // UnsatisfiedLinkError, or JNA's own native part missing
-                why = "libc through JNA: " + e;
-            }
-        }
-        UNAVAILABLE = why;
-    }
-
-    private static native int socket(int domain, int type, int protocol) throws LastErrorException;
-
-    private static native int setsockopt(int fd, int level, int name, int[] value, int len) throws LastErrorException;
-
-    private static native int connect(int fd, byte[] addr, int len) throws LastErrorException;
-
-    private static native NativeLong send(int fd, byte[] buf, NativeLong len, int flags) throws LastErrorException;
-
-    static native NativeLong recvmsg(int fd, Pointer msg, int flags) throws LastErrorException;
-
-    private static native int poll(Pointer fds, NativeLong nfds, int timeoutMs) throws LastErrorException;
-
-    private static native int close(int fd);
-
+    private final LibC libc;
     private final int fd;
-    private final StampedReceiver receiver = new StampedReceiver();
+    private final StampedReceiver receiver;
     private final Memory pollfd = new Memory(8);
     /** Transmit stamps, where the kernel takes SO_TIMESTAMPING; null elsewhere. */
     private final TransmitStamps tx;
     private long sentAt = -1;
     private boolean closed;
 
-    private StampedSocket(int fd, TransmitStamps tx) {
+    private StampedSocket(LibC libc, int fd, TransmitStamps tx) {
+        this.libc = libc;
+        this.receiver = new StampedReceiver(libc);
         this.fd = fd;
         this.tx = tx;
         pollfd.setInt(0, fd);
@@ -86,14 +49,18 @@ final class StampedSocket implements AutoCloseable {
     }
 
     /** Why kernel timestamps cannot be had here; null when they can. */
-    static String unavailable() {
-        return UNAVAILABLE;
+    static String unavailable(LibC libc) {
+        if (!Platform.isLinux() || !Platform.is64Bit()) {
+            return "kernel timestamps are read on 64-bit Linux only";
+        }
+        return libc.unavailable();
     }
 
     /** A socket connected to {@code target}, with a receive buffer of {@code receiveBuffer} bytes. */
-    static StampedSocket open(InetSocketAddress target, int receiveBuffer) throws IOException {
-        if (UNAVAILABLE != null) {
-            throw new IOException(UNAVAILABLE);
+    static StampedSocket open(LibC libc, InetSocketAddress target, int receiveBuffer) throws IOException {
+        String why = unavailable(libc);
+        if (why != null) {
+            throw new IOException(why);
         }
         if (target.isUnresolved()) {
             throw new IOException("unknown host " + target.getHostString());
@@ -101,33 +68,33 @@ final class StampedSocket implements AutoCloseable {
         byte[] addr = sockaddr(target);
         int s;
         try {
-            s = socket(addr.length == 16 ? AF_INET : AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            s = libc.socket(addr.length == 16 ? LibC.AF_INET : LibC.AF_INET6, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0);
         } catch (LastErrorException e) {
-            throw new IOException("socket: errno " + e.getErrorCode());
+            throw new IOException("socket: " + Errno.describe(e.getErrorCode()));
         }
         try {
-            setsockopt(s, SOL_SOCKET, SO_TIMESTAMPNS, new int[] {1}, 4);
-            setsockopt(s, SOL_SOCKET, SO_RCVBUF, new int[] {receiveBuffer}, 4);
-            connect(s, addr, addr.length);
+            libc.setsockopt(s, LibC.SOL_SOCKET, SO_TIMESTAMPNS, 1);
+            libc.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_RCVBUF, receiveBuffer);
+            libc.connect(s, addr);
         } catch (LastErrorException e) {
-            close(s);
-            throw new IOException("UDP socket to " + target + ": errno " + e.getErrorCode());
+            libc.close(s);
+            throw new IOException("UDP socket to " + target + ": " + Errno.describe(e.getErrorCode()));
         }
         TransmitStamps tx = null;
         try {
-            setsockopt(s, SOL_SOCKET, TransmitStamps.SO_TIMESTAMPING, new int[] {TransmitStamps.FLAGS}, 4);
-            tx = new TransmitStamps();
+            libc.setsockopt(s, LibC.SOL_SOCKET, TransmitStamps.SO_TIMESTAMPING, TransmitStamps.FLAGS);
+            tx = new TransmitStamps(libc);
         } catch (LastErrorException e) {
             // no transmit stamps (an old kernel, a filter): probes are timed from the clock read before the send
         }
-        return new StampedSocket(s, tx);
+        return new StampedSocket(libc, s, tx);
     }
 
     /** struct sockaddr_in or sockaddr_in6 of the target. */
     private static byte[] sockaddr(InetSocketAddress a) {
         byte[] ip = a.getAddress().getAddress();
         ByteBuffer b = ByteBuffer.allocate(a.getAddress() instanceof Inet4Address ? 16 : 28).order(ByteOrder.nativeOrder());
-        b.putShort((short) (ip.length == 4 ? AF_INET : AF_INET6));
+        b.putShort((short) (ip.length == 4 ? LibC.AF_INET : LibC.AF_INET6));
         b.order(ByteOrder.BIG_ENDIAN).putShort((short) a.getPort()).order(ByteOrder.nativeOrder());
         if (ip.length == 4) {
             b.put(ip);
@@ -141,16 +108,16 @@ final class StampedSocket implements AutoCloseable {
     boolean send(byte[] packet, int length) throws IOException {
         sentAt = -1;
         try {
-            send(fd, packet, new NativeLong(length), 0);
+            libc.send(fd, packet, length, 0);
             if (tx != null) {
                 sentAt = tx.afterSend(fd);
             }
             return true;
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == ECONNREFUSED) {
+            if (Errno.ECONNREFUSED.is(e.getErrorCode())) {
                 return false;
             }
-            throw new IOException("send: errno " + e.getErrorCode());
+            throw new IOException("send: " + Errno.describe(e.getErrorCode()));
         }
     }
 
@@ -171,22 +138,22 @@ final class StampedSocket implements AutoCloseable {
         int ms = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
         try {
             pollfd.setShort(6, (short) 0);
-            if (poll(pollfd, new NativeLong(1), ms) <= 0) {
+            if (libc.poll(pollfd, 1, ms) <= 0) {
                 return -1;
             }
             if ((pollfd.getShort(6) & POLLERR) != 0 && tx != null) {
                 // a transmit stamp that came after its send wakes poll: take it off, wait once more
                 tx.drain(fd);
                 pollfd.setShort(6, (short) 0);
-                if (poll(pollfd, new NativeLong(1), ms) <= 0) {
+                if (libc.poll(pollfd, 1, ms) <= 0) {
                     return -1;
                 }
             }
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == EINTR) {
+            if (Errno.EINTR.is(e.getErrorCode())) {
                 return -1;
             }
-            throw new IOException("poll: errno " + e.getErrorCode());
+            throw new IOException("poll: " + Errno.describe(e.getErrorCode()));
         }
         return take(buf);
     }
@@ -198,7 +165,7 @@ final class StampedSocket implements AutoCloseable {
 
     /** The SCM_TIMESTAMPNS control message's time in ns since the epoch; -1 without one. */
     static long timestamp(Memory control, long length) {
-        long o = controlData(control, length, SOL_SOCKET, SO_TIMESTAMPNS, 16);
+        long o = controlData(control, length, LibC.SOL_SOCKET, SO_TIMESTAMPNS, 16);
         return o < 0 ? -1 : timespec(control, o);
     }
 
@@ -238,15 +205,15 @@ final class StampedSocket implements AutoCloseable {
      * {@code java.base/sun.nio.ch}; a plain class path needs {@code --add-opens
      * java.base/sun.nio.ch=ALL-UNNAMED}), or no libc here.
      */
-    static int timestamped(DatagramChannel channel) {
-        if (UNAVAILABLE != null) {
+    static int timestamped(LibC libc, DatagramChannel channel) {
+        if (unavailable(libc) != null) {
             return -1;
         }
         try {
             Field f = channel.getClass().getDeclaredField("fdVal");
             f.setAccessible(true);
             int fd = f.getInt(channel);
-            setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, new int[] {1}, 4);
+            libc.setsockopt(fd, LibC.SOL_SOCKET, SO_TIMESTAMPNS, 1);
             return fd;
         } catch (ReflectiveOperationException | RuntimeException e) { // InaccessibleObjectException, LastErrorException
             return -1;
@@ -258,10 +225,9 @@ final class StampedSocket implements AutoCloseable {
      * alone: unlike {@link DatagramChannel#connect}, which afterwards reads and discards whatever the
      * socket holds, nothing that arrived before is lost. False when the kernel refused.
      */
-    static boolean connect(int fd, InetSocketAddress peer) {
-        byte[] addr = sockaddr(peer);
+    static boolean connect(LibC libc, int fd, InetSocketAddress peer) {
         try {
-            connect(fd, addr, addr.length);
+            libc.connect(fd, sockaddr(peer));
             return true;
         } catch (LastErrorException e) {
             return false;
@@ -278,7 +244,7 @@ final class StampedSocket implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
-            close(fd);
+            libc.close(fd);
             receiver.close();
             pollfd.close();
             if (tx != null) {

@@ -2,6 +2,7 @@ package io.fabricd.probes;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
+import io.fabricd.natives.LibC;
 
 /**
  * The kernel's transmit times of a {@link StampedSocket}'s datagrams ({@code SO_TIMESTAMPING}
@@ -30,13 +31,15 @@ final class TransmitStamps implements AutoCloseable {
     private static final int SO_EE_ORIGIN_TIMESTAMPING = 4;
     private static final int CONTROL = 256;
 
+    private final LibC libc;
     private final Memory control = new Memory(CONTROL);
     /** struct msghdr without a name or data: only control messages come with a TSONLY stamp. */
     private final Memory msg = new Memory(56);
     /** Datagrams sent so far: the next one's stamp number. */
     private long sent;
 
-    TransmitStamps() {
+    TransmitStamps(LibC libc) {
+        this.libc = libc;
         msg.clear();
         msg.setPointer(32, control);
     }
@@ -60,7 +63,7 @@ final class TransmitStamps implements AutoCloseable {
             msg.setLong(40, CONTROL);
             msg.setInt(48, 0);
             try {
-                StampedSocket.recvmsg(fd, msg, MSG_ERRQUEUE | StampedSocket.MSG_DONTWAIT);
+                libc.recvmsg(fd, msg, MSG_ERRQUEUE | LibC.MSG_DONTWAIT);
             } catch (LastErrorException e) {
                 break; // EAGAIN: nothing (more) queued
             }
@@ -78,7 +81,7 @@ final class TransmitStamps implements AutoCloseable {
         if (err < 0) {
             err = StampedSocket.controlData(control, length, SOL_IPV6, IPV6_RECVERR, 16);
         }
-        long ts = StampedSocket.controlData(control, length, StampedSocket.SOL_SOCKET, SO_TIMESTAMPING, 16);
+        long ts = StampedSocket.controlData(control, length, LibC.SOL_SOCKET, SO_TIMESTAMPING, 16);
         // struct sock_extended_err: ee_errno, ee_origin, ee_type, ee_code, ee_pad, ee_info, ee_data (the number)
         if (err < 0 || ts < 0 || control.getByte(err + 4) != SO_EE_ORIGIN_TIMESTAMPING
                 || Integer.toUnsignedLong(control.getInt(err + 12)) != (id & 0xffffffffL)) {

@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -74,10 +75,13 @@ public final class UdpResponder implements AutoCloseable {
     private final AtomicLong reportedDrops = new AtomicLong();
     private volatile boolean closed;
     /** Receives with the kernel's arrival times where it can ({@link StampedSocket}); null elsewhere. */
-    private final StampedReceiver receiver = StampedSocket.unavailable() == null ? new StampedReceiver() : null;
+    private final StampedReceiver receiver;
+    private final LibC libc;
 
-    public UdpResponder(InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
+    public UdpResponder(LibC libc, InetSocketAddress bind, ProbeKey key, double ratePerSecond, int burst, ResponderStats stats)
             throws IOException {
+        this.libc = libc;
+        this.receiver = StampedSocket.unavailable(libc) == null ? new StampedReceiver(libc) : null;
         this.key = key;
         this.rate = ratePerSecond;
         this.burst = burst;
@@ -100,7 +104,7 @@ public final class UdpResponder implements AutoCloseable {
             ch.close();
             throw e;
         }
-        this.shared = new ResponderSource(ch, null, new ResponderBudget(rate, burst));
+        this.shared = new ResponderSource(libc, ch, null, new ResponderBudget(rate, burst));
         shared.key = ch.register(selector, SelectionKey.OP_READ, shared);
         int port = local.getPort();
         stats.kernelDrops(() -> reportedDrops.accumulateAndGet(closedDrops.get() + UdpSocketDrops.of(port), Math::max));
@@ -253,12 +257,12 @@ public final class UdpResponder implements AutoCloseable {
             ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
             ch.bind(local);
             ch.configureBlocking(false);
-            ResponderSource s = new ResponderSource(ch, from, new ResponderBudget(rate, burst));
+            ResponderSource s = new ResponderSource(libc, ch, from, new ResponderBudget(rate, burst));
             // Between its bind and its connect the socket takes a share of the port's datagrams, a
             // probe of this peer or another's. DatagramChannel.connect reads and discards what the
             // socket holds by then, and such a probe was lost; connected by the kernel alone, they
             // stay and are answered to their senders (drain). Without libc, the JDK's connect.
-            if (s.fd < 0 || !StampedSocket.connect(s.fd, (InetSocketAddress) from)) {
+            if (s.fd < 0 || !StampedSocket.connect(libc, s.fd, (InetSocketAddress) from)) {
                 ch.connect(from);
             }
             s.key = ch.register(selector, SelectionKey.OP_READ, s);

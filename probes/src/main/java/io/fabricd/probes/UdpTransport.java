@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.PortUnreachableException;
@@ -30,22 +31,22 @@ public final class UdpTransport implements ProbeTransport {
     private final DatagramChannel channel;
     private final Selector selector;
 
-    public UdpTransport(InetSocketAddress target) throws IOException {
-        this(target, true);
+    public UdpTransport(LibC libc, InetSocketAddress target) throws IOException {
+        this(libc, target, true);
     }
 
     /** @param kernelTimestamps false: the NIO channel even where the kernel could stamp arrivals (tests, comparisons) */
-    public UdpTransport(InetSocketAddress target, boolean kernelTimestamps) throws IOException {
+    public UdpTransport(LibC libc, InetSocketAddress target, boolean kernelTimestamps) throws IOException {
         this.target = target;
-        if (kernelTimestamps && StampedSocket.unavailable() == null) {
-            stamped = StampedSocket.open(target, RECEIVE_BUFFER);
+        if (kernelTimestamps && StampedSocket.unavailable(libc) == null) {
+            stamped = StampedSocket.open(libc, target, RECEIVE_BUFFER);
             channel = null;
             selector = null;
             return;
         }
         if (kernelTimestamps && !saidUnstamped) {
             saidUnstamped = true;
-            LOG.info("UDP probes are timed in the JVM, not by the kernel: " + StampedSocket.unavailable());
+            LOG.info("UDP probes are timed in the JVM, not by the kernel: " + StampedSocket.unavailable(libc));
         }
         stamped = null;
         channel = DatagramChannel.open();

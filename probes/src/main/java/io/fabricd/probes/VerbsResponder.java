@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.VerbsShim;
 import java.io.IOException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -19,9 +20,9 @@ public final class VerbsResponder implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
 
-    public VerbsResponder(String device, int port, int gidIndex, ProbeKey key, double rate, int burst, int spinMicros,
+    public VerbsResponder(VerbsShim shim, String device, int port, int gidIndex, ProbeKey key, double rate, int burst, int spinMicros,
                           ResponderStats stats) throws IOException {
-        this.ud = new VerbsUd(device, port, gidIndex, 4096, 256);
+        this.ud = new VerbsUd(shim, device, port, gidIndex, 4096, 256);
         ud.spin(spinMicros);
         this.address = ud.address();
         this.key = key;

@@ -1,8 +1,8 @@
 package io.fabricd.probes;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import com.sun.jna.Pointer;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.VerbsShim;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
@@ -10,47 +10,13 @@ import java.util.HexFormat;
 /**
  * One RDMA UD endpoint through native-shims' fabricd_ud (JNA): a UD QP in RTS on one port, with its
  * own PD, CQ and registered buffers. Not thread-safe: one per thread. Without libibverbs or the
- * shim, {@link #unavailable()} says why and nothing else is called.
+ * shim, {@link VerbsShim#udUnavailable()} says why and the constructor fails with it.
  */
 public final class VerbsUd implements AutoCloseable {
     /** fabricd's Q_Key (high bit clear: not a privileged Q_Key). */
     public static final long QKEY = 0x0FAB0D01L;
 
-    interface Lib extends Library {
-        Pointer fabricd_ud_open(String name, int port, int gidIndex, int qkey, int maxMsg, int depth, byte[] err, int errLen);
-
-        int fabricd_ud_info(Pointer u, int[] qpn, short[] lid, byte[] gid, int[] activeMtu);
-
-        int fabricd_ud_send(Pointer u, byte[] gid, int lid, int qpn, int qkey, byte[] data, int len);
-
-        int fabricd_ud_recv(Pointer u, byte[] out, int outLen, int timeoutMs, byte[] srcGid, int[] srcQpn, int[] srcLid);
-
-        int fabricd_ud_reply(Pointer u, int qkey, byte[] data, int len);
-
-        void fabricd_ud_close(Pointer u);
-
-        void fabricd_ud_set_spin(Pointer u, int spinUs);
-
-        int fabricd_ud_hw_times(Pointer u, long[] sendNs, long[] recvNs);
-    }
-
-    private static Lib lib;
-    private static String unavailable;
-
-    /** Why the verbs transport cannot run here, or null when it can. */
-    public static synchronized String unavailable() {
-        if (lib == null && unavailable == null) {
-            try {
-                lib = Native.load("fabricd_verbs", Lib.class);
-            } catch (LinkageError e) {
-                // UnsatisfiedLinkError: no shim or no libibverbs; NoClassDefFoundError: JNA itself cannot load
-                String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
-                unavailable = "the verbs shim or libibverbs is not available: " + why;
-            }
-        }
-        return unavailable;
-    }
-
+    private final VerbsShim.Functions lib;
     private Pointer handle;
     private final String device;
     private final int port;
@@ -63,17 +29,14 @@ public final class VerbsUd implements AutoCloseable {
     public record Address(String device, int port, int gidIndex, byte[] gid, long qpn, int lid, int activeMtu) {
     }
 
-    public VerbsUd(String device, int port, int gidIndex, int maxMsg, int depth) throws IOException {
-        String why = unavailable();
+    public VerbsUd(VerbsShim shim, String device, int port, int gidIndex, int maxMsg, int depth) throws IOException {
+        String why = shim.udUnavailable();
         if (why != null) {
             throw new IOException(why);
         }
+        this.lib = shim.functions();
         byte[] err = new byte[256];
-        try {
-            handle = lib.fabricd_ud_open(device, port, gidIndex, (int) QKEY, maxMsg, depth, err, err.length);
-        } catch (UnsatisfiedLinkError e) {
-            throw new IOException("the verbs shim has no UD path (rebuild native-shims): " + e.getMessage());
-        }
+        handle = lib.fabricd_ud_open(device, port, gidIndex, (int) QKEY, maxMsg, depth, err, err.length);
         if (handle == null) {
             throw new IOException(device + " port " + port + ": " + cString(err));
         }
@@ -89,7 +52,7 @@ public final class VerbsUd implements AutoCloseable {
         int[] mtu = new int[1];
         int rc = lib.fabricd_ud_info(handle, qpn, lid, gid, mtu);
         if (rc < 0) {
-            throw new IOException(device + ": ibv_query_port/gid failed: errno " + -rc);
+            throw new IOException(device + ": ibv_query_port/gid failed: " + Errno.describe(-rc));
         }
         return new Address(device, port, gidIndex, gid, Integer.toUnsignedLong(qpn[0]), lid[0] & 0xffff, mtu[0]);
     }
@@ -97,7 +60,7 @@ public final class VerbsUd implements AutoCloseable {
     public void send(byte[] gid, int lid, long qpn, long qkey, byte[] data, int len) throws IOException {
         int rc = lib.fabricd_ud_send(handle, gid, lid, (int) qpn, (int) qkey, data, len);
         if (rc < 0) {
-            throw new IOException("ibv_post_send on " + device + ": errno " + -rc);
+            throw new IOException("ibv_post_send on " + device + ": " + Errno.describe(-rc));
         }
     }
 
@@ -105,7 +68,7 @@ public final class VerbsUd implements AutoCloseable {
     public void reply(byte[] data, int len) throws IOException {
         int rc = lib.fabricd_ud_reply(handle, (int) QKEY, data, len);
         if (rc < 0) {
-            throw new IOException("reply on " + device + ": errno " + -rc);
+            throw new IOException("reply on " + device + ": " + Errno.describe(-rc));
         }
     }
 

@@ -68,10 +68,13 @@ class KubernetesPeersTest {
     }
 
     static ProbeConfig.Kubernetes config() {
-        ProbeConfig.Kubernetes k = new ProbeConfig.Kubernetes();
-        k.service = "fabricd";
-        k.namespace = NS;
-        return k;
+        return config(ProbeConfig.Kubernetes.defaults().rackLabels(), null);
+    }
+
+    /** The Service "fabricd" in {@link #NS}, with these rack labels and API server (null: the default). */
+    static ProbeConfig.Kubernetes config(List<String> rackLabels, String apiServer) {
+        ProbeConfig.Kubernetes d = ProbeConfig.Kubernetes.defaults();
+        return new ProbeConfig.Kubernetes("fabricd", NS, d.portName(), rackLabels, d.nodeRefresh(), null, apiServer);
     }
 
     /** A slice of the Service with endpoints "address@node" (a trailing '!' marks it not ready) on the named ports. */
@@ -143,8 +146,7 @@ class KubernetesPeersTest {
             k.refreshRack();
             assertThat(k.rack()).isEqualTo("r12");
         }
-        ProbeConfig.Kubernetes torFirst = config();
-        torFirst.rackLabels = List.of("tor", "fabricd.io/rack");
+        ProbeConfig.Kubernetes torFirst = config(List.of("tor", "fabricd.io/rack"), null);
         try (KubernetesPeers k = new KubernetesPeers(client, false, torFirst, "self", problems::add).start()) {
             k.refreshRack();
             assertThat(k.rack()).isEqualTo("tor-7");
@@ -163,8 +165,7 @@ class KubernetesPeersTest {
 
     @Test
     void anUnreachableApiServerIsAProblemNotAnException() throws Exception {
-        ProbeConfig.Kubernetes c = config();
-        c.apiServer = "http://127.0.0.1:1";
+        ProbeConfig.Kubernetes c = config(ProbeConfig.Kubernetes.defaults().rackLabels(), "http://127.0.0.1:1");
         try (KubernetesPeers k = KubernetesPeers.connect(c, "self", problems::add)) {
             assertThat(await(() -> problems.size(), n -> n >= 1)).isGreaterThanOrEqualTo(1);
             assertThat(k.peers()).isEmpty();

@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.LibC;
 import java.net.InetSocketAddress;
 import java.util.HexFormat;
 
@@ -14,7 +15,7 @@ public final class ResponderProcess {
 
     public static void main(String[] args) throws Exception {
         ProbeKey key = new ProbeKey(HexFormat.of().parseHex(args[2]));
-        UdpResponder r = new UdpResponder(new InetSocketAddress(args[0], Integer.parseInt(args[1])), key, 1_000_000, 100_000,
+        UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress(args[0], Integer.parseInt(args[1])), key, 1_000_000, 100_000,
                 new ResponderStats()).start();
         System.out.println("ready " + r.port());
         System.out.flush();

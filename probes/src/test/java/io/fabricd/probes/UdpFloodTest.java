@@ -2,6 +2,7 @@ package io.fabricd.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -34,7 +35,7 @@ class UdpFloodTest {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         int rate = 250;
         int burst = 50;
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, rate, burst, stats).start();
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, rate, burst, stats).start();
              DatagramSocket flood = new DatagramSocket()) {
             InetAddress lo = InetAddress.getLoopbackAddress();
             Random random = new Random(7);
@@ -69,7 +70,7 @@ class UdpFloodTest {
 
             // the flood is over: what the socket buffer held (up to net.core.rmem_max) drains within
             // the budget, then probes are answered again
-            try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            try (UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
                 long deadline = System.nanoTime() + 30_000_000_000L;
                 ProbeSession one = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(500));
                 while (one.run("p", null, null, 64, 1).received() == 0) {
@@ -90,9 +91,9 @@ class UdpFloodTest {
     @Test
     void aFloodAtThePortLeavesKnownPeersAlone() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 1000, 200, stats).start();
-             UdpTransport known = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()));
-             UdpTransport newcomer = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 1000, 200, stats).start();
+             UdpTransport known = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()));
+             UdpTransport newcomer = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             // a timeout far above loopback's RTT: the first answer of a cold JVM (HMAC and socket code
             // not yet compiled) on a busy machine may take a second, and would be late, not lost
             assertThat(new ProbeSession(known, KEY, Duration.ofMillis(1), Duration.ofSeconds(10)).run("p", null, null, 64, 5).received())

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fabricd.natives.LibC;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -86,7 +87,7 @@ class UdpNetemTest {
     }
 
     private static ProbeResult probe(int count, Duration interval) throws IOException {
-        try (UdpTransport t = new UdpTransport(target)) {
+        try (UdpTransport t = new UdpTransport(LibC.load(), target)) {
             assertThat(t.kernelTimestamps()).as("kernel arrival timestamps on Linux").isTrue();
             return new ProbeSession(t, KEY, interval, Duration.ofSeconds(1)).run("peer", null, null, 64, count);
         }

@@ -3,6 +3,7 @@ package io.fabricd.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fabricd.natives.LibC;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.model.finding.Severity;
 import java.io.IOException;
@@ -26,9 +27,9 @@ class UdpProbeTest {
     @Test
     void everyProbeAnsweredAtSmallAndLargeSizes() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start()) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start()) {
             for (int size : new int[] {64, 1024, 9000}) {
-                try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+                try (UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
                     ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, size, 200);
                     assertThat(res.received()).as("size " + size).isEqualTo(200);
                     assertThat(res.lost()).isZero();
@@ -45,7 +46,7 @@ class UdpProbeTest {
     @Test
     void unauthenticatedAndMalformedPacketsAreDroppedAndCounted() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              DatagramSocket s = new DatagramSocket()) {
             s.setSoTimeout(300);
             InetAddress lo = InetAddress.getLoopbackAddress();
@@ -67,8 +68,8 @@ class UdpProbeTest {
     @Test
     void theResponderIsRateLimited() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             // 500 probes in half a second: the burst (20) and ~50/s are answered, the rest dropped and counted
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 500);
             assertThat(res.received() + res.late()).isBetween(20, 120);
@@ -88,7 +89,7 @@ class UdpProbeTest {
     @Test
     void aCapturedRequestIsAnsweredOnceAndAnOldOneNever() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
              DatagramSocket s = new DatagramSocket()) {
             s.setSoTimeout(300);
             InetAddress lo = InetAddress.getLoopbackAddress();
@@ -116,8 +117,8 @@ class UdpProbeTest {
     @Test
     void aResponderThatDropsRequestsItselfSaysSoAndTheLossIsNotBlamedOnTheNetwork() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 50, 20, stats).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(300)).run("p", null, null, 64, 300);
             assertThat(res.lost()).isPositive();
             assertThat(res.responderOverloaded()).isTrue();
@@ -130,9 +131,9 @@ class UdpProbeTest {
             });
         }
         // a responder that keeps up says nothing of the kind
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
                 new ResponderStats()).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 50)
                     .responderOverloaded()).isFalse();
         }
@@ -144,21 +145,21 @@ class UdpProbeTest {
      */
     @Test
     void aSecondResponderOnThePortIsRefused() throws Exception {
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000,
                 new ResponderStats()).start()) {
-            Assertions.assertThatThrownBy(() -> new UdpResponder(new InetSocketAddress("127.0.0.1", r.port()), KEY,
+            Assertions.assertThatThrownBy(() -> new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()), KEY,
                             10_000, 1000, new ResponderStats()))
                     .isInstanceOf(BindException.class).hasMessageContaining("127.0.0.1:" + r.port() + " is in use");
-            try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+            try (UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
                 assertThat(new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 20).received())
                         .isEqualTo(20);
                 assertThat(r.peerSockets()).isEqualTo(1);
             }
         }
         // on the wildcard address (the agent's default, a dual-stack socket) the peer's socket takes its datagrams too
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("0.0.0.0", 0), KEY, 10_000, 1000,
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("0.0.0.0", 0), KEY, 10_000, 1000,
                 new ResponderStats()).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeSession s = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1));
             assertThat(s.run("p", null, null, 64, 20).received()).isEqualTo(20);
             assertThat(r.peerSockets()).isEqualTo(1);
@@ -172,7 +173,7 @@ class UdpProbeTest {
         try (DatagramSocket s = new DatagramSocket(0)) {
             port = s.getLocalPort();
         }
-        try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", port))) {
+        try (UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", port))) {
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofMillis(100)).run("p", null, null, 64, 20);
             assertThat(res.lost()).isEqualTo(20);
             assertThat(res.rttSeconds()).isNull();
@@ -197,8 +198,8 @@ class UdpProbeTest {
     @Test
     void withNicTimestampsTheNetworkShareIsTheNicRoundTripMinusTheResponderTime() throws Exception {
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
-             UdpTransport udp = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport udp = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeTransport timed = new ProbeTransport() {
                 final byte[] last = new byte[4096];
                 int lastLength;
@@ -242,8 +243,8 @@ class UdpProbeTest {
             assertThat(new ObjectMapper().writeValueAsString(res)).contains("\"network_seconds\"");
         }
         // plain UDP has no NIC timestamps: no network_seconds in the JSON
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 10);
             assertThat(res.networkNanos()).isNull();
             assertThat(new ObjectMapper().writeValueAsString(res)).doesNotContain("network_seconds");
@@ -253,10 +254,10 @@ class UdpProbeTest {
     /** On Linux both sides take the kernel's arrival times; the RTT leaves the hosts' share out. */
     @Test
     void bothSidesTimeByTheKernelsArrivalStamps() throws Exception {
-        assumeTrue(StampedSocket.unavailable() == null, "no kernel timestamps here: " + StampedSocket.unavailable());
+        assumeTrue(StampedSocket.unavailable(LibC.load()) == null, "no kernel timestamps here: " + StampedSocket.unavailable(LibC.load()));
         ResponderStats stats = new ResponderStats();
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
             assertThat(t.kernelTimestamps()).isTrue();
             assertThat(r.kernelTimestamps()).as("the responder reads its socket itself (--add-opens java.base/sun.nio.ch)").isTrue();
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 300);
@@ -279,9 +280,9 @@ class UdpProbeTest {
      */
     @Test
     void theSendTimeIsTheKernelsTransmitStamp() throws Exception {
-        assumeTrue(StampedSocket.unavailable() == null, "no kernel timestamps here: " + StampedSocket.unavailable());
+        assumeTrue(StampedSocket.unavailable(LibC.load()) == null, "no kernel timestamps here: " + StampedSocket.unavailable(LibC.load()));
         try (DatagramChannel sink = DatagramChannel.open().bind(new InetSocketAddress("127.0.0.1", 0));
-             StampedSocket s = StampedSocket.open((InetSocketAddress) sink.getLocalAddress(), 1 << 20)) {
+             StampedSocket s = StampedSocket.open(LibC.load(), (InetSocketAddress) sink.getLocalAddress(), 1 << 20)) {
             long previous = 0;
             for (int i = 0; i < 200; i++) {
                 long before = StampedSocket.now();
@@ -297,8 +298,8 @@ class UdpProbeTest {
     /** Where the kernel's stamps are not wanted (or not there) the NIO channel times probes itself. */
     @Test
     void withoutKernelStampsTheJvmTimesTheProbes() throws Exception {
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, new ResponderStats()).start();
-             UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()), false)) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, new ResponderStats()).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()), false)) {
             assertThat(t.kernelTimestamps()).isFalse();
             ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 100);
             assertThat(res.received()).isEqualTo(100);
@@ -314,14 +315,14 @@ class UdpProbeTest {
      */
     @Test
     void newPeersLoseNoProbeWhileTheirSocketIsMade() throws Exception {
-        assumeTrue(StampedSocket.unavailable() == null, "the kernel-only connect needs libc: " + StampedSocket.unavailable());
+        assumeTrue(StampedSocket.unavailable(LibC.load()) == null, "the kernel-only connect needs libc: " + StampedSocket.unavailable(LibC.load()));
         ResponderStats stats = new ResponderStats();
         int newcomers = 100;
         int probes = 100;
-        try (UdpResponder r = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 1_000_000, 100_000, stats).start()) {
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 1_000_000, 100_000, stats).start()) {
             int lost = 0;
             for (int i = 0; i < newcomers; i++) {
-                try (UdpTransport t = new UdpTransport(new InetSocketAddress("127.0.0.1", r.port()))) {
+                try (UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
                     ProbeResult res = new ProbeSession(t, KEY, Duration.ofNanos(100_000), Duration.ofSeconds(1)).run("n" + i, null, null, 64, probes);
                     lost += res.sent() - res.received() - res.late();
                 }

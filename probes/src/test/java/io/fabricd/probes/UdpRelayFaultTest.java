@@ -2,6 +2,7 @@ package io.fabricd.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.natives.LibC;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -35,7 +36,7 @@ class UdpRelayFaultTest {
 
     @BeforeAll
     static void start() throws IOException {
-        responder = new UdpResponder(new InetSocketAddress("127.0.0.1", 0), KEY, 100_000, 10_000, new ResponderStats()).start();
+        responder = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 100_000, 10_000, new ResponderStats()).start();
         relay = new Relay(new InetSocketAddress("127.0.0.1", responder.port()));
         relay.start();
     }
@@ -47,7 +48,7 @@ class UdpRelayFaultTest {
     }
 
     private static ProbeResult probe(int count, Duration interval) throws IOException {
-        try (UdpTransport t = new UdpTransport(relay.address())) {
+        try (UdpTransport t = new UdpTransport(LibC.load(), relay.address())) {
             return new ProbeSession(t, KEY, interval, Duration.ofSeconds(1)).run("relay", null, null, 64, count);
         }
     }

@@ -1,59 +1,40 @@
 package io.fabricd.collectors.kernel.live;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.VerbsShim;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * ibv_query_device / ibv_query_port through native-shims' libfabricd_verbs.so. Loaded once, lazily;
- * without the shim or libibverbs (not installed, not built) verbs are unavailable and fabricd
- * derives what it can.
+ * ibv_query_device / ibv_query_port through native-shims' verbs shim. Without the shim or
+ * libibverbs (not installed, not built) verbs are unavailable and fabricd derives what it can.
  */
-final class VerbsShim {
+final class VerbsQuery {
     private static final int FIELDS = 8;
     private static final int MAX_PORTS = 8;
 
-    interface Lib extends Library {
-        int fabricd_verbs_query(String name, long[] maxQp, int[] out, int maxPorts);
+    private final VerbsShim shim;
+
+    VerbsQuery(VerbsShim shim) {
+        this.shim = shim;
     }
 
-    private static volatile Lib lib;
-    private static volatile String unavailable;
-
-    private VerbsShim() {
-    }
-
-    /** Why verbs cannot answer, or null when they can. */
-    static synchronized String unavailable() {
-        if (lib == null && unavailable == null) {
-            try {
-                lib = Native.load("fabricd_verbs", Lib.class);
-            } catch (LinkageError e) {
-                // UnsatisfiedLinkError: no shim or no libibverbs; NoClassDefFoundError: JNA itself cannot load
-                String why = e.getMessage() == null ? e.toString() : e.getMessage().lines().findFirst().orElse("");
-                unavailable = "verbs shim or libibverbs not available: " + why;
-            }
-        }
-        return unavailable;
-    }
-
-    static Optional<VerbsDevice> query(String device) throws HostReadException {
-        if (unavailable() != null) {
+    Optional<VerbsDevice> query(String device) throws HostReadException {
+        if (shim.unavailable() != null) {
             return Optional.empty();
         }
         long[] maxQp = new long[1];
         int[] out = new int[MAX_PORTS * FIELDS];
-        int n = lib.fabricd_verbs_query(device, maxQp, out, MAX_PORTS);
-        if (n == -Errno.ENODEV || n == -38 /* ENOSYS: no RDMA in this kernel */) {
+        int n = shim.functions().fabricd_verbs_query(device, maxQp, out, MAX_PORTS);
+        if (Errno.ENODEV.is(-n) || Errno.ENOSYS.is(-n)) { // ENOSYS: no RDMA in this kernel
             return Optional.empty();
         }
         if (n < 0) {
-            throw new HostReadException("ibv_query_device " + device, Errno.name(-n));
+            throw new HostReadException("ibv_query_device " + device, Errno.describe(-n));
         }
         Map<Integer, VerbsDevice.VerbsPort> ports = new HashMap<>();
         for (int i = 0; i < n; i++) {
