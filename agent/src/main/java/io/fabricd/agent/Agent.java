@@ -1,5 +1,9 @@
 package io.fabricd.agent;
 
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.peers.KubernetesProbeKey;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.mesh.ProbeService;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.agent.state.NodeNameLock;
 
@@ -15,10 +19,6 @@ import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.natives.Natives;
-import io.fabricd.probes.EndpointClient;
-import io.fabricd.probes.KubernetesProbeKey;
-import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.ProbeService;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

@@ -1,8 +1,8 @@
 package io.fabricd.agent.http;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
-import io.fabricd.probes.EndpointClient;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
+import io.fabricd.probes.peers.EndpointClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;

@@ -1,16 +1,16 @@
 package io.fabricd.probes.bandwidth;
 
-import io.fabricd.natives.VerbsShim;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.probes.EndpointClient;
-import io.fabricd.probes.VerbsPorts;
+import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Done;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Go;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

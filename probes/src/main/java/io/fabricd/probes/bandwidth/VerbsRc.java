@@ -4,7 +4,7 @@ import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import io.fabricd.natives.Errno;
 import io.fabricd.natives.VerbsShim;
-import io.fabricd.probes.VerbsUd;
+import io.fabricd.probes.verbs.VerbsUd;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
