@@ -7,7 +7,7 @@ import java.util.HexFormat;
 
 /**
  * A UDP probe responder as a process of its own, for tests that put it in another network
- * namespace ({@code ip netns exec NS java -cp ... io.fabricd.probes.ResponderProcess ADDR PORT KEYHEX}).
+ * namespace ({@code ip netns exec NS java -cp ... io.fabricd.probes.responder.ResponderProcess ADDR PORT KEYHEX}).
  * Prints "ready PORT" once it answers; runs until killed.
  */
 public final class ResponderProcess {
