@@ -1,5 +1,9 @@
 package io.fabricd.agent;
 
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.peers.KubernetesProbeKey;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.mesh.ProbeService;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.agent.state.NodeNameLock;
 
@@ -16,10 +20,7 @@ import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
-import io.fabricd.probes.EndpointClient;
-import io.fabricd.probes.KubernetesProbeKey;
-import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.ProbeService;
+import io.fabricd.natives.Natives;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -72,6 +73,8 @@ public final class Agent implements AutoCloseable {
     private final HostSource source;
     private final AgentConfig config;
     private final ProbeKey probeKey;
+    /** libc and the verbs shim, loaded once here and handed to the probes and bandwidth tests. */
+    private final Natives natives = Natives.load();
     /** TLS and basic auth; null: plain HTTP for everyone. */
     private final WebConfig web;
     private ProbeService probes;
@@ -150,26 +153,26 @@ public final class Agent implements AutoCloseable {
         if (probeKey != null) {
             try {
                 probes = new ProbeService(config.probe, probeKey, udpHost(), this::hostname,
-                        () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry)
+                        () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
                         // the fabric's agents share a web config: peers serve TLS when this one does
-                        .endpointTls(config.probe.endpointTls != null ? config.probe.endpointTls : web != null && web.tls()).start();
+                        .endpointTls(config.probe.endpointTls() != null ? config.probe.endpointTls() : web != null && web.tls()).start();
                 loop.extraFindings(probes::findings);
                 if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
-                        && (!config.probe.peers.isEmpty() || !config.probe.dns.isEmpty() || config.probe.kubernetes.enabled())) {
+                        && (!config.probe.peers().isEmpty() || !config.probe.dns().isEmpty() || config.probe.kubernetes().enabled())) {
                     LOG.warning("web config: client_auth_type RequireAndVerifyClientCert, but agents present no client certificate "
                             + "when they ask each other for probe endpoints: probing peers will fail; use VerifyClientCertIfGiven "
                             + "(the endpoint is authenticated by the probe key)");
                 }
-                if (config.probe.verbs && !source.isSnapshot()) {
+                if (config.probe.verbs() && !source.isSnapshot()) {
                     probes.startVerbs(Path.of("/sys"));
                 }
-                bandwidth = BandwidthServing.start(config, source, loop, registry, probes,
+                bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
                         new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()),
-                        () -> config.probe.nodeName != null && !config.probe.nodeName.isBlank() ? config.probe.nodeName : hostname());
+                        () -> config.probe.nodeName() != null && !config.probe.nodeName().isBlank() ? config.probe.nodeName() : hostname());
             } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
-                        + config.probe.udpPort + ": " + e.getMessage());
+                        + config.probe.udpPort() + ": " + e.getMessage());
             }
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
@@ -201,7 +204,7 @@ public final class Agent implements AutoCloseable {
             http = new HttpApi(vertx, loop, registry, probes);
             Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth == null ? null : bandwidth.server(),
                     probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(),
-                    BandwidthServing.off(config, source, probeKey));
+                    BandwidthServing.off(config, source, probeKey, natives.verbs()));
             if (web != null && !web.basicAuthUsers.isEmpty()) {
                 api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
             }
@@ -247,7 +250,7 @@ public final class Agent implements AutoCloseable {
 
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
     private String udpHost() {
-        return config.probe.udpHost != null && !config.probe.udpHost.isBlank() ? config.probe.udpHost : listen.host();
+        return config.probe.udpHost() != null && !config.probe.udpHost().isBlank() ? config.probe.udpHost() : listen.host();
     }
 
     /** This host's name: the latest collection's, else the OS's. */

@@ -2,19 +2,20 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
-import io.fabricd.probes.EndpointClient;
+import io.fabricd.model.RdmaDevice;
+import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.ProbeService;
-import io.fabricd.probes.VerbsPorts;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthReport;
+import io.fabricd.probes.bandwidth.BandwidthResult;
 import io.fabricd.probes.bandwidth.BandwidthSchedule;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
+import io.fabricd.probes.mesh.ProbeService;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.verbs.VerbsPorts;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.fabricd.model.RdmaDevice;
-import io.fabricd.probes.bandwidth.BandwidthResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,13 +54,13 @@ final class BandwidthServing implements AutoCloseable {
      * and findings merged into the loop's reports; null when neither runs ({@link #off} says why).
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
-                                  ProbeService probes, EndpointClient endpoints, Supplier<String> hostname) {
+                                  ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname) {
         AgentConfig.Bandwidth b = config.bandwidth;
-        if (!b.serve && b.interval.isZero() || source.isSnapshot() || VerbsRc.unavailable() != null) {
+        if (!b.serve && b.interval.isZero() || source.isSnapshot() || verbs.rcUnavailable() != null) {
             return null;
         }
         Path sys = Path.of("/sys");
-        Integer gid = config.probe.gidIndex;
+        Integer gid = config.probe.gidIndex();
         Function<String, VerbsPorts.Port> ports = device -> VerbsPorts.discover(sys).stream()
                 .filter(p -> device == null || p.device().equals(device)).findFirst()
                 .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null);
@@ -67,14 +68,14 @@ final class BandwidthServing implements AutoCloseable {
         BandwidthServer server = null;
         if (b.serve) {
             server = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval), ports, local,
-                    (port, size, qps, depth) -> new VerbsRc(port.device(), port.port(), port.gidIndex(), size, qps, depth), System::currentTimeMillis);
+                    (port, size, qps, depth) -> new VerbsRc(verbs, port.device(), port.port(), port.gidIndex(), size, qps, depth), System::currentTimeMillis);
             LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
                     + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
         }
         BandwidthSchedule schedule = null;
         ScheduledExecutorService scheduler = null;
         if (!b.interval.isZero()) {
-            BandwidthClient client = new BandwidthClient(endpoints, hostname.get());
+            BandwidthClient client = new BandwidthClient(verbs, endpoints, hostname.get());
             schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, client::run,
                     new BandwidthClient.Options(null, b.size, b.duration, b.qps, false, false));
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -149,7 +150,7 @@ final class BandwidthServing implements AutoCloseable {
     }
 
     /** Why this agent serves no bandwidth tests (the answer to a peer that asks). */
-    static String off(AgentConfig config, HostSource source, ProbeKey key) {
+    static String off(AgentConfig config, HostSource source, ProbeKey key, VerbsShim verbs) {
         if (key == null) {
             return "bandwidth tests are off on this agent: no probe key (probe.key_file or " + ProbeKey.ENV + ")";
         }
@@ -159,7 +160,7 @@ final class BandwidthServing implements AutoCloseable {
         if (source.isSnapshot()) {
             return "this agent reads a snapshot, not a live host: no bandwidth tests";
         }
-        String why = VerbsRc.unavailable();
+        String why = verbs.rcUnavailable();
         return why != null ? "no bandwidth tests here: " + why : "bandwidth tests are off on this agent";
     }
 }

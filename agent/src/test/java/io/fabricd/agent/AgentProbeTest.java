@@ -13,13 +13,17 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.probes.EndpointAuth;
-import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.ProbeConfig;
 import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.peers.EndpointAuth;
+import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.testing.PrivateFiles;
 import io.fabricd.testing.PromText;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -27,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,17 +42,38 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentProbeTest {
     static final String KEY = "a-test-key-of-more-than-16-bytes";
 
-    static AgentConfig config(Path keyFile, List<String> peers) {
+    /** Quick rounds to {@code peers}; {@code probeLines} are more keys of the probe section, as YAML. */
+    static AgentConfig config(Path keyFile, List<String> peers, String... probeLines) {
         AgentConfig c = new AgentConfig();
         c.collection.interval = Duration.ofHours(1);
-        c.probe.keyFile = keyFile;
-        c.probe.udpPort = 0; // any free port: the endpoint says which
-        c.probe.peers = peers;
-        c.probe.interval = Duration.ofMillis(500);
-        c.probe.jitter = 0;
-        c.probe.count = 20;
-        c.probe.pacing = Duration.ofMillis(2);
+        List<String> lines = new ArrayList<>(List.of("peers: [" + String.join(", ", peers.stream().map(p -> "'" + p + "'").toList()) + "]",
+                "interval: 500ms", "jitter: 0", "count: 20", "pacing: 2ms"));
+        lines.addAll(List.of(probeLines));
+        c.probe = probe(keyFile, lines.toArray(String[]::new));
         return c;
+    }
+
+    /**
+     * The probe section as the configuration file gives it: the key file (null: none), any free UDP
+     * port (the endpoint says which) and {@code lines}, more keys in YAML.
+     */
+    static ProbeConfig probe(Path keyFile, String... lines) {
+        StringBuilder yaml = new StringBuilder("probe:\n  key_file: " + (keyFile == null ? "~" : "'" + keyFile + "'") + "\n  udp_port: 0\n");
+        for (String l : lines) {
+            yaml.append("  ").append(l).append('\n');
+        }
+        Path f = null;
+        try {
+            f = Files.createTempFile("fabricd-probe", ".yaml");
+            Files.writeString(f, yaml);
+            return ConfigLoader.load(f).probe;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (f != null) {
+                f.toFile().delete();
+            }
+        }
     }
 
     @Test
@@ -182,11 +208,8 @@ class AgentProbeTest {
                     .addNewEndpoint().withAddresses("127.0.0.1").withNodeName("node-a").endEndpoint()
                     .addNewEndpoint().withAddresses("127.0.0.2").withNodeName("node-b").endEndpoint() // itself: skipped
                     .build()).create();
-            AgentConfig cb = config(key, List.of());
-            cb.probe.kubernetes.service = "fabricd";
-            cb.probe.kubernetes.namespace = "fabric";
-            cb.probe.kubernetes.apiServer = kube.getConfiguration().getMasterUrl();
-            cb.probe.nodeName = "node-b";
+            AgentConfig cb = config(key, List.of(), "kubernetes: {service: fabricd, namespace: fabric, api_server: '"
+                    + kube.getConfiguration().getMasterUrl() + "'}", "node_name: node-b");
             String peerA = "127.0.0.1:" + a.port();
             try (Agent b = new Agent(Fixtures.open("host-b-roce"), cb, new ListenAddress("127.0.0.1", 0)).start()) {
                 assertThat(b.awaitReady(Duration.ofSeconds(20))).isTrue();

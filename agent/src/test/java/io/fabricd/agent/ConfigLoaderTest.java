@@ -163,13 +163,13 @@ class ConfigLoaderTest {
                     api_server: https://10.0.0.1:6443
                 """);
         AgentConfig c = ConfigLoader.load(f);
-        assertThat(c.probe.kubernetes.enabled()).isTrue();
-        assertThat(c.probe.kubernetes.namespace).isEqualTo("monitoring");
-        assertThat(c.probe.kubernetes.portName).isEqualTo("api");
-        assertThat(c.probe.kubernetes.rackLabels).containsExactly("example.com/tor");
-        assertThat(c.probe.kubernetes.nodeRefresh).isEqualTo(Duration.ofMinutes(1));
-        assertThat(c.probe.kubernetes.apiServer).isEqualTo("https://10.0.0.1:6443");
-        assertThat(ConfigLoader.load(null).probe.kubernetes.enabled()).isFalse();
+        assertThat(c.probe.kubernetes().enabled()).isTrue();
+        assertThat(c.probe.kubernetes().namespace()).isEqualTo("monitoring");
+        assertThat(c.probe.kubernetes().portName()).isEqualTo("api");
+        assertThat(c.probe.kubernetes().rackLabels()).containsExactly("example.com/tor");
+        assertThat(c.probe.kubernetes().nodeRefresh()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.probe.kubernetes().apiServer()).isEqualTo("https://10.0.0.1:6443");
+        assertThat(ConfigLoader.load(null).probe.kubernetes().enabled()).isFalse();
         Files.writeString(f, "probe: {kubernetes: {service: fabricd, port_name: ''}}\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("probe.kubernetes");
     }

@@ -42,8 +42,7 @@ class NodeNameLockTest {
     }
 
     private static Agent agent(Path key, Path locks, String nodeName) {
-        AgentConfig c = AgentProbeTest.config(key, List.of());
-        c.probe.nodeName = nodeName;
+        AgentConfig c = AgentProbeTest.config(key, List.of(), "node_name: " + nodeName);
         return new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).nodeLocks(locks).start();
     }
 

@@ -1,195 +1,148 @@
 package io.fabricd.probes;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The {@code probe:} section of fabricd's configuration (docs/probes.md). Probing needs the fabric's
- * shared key ({@code key_file} or the environment variable FABRICD_PROBE_KEY); without one the agent
- * neither answers nor sends probes.
+ * The {@code probe:} section of fabricd's configuration (docs/probes.md), bound from YAML; a key
+ * left out (or given as null) takes its default. Probing needs the fabric's shared key
+ * ({@code key_file} or the environment variable FABRICD_PROBE_KEY); without one the agent neither
+ * answers nor sends probes.
+ *
+ * @param keyFile           file holding the shared key (at least 16 bytes; `openssl rand -hex 32`)
+ * @param udpPort           UDP port of the responder (9531)
+ * @param udpHost           address the UDP responder binds (default: the HTTP listen address); set it
+ *                          where HTTP listens on loopback behind a proxy (kube-rbac-proxy) while peers
+ *                          must reach the responder
+ * @param endpointTls       ask peers for their probe endpoints over HTTPS (default: when this agent
+ *                          serves TLS itself); true where a TLS proxy fronts the agents' HTTP ports
+ * @param verbs             start an RDMA UD responder on every ACTIVE port of the live host and list
+ *                          them in the endpoint (true); off, or without libibverbs and the shim, the
+ *                          agent answers UDP probes only
+ * @param perPeerHistograms export the probe RTT histograms per peer (46 series per peer, size and
+ *                          transport) instead of per peer rack (false): per-peer latency is
+ *                          fabric_probe_rtt_recent_seconds' two quantiles either way
+ * @param gidIndex          GID index the verbs responders send from (default: per port, a RoCE v2 GID
+ *                          on an IPv4 address, else any routable RoCE v2 GID; 0 on InfiniBand)
+ * @param responderSpin     how long a verbs responder busy-polls for the next probe after each answer
+ *                          before it sleeps (0: never); docs/benchmarks.md has what it gave
+ * @param responderRate     answers per second the responder gives at most (1000)
+ * @param responderBurst    the responder's burst (200)
+ * @param peers             other agents, HOST:PORT of their HTTP listener
+ * @param dns               NAME:PORT: every address NAME resolves to is a peer (a headless Service's records)
+ * @param kubernetes        peers from the Kubernetes API (off unless {@code probe.kubernetes.service} is set)
+ * @param nodeName          this agent's name among its peers (default: the environment variable
+ *                          NODE_NAME, as a DaemonSet's downward API sets it, else the host's name);
+ *                          peers answering with the same name are taken for this agent and not probed
+ * @param rack              this host's rack (ToR) label for the plan; default: the Kubernetes node's
+ *                          rack label (with probe.kubernetes), else the host labels "rack", else "tor"
+ * @param interval          time between probe rounds (10s)
+ * @param jitter            each round starts up to this share of the interval late, at random (0.2):
+ *                          agents do not probe in lockstep
+ * @param count             probes per peer, size and round (10)
+ * @param sizes             probe sizes in bytes over UDP ([64, 1024])
+ * @param pacing            time between two probes to one peer (10ms)
+ * @param timeout           an answer later than this is late, not counted in the RTTs (1s)
+ * @param crossRack         peers of other racks probed besides the own rack's full mesh and the
+ *                          rack-pair duty (2), chosen by rendezvous hashing
+ * @param maxInRack         cap on the own rack's mesh (64)
+ * @param concurrency       peers probed at once (4)
+ * @param endpointRefresh   how long a peer's endpoint is reused before it is asked again (5m)
+ * @param lossThreshold     probe_loss: lost share of the window above which it is reported (0.02),
+ *                          with at least 50 probes
+ * @param latencyThreshold  probe_latency: p99 RTT above which it is reported (5ms)
+ * @param window            rounds in the sliding window of the probe findings (30)
  */
-public final class ProbeConfig {
-    /** File holding the shared key (at least 16 bytes; `openssl rand -hex 32`). */
-    @JsonProperty("key_file")
-    public Path keyFile;
+public record ProbeConfig(Path keyFile, int udpPort, String udpHost, Boolean endpointTls, boolean verbs,
+                          boolean perPeerHistograms, Integer gidIndex, Duration responderSpin, double responderRate,
+                          int responderBurst, List<String> peers, List<String> dns, Kubernetes kubernetes, String nodeName,
+                          String rack, Duration interval, double jitter, int count, List<Integer> sizes, Duration pacing,
+                          Duration timeout, int crossRack, int maxInRack, int concurrency, Duration endpointRefresh,
+                          double lossThreshold, Duration latencyThreshold, int window) {
 
-    /** UDP port of the responder (9531). */
-    @JsonProperty("udp_port")
-    public int udpPort = 9531;
+    public ProbeConfig {
+        peers = List.copyOf(peers);
+        dns = List.copyOf(dns);
+        sizes = List.copyOf(sizes);
+    }
 
-    /**
-     * Address the UDP responder binds (default: the HTTP listen address). Set it where HTTP listens
-     * on loopback behind a proxy (kube-rbac-proxy) while peers must reach the responder.
-     */
-    @JsonProperty("udp_host")
-    public String udpHost;
+    /** Every key at its default. */
+    public static ProbeConfig defaults() {
+        return bind(null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, null);
+    }
 
-    /**
-     * Ask peers for their probe endpoints over HTTPS (default: when this agent serves TLS itself).
-     * True where a TLS proxy (kube-rbac-proxy) fronts the agents' HTTP ports.
-     */
-    @JsonProperty("endpoint_tls")
-    public Boolean endpointTls;
+    /** The YAML binding: a key left out or null is its default. */
+    @JsonCreator
+    static ProbeConfig bind(@JsonProperty("key_file") Path keyFile, @JsonProperty("udp_port") Integer udpPort,
+                            @JsonProperty("udp_host") String udpHost, @JsonProperty("endpoint_tls") Boolean endpointTls,
+                            @JsonProperty("verbs") Boolean verbs, @JsonProperty("per_peer_histograms") Boolean perPeerHistograms,
+                            @JsonProperty("gid_index") Integer gidIndex, @JsonProperty("responder_spin") Duration responderSpin,
+                            @JsonProperty("responder_rate") Double responderRate, @JsonProperty("responder_burst") Integer responderBurst,
+                            @JsonProperty("peers") List<String> peers, @JsonProperty("dns") List<String> dns,
+                            @JsonProperty("kubernetes") Kubernetes kubernetes, @JsonProperty("node_name") String nodeName,
+                            @JsonProperty("rack") String rack, @JsonProperty("interval") Duration interval,
+                            @JsonProperty("jitter") Double jitter, @JsonProperty("count") Integer count,
+                            @JsonProperty("sizes") List<Integer> sizes, @JsonProperty("pacing") Duration pacing,
+                            @JsonProperty("timeout") Duration timeout, @JsonProperty("cross_rack") Integer crossRack,
+                            @JsonProperty("max_in_rack") Integer maxInRack, @JsonProperty("concurrency") Integer concurrency,
+                            @JsonProperty("endpoint_refresh") Duration endpointRefresh,
+                            @JsonProperty("loss_threshold") Double lossThreshold,
+                            @JsonProperty("latency_threshold") Duration latencyThreshold, @JsonProperty("window") Integer window) {
+        return new ProbeConfig(keyFile, or(udpPort, 9531), udpHost, endpointTls, or(verbs, true), or(perPeerHistograms, false), gidIndex,
+                or(responderSpin, Duration.ZERO), or(responderRate, 1000.0), or(responderBurst, 200), or(peers, List.of()),
+                or(dns, List.of()), or(kubernetes, Kubernetes.defaults()), or(nodeName, System.getenv("NODE_NAME")), rack,
+                or(interval, Duration.ofSeconds(10)), or(jitter, 0.2), or(count, 10), or(sizes, List.of(64, 1024)),
+                or(pacing, Duration.ofMillis(10)), or(timeout, Duration.ofSeconds(1)), or(crossRack, 2), or(maxInRack, 64),
+                or(concurrency, 4), or(endpointRefresh, Duration.ofMinutes(5)), or(lossThreshold, 0.02),
+                or(latencyThreshold, Duration.ofMillis(5)), or(window, 30));
+    }
 
-    /**
-     * Start an RDMA UD responder on every ACTIVE port of the live host and list them in the endpoint
-     * (true). Off, or without libibverbs and the shim, the agent answers UDP probes only.
-     */
-    @JsonProperty("verbs")
-    public boolean verbs = true;
-
-    /**
-     * Export the probe RTT histograms per peer (46 series per peer, size and transport) instead of
-     * per peer rack (false): per-peer latency is fabric_probe_rtt_recent_seconds' two quantiles either
-     * way. On for small fleets that want per-peer heatmaps.
-     */
-    @JsonProperty("per_peer_histograms")
-    public boolean perPeerHistograms = false;
-
-    /**
-     * GID index the verbs responders send from (default: per port, a RoCE v2 GID on an IPv4 address,
-     * else any routable RoCE v2 GID; 0 on InfiniBand).
-     */
-    @JsonProperty("gid_index")
-    public Integer gidIndex;
-
-    /**
-     * How long a verbs responder busy-polls for the next probe after each answer before it sleeps
-     * (0: never). A spin saves the wake-up of a sleeping thread per probe at the cost of CPU while
-     * probes keep coming; docs/benchmarks.md has what it gave.
-     */
-    @JsonProperty("responder_spin")
-    public Duration responderSpin = Duration.ZERO;
-
-    /** Answers per second the responder gives at most (1000), and its burst (200). */
-    @JsonProperty("responder_rate")
-    public double responderRate = 1000;
-
-    @JsonProperty("responder_burst")
-    public int responderBurst = 200;
-
-    /** Other agents, HOST:PORT of their HTTP listener. */
-    @JsonProperty("peers")
-    public List<String> peers = List.of();
-
-    /** NAME:PORT: every address NAME resolves to is a peer (a headless Service's records). */
-    @JsonProperty("dns")
-    public List<String> dns = List.of();
-
-    /** Peers from the Kubernetes API (off unless {@code probe.kubernetes.service} is set). */
-    @JsonProperty("kubernetes")
-    public Kubernetes kubernetes = new Kubernetes();
+    private static <T> T or(T value, T otherwise) {
+        return value != null ? value : otherwise;
+    }
 
     /**
-     * This agent's name among its peers (default: the environment variable NODE_NAME, as a
-     * DaemonSet's downward API sets it, else the host's name). Peers answering with the same name
-     * are taken for this agent and not probed.
+     * The {@code probe.kubernetes:} section.
+     *
+     * @param service     the DaemonSet's Service: every ready endpoint of its EndpointSlices is a peer;
+     *                    setting it turns Kubernetes discovery on
+     * @param namespace   namespace of the Service (default: POD_NAMESPACE, else the pod's
+     *                    service-account namespace)
+     * @param portName    name of the slice port that is the agent's HTTP listener ("http"); a slice with
+     *                    one port uses it whatever its name
+     * @param rackLabels  node labels that name the rack (ToR), first set wins
+     * @param nodeRefresh how long the node's rack label is reused before the node is read again (10m)
+     * @param keySecret   an Opaque Secret (in {@code namespace}) holding the probe key under {@code key};
+     *                    the Helm chart makes it without data and the first agent fills it with a
+     *                    random key (KubernetesProbeKey). Used when no {@code key_file} and no
+     *                    FABRICD_PROBE_KEY is given; the Helm chart sets it unless a key or an
+     *                    existing Secret is named
+     * @param apiServer   API server URL (default: in-cluster, from the service account; else the kubeconfig)
      */
-    @JsonProperty("node_name")
-    public String nodeName = System.getenv("NODE_NAME");
+    public record Kubernetes(String service, String namespace, String portName,
+                             // named here too: Jackson would otherwise take the list's accessor for a key of its own
+                             @JsonProperty("rack_labels") List<String> rackLabels, Duration nodeRefresh,
+                             String keySecret, String apiServer) {
 
-    /**
-     * This host's rack (ToR) label for the plan; default: the Kubernetes node's rack label (with
-     * probe.kubernetes), else the host labels "rack", else "tor".
-     */
-    @JsonProperty("rack")
-    public String rack;
+        /** Every key at its default: discovery off. */
+        public static Kubernetes defaults() {
+            return bind(null, null, null, null, null, null, null);
+        }
 
-    /** Time between probe rounds (10s). */
-    @JsonProperty("interval")
-    public Duration interval = Duration.ofSeconds(10);
-
-    /** Each round starts up to this share of the interval late, at random (0.2): agents do not probe in lockstep. */
-    @JsonProperty("jitter")
-    public double jitter = 0.2;
-
-    /** Probes per peer, size and round (10). */
-    @JsonProperty("count")
-    public int count = 10;
-
-    /** Probe sizes in bytes over UDP ([64, 1024]). */
-    @JsonProperty("sizes")
-    public List<Integer> sizes = List.of(64, 1024);
-
-    /** Time between two probes to one peer (10ms). */
-    @JsonProperty("pacing")
-    public Duration pacing = Duration.ofMillis(10);
-
-    /** An answer later than this is late, not counted in the RTTs (1s). */
-    @JsonProperty("timeout")
-    public Duration timeout = Duration.ofSeconds(1);
-
-    /**
-     * Peers of other racks probed besides the own rack's full mesh and the rack-pair duty (2),
-     * chosen by rendezvous hashing.
-     */
-    @JsonProperty("cross_rack")
-    public int crossRack = 2;
-
-    /** Cap on the own rack's mesh (64). */
-    @JsonProperty("max_in_rack")
-    public int maxInRack = 64;
-
-    /** Peers probed at once (4). */
-    @JsonProperty("concurrency")
-    public int concurrency = 4;
-
-    /** How long a peer's endpoint is reused before it is asked again (5m). */
-    @JsonProperty("endpoint_refresh")
-    public Duration endpointRefresh = Duration.ofMinutes(5);
-
-    /** probe_loss: lost share of the window above which it is reported (0.02), with at least 50 probes. */
-    @JsonProperty("loss_threshold")
-    public double lossThreshold = 0.02;
-
-    /** probe_latency: p99 RTT above which it is reported (5ms). */
-    @JsonProperty("latency_threshold")
-    public Duration latencyThreshold = Duration.ofMillis(5);
-
-    /** Rounds in the sliding window of the probe findings (30). */
-    @JsonProperty("window")
-    public int window = 30;
-
-    /** The {@code probe.kubernetes:} section. */
-    public static final class Kubernetes {
-        /**
-         * The DaemonSet's Service: every ready endpoint of its EndpointSlices is a peer. Setting it
-         * turns Kubernetes discovery on.
-         */
-        @JsonProperty("service")
-        public String service;
-
-        /** Namespace of the Service (default: POD_NAMESPACE, else the pod's service-account namespace). */
-        @JsonProperty("namespace")
-        public String namespace;
-
-        /** Name of the slice port that is the agent's HTTP listener ("http"); a slice with one port uses it whatever its name. */
-        @JsonProperty("port_name")
-        public String portName = "http";
-
-        /** Node labels that name the rack (ToR), first set wins. */
-        @JsonProperty("rack_labels")
-        public List<String> rackLabels = List.of("fabricd.io/rack", "fabricd.io/tor", "rack", "tor");
-
-        /** How long the node's rack label is reused before the node is read again (10m). */
-        @JsonProperty("node_refresh")
-        public Duration nodeRefresh = Duration.ofMinutes(10);
-
-        /**
-         * An Opaque Secret (in {@code namespace}) holding the probe key under {@code key}; the Helm
-         * chart makes it without data and the first agent fills it with a random key
-         * (KubernetesProbeKey). Used when no
-         * {@code key_file} and no FABRICD_PROBE_KEY is given; the Helm chart sets it unless a key or
-         * an existing Secret is named.
-         */
-        @JsonProperty("key_secret")
-        public String keySecret;
-
-        /** API server URL (default: in-cluster, from the service account; else the kubeconfig). */
-        @JsonProperty("api_server")
-        public String apiServer;
+        /** The YAML binding: a key left out or null is its default. */
+        @JsonCreator
+        static Kubernetes bind(@JsonProperty("service") String service, @JsonProperty("namespace") String namespace,
+                               @JsonProperty("port_name") String portName, @JsonProperty("rack_labels") List<String> rackLabels,
+                               @JsonProperty("node_refresh") Duration nodeRefresh, @JsonProperty("key_secret") String keySecret,
+                               @JsonProperty("api_server") String apiServer) {
+            return new Kubernetes(service, namespace, or(portName, "http"),
+                    or(rackLabels, List.of("fabricd.io/rack", "fabricd.io/tor", "rack", "tor")), or(nodeRefresh, Duration.ofMinutes(10)),
+                    keySecret, apiServer);
+        }
 
         public boolean enabled() {
             return service != null && !service.isBlank();
@@ -197,11 +150,8 @@ public final class ProbeConfig {
     }
 
     public void validate() {
-        if (kubernetes == null) {
-            kubernetes = new Kubernetes();
-        }
-        if (kubernetes.enabled() && (kubernetes.portName == null || kubernetes.portName.isBlank() || kubernetes.rackLabels == null
-                || kubernetes.nodeRefresh == null || kubernetes.nodeRefresh.isNegative())) {
+        if (kubernetes.enabled() && (kubernetes.portName() == null || kubernetes.portName().isBlank() || kubernetes.rackLabels() == null
+                || kubernetes.nodeRefresh() == null || kubernetes.nodeRefresh().isNegative())) {
             throw new IllegalArgumentException("probe.kubernetes: port_name, rack_labels and node_refresh must be set");
         }
         if (udpPort < 0 || udpPort > 65535) {
@@ -218,11 +168,10 @@ public final class ProbeConfig {
                 throw new IllegalArgumentException("probe.sizes: " + s + " outside " + ProbePacket.MIN_SIZE + ".." + ProbePacket.MAX_SIZE);
             }
         }
-        if (interval == null || interval.toMillis() < 100 || timeout == null || timeout.toMillis() < 1 || pacing == null
-                || pacing.isNegative()) {
+        if (timeout.toMillis() < 1 || interval.toMillis() < 100 || pacing.isNegative()) {
             throw new IllegalArgumentException("probe.interval must be at least 100ms, probe.timeout positive, probe.pacing not negative");
         }
-        if (responderSpin == null || responderSpin.isNegative() || responderSpin.toMillis() > 1000) {
+        if (responderSpin.isNegative() || responderSpin.toMillis() > 1000) {
             throw new IllegalArgumentException("probe.responder_spin must be 0-1s");
         }
         if (jitter < 0 || jitter > 1) {

@@ -140,7 +140,7 @@ public final class ProbeKey {
         return MessageDigest.isEqual(expected, got);
     }
 
-    static String hex(byte[] b) {
+    public static String hex(byte[] b) {
         return HexFormat.of().formatHex(b);
     }
 }

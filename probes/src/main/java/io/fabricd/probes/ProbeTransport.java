@@ -4,7 +4,7 @@ import java.io.IOException;
 
 /**
  * The requester side of one transport, for one target: sends probe packets and receives answers.
- * Implementations: {@link UdpTransport}; the verbs (RDMA UD) transport in the native shim.
+ * Implementations: {@code UdpTransport}; the verbs (RDMA UD) transport in the native shim.
  */
 public interface ProbeTransport extends AutoCloseable {
     /** "udp" or "verbs". */

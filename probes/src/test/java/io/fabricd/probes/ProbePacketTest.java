@@ -3,15 +3,18 @@ package io.fabricd.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabricd.probes.peers.EndpointAuth;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.responder.RateLimiter;
 import java.nio.charset.StandardCharsets;
 import java.util.Random;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
-class ProbePacketTest {
-    static final ProbeKey KEY = new ProbeKey("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8));
-    static final ProbeKey OTHER = new ProbeKey("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.UTF_8));
+public class ProbePacketTest {
+    public static final ProbeKey KEY = new ProbeKey("0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8));
+    public static final ProbeKey OTHER = new ProbeKey("fedcba9876543210fedcba9876543210".getBytes(StandardCharsets.UTF_8));
 
     @ParameterizedTest
     @ValueSource(ints = {60, 64, 1024, 4096, 9000, 65507})

@@ -5,13 +5,14 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.model.HostModel;
-import io.fabricd.probes.EndpointClient;
+import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.VerbsPorts;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthResult;
 import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -87,7 +88,8 @@ public final class BwCommand implements Callable<Integer> {
         }
         LocalRdma.require(LocalRdma.SYS, "fabricd bw writes over RDMA: run it on a host with an RDMA NIC "
                 + "(`fabricd probe PEER` measures loss and latency over UDP without one)");
-        String why = VerbsRc.unavailable();
+        VerbsShim verbs = VerbsShim.load();
+        String why = verbs.rcUnavailable();
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
@@ -95,7 +97,7 @@ public final class BwCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         HostModel here = collectLocal(err);
         Ceiling.Local ceiling = Ceiling.Local.of(here);
-        BandwidthClient client = new BandwidthClient(new EndpointClient(key, Duration.ofSeconds(20), peer.tls), nodeName(here));
+        BandwidthClient client = new BandwidthClient(verbs, new EndpointClient(key, Duration.ofSeconds(20), peer.tls), nodeName(here));
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         for (String peer : peers) {

@@ -1,6 +1,6 @@
 package io.fabricd.agent.cli;
 
-import io.fabricd.probes.EndpointClient;
+import io.fabricd.probes.peers.EndpointClient;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;

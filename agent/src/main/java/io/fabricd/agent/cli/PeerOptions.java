@@ -1,7 +1,7 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;

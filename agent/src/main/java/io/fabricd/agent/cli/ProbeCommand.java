@@ -3,16 +3,18 @@ package io.fabricd.agent.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.agent.config.ConfigLoader;
-import io.fabricd.probes.Endpoint;
-import io.fabricd.probes.EndpointClient;
+import io.fabricd.natives.LibC;
+import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.ProbeResult;
-import io.fabricd.probes.ProbeSession;
-import io.fabricd.probes.UdpTransport;
-import io.fabricd.probes.VerbsPorts;
-import io.fabricd.probes.VerbsTransport;
-import io.fabricd.probes.VerbsUd;
+import io.fabricd.probes.mesh.ProbeSession;
+import io.fabricd.probes.peers.Endpoint;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.udp.UdpTransport;
+import io.fabricd.probes.verbs.VerbsPorts;
+import io.fabricd.probes.verbs.VerbsTransport;
+import io.fabricd.probes.verbs.VerbsUd;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -110,7 +112,7 @@ public final class ProbeCommand implements Callable<Integer> {
             }
             InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
             // one socket for every size: after the first answer the peer's responder gives it a socket of its own
-            try (UdpTransport t = new UdpTransport(target)) {
+            try (UdpTransport t = new UdpTransport(LibC.load(), target)) {
                 for (int size : sz.isEmpty() ? List.of(64, 1024) : sz) {
                     if (format == Format.text) {
                         err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
@@ -158,13 +160,17 @@ public final class ProbeCommand implements Callable<Integer> {
         return errors.isEmpty() ? 0 : 2;
     }
 
+    /** The verbs shim, loaded when --transport verbs asks for it. */
+    private VerbsShim verbs;
+
     /** --device DEV[:PORT] on this host, with the GID index to send from. */
     private VerbsPorts.Port localPort() {
         LocalRdma.require(LocalRdma.SYS, "--transport verbs probes over RDMA: use --transport udp (the default)");
         if (device == null) {
             throw new IllegalArgumentException("--transport verbs needs --device DEV (a local RDMA device, e.g. mlx5_0 or rxe1)");
         }
-        String why = VerbsUd.unavailable();
+        verbs = VerbsShim.load();
+        String why = verbs.udUnavailable();
         if (why != null) {
             throw new IllegalArgumentException("--transport verbs: " + why);
         }
@@ -175,7 +181,7 @@ public final class ProbeCommand implements Callable<Integer> {
     private void verbs(String peer, Endpoint ep, VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
                        Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
         int gid = local.gidIndex();
-        try (VerbsUd probe = new VerbsUd(local.device(), local.port(), gid, 4096, 256)) {
+        try (VerbsUd probe = new VerbsUd(verbs, local.device(), local.port(), gid, 4096, 256)) {
             VerbsUd.Address me = probe.address();
             String myGid = VerbsUd.gidText(me.gid());
             Endpoint.Device remote = ep.firstOtherThan(myGid);

@@ -1,7 +1,7 @@
 package io.fabricd.agent.cli;
 
-import io.fabricd.collectors.kernel.live.VerbsLibrary;
 import io.fabricd.model.metrics.AgentMetrics;
+import io.fabricd.natives.VerbsShim;
 import io.prometheus.metrics.core.metrics.Info;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -19,7 +19,7 @@ public final class Version implements CommandLine.IVersionProvider {
 
     @Override
     public String[] getVersion() {
-        String verbs = VerbsLibrary.unavailable();
+        String verbs = VerbsShim.load().unavailable();
         return new String[] {text(), "revision " + revision() + ", Java " + javaVersion() + " (" + System.getProperty("java.vm.name", "?") + ")",
             verbs == null ? "verbs: the shim and libibverbs load" : "verbs: " + verbs};
     }

@@ -46,7 +46,7 @@ public final class AgentConfig {
 
     /** {@code probe:} the pingmesh (docs/probes.md). */
     @JsonProperty("probe")
-    public ProbeConfig probe = new ProbeConfig();
+    public ProbeConfig probe = ProbeConfig.defaults();
 
     /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
     @JsonProperty("diagnosis")
@@ -254,7 +254,7 @@ public final class AgentConfig {
         }
         diagnosis.validate(Diagnosis.checkIds());
         if (probe == null) {
-            probe = new ProbeConfig();
+            probe = ProbeConfig.defaults();
         }
         probe.validate();
         if (bandwidth == null) {

@@ -2,8 +2,8 @@ package io.fabricd.collectors.source;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -39,42 +39,6 @@ final class BeneathRoot implements AutoCloseable {
     private static final int S_IFMT = 0170000;
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
-    private static final int ENOENT = 2;
-    private static final int ELOOP = 40;
-
-    /**
-     * libc through JNA's direct mapping: a call costs about what a JNI call does, where an
-     * interface mapping goes through a reflective proxy (several times that, on every file read).
-     */
-    static final class C {
-        static final boolean LOADED = register();
-
-        private C() {
-        }
-
-        private static boolean register() {
-            if (Native.LONG_SIZE != 8) {
-                return false; // a 32-bit JVM: the plain reads (SmallFiles) are used
-            }
-            try {
-                Native.register(C.class, "c");
-                return true;
-            } catch (LinkageError e) {
-                return false;
-            }
-        }
-
-        static native long syscall(long number, int dirfd, String path, byte[] how, long size) throws LastErrorException;
-
-        static native int open(String path, int flags) throws LastErrorException;
-
-        /** size_t and ssize_t as long: registered only where a C long is 64 bits ({@link #register}). */
-        static native long read(int fd, Pointer buf, long count) throws LastErrorException;
-
-        static native int statx(int dirfd, String path, int flags, int mask, byte[] buf) throws LastErrorException;
-
-        static native int close(int fd);
-    }
 
     /** A link was met where the resolved path had none: something was swapped since it was resolved. */
     static final class LinkMet extends IOException {
@@ -83,33 +47,35 @@ final class BeneathRoot implements AutoCloseable {
         }
     }
 
+    private final LibC libc;
     private final Path root;
     private volatile int dirfd;
     private volatile Object rootKey;
 
-    private BeneathRoot(Path root, int dirfd, Object rootKey) {
+    private BeneathRoot(LibC libc, Path root, int dirfd, Object rootKey) {
+        this.libc = libc;
         this.root = root;
         this.dirfd = dirfd;
         this.rootKey = rootKey;
     }
 
     /** A handle on {@code root}, or null where openat2 cannot be used here. */
-    static BeneathRoot open(Path root) {
-        if (!C.LOADED) {
+    static BeneathRoot open(LibC libc, Path root) {
+        if (libc.filesUnavailable() != null) {
             return null;
         }
         int fd = -1;
         try {
             Object key = Files.readAttributes(root, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            fd = C.open(root.toString(), O_PATH | O_CLOEXEC);
-            BeneathRoot b = new BeneathRoot(root, fd, key);
+            fd = libc.open(root.toString(), O_PATH | O_CLOEXEC);
+            BeneathRoot b = new BeneathRoot(libc, root, fd, key);
             // openat2 at all: ENOSYS before Linux 5.6, EPERM/ENOSYS under a seccomp filter that lacks it
             int probe = b.openat2(".", O_PATH | O_CLOEXEC);
-            C.close(probe);
+            libc.close(probe);
             return b;
         } catch (LastErrorException | IOException | UnsatisfiedLinkError e) {
             if (fd >= 0) {
-                C.close(fd);
+                libc.close(fd);
             }
             return null;
         }
@@ -125,11 +91,11 @@ final class BeneathRoot implements AutoCloseable {
             if (Objects.equals(key, rootKey)) {
                 return;
             }
-            int fd = C.open(root.toString(), O_PATH | O_CLOEXEC);
+            int fd = libc.open(root.toString(), O_PATH | O_CLOEXEC);
             int old = dirfd;
             dirfd = fd;
             rootKey = key;
-            C.close(old);
+            libc.close(old);
         } catch (IOException | LastErrorException e) {
             // gone for now: reads fail with ENOENT until it is back
         }
@@ -149,7 +115,7 @@ final class BeneathRoot implements AutoCloseable {
     }
 
     private int openat2(String rel, byte[] how) {
-        return (int) C.syscall(SYS_OPENAT2, dirfd, rel, how, 24);
+        return (int) libc.syscall(SYS_OPENAT2, dirfd, rel, how, 24);
     }
 
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.nativeOrder());
@@ -164,17 +130,17 @@ final class BeneathRoot implements AutoCloseable {
         try {
             fd = openat2(rel.isEmpty() ? "." : rel, HOW_READ);
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == ELOOP) {
+            if (Errno.ELOOP.is(e.getErrorCode())) {
                 throw new LinkMet(hostPath);
             }
-            if (e.getErrorCode() == ENOENT) {
+            if (Errno.ENOENT.is(e.getErrorCode())) {
                 throw new FileNotFoundException(hostPath);
             }
-            throw new HostReadException(hostPath, errno(e.getErrorCode()));
+            throw new HostReadException(hostPath, Errno.describe(e.getErrorCode()));
         }
         try (Memory mem = new Memory(SmallFiles.CHUNK)) {
             byte[] stx = new byte[256];
-            C.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
+            libc.statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, stx);
             int mode = (short) SHORT.get(stx, 28) & 0xffff; // stx_mode
             if ((mode & S_IFMT) == S_IFDIR) {
                 throw new HostReadException(hostPath, "EISDIR");
@@ -183,7 +149,7 @@ final class BeneathRoot implements AutoCloseable {
                 throw new HostReadException(hostPath, "EINVAL", "not a regular file");
             }
             return SmallFiles.read((b, off, len) -> {
-                long n = C.read(fd, mem, Math.min(len, SmallFiles.CHUNK));
+                long n = libc.read(fd, mem, Math.min(len, SmallFiles.CHUNK));
                 if (n <= 0) {
                     return -1;
                 }
@@ -191,27 +157,14 @@ final class BeneathRoot implements AutoCloseable {
                 return (int) n;
             }, hostPath, max, SmallFiles.ANY_SHORT_READ, cs);
         } catch (LastErrorException e) {
-            throw new HostReadException(hostPath, errno(e.getErrorCode()));
+            throw new HostReadException(hostPath, Errno.describe(e.getErrorCode()));
         } finally {
-            C.close(fd);
+            libc.close(fd);
         }
-    }
-
-    private static String errno(int n) {
-        return switch (n) {
-            case 1 -> "EPERM";
-            case 5 -> "EIO";
-            case 13 -> "EACCES";
-            case 18 -> "EXDEV";
-            case 20 -> "ENOTDIR";
-            case 21 -> "EISDIR";
-            case 24 -> "EMFILE";
-            default -> "errno " + n;
-        };
     }
 
     @Override
     public void close() {
-        C.close(dirfd);
+        libc.close(dirfd);
     }
 }

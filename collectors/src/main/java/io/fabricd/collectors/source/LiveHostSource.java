@@ -2,6 +2,8 @@ package io.fabricd.collectors.source;
 
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.live.LiveKernel;
+import io.fabricd.natives.LibC;
+import io.fabricd.natives.VerbsShim;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +48,7 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Path root;
     private final BoundedReader reader;
     private final String rootPrefix;
-    private final KernelQueries kernel = new LiveKernel();
+    private final KernelQueries kernel = new LiveKernel(LibC.load(), VerbsShim.load());
 
     /** The real host: root "/". */
     public LiveHostSource(Duration timeout) {

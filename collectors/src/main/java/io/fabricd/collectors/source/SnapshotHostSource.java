@@ -6,6 +6,7 @@ import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.SideCarKernel;
 import io.fabricd.collectors.source.SnapshotPaths.Kind;
 import io.fabricd.collectors.source.SnapshotPaths.Resolved;
+import io.fabricd.natives.LibC;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.Charset;
@@ -47,7 +48,7 @@ public final class SnapshotHostSource implements HostSource {
         this.rootPrefix = root.toString().endsWith("/") ? root.toString() : root + "/";
         this.paths = new SnapshotPaths(root, unreadable);
         this.manifest = manifest;
-        this.beneath = BeneathRoot.open(root);
+        this.beneath = BeneathRoot.open(LibC.load(), root);
     }
 
     /**

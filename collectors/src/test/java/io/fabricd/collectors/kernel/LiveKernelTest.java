@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.collectors.kernel.live.LiveKernel;
 import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.natives.LibC;
+import io.fabricd.natives.VerbsShim;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 /** The JNA paths against this machine's real kernel (no RDMA needed). */
 class LiveKernelTest {
-    final LiveKernel k = new LiveKernel();
+    final LiveKernel k = new LiveKernel(LibC.load(), VerbsShim.load());
 
     @Test
     void loopbackHasNoDcbAndNoDriverStatistics() throws Exception {

@@ -3,13 +3,14 @@ package io.fabricd.probes.bandwidth;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.probes.EndpointClient;
-import io.fabricd.probes.VerbsPorts;
+import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Done;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Go;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,10 +37,12 @@ public final class BandwidthClient {
         public static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
     }
 
+    private final VerbsShim verbs;
     private final EndpointClient endpoints;
     private final String hostname;
 
-    public BandwidthClient(EndpointClient endpoints, String hostname) {
+    public BandwidthClient(VerbsShim verbs, EndpointClient endpoints, String hostname) {
+        this.verbs = verbs;
         this.endpoints = endpoints;
         this.hostname = hostname;
     }
@@ -49,7 +52,7 @@ public final class BandwidthClient {
      * {@link Options#bidirectional} also the peer's writes back, as a second result ({@code rx}).
      */
     public List<BandwidthResult> run(String peer, VerbsPorts.Port port, Ceiling.Local local, Options o) throws IOException {
-        try (VerbsRc rc = new VerbsRc(port.device(), port.port(), port.gidIndex(), o.size(), o.qps(), DEPTH)) {
+        try (VerbsRc rc = new VerbsRc(verbs, port.device(), port.port(), port.gidIndex(), o.size(), o.qps(), DEPTH)) {
             Double localPcie = local.pcieBps(port.device());
             Start start = new Start(hostname, o.peerDevice(), o.size(), o.qps(), o.duration().toMillis(), rc.addresses(), localPcie,
                     o.send(), o.bidirectional());

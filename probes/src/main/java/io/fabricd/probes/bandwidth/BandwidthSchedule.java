@@ -1,6 +1,6 @@
 package io.fabricd.probes.bandwidth;
 
-import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.fabricd.probes.bandwidth;
 
-import io.fabricd.probes.VerbsPorts;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Done;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Go;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -80,61 +80,6 @@ public final class BandwidthServer implements AutoCloseable {
         QueuePairs open(VerbsPorts.Port port, long size, int qps, int depth) throws IOException;
     }
 
-    /** A test in progress; {@code worker} receives its SENDs or writes back, {@code moved} what that did. */
-    private static final class Session {
-        final String id;
-        final String client;
-        final String device;
-        final Start start;
-        final QueuePairs rc;
-        final long startedMillis;
-        Thread worker;
-        volatile VerbsRc.Moved moved;
-
-        Session(String id, String client, String device, Start start, QueuePairs rc, long startedMillis) {
-            this.id = id;
-            this.client = client;
-            this.device = device;
-            this.start = start;
-            this.rc = rc;
-            this.startedMillis = startedMillis;
-        }
-
-        void work(String what, IoWork w) {
-            worker = new Thread(() -> {
-                try {
-                    moved = w.run();
-                } catch (IOException e) {
-                    LOG.warning("bandwidth test with " + client + ": " + what + " failed: " + e.getMessage());
-                }
-            }, "fabricd-bandwidth-" + what);
-            worker.setDaemon(true);
-            worker.start();
-        }
-
-        /** Stops the worker and waits for it (bounded), then frees the queue pairs. */
-        void end(Duration wait) {
-            rc.stopReceiving();
-            if (worker != null) {
-                try {
-                    worker.join(wait.toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                if (worker.isAlive()) {
-                    // still in native code: freeing its queue pairs under it would crash the agent
-                    LOG.warning("bandwidth test with " + client + ": its " + worker.getName() + " thread did not end; queue pairs left open");
-                    return;
-                }
-            }
-            rc.close();
-        }
-    }
-
-    private interface IoWork {
-        VerbsRc.Moved run() throws IOException;
-    }
-
     /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes): perftest's default. */
     static final int DEPTH = 128;
 
@@ -150,7 +95,7 @@ public final class BandwidthServer implements AutoCloseable {
     });
     private final Map<String, BandwidthResult> results = new ConcurrentHashMap<>();
     private Duration grace = GRACE;
-    private Session current;
+    private BandwidthSession current;
     private long lastStartMillis = Long.MIN_VALUE / 2;
 
     /**
@@ -211,7 +156,7 @@ public final class BandwidthServer implements AutoCloseable {
             rc.connect(s.qp());
             Offer offer = new Offer(newId(), port.device(), port.port(), rc.addresses(), local.get().linkBps(port.device(), port.port()),
                     local.get().pcieBps(port.device()));
-            current = new Session(offer.id(), s.client(), port.device(), s, rc, now);
+            current = new BandwidthSession(offer.id(), s.client(), port.device(), s, rc, now);
             lastStartMillis = now;
             if (s.send()) {
                 // receives posted before the writer connects: its first SENDs find them
@@ -232,7 +177,7 @@ public final class BandwidthServer implements AutoCloseable {
 
     /** The writer's queue pairs are connected: in a bidirectional test, this side starts writing back. */
     public synchronized void go(Go g) throws Refused {
-        Session c = current;
+        BandwidthSession c = current;
         if (c == null || !c.id.equals(g.id())) {
             throw new Refused(404, "no running bandwidth test " + g.id());
         }
@@ -251,7 +196,7 @@ public final class BandwidthServer implements AutoCloseable {
      * a bidirectional test), and says what this side measured.
      */
     public Done stop(Stop s) throws Refused {
-        Session done;
+        BandwidthSession done;
         synchronized (this) {
             if (current == null || !current.id.equals(s.id())) {
                 throw new Refused(404, "no running bandwidth test " + s.id() + " (it ended by its deadline, or never started)");
@@ -290,7 +235,7 @@ public final class BandwidthServer implements AutoCloseable {
     }
 
     private void expire(String id) {
-        Session done;
+        BandwidthSession done;
         synchronized (this) {
             if (current == null || !current.id.equals(id)) {
                 return;
@@ -320,7 +265,7 @@ public final class BandwidthServer implements AutoCloseable {
 
     @Override
     public void close() {
-        Session c;
+        BandwidthSession c;
         synchronized (this) {
             c = current;
             current = null;

@@ -1,11 +1,10 @@
 package io.fabricd.probes.bandwidth;
 
-import com.sun.jna.Library;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
-import io.fabricd.probes.VerbsUd;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.VerbsShim;
+import io.fabricd.probes.verbs.VerbsUd;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,45 +17,8 @@ import java.util.List;
  */
 public final class VerbsRc implements BandwidthServer.QueuePairs {
 
-    interface Lib extends Library {
-        Pointer fabricd_rc_open(String name, int port, int gidIndex, long size, int qps, int depth, byte[] err, int errLen);
-
-        int fabricd_rc_info(Pointer r, int i, int[] qpn, int[] psn, short[] lid, byte[] gid, int[] rkey, long[] addr, int[] mtu);
-
-        int fabricd_rc_connect(Pointer r, int i, int qpn, int psn, int lid, byte[] gid, int mtu, byte[] err, int errLen);
-
-        int fabricd_rc_write(Pointer r, int send, long[] raddr, int[] rkey, int durationMs, long[] bytes, long[] msgs, long[] elapsedNs,
-                             byte[] err, int errLen);
-
-        int fabricd_rc_receive(Pointer r, Pointer stop, int limitMs, long[] bytes, long[] msgs, long[] elapsedNs, byte[] err, int errLen);
-
-        void fabricd_rc_close(Pointer r);
-    }
-
     /** Most QPs one test opens (the shim's limit). */
     public static final int MAX_QPS = 64;
-
-    private static Lib lib;
-    private static String unavailable;
-
-    /** Why RC bandwidth cannot run here, or null when it can. */
-    public static synchronized String unavailable() {
-        if (lib == null && unavailable == null) {
-            String ud = VerbsUd.unavailable();
-            if (ud != null) {
-                unavailable = ud;
-                return ud;
-            }
-            try {
-                Lib l = Native.load("fabricd_verbs", Lib.class);
-                NativeLibrary.getInstance("fabricd_verbs").getFunction("fabricd_rc_open");
-                lib = l;
-            } catch (LinkageError e) {
-                unavailable = "the verbs shim has no RC path (rebuild native-shims): " + e.getMessage();
-            }
-        }
-        return unavailable;
-    }
 
     /** One QP's address, what the peer needs to connect to it and write into its buffer. */
     public record QpAddress(long qpn, long psn, int lid, String gid, long rkey, long addr, int mtu) {
@@ -66,6 +28,7 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
     public record Moved(long bytes, long messages, long nanos) {
     }
 
+    private final VerbsShim.Functions lib;
     private Pointer handle;
     private final String device;
     private final int qps;
@@ -74,11 +37,12 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
      * @param size  bytes per message and per QP buffer
      * @param depth writes in flight per QP
      */
-    public VerbsRc(String device, int port, int gidIndex, long size, int qps, int depth) throws IOException {
-        String why = unavailable();
+    public VerbsRc(VerbsShim shim, String device, int port, int gidIndex, long size, int qps, int depth) throws IOException {
+        String why = shim.rcUnavailable();
         if (why != null) {
             throw new IOException(why);
         }
+        this.lib = shim.functions();
         byte[] err = new byte[256];
         handle = lib.fabricd_rc_open(device, port, gidIndex, size, qps, depth, err, err.length);
         if (handle == null) {
@@ -101,7 +65,7 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
             int[] mtu = new int[1];
             int rc = lib.fabricd_rc_info(open(), i, qpn, psn, lid, gid, rkey, addr, mtu);
             if (rc < 0) {
-                throw new IOException(device + ": ibv_query_port/gid failed: errno " + -rc);
+                throw new IOException(device + ": ibv_query_port/gid failed: " + Errno.describe(-rc));
             }
             out.add(new QpAddress(Integer.toUnsignedLong(qpn[0]), Integer.toUnsignedLong(psn[0]), lid[0] & 0xffff,
                     VerbsUd.gidText(gid), Integer.toUnsignedLong(rkey[0]), addr[0], mtu[0]));

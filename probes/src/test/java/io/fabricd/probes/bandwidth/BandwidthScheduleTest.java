@@ -2,7 +2,7 @@ package io.fabricd.probes.bandwidth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.probes.VerbsPorts;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,11 +3,11 @@ package io.fabricd.probes.bandwidth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.probes.VerbsPorts;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Offer;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Start;
 import io.fabricd.probes.bandwidth.BandwidthMessages.Stop;
 import io.fabricd.probes.bandwidth.VerbsRc.QpAddress;
+import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

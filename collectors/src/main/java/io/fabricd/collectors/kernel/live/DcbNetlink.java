@@ -1,6 +1,8 @@
 package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import io.fabricd.model.DcbState;
 import io.fabricd.collectors.source.HostReadException;
 import java.io.ByteArrayOutputStream;
@@ -25,21 +27,21 @@ final class DcbNetlink {
     }
 
     /** The netdev's IEEE DCB state (DCB_CMD_IEEE_GET); UNSUPPORTED without dcbnl_ops. */
-    static DcbState ieee(String netdev) throws HostReadException {
+    static DcbState ieee(LibC libc, String netdev) throws HostReadException {
         ByteArrayOutputStream payload = new ByteArrayOutputStream();
         payload.writeBytes(new byte[] {0, DCB_CMD_IEEE_GET, 0, 0}); // struct dcbmsg {AF_UNSPEC, cmd, pad}
         byte[] name = (netdev + "\0").getBytes(StandardCharsets.UTF_8);
         Netlink.attr(payload, DCB_ATTR_IFNAME, name);
         List<ByteBuffer> replies;
-        try (Netlink nl = new Netlink(Netlink.NETLINK_ROUTE)) {
+        try (Netlink nl = new Netlink(libc, Netlink.NETLINK_ROUTE)) {
             replies = nl.request(RTM_GETDCB, Netlink.NLM_F_REQUEST, payload.toByteArray());
         } catch (Netlink.NetlinkError e) {
-            if (e.errno == Errno.EOPNOTSUPP || e.errno == Errno.EINVAL) {
+            if (Errno.EOPNOTSUPP.is(e.errno) || Errno.EINVAL.is(e.errno)) {
                 return DcbState.UNSUPPORTED; // no dcbnl_ops on this netdev (veth, virtio)
             }
-            throw new HostReadException("RTM_GETDCB " + netdev, Errno.name(e.errno));
+            throw new HostReadException("RTM_GETDCB " + netdev, Errno.describe(e.errno));
         } catch (LastErrorException e) {
-            throw new HostReadException("RTM_GETDCB " + netdev, Errno.name(e.getErrorCode()));
+            throw new HostReadException("RTM_GETDCB " + netdev, Errno.describe(e.getErrorCode()));
         }
         if (replies.isEmpty()) {
             return DcbState.UNSUPPORTED;

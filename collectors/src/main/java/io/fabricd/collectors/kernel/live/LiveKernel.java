@@ -2,7 +2,6 @@ package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import com.sun.jna.NativeLong;
 import io.fabricd.model.DcbState;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.collectors.kernel.KernelQueries;
@@ -10,6 +9,9 @@ import io.fabricd.model.PauseParams;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
+import io.fabricd.natives.VerbsShim;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +21,7 @@ import java.util.TreeMap;
 /**
  * The live host's non-file answers, through JNA: the SIOCETHTOOL ioctl (docs/spec/host-facts.md §2.4) here, rtnetlink
  * DCB (§3.1) in {@link DcbNetlink}, the RDMA netlink QP dump (§6) in {@link QpNetlink}, verbs in
- * {@link VerbsShim}. All of them work unprivileged in the host network namespace. Native failures become {@link HostReadException}s naming the call and errno.
+ * {@link VerbsQuery}. All of them work unprivileged in the host network namespace. Native failures become {@link HostReadException}s naming the call and errno.
  */
 public final class LiveKernel implements KernelQueries {
     // linux include/uapi/linux/sockios.h, ethtool.h
@@ -32,6 +34,16 @@ public final class LiveKernel implements KernelQueries {
     static final int ETH_SS_STATS = 1;
     static final int ETH_GSTRING_LEN = 32;
     static final int IFNAMSIZ = 16;
+
+    private final LibC libc;
+    private final VerbsQuery verbs;
+
+    /** Queries through these bindings (loaded where fabricd is put together: {@link LibC#load}, {@link VerbsShim#load}). */
+    public LiveKernel(LibC libc, VerbsShim verbs) {
+        this.libc = libc;
+        this.verbs = new VerbsQuery(verbs);
+    }
+
     @Override
     public String kind() {
         return "kernel";
@@ -49,16 +61,16 @@ public final class LiveKernel implements KernelQueries {
         return ifr;
     }
 
-    private static void ethtool(int fd, String netdev, Memory data) throws LastErrorException, HostReadException {
-        LibC.INSTANCE.ioctl(fd, new NativeLong(SIOCETHTOOL), ifreq(netdev, data));
+    private void ethtool(int fd, String netdev, Memory data) throws LastErrorException, HostReadException {
+        libc.ioctl(fd, SIOCETHTOOL, ifreq(netdev, data));
     }
 
     /** Any socket serves the SIOCETHTOOL ioctl. */
-    private static int inetSocket() throws HostReadException {
+    private int inetSocket() throws HostReadException {
         try {
-            return LibC.INSTANCE.socket(LibC.AF_INET, LibC.SOCK_DGRAM, 0);
+            return libc.socket(LibC.AF_INET, LibC.SOCK_DGRAM, 0);
         } catch (LastErrorException e) {
-            throw new HostReadException("socket(AF_INET)", Errno.name(e.getErrorCode()));
+            throw new HostReadException("socket(AF_INET)", Errno.describe(e.getErrorCode()));
         }
     }
 
@@ -114,12 +126,12 @@ public final class LiveKernel implements KernelQueries {
             }
             throw new HostReadException("ethtool -S " + netdev, "EAGAIN", "statistic count kept changing");
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == Errno.EOPNOTSUPP) {
+            if (Errno.EOPNOTSUPP.is(e.getErrorCode())) {
                 return new EthtoolStats(null, Map.of());
             }
-            throw new HostReadException("ethtool -S " + netdev, Errno.name(e.getErrorCode()));
+            throw new HostReadException("ethtool -S " + netdev, Errno.describe(e.getErrorCode()));
         } finally {
-            LibC.INSTANCE.close(fd);
+            libc.close(fd);
         }
     }
 
@@ -133,28 +145,28 @@ public final class LiveKernel implements KernelQueries {
             ethtool(fd, netdev, p);
             return Optional.of(new PauseParams(p.getInt(4) != 0, p.getInt(8) != 0, p.getInt(12) != 0));
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == Errno.EOPNOTSUPP) {
+            if (Errno.EOPNOTSUPP.is(e.getErrorCode())) {
                 return Optional.empty();
             }
-            throw new HostReadException("ethtool -a " + netdev, Errno.name(e.getErrorCode()));
+            throw new HostReadException("ethtool -a " + netdev, Errno.describe(e.getErrorCode()));
         } finally {
-            LibC.INSTANCE.close(fd);
+            libc.close(fd);
         }
     }
 
     @Override
     public DcbState dcb(String netdev) throws HostReadException {
-        return DcbNetlink.ieee(netdev);
+        return DcbNetlink.ieee(libc, netdev);
     }
 
     @Override
     public Optional<List<QpInfo>> queuePairs() throws HostReadException {
-        return QpNetlink.dump();
+        return QpNetlink.dump(libc);
     }
 
     /** ibv_query_device/ibv_query_port through the native shim; empty when verbs cannot answer. */
     @Override
     public Optional<VerbsDevice> verbs(String device) throws HostReadException {
-        return VerbsShim.query(device);
+        return verbs.query(device);
     }
 }

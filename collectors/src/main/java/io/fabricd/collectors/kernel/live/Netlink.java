@@ -2,7 +2,8 @@ package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import com.sun.jna.NativeLong;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -24,6 +25,7 @@ final class Netlink implements AutoCloseable {
     static final int NLMSG_DONE = 3;
     private static final int BUF = 64 * 1024;
 
+    private final LibC libc;
     private final int fd;
     private int seq = 1;
 
@@ -33,17 +35,18 @@ final class Netlink implements AutoCloseable {
         final int errno;
 
         NetlinkError(int errno) {
-            super(Errno.name(errno), null, false, false);
+            super(Errno.describe(errno), null, false, false);
             this.errno = errno;
         }
     }
 
-    Netlink(int protocol) throws LastErrorException {
-        fd = LibC.INSTANCE.socket(LibC.AF_NETLINK, LibC.SOCK_RAW, protocol);
+    Netlink(LibC libc, int protocol) throws LastErrorException {
+        this.libc = libc;
+        fd = libc.socket(LibC.AF_NETLINK, LibC.SOCK_RAW, protocol);
         Memory tv = new Memory(16); // struct timeval {2 s, 0}
         tv.setLong(0, 2);
         tv.setLong(8, 0);
-        LibC.INSTANCE.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16);
+        libc.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16);
     }
 
     /** Sends {@code type}/{@code flags} with {@code payload} (already aligned) and returns the payloads of every answer. */
@@ -60,14 +63,14 @@ final class Netlink implements AutoCloseable {
         Memory addr = new Memory(12); // struct sockaddr_nl to the kernel
         addr.clear();
         addr.setShort(0, (short) LibC.AF_NETLINK);
-        LibC.INSTANCE.sendto(fd, msg, new NativeLong(len), 0, addr, 12);
+        libc.sendto(fd, msg, len, 0, addr, 12);
         List<ByteBuffer> out = new ArrayList<>();
         Memory buf = new Memory(BUF);
         boolean dump = (flags & NLM_F_DUMP) == NLM_F_DUMP;
         while (true) {
             int n;
             try {
-                n = LibC.INSTANCE.recv(fd, buf, new NativeLong(BUF), 0).intValue();
+                n = (int) libc.recv(fd, buf, BUF, 0);
             } catch (LastErrorException e) {
                 throw new NetlinkError(e.getErrorCode());
             }
@@ -154,6 +157,6 @@ final class Netlink implements AutoCloseable {
 
     @Override
     public void close() {
-        LibC.INSTANCE.close(fd);
+        libc.close(fd);
     }
 }

@@ -1,6 +1,8 @@
 package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
+import io.fabricd.natives.Errno;
+import io.fabricd.natives.LibC;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.source.HostReadException;
 import java.io.ByteArrayOutputStream;
@@ -34,9 +36,9 @@ final class QpNetlink {
     }
 
     /** Every QP of every RDMA device; empty when this kernel has no RDMA netlink. */
-    static Optional<List<QpInfo>> dump() throws HostReadException {
+    static Optional<List<QpInfo>> dump(LibC libc) throws HostReadException {
         List<ByteBuffer> replies = new ArrayList<>();
-        try (Netlink nl = new Netlink(Netlink.NETLINK_RDMA)) {
+        try (Netlink nl = new Netlink(libc, Netlink.NETLINK_RDMA)) {
             // the kernel dumps resources one device at a time (nldev.c wants RDMA_NLDEV_ATTR_DEV_INDEX):
             // list the devices first, then dump each one's QPs
             for (ByteBuffer dev : nl.request(RDMA_NLDEV_GET, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, new byte[0])) {
@@ -54,15 +56,15 @@ final class QpNetlink {
                 replies.addAll(nl.request(RDMA_NLDEV_RES_QP_GET, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, req.toByteArray()));
             }
         } catch (Netlink.NetlinkError e) {
-            if (e.errno == Errno.EOPNOTSUPP || e.errno == 93 /* EPROTONOSUPPORT */) {
+            if (Errno.EOPNOTSUPP.is(e.errno) || Errno.EPROTONOSUPPORT.is(e.errno)) {
                 return Optional.empty();
             }
-            throw new HostReadException("RDMA_NLDEV_CMD_RES_QP_GET", Errno.name(e.errno));
+            throw new HostReadException("RDMA_NLDEV_CMD_RES_QP_GET", Errno.describe(e.errno));
         } catch (LastErrorException e) {
-            if (e.getErrorCode() == 93) { // no RDMA netlink in this kernel
+            if (Errno.EPROTONOSUPPORT.is(e.getErrorCode())) { // no RDMA netlink in this kernel
                 return Optional.empty();
             }
-            throw new HostReadException("socket(NETLINK_RDMA)", Errno.name(e.getErrorCode()));
+            throw new HostReadException("socket(NETLINK_RDMA)", Errno.describe(e.getErrorCode()));
         }
         List<QpInfo> out = new ArrayList<>();
         for (ByteBuffer b : replies) {

@@ -1,0 +1,168 @@
+package io.fabricd.probes.mesh;
+
+import io.fabricd.model.metrics.MetricFamily;
+import io.fabricd.model.metrics.ProbingMetrics;
+import io.fabricd.probes.ProbeResult;
+import io.fabricd.probes.responder.ResponderStats;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * The probe families (interfaces.md): {@code fabric_probe_rtt_seconds} and
+ * {@code fabric_probe_host_seconds} (classic histograms, 2 µs to ~1 s), {@code fabric_probe_duplicated_total},
+ * {@code fabric_probe_reordered_total}, {@code fabric_probe_sent_total}, {@code fabric_probe_lost_total}, {@code fabric_probe_late_total}
+ * with labels peer, peer_rack, transport, size (bounded by the plan: series of peers that leave it
+ * are removed), and the responder's {@code fabric_probe_responder_answered_total} and
+ * {@code fabric_probe_responder_dropped_total{reason}} (unauthenticated, malformed, rate_limited).
+ */
+public final class ProbeMetrics {
+    static final String[] LABELS = labels(ProbingMetrics.SENT);
+    /** The histograms' labels by default: per peer rack, not per peer (cardinality, docs/probes.md). */
+    static final String[] RACK_LABELS = labels(ProbingMetrics.RTT);
+    /** The quantiles of the recent round trips exported per peer. */
+    static final double[] QUANTILES = {0.5, 0.99};
+    /** How many of a peer's latest round trips its recent quantiles are computed over. */
+    static final int RECENT = 512;
+    private final boolean perPeerHistograms;
+    /** peer labels -> its latest RTTs. */
+    private final Map<List<String>, Ring> recent = new ConcurrentHashMap<>();
+
+    /** The latest {@link #RECENT} round trips of one peer (ns); guarded by itself. */
+    private static final class Ring {
+        final long[] values = new long[RECENT];
+        int next;
+        int filled;
+
+        synchronized void add(long ns) {
+            values[next] = ns;
+            next = (next + 1) % values.length;
+            filled = Math.min(filled + 1, values.length);
+        }
+
+        synchronized long[] sorted() {
+            long[] s = java.util.Arrays.copyOf(values, filled);
+            java.util.Arrays.sort(s);
+            return s;
+        }
+    }
+    private final Histogram rtt;
+    private final Histogram host;
+    private final Counter duplicated;
+    private final Counter reordered;
+    private final Counter sent;
+    private final Counter lost;
+    private final Counter late;
+
+    public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder) {
+        this(registry, responder, false);
+    }
+
+    /**
+     * @param perPeerHistograms the RTT histograms per peer (probe.per_peer_histograms: 46 series per
+     *                          peer and size) instead of per peer rack
+     */
+    public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder, boolean perPeerHistograms) {
+        this.perPeerHistograms = perPeerHistograms;
+        String[] histogramLabels = perPeerHistograms ? LABELS : RACK_LABELS;
+        // 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds
+        rtt = Histogram.builder().name(ProbingMetrics.RTT.name()).help(ProbingMetrics.RTT.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        host = Histogram.builder().name(ProbingMetrics.HOST.name()).help(ProbingMetrics.HOST.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        GaugeWithCallback.builder().name(ProbingMetrics.RTT_RECENT.name()).help(ProbingMetrics.RTT_RECENT.help()).unit(SECONDS)
+                .labelNames(labels(ProbingMetrics.RTT_RECENT))
+                .callback(cb -> recent.forEach((labels, ring) -> {
+                    long[] sorted = ring.sorted();
+                    if (sorted.length == 0) {
+                        return;
+                    }
+                    for (double q : QUANTILES) {
+                        int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
+                        cb.call(sorted[Math.max(0, i)] / 1e9, labels.get(0), labels.get(1), labels.get(2), labels.get(3),
+                                q == 0.5 ? "0.5" : "0.99");
+                    }
+                })).register(registry);
+        duplicated = counter(ProbingMetrics.DUPLICATED, registry);
+        reordered = counter(ProbingMetrics.REORDERED, registry);
+        sent = counter(ProbingMetrics.SENT, registry);
+        lost = counter(ProbingMetrics.LOST, registry);
+        late = counter(ProbingMetrics.LATE, registry);
+        if (responder != null) {
+            CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_ANSWERED.name()).help(ProbingMetrics.RESPONDER_ANSWERED.help())
+                    .callback(cb -> cb.call(responder.answeredCount())).register(registry);
+            GaugeWithCallback.builder().name(ProbingMetrics.RESPONDER_PEER_SOCKETS.name())
+                    .help(ProbingMetrics.RESPONDER_PEER_SOCKETS.help())
+                    .callback(cb -> cb.call(responder.peerSocketCount())).register(registry);
+            CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_DROPPED.name()).help(ProbingMetrics.RESPONDER_DROPPED.help())
+                    .labelNames(labels(ProbingMetrics.RESPONDER_DROPPED)).callback(cb -> {
+                        for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "stale", "replayed", "endpoint_unauthenticated", "endpoint_replayed"}) {
+                            cb.call(responder.droppedCount(r), r);
+                        }
+                    }).register(registry);
+        }
+    }
+
+    private static final Unit SECONDS = new Unit(ProbingMetrics.RTT.unit());
+
+    private static String[] labels(MetricFamily f) {
+        return f.labels().toArray(String[]::new);
+    }
+
+    private static Counter counter(MetricFamily f, PrometheusRegistry registry) {
+        return Counter.builder().name(f.name()).help(f.help()).labelNames(labels(f)).register(registry);
+    }
+
+    public void record(ProbeResult r, String peerRack) {
+        String[] l = {r.peer(), peerRack == null ? "" : peerRack, r.transport(), Integer.toString(r.size())};
+        sent.labelValues(l).inc(r.sent());
+        lost.labelValues(l).inc(r.lost());
+        late.labelValues(l).inc(r.late());
+        duplicated.labelValues(l).inc(r.duplicated());
+        reordered.labelValues(l).inc(r.reordered());
+        String[] hl = perPeerHistograms ? l : new String[] {l[1], l[2], l[3]};
+        var h = rtt.labelValues(hl);
+        for (long ns : r.rttNanos()) {
+            h.observe(ns / 1e9);
+        }
+        remember(List.of(l), r.rttNanos());
+        if (r.hostNanos() != null) {
+            var o = host.labelValues(hl);
+            for (long ns : r.hostNanos()) {
+                o.observe(ns / 1e9);
+            }
+        }
+    }
+
+    /** Keeps a peer's latest round trips in its ring. */
+    private void remember(List<String> labels, long[] rtts) {
+        if (rtts.length == 0) {
+            return;
+        }
+        Ring ring = recent.computeIfAbsent(labels, k -> new Ring());
+        for (long ns : rtts) {
+            ring.add(ns);
+        }
+    }
+
+    /** Drops the series of peers no longer planned. */
+    public void retain(Set<String> peers) {
+        Function<List<String>, Boolean> gone = labels -> !peers.contains(labels.get(0));
+        if (perPeerHistograms) {
+            rtt.removeIf(gone);
+            host.removeIf(gone);
+        }
+        recent.keySet().removeIf(labels -> !peers.contains(labels.get(0)));
+        duplicated.removeIf(gone);
+        reordered.removeIf(gone);
+        sent.removeIf(gone);
+        lost.removeIf(gone);
+        late.removeIf(gone);
+    }
+}

@@ -1,0 +1,222 @@
+package io.fabricd.probes.peers;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.probes.ProbeKey;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/** Asks another agent for its probe endpoint, authenticated with the shared key. */
+public final class EndpointClient {
+    public static final String PATH = "/api/v1/probe/endpoint";
+    private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    /** Largest endpoint answer read (an endpoint is a few hundred bytes); a larger one is refused. */
+    static final int MAX_ANSWER_BYTES = 64 * 1024;
+
+    private final HttpClient http;
+    private final EndpointAuth auth;
+    private final Duration timeout;
+
+    public EndpointClient(ProbeKey key, Duration timeout) {
+        this(key, timeout, false);
+    }
+
+    /**
+     * @param tls ask over HTTPS (peers whose web config turns TLS on). The peer's certificate is not
+     *            checked: the answer is authenticated by the fabric's key (EndpointAuth), which a
+     *            certificate could only add to, and agents hold no CA of their scrapers.
+     */
+    public EndpointClient(ProbeKey key, Duration timeout, boolean tls) {
+        this.auth = new EndpointAuth(key);
+        this.timeout = timeout;
+        this.scheme = tls ? "https" : "http";
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout);
+        if (tls) {
+            b.sslContext(AnyCertificate.context());
+        }
+        this.http = b.build();
+    }
+
+    private final String scheme;
+
+    /**
+     * The peer's endpoint, read within {@code timeout} in all (a peer trickling its answer cannot
+     * hold the caller), at most {@link #MAX_ANSWER_BYTES}, and only when the peer proves it holds
+     * the key ({@link EndpointAuth}).
+     *
+     * @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6)
+     */
+    public Endpoint fetch(String peer) throws IOException {
+        byte[] body = exchange(peer, PATH, null, "an endpoint");
+        try {
+            return JSON.readValue(body, Endpoint.class);
+        } catch (JacksonException e) {
+            throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
+        }
+    }
+
+    /**
+     * POSTs {@code body} to {@code path} of the peer, the request signed over the body too
+     * ({@link EndpointAuth#signedPath}); the answer's body once the peer proved it holds the key.
+     * Answers other than 200 become an IOException with the peer's text.
+     */
+    public byte[] post(String peer, String path, byte[] body) throws IOException {
+        return exchange(peer, path, body, "an answer");
+    }
+
+    private byte[] exchange(String peer, String path, byte[] post, String what) throws IOException {
+        URI uri;
+        try {
+            uri = URI.create(scheme + "://" + peer + path);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("peer '" + peer + "' is not HOST:PORT");
+        }
+        if (uri.getHost() == null || uri.getPort() < 0) {
+            throw new IOException("peer '" + peer + "' is not HOST:PORT");
+        }
+        String method = post == null ? "GET" : "POST";
+        String signedPath = post == null ? path : EndpointAuth.signedPath(path, post);
+        EndpointAuth.Request signed = auth.request(method, signedPath, uri.getRawAuthority(), System.currentTimeMillis() / 1000);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).header(EndpointAuth.REQUEST_HEADER, signed.header());
+        HttpRequest req = post == null ? b.GET().build()
+                : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(post)).build();
+        HttpResponse<byte[]> r;
+        CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
+        try {
+            r = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            call.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (TimeoutException e) {
+            call.cancel(true);
+            throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause() == null ? e : e.getCause();
+            throw new IOException("cannot reach " + peer + ": " + why(c, uri.getHost()));
+        }
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        if (r.statusCode() == 401) {
+            throw new IOException(peer + " refused the probe key (401): the agents' keys differ, or their clocks by more than "
+                    + EndpointAuth.WINDOW_SECONDS + " s");
+        }
+        if (r.statusCode() != 200) {
+            throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
+        }
+        if (!auth.checkAnswer(signed.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
+            throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
+                    + " (or an older fabricd)");
+        }
+        return r.body();
+    }
+
+    /** At most 200 characters of a peer's text, control characters shown as '?'. */
+    private static String printable(String s) {
+        String t = s.strip();
+        t = t.length() > 200 ? t.substring(0, 200) + "..." : t;
+        return t.replaceAll("\\p{Cntrl}", "?");
+    }
+
+    /** A body subscriber that gives up beyond {@code max} bytes (a rogue peer's endless answer). */
+    private static final class Bounded implements HttpResponse.BodySubscriber<byte[]> {
+        private final int max;
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final CompletableFuture<byte[]> result = new CompletableFuture<>();
+        private Flow.Subscription subscription;
+
+        Bounded(int max) {
+            this.max = max;
+        }
+
+        @Override
+        public CompletionStage<byte[]> getBody() {
+            return result;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            s.request(Long.MAX_VALUE);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> items) {
+            for (ByteBuffer b : items) {
+                if (out.size() + b.remaining() > max) {
+                    subscription.cancel();
+                    result.completeExceptionally(new IOException("answer larger than " + max + " bytes"));
+                    return;
+                }
+                byte[] chunk = new byte[b.remaining()];
+                b.get(chunk);
+                out.write(chunk, 0, chunk.length);
+            }
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            result.completeExceptionally(t);
+        }
+
+        @Override
+        public void onComplete() {
+            result.complete(out.toByteArray());
+        }
+    }
+
+    /** The host part of HOST:PORT ([v6]:port). */
+    public static String host(String peer) {
+        if (peer.startsWith("[")) {
+            int e = peer.indexOf(']');
+            return e < 0 ? peer : peer.substring(1, e);
+        }
+        int c = peer.lastIndexOf(':');
+        return c < 0 ? peer : peer.substring(0, c);
+    }
+
+    /**
+     * What went wrong in words, not an exception's class name. A name that does not resolve is said
+     * as such: the HTTP client reports it as a ConnectException caused by an UnresolvedAddressException.
+     */
+    static String why(Throwable c, String host) {
+        for (Throwable t = c; t != null; t = t.getCause()) {
+            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
+                return "cannot resolve host " + host;
+            }
+        }
+        if (c instanceof ConnectException) {
+            return "connection refused (no agent listening there?)";
+        }
+        if (c instanceof HttpConnectTimeoutException) {
+            return "no connection within the timeout (host down or filtered?)";
+        }
+        if (c instanceof SSLException) {
+            return "TLS failed (" + c.getMessage() + "); does the peer serve TLS, and does --tls match?";
+        }
+        if (c.getMessage() != null && !c.getMessage().isBlank()) {
+            return c.getMessage();
+        }
+        return c.getCause() != null ? why(c.getCause(), host) : "connection failed";
+    }
+}

@@ -1,0 +1,47 @@
+package io.fabricd.probes.responder;
+
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.ProbePacket;
+
+
+
+/** The answer to one probe request, the same for the UDP and the verbs responder. */
+public final class ResponderAnswer {
+    private ResponderAnswer() {
+    }
+
+    /**
+     * What every responder does with a received packet {@code buf[0, n)}, received at {@code t0}
+     * (nanoTime): authenticate it, rate-limit against the source's budget, count, and turn it in
+     * place into the answer. Returns the answer's size, or -1 when the packet is dropped (and counted).
+     */
+    public static int answer(byte[] buf, int n, long t0, ProbeKey key, ResponderBudget budget, ResponderStats stats) {
+        ProbePacket p;
+        try {
+            p = ProbePacket.decode(buf, n, key);
+        } catch (ProbePacket.RejectedException e) {
+            stats.dropped(e.reason() == ProbePacket.Reject.UNAUTHENTICATED ? "unauthenticated" : "malformed");
+            return -1;
+        }
+        if (p.type() != ProbePacket.REQUEST) {
+            stats.dropped("malformed");
+            return -1;
+        }
+        ReplayWindow.Verdict v = stats.replays.check(p.session(), p.sequence(), p.sentAtMillis(), System.currentTimeMillis());
+        if (v != ReplayWindow.Verdict.OK) {
+            stats.dropped(v == ReplayWindow.Verdict.STALE ? "stale" : "replayed");
+            return -1;
+        }
+        // charged at the request's arrival: requests that came within the rate are answered even
+        // when this thread was held up meanwhile (descheduled, a pause of the JVM) and reads a backlog
+        if (!budget.answers.tryAcquire(t0)) {
+            budget.ownDrop();
+            stats.dropped("rate_limited");
+            return -1;
+        }
+        new ProbePacket(ProbePacket.RESPONSE, p.sequence(), p.session(), p.t1(), System.nanoTime() - t0, p.size(),
+                budget.overloaded(t0) ? ProbePacket.OVERLOADED : 0).encode(buf, key);
+        stats.answered();
+        return p.size();
+    }
+}

@@ -1,0 +1,52 @@
+package io.fabricd.probes.responder;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/** What a responder did with what it received (thread-safe counters), for the UDP
+ * and the verbs responders of an agent. */
+public final class ResponderStats {
+    private final AtomicLong answered = new AtomicLong();
+    private final ConcurrentHashMap<String, AtomicLong> dropped = new ConcurrentHashMap<>();
+    private final List<LongSupplier> kernel = new CopyOnWriteArrayList<>();
+    /** Requests answered once: shared by every responder of the agent (UDP and verbs). */
+    final ReplayWindow replays = new ReplayWindow();
+    /** Sockets of known peers the UDP responder has open. */
+    volatile int peerSockets;
+
+    public int peerSocketCount() {
+        return peerSockets;
+    }
+
+    public void answered() {
+        answered.incrementAndGet();
+    }
+
+    public void dropped(String reason) {
+        dropped.computeIfAbsent(reason, r -> new AtomicLong()).incrementAndGet();
+    }
+
+    public long answeredCount() {
+        return answered.get();
+    }
+
+    public long droppedCount(String reason) {
+        if (reason.equals("overflow")) {
+            long n = 0;
+            for (LongSupplier k : kernel) {
+                n += k.getAsLong();
+            }
+            return n;
+        }
+        AtomicLong a = dropped.get(reason);
+        return a == null ? 0 : a.get();
+    }
+
+    /** Where the kernel's drops of a responder's sockets are read ("overflow"). */
+    void kernelDrops(LongSupplier drops) {
+        kernel.add(drops);
+    }
+}
