@@ -7,13 +7,14 @@ import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbeService;
 import io.fabricd.probes.VerbsPorts;
 import io.fabricd.probes.bandwidth.BandwidthClient;
-import io.fabricd.probes.bandwidth.BandwidthReport;
+import io.fabricd.probes.bandwidth.BandwidthMetrics;
 import io.fabricd.probes.bandwidth.BandwidthSchedule;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.bandwidth.VerbsRc;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.fabricd.model.RdmaDevice;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.probes.bandwidth.BandwidthResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ final class BandwidthServing implements AutoCloseable {
     /**
      * On a live host with the verbs shim (the caller has the probe key): the server when
      * bandwidth.serve is on, the schedule when bandwidth.interval is set, their metrics registered
-     * and findings merged into the loop's reports; null when neither runs ({@link #off} says why).
+     * and their results judged with the loop's collections; null when neither runs ({@link #off} says why).
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
                                   ProbeService probes, EndpointClient endpoints, Supplier<String> hostname) {
@@ -88,7 +89,7 @@ final class BandwidthServing implements AutoCloseable {
         }
         BandwidthServer s = server;
         BandwidthSchedule sch = schedule;
-        BandwidthReport report = new BandwidthReport(() -> {
+        Supplier<Collection<BandwidthResult>> results = () -> {
             List<BandwidthResult> all = new ArrayList<>();
             if (s != null) {
                 all.addAll(s.results().values());
@@ -97,8 +98,8 @@ final class BandwidthServing implements AutoCloseable {
                 all.addAll(sch.results().values());
             }
             return all;
-        }, b.minRatio).register(registry);
-        loop.extraFindings(report::findings);
+        };
+        serve(results, loop, registry);
         return new BandwidthServing(server, scheduler);
     }
 
@@ -118,7 +119,7 @@ final class BandwidthServing implements AutoCloseable {
      * (bandwidth_low, FabricBandwidthLow), so that the metrics, the finding, the alert and the
      * dashboard panel show on the demo.
      */
-    static void demo(CollectionLoop loop, PrometheusRegistry registry, double minRatio) {
+    static void demo(CollectionLoop loop, PrometheusRegistry registry) {
         long at = System.currentTimeMillis();
         Supplier<Collection<BandwidthResult>> planted = () -> {
             CollectionLoop.Published p = loop.latest();
@@ -144,8 +145,14 @@ final class BandwidthServing implements AutoCloseable {
             }
             return out;
         };
-        BandwidthReport report = new BandwidthReport(planted, minRatio).register(registry);
-        loop.extraFindings(report::findings);
+        serve(planted, loop, registry);
+    }
+
+    /** The results as fabric_bandwidth_* families, and to bandwidth_low with every collection. */
+    private static void serve(Supplier<Collection<BandwidthResult>> results, CollectionLoop loop, PrometheusRegistry registry) {
+        BandwidthMetrics.register(registry, results);
+        loop.probeResults(() -> new ProbeResults(List.of(), List.of(),
+                results.get().stream().map(BandwidthResult::measured).toList()));
     }
 
     /** Why this agent serves no bandwidth tests (the answer to a peer that asks). */

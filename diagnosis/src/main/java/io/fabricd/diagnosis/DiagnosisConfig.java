@@ -17,6 +17,47 @@ import java.util.TreeSet;
 public final class DiagnosisConfig {
     public static final DiagnosisConfig DEFAULT = new DiagnosisConfig();
 
+    /**
+     * The thresholds of the probe checks: set from the {@code probe:} and {@code bandwidth:}
+     * sections (where users set them), not from {@code diagnosis:}.
+     */
+    @com.fasterxml.jackson.annotation.JsonIgnore
+    public Probes probes = Probes.DEFAULT;
+
+    public Probes probes() {
+        return probes;
+    }
+
+    /** This configuration with these probe thresholds. */
+    public DiagnosisConfig withProbes(Probes p) {
+        DiagnosisConfig c = new DiagnosisConfig();
+        c.disabledChecks = disabledChecks;
+        c.roce = roce;
+        c.expectRdmaDevices = expectRdmaDevices;
+        c.bootGrace = bootGrace;
+        c.link = link;
+        c.portErrors = portErrors;
+        c.phyErrors = phyErrors;
+        c.laneErrors = laneErrors;
+        c.transportErrors = transportErrors;
+        c.pauseStorm = pauseStorm;
+        c.qp = qp;
+        c.probes = p;
+        return c;
+    }
+
+    /**
+     * @param lossThreshold           probe.loss_threshold: lost share above which probe_loss reports a peer
+     * @param minProbes               probes sent over the window before probe_loss judges (50)
+     * @param latencyThresholdSeconds probe.latency_threshold: p99 RTT above which probe_latency reports a peer
+     * @param outlierFactor           how many times its peers' median p50 makes a peer's p50 an outlier (5)
+     * @param bandwidthMinRatio       bandwidth.min_ratio: share of the ceiling below which bandwidth_low reports a test
+     */
+    public record Probes(double lossThreshold, int minProbes, double latencyThresholdSeconds, double outlierFactor,
+                         double bandwidthMinRatio) {
+        public static final Probes DEFAULT = new Probes(0.02, 50, 0.005, 5, 0.8);
+    }
+
     /** Check ids not to run (none). */
     @JsonProperty("disabled_checks")
     public List<String> disabledChecks = List.of();

@@ -22,12 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DiagnosisTest {
 
     @Test
-    void everyHostCheckOfTheSpecIsShippedOnce() {
+    void everyCheckOfTheSpecIsShippedOnce() {
         assertThat(Diagnosis.checkIds()).doesNotHaveDuplicates().containsExactlyInAnyOrder("link_down", "link_degraded",
                 "pfc_missing", "global_pause_with_pfc", "ecn_disabled", "trust_mismatch", "mtu_mismatch", "roce_gid_missing",
                 "gpudirect_off", "numa_misaffinity", "pcie_degraded", "counter_saturated", "port_errors_rising", "pause_storm",
                 "qp_pressure", "transport_errors", "pcie_acs_redirect", "iommu_translation", "pcie_max_read_request",
-                "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing");
+                "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing",
+                "probe_loss", "probe_latency", "bandwidth_low");
     }
 
     @Test
@@ -49,7 +50,7 @@ class DiagnosisTest {
             assertThat(r.findings()).allSatisfy(f -> {
                 assertThat(f.summary()).isNotBlank();
                 assertThat(f.remediation()).isNotBlank();
-                assertThat(f.subject().keySet()).isSubsetOf("device", "port", "netdev", "priority", "gpu", "pci");
+                assertThat(f.subject().parts().keySet()).isSubsetOf("device", "port", "netdev", "priority", "gpu", "pci");
             });
             // one finding per check and subject: fabric_finding series stay unique
             assertThat(r.findings().stream().map(f -> f.check() + f.subject()).toList()).doesNotHaveDuplicates();
@@ -63,7 +64,7 @@ class DiagnosisTest {
         HostModel m = Hosts.model(Hosts.demo(tmp.resolve("demo")));
         Report r = Diagnosis.run(m, null);
         Set<String> loud = r.findings().stream().filter(f -> f.severity().atLeast(Severity.WARNING))
-                .map(f -> f.check() + " " + f.subject().getOrDefault("device", f.subject().getOrDefault("gpu", f.subject().get("pci"))))
+                .map(f -> f.check() + " " + Plain.subject(f).getOrDefault("device", Plain.subject(f).getOrDefault("gpu", Plain.subject(f).get("pci"))))
                 .collect(Collectors.toSet());
         // exactly the planted problems (tools/hostgen.py host_demo)
         assertThat(loud).containsExactlyInAnyOrder("pfc_missing mlx5_7", "mtu_mismatch mlx5_6", "counter_saturated mlx5_3",

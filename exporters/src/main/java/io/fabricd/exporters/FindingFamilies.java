@@ -3,15 +3,18 @@ package io.fabricd.exporters;
 import io.fabricd.model.finding.Finding;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer} 1}: one series per open
+ * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer,direction} 1}: one series per open
  * finding of the latest collection (interfaces.md). Every subject label is always present, empty
- * when the finding's subject has no such part, so alert rules can group by any of them.
+ * when the finding's subject has no such part, so alert rules can group by any of them (direction:
+ * the two directions of a slow link are two series).
  */
 final class FindingFamilies {
-    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer");
+    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer",
+            "direction");
 
     private FindingFamilies() {
     }
@@ -50,10 +53,10 @@ final class FindingFamilies {
             kv[2] = "severity";
             kv[3] = x.severity().id();
             int i = 4;
+            Map<String, String> parts = x.subject().parts();
             for (String l : SUBJECT_LABELS) {
-                Object v = x.subject().get(l);
                 kv[i++] = l;
-                kv[i++] = v == null ? "" : v.toString();
+                kv[i++] = parts.getOrDefault(l, "");
             }
             if (seen.add(List.of(kv))) {
                 f.add("fabric_finding", 1, kv);

@@ -52,6 +52,17 @@ public final class AgentConfig {
     @JsonProperty("diagnosis")
     public DiagnosisConfig diagnosis = new DiagnosisConfig();
 
+    /**
+     * The checks' configuration: the {@code diagnosis:} section with the probe checks' thresholds,
+     * which users set beside the probes (probe.loss_threshold, probe.latency_threshold) and the
+     * bandwidth tests (bandwidth.min_ratio).
+     */
+    public DiagnosisConfig judging() {
+        DiagnosisConfig.Probes d = DiagnosisConfig.Probes.DEFAULT;
+        return diagnosis.withProbes(new DiagnosisConfig.Probes(probe.lossThreshold, d.minProbes(),
+                probe.latencyThreshold.toNanos() / 1e9, d.outlierFactor(), bandwidth.minRatio));
+    }
+
     /** Bandwidth tests served to peers (docs/bandwidth.md); needs the probe key, as the endpoint API does. */
     @JsonProperty("bandwidth")
     public Bandwidth bandwidth = new Bandwidth();

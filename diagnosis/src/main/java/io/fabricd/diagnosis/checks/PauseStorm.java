@@ -7,12 +7,11 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pause_storm}: a port caught in a PFC pause storm.
@@ -69,7 +68,7 @@ public final class PauseStorm implements Check {
                 if (!txStorm && (rxUs == null || rxUs / 1e6 / seconds <= config.pauseStorm.rxPauseTimeFraction)) {
                     continue; // the usual case: no map, no finding
                 }
-                Map<String, Object> ev = new LinkedHashMap<>();
+                Evidence.Builder ev = Evidence.builder();
                 ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
                 if (txStorm) {
                     ev.put("tx_pause_frames", tx);
@@ -105,7 +104,7 @@ public final class PauseStorm implements Check {
         if (warn == null && err == null) {
             return;
         }
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         if (before != null) {
             Long dw = Ports.delta(before.stats().get("tx_pause_storm_warning_events"), warn);
             Long de = Ports.delta(before.stats().get("tx_pause_storm_error_events"), err);
@@ -141,7 +140,7 @@ public final class PauseStorm implements Check {
     private void global(RdmaPort p, NetdevInfo nd, NetdevInfo before, double seconds, DiagnosisConfig config, List<Finding> out) {
         Long tx = Ports.delta(DriverStats.globalPauseFrames(before.stats(), Dir.TX), DriverStats.globalPauseFrames(nd.stats(), Dir.TX));
         Long rxUs = Ports.delta(DriverStats.globalPauseMicros(before.stats(), Dir.RX), DriverStats.globalPauseMicros(nd.stats(), Dir.RX));
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
         if (tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond) {
             ev.put("tx_global_pause_frames", tx);

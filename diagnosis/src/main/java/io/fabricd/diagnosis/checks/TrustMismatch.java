@@ -6,10 +6,10 @@ import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -72,7 +72,7 @@ public final class TrustMismatch implements Check {
             if (expected == null || expected.equals(trust)) {
                 continue;
             }
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             ev.put("trust", trust);
             ev.put("trust_source", nd.trustSource());
             ev.put("expected", expected);
