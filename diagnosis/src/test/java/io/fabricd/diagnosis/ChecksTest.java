@@ -67,8 +67,7 @@ class ChecksTest {
                 assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
                 // configured as expected
-                DiagnosisConfig cfg = new DiagnosisConfig();
-                cfg.link.expectUp = List.of("mlx5_*/1");
+                DiagnosisConfig cfg = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
                 assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
             }

@@ -85,8 +85,7 @@ class DiagnosisTest {
 
     @Test
     void disabledChecksDoNotRun() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.disabledChecks = List.of("pfc_missing", "port_errors_rising");
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_missing", "port_errors_rising"));
         c.validate(Diagnosis.checkIds());
         Report r = Diagnosis.run(Hosts.model("host-e-roce-variants"), null, c);
         assertThat(r.findings()).noneMatch(f -> f.check().equals("pfc_missing"));
@@ -95,15 +94,14 @@ class DiagnosisTest {
 
     @Test
     void configValidationNamesTheKey() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.disabledChecks = List.of("pfc_mising");
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_mising"));
         assertThatThrownBy(() -> c.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.disabled_checks")
                 .hasMessageContaining("pfc_mising");
-        DiagnosisConfig p = new DiagnosisConfig();
-        p.roce.priority = 8;
+        DiagnosisConfig p = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(8, null));
         assertThatThrownBy(() -> p.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.priority");
-        DiagnosisConfig t = new DiagnosisConfig();
-        t.roce.trust = "vlan";
+        DiagnosisConfig t = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "vlan"));
+        // the tools print DSCP; the configuration takes any case
+        assertThat(DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "DSCP")).roce().trust()).isEqualTo("dscp");
         assertThatThrownBy(() -> t.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.trust");
     }
 
@@ -120,7 +118,7 @@ class DiagnosisTest {
         for (String bad : List.of("", "x", "-1/s", "5/d", "1e3")) {
             assertThatThrownBy(() -> Rate.parse(bad)).hasMessageContaining("is not a rate");
         }
-        assertThat(new DiagnosisConfig().portErrorThresholds()).containsKeys("symbol_error", "link_downed")
+        assertThat(DiagnosisConfig.DEFAULT.portErrorThresholds()).containsKeys("symbol_error", "link_downed")
                 .containsEntry("symbol_error", Rate.parse("120/h"));
     }
 

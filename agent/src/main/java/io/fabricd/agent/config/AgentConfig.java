@@ -50,7 +50,7 @@ public final class AgentConfig {
 
     /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
     @JsonProperty("diagnosis")
-    public DiagnosisConfig diagnosis = new DiagnosisConfig();
+    public DiagnosisConfig diagnosis = DiagnosisConfig.DEFAULT;
 
     /**
      * The checks' configuration: the {@code diagnosis:} section with the probe checks' thresholds,
@@ -261,7 +261,7 @@ public final class AgentConfig {
         ListenAddress.parse(listen);
         HostCollection.validate(collectorConfig());
         if (diagnosis == null) {
-            diagnosis = new DiagnosisConfig();
+            diagnosis = DiagnosisConfig.DEFAULT;
         }
         diagnosis.validate(Diagnosis.checkIds());
         if (probe == null) {

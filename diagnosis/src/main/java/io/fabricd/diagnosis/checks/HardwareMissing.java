@@ -43,7 +43,7 @@ public final class HardwareMissing implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, Inventory inv, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
-        if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices
+        if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices()
                 && (inv == null || !inv.expectsNoRdma())) {
             Evidence.Builder ev = Evidence.builder();
             ev.put("rdma_devices", 0);
@@ -128,7 +128,7 @@ public final class HardwareMissing implements Check {
         if (config.booting(m)) {
             // drivers probe and devices appear while a host boots: not yet a page
             out.replaceAll(f -> f.severity() != Severity.CRITICAL ? f : new Finding(f.check(), Severity.INFO, f.subject(),
-                    f.summary() + " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays gone)",
+                    f.summary() + " (the host booted less than " + config.bootGrace().toMinutes() + " min ago: critical if it stays gone)",
                     f.evidence(), f.remediation()));
         }
         return out;

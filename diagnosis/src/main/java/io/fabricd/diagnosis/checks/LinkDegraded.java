@@ -41,11 +41,11 @@ public final class LinkDegraded implements Check {
                 double gbps = p.rate().bytesPerSecond() * 8 / 1e9;
                 Evidence.Builder ev = Evidence.builder();
                 ev.put("rate", p.rate().raw());
-                if (config.link.expectedRateGbps != null) {
-                    if (gbps + 1e-9 < config.link.expectedRateGbps) {
-                        ev.put("expected_rate_gbps", config.link.expectedRateGbps);
+                if (config.link().expectedRateGbps() != null) {
+                    if (gbps + 1e-9 < config.link().expectedRateGbps()) {
+                        ev.put("expected_rate_gbps", config.link().expectedRateGbps());
                         ev.put("expected_because", "config (diagnosis.link.expected_rate_gbps)");
-                        out.add(finding(p, gbps + " Gb/s, expected " + config.link.expectedRateGbps + " Gb/s", ev));
+                        out.add(finding(p, gbps + " Gb/s, expected " + config.link().expectedRateGbps() + " Gb/s", ev));
                     }
                     continue;
                 }

@@ -109,7 +109,7 @@ public final class LinkDown implements Check {
                         + " If the port was taken out of service on purpose, run `fabricd inventory accept`.";
             }
             if (booting) {
-                summary += " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays down)";
+                summary += " (the host booted less than " + config.bootGrace().toMinutes() + " min ago: critical if it stays down)";
             }
             out.add(new Finding(id(), severity, subject, summary, evidence, fix));
         }

@@ -186,7 +186,7 @@ public final class PortErrorsRising implements Check {
                 others = Math.max(others, e.getValue());
             }
         }
-        if (worst < 0 || worstErrors < config.laneErrors.minErrors || worstErrors < config.laneErrors.ratio * others) {
+        if (worst < 0 || worstErrors < config.laneErrors().minErrors() || worstErrors < config.laneErrors().ratio() * others) {
             return;
         }
         boolean rates = ndBefore != null;
@@ -194,7 +194,7 @@ public final class PortErrorsRising implements Check {
         ev.put("lane", worst);
         ev.put("lane_errors", Evidence.numbers(errors));
         ev.put("counts", rates ? "increase over " + Math.round(seconds) + " s" : "totals since the driver loaded");
-        ev.put("threshold", "at least " + config.laneErrors.minErrors + " and " + config.laneErrors.ratio + "x the worst other lane");
+        ev.put("threshold", "at least " + config.laneErrors().minErrors() + " and " + config.laneErrors().ratio() + "x the worst other lane");
         Long corrected = DriverStats.correctedBits(nd.stats());
         if (corrected != null) {
             ev.put("corrected_bits_total", Long.toUnsignedString(corrected));

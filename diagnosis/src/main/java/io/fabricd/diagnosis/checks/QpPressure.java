@@ -43,16 +43,16 @@ public final class QpPressure implements Check {
             ev.put("max_qp", q.maxQp());
             ev.put("by_state", Evidence.numbers(q.byState()));
             List<String> reasons = new ArrayList<>();
-            if (q.maxQp() != null && q.maxQp() > 0 && inUse > config.qp.maxShare * q.maxQp()) {
-                reasons.add(inUse + " QPs in use of max_qp " + q.maxQp() + " (above " + Math.round(config.qp.maxShare * 100) + " %)");
+            if (q.maxQp() != null && q.maxQp() > 0 && inUse > config.qp().maxShare() * q.maxQp()) {
+                reasons.add(inUse + " QPs in use of max_qp " + q.maxQp() + " (above " + Math.round(config.qp().maxShare() * 100) + " %)");
             }
-            if (err >= config.qp.maxErr) {
-                reasons.add(err + " QPs sit in the ERR state (reported from " + config.qp.maxErr + ")");
+            if (err >= config.qp().maxErr()) {
+                reasons.add(err + " QPs sit in the ERR state (reported from " + config.qp().maxErr() + ")");
             }
             if (rates) {
                 QpSummary before = previous.qps().stream().filter(x -> x.device().equals(q.device())).findFirst().orElse(null);
                 int errBefore = before == null ? -1 : before.byState().getOrDefault("ERR", 0);
-                if (errBefore >= 0 && err - errBefore >= config.qp.errGrowth) {
+                if (errBefore >= 0 && err - errBefore >= config.qp().errGrowth()) {
                     ev.put("err_before", errBefore);
                     reasons.add("QPs in ERR grew from " + errBefore + " to " + err + " since the previous collection");
                 }

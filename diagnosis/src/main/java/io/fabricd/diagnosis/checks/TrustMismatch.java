@@ -48,8 +48,8 @@ public final class TrustMismatch implements Check {
             String expected = null;
             String rule = null;
             PortAttrs a = m.portAttrs(p.device(), p.port()).orElse(null);
-            if (config.roce.trust != null) {
-                expected = config.roce.trust;
+            if (config.roce().trust() != null) {
+                expected = config.roce().trust();
                 rule = "config (diagnosis.roce.trust)";
             } else if (a != null && a.roceTos() != null && a.roceTos() >> 2 != 0) {
                 expected = "dscp";

@@ -85,8 +85,7 @@ class HardwareMissingTest {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
             assertThat(x.summary()).contains("no RDMA device");
         });
-        DiagnosisConfig off = new DiagnosisConfig();
-        off.expectRdmaDevices = false;
+        DiagnosisConfig off = DiagnosisConfig.DEFAULT.withExpectRdmaDevices(false);
         assertThat(missing(none, null, off)).isEmpty();
         // accepted as a host without RDMA: nothing expected
         assertThat(missing(none, Inventory.of(none, LEARNED, Inventory.ACCEPTED), DiagnosisConfig.DEFAULT)).isEmpty();

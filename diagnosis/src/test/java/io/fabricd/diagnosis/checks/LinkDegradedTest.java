@@ -36,11 +36,9 @@ class LinkDegradedTest {
 
     @Test
     void configuredRate() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.link.expectedRateGbps = 800.0;
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(800.0, null));
         assertThat(of(model("host-a-ib"), null, c, CHECK)).singleElement()
                 .satisfies(x -> assertThat(Plain.evidence(x)).containsEntry("expected_rate_gbps", 800.0));
-        c.link.expectedRateGbps = 400.0;
-        assertThat(of(model("host-a-ib"), null, c, CHECK)).isEmpty();
+        assertThat(of(model("host-a-ib"), null, c.withLink(new DiagnosisConfig.Link(400.0, null)), CHECK)).isEmpty();
     }
 }

@@ -91,8 +91,7 @@ class PfcMissingTest {
 
     @Test
     void configuredPriorityWins() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.roce.priority = 4;
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(4, null));
         List<Finding> f = of(model("host-e-roce-variants"), null, c, CHECK);
         assertThat(f).noneMatch(x -> Plain.subject(x).get("device").equals("mlx5_0")); // PFC is on 4 there
         assertThat(f).filteredOn(x -> Plain.subject(x).get("device").equals("mlx5_2")).singleElement()

@@ -80,10 +80,10 @@ class PortErrorsRisingTest {
     void configuredThresholdsOverTheDefaults() {
         HostModel before = at(0, "symbol_error", 0);
         HostModel after = at(60, "symbol_error", 10);
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.portErrors.put("symbol_error", Rate.parse("1000/h"));
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h")));
         assertThat(of(after, before, c, CHECK)).isEmpty();
-        c.portErrors.put("port_xmit_wait", Rate.parse("1/s")); // any counters/ file can be watched
+        c = c.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h"),
+                "port_xmit_wait", Rate.parse("1/s"))); // any counters/ file can be watched
         Hosts.write(a, C + "port_xmit_wait", "1843221907\n");
         HostModel x0 = Hosts.model(a, T0.plusSeconds(100));
         Hosts.write(a, C + "port_xmit_wait", "1843231907\n");

@@ -29,8 +29,7 @@ class QpPressureTest {
 
     @Test
     void qpsNearTheDeviceLimit() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.qp.maxShare = 0.00001; // 2.6 QPs of 262144
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withQp(new DiagnosisConfig.Qp(0.00001, null, null)); // 2.6 QPs of 262144
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
             assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0");

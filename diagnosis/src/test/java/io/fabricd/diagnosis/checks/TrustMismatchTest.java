@@ -44,8 +44,7 @@ class TrustMismatchTest {
 
     @Test
     void configuredTrustWins() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.roce.trust = "pcp";
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "pcp"));
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
             assertThat(Plain.evidence(x)).containsEntry("trust", "dscp").containsEntry("expected", "pcp");
             assertThat(x.remediation()).contains("--trust pcp");
