@@ -1,5 +1,6 @@
 package io.fabricd.model.finding;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.LinkedHashMap;
@@ -77,6 +78,7 @@ public record Subject(String device, Integer port, String netdev, Integer priori
         return m;
     }
 
+    @JsonIgnore // not a part: the JSON subject of the host is {}
     public boolean isHost() {
         return equals(HOST);
     }
