@@ -26,9 +26,9 @@ import java.util.logging.Logger;
 
 /**
  * The agent's pingmesh: a UDP responder (and a UD responder per active RDMA port), the endpoint it
- * publishes, and probe rounds to the planned peers, feeding the probe metrics and the results the probe checks judge. Who the
- * peers are is {@link PeerEndpoints}; the sockets and queue pairs kept between rounds are
- * {@link PeerTransports}. Its own threads; never the event loop.
+ * publishes, and probe rounds to the planned peers, feeding the probe metrics and the results that
+ * diagnosis judges. Who the peers are is {@link PeerEndpoints}; the sockets and queue pairs kept
+ * between rounds are {@link PeerTransports}. Its own threads; never the event loop.
  */
 public final class ProbeService implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ProbeService.class.getName());

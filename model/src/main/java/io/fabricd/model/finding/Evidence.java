@@ -47,10 +47,6 @@ public final class Evidence {
         return entries;
     }
 
-    public boolean isEmpty() {
-        return entries.isEmpty();
-    }
-
     public boolean has(String name) {
         return entries.stream().anyMatch(e -> e.name().equals(name));
     }
@@ -139,10 +135,6 @@ public final class Evidence {
 
         public Builder objects(String name, Collection<Evidence> v) {
             return put(name, Value.objects(v));
-        }
-
-        public boolean isEmpty() {
-            return entries.isEmpty();
         }
 
         public Evidence build() {

@@ -27,10 +27,6 @@ public record Subject(String device, Integer port, String netdev, Integer priori
         return new Subject(device, port, null, null, null, null, null, null);
     }
 
-    public static Subject netdev(String netdev) {
-        return new Subject(null, null, netdev, null, null, null, null, null);
-    }
-
     public static Subject pci(String address) {
         return new Subject(null, null, null, null, null, address, null, null);
     }
