@@ -99,7 +99,7 @@ public final class Agent implements AutoCloseable {
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh,
                 source instanceof LiveHostSource live ? live.runner() : CollectionRunner.CALLER), fabric,
-                config.collection.interval, config.diagnosis, meters,
+                config.collection.interval, config.judging(), meters,
                 config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir)), config.collectorConfig()::deviceSelected)
                 .stuckAfter(config.collection.stuckAfter);
         Gauge.builder(Meters.name(AgentMetrics.READY), loop, l -> l.ready() ? 1 : 0).description(AgentMetrics.READY.help())
@@ -156,7 +156,7 @@ public final class Agent implements AutoCloseable {
                         () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe.endpointTls() != null ? config.probe.endpointTls() : web != null && web.tls()).start();
-                loop.extraFindings(probes::findings);
+                loop.probeResults(probes::results);
                 if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
                         && (!config.probe.peers().isEmpty() || !config.probe.dns().isEmpty() || config.probe.kubernetes().enabled())) {
                     LOG.warning("web config: client_auth_type RequireAndVerifyClientCert, but agents present no client certificate "
@@ -178,7 +178,7 @@ public final class Agent implements AutoCloseable {
             LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
         }
         if (source instanceof SimulatedHostSource) {
-            BandwidthServing.demo(loop, registry, config.bandwidth.minRatio);
+            BandwidthServing.demo(loop, registry);
         }
         // idle: no traffic either way; write idle: nothing answered, however much the client sends
         // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.

@@ -6,8 +6,7 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.natives.VerbsShim;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.bandwidth.BandwidthClient;
-import io.fabricd.probes.bandwidth.BandwidthReport;
-import io.fabricd.probes.bandwidth.BandwidthResult;
+import io.fabricd.probes.bandwidth.BandwidthMetrics;
 import io.fabricd.probes.bandwidth.BandwidthSchedule;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.bandwidth.Ceiling;
@@ -16,6 +15,8 @@ import io.fabricd.probes.mesh.ProbeService;
 import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.probes.verbs.VerbsPorts;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.probes.bandwidth.BandwidthResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,7 +52,7 @@ final class BandwidthServing implements AutoCloseable {
     /**
      * On a live host with the verbs shim (the caller has the probe key): the server when
      * bandwidth.serve is on, the schedule when bandwidth.interval is set, their metrics registered
-     * and findings merged into the loop's reports; null when neither runs ({@link #off} says why).
+     * and their results judged with the loop's collections; null when neither runs ({@link #off} says why).
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
                                   ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname) {
@@ -89,7 +90,7 @@ final class BandwidthServing implements AutoCloseable {
         }
         BandwidthServer s = server;
         BandwidthSchedule sch = schedule;
-        BandwidthReport report = new BandwidthReport(() -> {
+        Supplier<Collection<BandwidthResult>> results = () -> {
             List<BandwidthResult> all = new ArrayList<>();
             if (s != null) {
                 all.addAll(s.results().values());
@@ -98,8 +99,8 @@ final class BandwidthServing implements AutoCloseable {
                 all.addAll(sch.results().values());
             }
             return all;
-        }, b.minRatio).register(registry);
-        loop.extraFindings(report::findings);
+        };
+        serve(results, loop, registry);
         return new BandwidthServing(server, scheduler);
     }
 
@@ -119,7 +120,7 @@ final class BandwidthServing implements AutoCloseable {
      * (bandwidth_low, FabricBandwidthLow), so that the metrics, the finding, the alert and the
      * dashboard panel show on the demo.
      */
-    static void demo(CollectionLoop loop, PrometheusRegistry registry, double minRatio) {
+    static void demo(CollectionLoop loop, PrometheusRegistry registry) {
         long at = System.currentTimeMillis();
         Supplier<Collection<BandwidthResult>> planted = () -> {
             CollectionLoop.Published p = loop.latest();
@@ -145,8 +146,14 @@ final class BandwidthServing implements AutoCloseable {
             }
             return out;
         };
-        BandwidthReport report = new BandwidthReport(planted, minRatio).register(registry);
-        loop.extraFindings(report::findings);
+        serve(planted, loop, registry);
+    }
+
+    /** The results as fabric_bandwidth_* families, and to bandwidth_low with every collection. */
+    private static void serve(Supplier<Collection<BandwidthResult>> results, CollectionLoop loop, PrometheusRegistry registry) {
+        BandwidthMetrics.register(registry, results);
+        loop.probeResults(() -> new ProbeResults(List.of(), List.of(),
+                results.get().stream().map(BandwidthResult::measured).toList()));
     }
 
     /** Why this agent serves no bandwidth tests (the answer to a peer that asks). */

@@ -5,7 +5,7 @@ import io.fabricd.collectors.HostCollection;
 import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.finding.Finding;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;
@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -80,7 +79,7 @@ public final class CollectionLoop implements AutoCloseable {
     private final HostCollection collection;
     private final Duration interval;
     private final Judgement judgement;
-    private volatile Supplier<List<Finding>> extraFindings = List::of;
+    private volatile Supplier<ProbeResults> probeResults = () -> ProbeResults.NONE;
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
     private final Timer timer;
@@ -119,14 +118,10 @@ public final class CollectionLoop implements AutoCloseable {
                 .baseUnit(AgentMetrics.COLLECTION_RUNNING.unit()).description(AgentMetrics.COLLECTION_RUNNING.help()).register(meters);
     }
 
-    /** Findings from outside the host model (the probes', the bandwidth tests'), merged into every report; each source adds to the others. */
-    public synchronized void extraFindings(Supplier<List<Finding>> source) {
-        Supplier<List<Finding>> before = extraFindings;
-        this.extraFindings = () -> {
-            List<Finding> all = new ArrayList<>(before.get());
-            all.addAll(source.get());
-            return all;
-        };
+    /** What the probes or the bandwidth tests measured, judged with every collection; each source adds to the others. */
+    public synchronized void probeResults(Supplier<ProbeResults> source) {
+        Supplier<ProbeResults> before = probeResults;
+        this.probeResults = () -> before.get().and(source.get());
     }
 
     public Duration interval() {
@@ -186,7 +181,7 @@ public final class CollectionLoop implements AutoCloseable {
         runningSince = t0;
         try {
             HostModel m = collection.collect(source);
-            Report report = judgement.apply(m, extraFindings.get());
+            Report report = judgement.apply(m, probeResults.get());
             latest = new Published(m, report);
             if (m.devices().isEmpty() && !saidNoDevices) {
                 saidNoDevices = true;

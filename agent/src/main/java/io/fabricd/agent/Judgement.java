@@ -5,11 +5,10 @@ import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.finding.Finding;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;
-import java.util.List;
 import java.util.function.Predicate;
 
 /**
@@ -43,10 +42,10 @@ public final class Judgement {
         this.deviceSelected = deviceSelected;
     }
 
-    /** Judges {@code m} (with {@code extra} findings from outside the host model) and publishes its families. */
-    public Report apply(HostModel m, List<Finding> extra) {
+    /** Judges {@code m} (with what the probes measured lately) and publishes its families. */
+    public Report apply(HostModel m, ProbeResults probes) {
         Inventory inv = inventory.observe(m).selected(deviceSelected);
-        Report report = Diagnosis.run(m, previous, inv, diagnosis).withFindings(extra);
+        Report report = Diagnosis.run(m, previous, inv, probes, diagnosis);
         metrics.update(m, report.findings(), inv);
         previous = m;
         return report;

@@ -158,7 +158,7 @@ class AgentHttpTest {
             assertThat(first.get("collectors")).isNotEmpty();
             Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_finding").body());
             assertThat(v).containsEntry(s("fabric_finding", "check", "port_errors_rising", "severity", "warning", "device", "mlx5_0",
-                    "port", "1", "netdev", "ibp25s0", "priority", "", "gpu", "", "pci", "", "peer", ""), 1.0);
+                    "port", "1", "netdev", "ibp25s0", "priority", "", "gpu", "", "pci", "", "peer", "", "direction", ""), 1.0);
         }
     }
 
@@ -172,7 +172,7 @@ class AgentHttpTest {
             assertThat(j.get("checks_without_history").toString()).contains("port_errors_rising"); // one collection so far
             Map<String, Double> v = PromText.parse(Http.get(a.port(), "/metrics").body());
             assertThat(v).containsEntry(s("fabric_finding", "check", "pfc_missing", "severity", "critical", "device", "mlx5_7",
-                    "port", "1", "netdev", "ens8f0np0", "priority", "3", "gpu", "", "pci", "", "peer", ""), 1.0);
+                    "port", "1", "netdev", "ens8f0np0", "priority", "3", "gpu", "", "pci", "", "peer", "", "direction", ""), 1.0);
             assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding{") && !k.contains("severity=\"info\"")).hasSize(6);
         }
     }

@@ -6,9 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.HostCollection;
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.probe.ProbeResults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,20 +70,54 @@ class ConfigLoaderTest {
                 """);
         var d = ConfigLoader.load(f).diagnosis;
         assertThat(d.enabled("pcie_degraded")).isFalse();
-        assertThat(d.roce.priority).isEqualTo(4);
-        assertThat(d.link.expectedRateGbps).isEqualTo(400.0);
+        assertThat(d.roce().priority()).isEqualTo(4);
+        assertThat(d.link().expectedRateGbps()).isEqualTo(400.0);
         assertThat(d.portErrorThresholds().get("symbol_error").perSecond()).isEqualTo(60.0 / 3600);
         assertThat(d.portErrorThresholds().get("port_xmit_discards").perSecond()).isEqualTo(100.0);
         assertThat(d.portErrorThresholds().get("link_downed").perSecond()).isZero();
         assertThat(d.portErrorThresholds()).containsKey("link_error_recovery"); // defaults kept
-        assertThat(d.pauseStorm.rxPauseTimeFraction).isEqualTo(0.25);
-        assertThat(d.qp.errGrowth).isEqualTo(5);
+        assertThat(d.pauseStorm().rxPauseTimeFraction()).isEqualTo(0.25);
+        assertThat(d.pauseStorm().txPauseFramesPerSecond()).isEqualTo(500.0);
+        assertThat(d.qp().errGrowth()).isEqualTo(5);
+        assertThat(d.qp().maxErr()).isEqualTo(32); // default kept beside the keys given
         assertThat(d.phyErrorThresholds().get("crc").perSecond()).isEqualTo(10.0 / 60);
         assertThat(d.phyErrorThresholds().get("link_down").perSecond()).isZero(); // default kept
-        assertThat(d.laneErrors.minErrors).isEqualTo(50);
+        assertThat(d.laneErrors().minErrors()).isEqualTo(50);
         assertThat(d.transportErrorThresholds().get("ack_timeout").perSecond()).isEqualTo(5.0);
         assertThat(d.transportErrorThresholds().get("out_of_sequence").text()).isEqualTo("10/s");
         assertThat(ConfigLoader.load(null).diagnosis.portErrorThresholds().get("symbol_error").text()).isEqualTo("120/h");
+    }
+
+    @Test
+    void probeChecksAreChecksLikeTheOthers(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        Files.writeString(f, """
+                diagnosis:
+                  disabled_checks: [probe_loss, bandwidth_low]
+                probe:
+                  loss_threshold: 0.05
+                  latency_threshold: 2ms
+                bandwidth:
+                  min_ratio: 0.6
+                """);
+        AgentConfig c = ConfigLoader.load(f);
+        DiagnosisConfig d = c.judging();
+        assertThat(d.enabled("probe_loss")).isFalse();
+        assertThat(d.enabled("bandwidth_low")).isFalse();
+        assertThat(d.enabled("probe_latency")).isTrue();
+        // the thresholds stay where users set them, beside the probes, and reach the checks
+        assertThat(d.probes().lossThreshold()).isEqualTo(0.05);
+        assertThat(d.probes().latencyThresholdSeconds()).isEqualTo(0.002);
+        assertThat(d.probes().bandwidthMinRatio()).isEqualTo(0.6);
+        // honoured: a peer losing everything is no finding while probe_loss is off
+        ProbeResults lossy = new ProbeResults(List.of(new ProbeResults.Window("a:9530", "", "udp", 64, null, 100, 100, 0, false,
+                null, null)), List.of(), List.of());
+        HostModel m = HostCollection.standard(c.collectorConfig()).collect(Fixtures.open("host-a-ib"));
+        assertThat(Diagnosis.run(m, null, null, lossy, d).findings()).noneMatch(x -> x.check().equals("probe_loss"));
+        assertThat(Diagnosis.run(m, null, null, lossy, ConfigLoader.load(null).judging()).findings())
+                .anyMatch(x -> x.check().equals("probe_loss"));
+        // and the defaults without a file
+        assertThat(ConfigLoader.load(null).judging().probes()).isEqualTo(DiagnosisConfig.Probes.DEFAULT);
     }
 
     @Test
@@ -194,7 +235,8 @@ class ConfigLoaderTest {
         assertThat(c.http.maxConnections).isEqualTo(256);
         assertThat(c.listen).isEqualTo("0.0.0.0:9530");
         assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
-        assertThat(c.diagnosis.roce).isNotNull();
+        assertThat(c.diagnosis.roce()).isNotNull();
+        assertThat(c.diagnosis).isEqualTo(DiagnosisConfig.DEFAULT);
     }
 
     @Test

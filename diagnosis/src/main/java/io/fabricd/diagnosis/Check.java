@@ -4,6 +4,7 @@ import io.fabricd.model.finding.Finding;
 
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.probe.ProbeResults;
 import java.util.List;
 
 /**
@@ -38,5 +39,14 @@ public interface Check {
      */
     default List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
         return evaluate(current, previous, config);
+    }
+
+    /**
+     * The verdict with what the agent's probes measured lately ({@link ProbeResults#NONE} without
+     * probes); the checks that judge probe results override this.
+     */
+    default List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
+                                   DiagnosisConfig config) {
+        return evaluate(current, previous, inventory, config);
     }
 }

@@ -1,9 +1,12 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 
 import io.fabricd.model.HostModel;
+import io.fabricd.diagnosis.checks.BandwidthLow;
 import io.fabricd.diagnosis.checks.CounterSaturated;
 import io.fabricd.diagnosis.checks.EcnDisabled;
 import io.fabricd.diagnosis.checks.GlobalPauseWithPfc;
@@ -15,6 +18,7 @@ import io.fabricd.diagnosis.checks.LinkDown;
 import io.fabricd.diagnosis.checks.MtuMismatch;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
 import io.fabricd.diagnosis.checks.PauseStorm;
+import io.fabricd.diagnosis.checks.PathMtuMismatch;
 import io.fabricd.diagnosis.checks.PcieAcsRedirect;
 import io.fabricd.diagnosis.checks.PcieConfigBlind;
 import io.fabricd.diagnosis.checks.PcieDegraded;
@@ -23,31 +27,34 @@ import io.fabricd.diagnosis.checks.PcieMaxReadRequest;
 import io.fabricd.diagnosis.checks.PcieRelaxedOrdering;
 import io.fabricd.diagnosis.checks.PfcMissing;
 import io.fabricd.diagnosis.checks.PortErrorsRising;
+import io.fabricd.diagnosis.checks.ProbeLatency;
+import io.fabricd.diagnosis.checks.ProbeLoss;
 import io.fabricd.diagnosis.checks.QpPressure;
 import io.fabricd.diagnosis.checks.RoceGidMissing;
 import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.probe.ProbeResults;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /** Runs every check over a host model (and the previous one, for rates). */
 public final class Diagnosis {
-    /** Every host check of interfaces.md (probe_loss and probe_latency come with the probes). */
+    /** Every check of interfaces.md: of the host, then of what the probes measured. */
     public static final List<Check> CHECKS = List.of(new LinkDown(), new LinkDegraded(), new PfcMissing(),
             new GlobalPauseWithPfc(), new EcnDisabled(), new TrustMismatch(), new MtuMismatch(), new RoceGidMissing(),
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
             new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
-            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new PcieConfigBlind(), new HardwareMissing());
+            new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new PcieConfigBlind(), new HardwareMissing(),
+            new ProbeLoss(), new ProbeLatency(), new PathMtuMismatch(), new BandwidthLow());
 
     private Diagnosis() {
     }
 
     public static List<String> checkIds() {
-        return CHECKS.stream().map(Check::id).toList();
+        return CHECKS.stream().map(Check::id).distinct().toList();
     }
 
     public static Report run(HostModel current, HostModel previous) {
@@ -59,7 +66,7 @@ public final class Diagnosis {
      *                 strictly earlier or is of another host
      */
     public static Report run(HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, null, config);
+        return run(CHECKS, current, previous, null, ProbeResults.NONE, config);
     }
 
     /**
@@ -67,15 +74,21 @@ public final class Diagnosis {
      * (null: none known; link_down and hardware_missing then judge from the host alone).
      */
     public static Report run(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, inventory, config);
+        return run(CHECKS, current, previous, inventory, ProbeResults.NONE, config);
+    }
+
+    /** {@link #run(HostModel, HostModel, Inventory, DiagnosisConfig)} with what the agent's probes measured lately. */
+    public static Report run(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, DiagnosisConfig config) {
+        return run(CHECKS, current, previous, inventory, probes, config);
     }
 
     /** {@link #run(HostModel, HostModel, DiagnosisConfig)} with these checks. */
     static Report run(List<Check> checks, HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(checks, current, previous, null, config);
+        return run(checks, current, previous, null, ProbeResults.NONE, config);
     }
 
-    static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
+    static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
+                      DiagnosisConfig config) {
         if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
                 || !Objects.equals(previous.hostname(), current.hostname()))) {
             previous = null;
@@ -93,11 +106,11 @@ public final class Diagnosis {
                 }
             }
             try {
-                findings.addAll(c.evaluate(current, previous, inventory, config));
+                findings.addAll(c.evaluate(current, previous, inventory, probes, config));
             } catch (RuntimeException | StackOverflowError e) {
                 // a check's bug must not hide the other checks' findings: reported as a finding of its own
-                findings.add(new Finding(c.id(), Severity.INFO, Map.of(), "check " + c.id() + " failed: " + e,
-                        Map.of(), "Report this as a fabricd bug with `fabricd snapshot` of the host."));
+                findings.add(new Finding(c.id(), Severity.INFO, Subject.HOST, "check " + c.id() + " failed: " + e,
+                        Evidence.NONE, "Report this as a fabricd bug with `fabricd snapshot` of the host."));
             }
         }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)

@@ -1,7 +1,12 @@
 package io.fabricd.diagnosis;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.fabricd.model.HostModel;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -10,78 +15,107 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The {@code diagnosis:} section of fabricd's configuration file. Every key is optional; the
- * defaults (documented with their sources in docs/checks.md and docs/configuration.md) are what an
- * absent section gives. Expectations left unset are derived from the host itself.
+ * The {@code diagnosis:} section of fabricd's configuration file, immutable. Every key is optional:
+ * an absent (or empty) key is its default, documented with its source in docs/checks.md and
+ * docs/configuration.md. Expectations left unset (null) are derived from the host itself.
+ *
+ * @param disabledChecks    check ids not to run (none)
+ * @param expectRdmaDevices whether this host must have RDMA devices (true): a host without any is a
+ *                          critical {@code hardware_missing} finding, unless this is false or an
+ *                          accepted inventory has none
+ * @param bootGrace         for this long after the host booted, a device that is not there yet or an
+ *                          expected port that is not up yet is info, not critical (drivers probe and
+ *                          links train while a host boots); 10m
+ * @param portErrors        counter name ({@code counters/} or {@code hw_counters/}) to the rate above
+ *                          which {@code port_errors_rising} reports it; over {@link #DEFAULT_PORT_ERRORS}
+ * @param phyErrors         physical-layer error type of a RoCE port's netdev ({@code crc}, {@code symbol},
+ *                          {@code pcs_symbol}, {@code link_down}) to its rate; over {@link #DEFAULT_PHY_ERRORS}
+ * @param transportErrors   transport failure type ({@code retries_exceeded}, {@code ack_timeout}, ... as
+ *                          docs/checks.md lists them) to its rate; over {@link #DEFAULT_TRANSPORT_ERRORS}
+ * @param probes            the probe checks' thresholds: not a key of this section (users set them
+ *                          under {@code probe:} and {@code bandwidth:}), handed over by the agent
  */
-public final class DiagnosisConfig {
-    public static final DiagnosisConfig DEFAULT = new DiagnosisConfig();
+public record DiagnosisConfig(
+        @JsonProperty("disabled_checks") List<String> disabledChecks,
+        @JsonProperty("roce") Roce roce,
+        @JsonProperty("expect_rdma_devices") Boolean expectRdmaDevices,
+        @JsonProperty("boot_grace") Duration bootGrace,
+        @JsonProperty("link") Link link,
+        @JsonProperty("port_errors") Map<String, Rate> portErrors,
+        @JsonProperty("phy_errors") Map<String, Rate> phyErrors,
+        @JsonProperty("lane_errors") LaneErrors laneErrors,
+        @JsonProperty("transport_errors") Map<String, Rate> transportErrors,
+        @JsonProperty("pause_storm") PauseStorm pauseStorm,
+        @JsonProperty("qp") Qp qp,
+        @JsonIgnore Probes probes) {
 
-    /** Check ids not to run (none). */
-    @JsonProperty("disabled_checks")
-    public List<String> disabledChecks = List.of();
+    public static final DiagnosisConfig DEFAULT = new DiagnosisConfig(null, null, null, null, null, null, null, null, null, null, null,
+            null);
 
-    @JsonProperty("roce")
-    public Roce roce = new Roce();
+    public DiagnosisConfig {
+        disabledChecks = disabledChecks == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(disabledChecks));
+        roce = roce == null ? new Roce(null, null) : roce;
+        expectRdmaDevices = expectRdmaDevices == null || expectRdmaDevices;
+        bootGrace = bootGrace == null ? Duration.ofMinutes(10) : bootGrace;
+        link = link == null ? new Link(null, null) : link;
+        portErrors = rates(portErrors);
+        phyErrors = rates(phyErrors);
+        laneErrors = laneErrors == null ? new LaneErrors(null, null) : laneErrors;
+        transportErrors = rates(transportErrors);
+        pauseStorm = pauseStorm == null ? new PauseStorm(null, null) : pauseStorm;
+        qp = qp == null ? new Qp(null, null, null) : qp;
+        probes = probes == null ? Probes.DEFAULT : probes;
+    }
 
-    /**
-     * Whether this host must have RDMA devices (true): a host without any is a critical
-     * {@code hardware_missing} finding, unless this is false or an accepted inventory has none.
-     */
-    @JsonProperty("expect_rdma_devices")
-    public boolean expectRdmaDevices = true;
+    /** A rate map as given (a key without a rate stays, for {@link #validate} to name it). */
+    private static Map<String, Rate> rates(Map<String, Rate> m) {
+        return m == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(m));
+    }
 
-    /**
-     * {@code boot_grace}: for this long after the host booted, a device that is not there yet or an
-     * expected port that is not up yet is info, not critical (drivers probe and links train
-     * while a host boots). Default 10m.
-     */
-    @JsonProperty("boot_grace")
-    public java.time.Duration bootGrace = java.time.Duration.ofMinutes(10);
+    public DiagnosisConfig withDisabledChecks(List<String> ids) {
+        return new DiagnosisConfig(ids, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
+                pauseStorm, qp, probes);
+    }
+
+    public DiagnosisConfig withExpectRdmaDevices(boolean expect) {
+        return new DiagnosisConfig(disabledChecks, roce, expect, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
+                pauseStorm, qp, probes);
+    }
+
+    public DiagnosisConfig withRoce(Roce r) {
+        return new DiagnosisConfig(disabledChecks, r, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
+                transportErrors, pauseStorm, qp, probes);
+    }
+
+    public DiagnosisConfig withLink(Link l) {
+        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, l, portErrors, phyErrors, laneErrors,
+                transportErrors, pauseStorm, qp, probes);
+    }
+
+    public DiagnosisConfig withPortErrors(Map<String, Rate> rates) {
+        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, rates, phyErrors, laneErrors,
+                transportErrors, pauseStorm, qp, probes);
+    }
+
+    public DiagnosisConfig withQp(Qp q) {
+        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
+                transportErrors, pauseStorm, q, probes);
+    }
+
+    /** This configuration with these probe thresholds (the agent's, from probe: and bandwidth:). */
+    public DiagnosisConfig withProbes(Probes p) {
+        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
+                transportErrors, pauseStorm, qp, p);
+    }
 
     /** True while {@code m}'s host booted less than boot_grace before the collection; false when its boot time is unknown. */
-    public boolean booting(io.fabricd.model.HostModel m) {
+    public boolean booting(HostModel m) {
         if (m.facts() == null || m.facts().bootTime() == null) {
             return false;
         }
         long up = m.collectedAt().getEpochSecond() - m.facts().bootTime();
         return up >= 0 && up < bootGrace.getSeconds();
     }
-
-    @JsonProperty("link")
-    public Link link = new Link();
-
-    /**
-     * {@code port_errors:} counter name ({@code counters/} or {@code hw_counters/}) to the rate above
-     * which {@code port_errors_rising} reports it; merged over {@link #DEFAULT_PORT_ERRORS}.
-     */
-    @JsonProperty("port_errors")
-    public Map<String, Rate> portErrors = new LinkedHashMap<>();
-
-    /**
-     * {@code phy_errors:} physical-layer error type of a RoCE port's netdev ({@code crc},
-     * {@code symbol}, {@code pcs_symbol}, {@code link_down}) to the rate above which
-     * {@code port_errors_rising} reports it; merged over {@link #DEFAULT_PHY_ERRORS}.
-     */
-    @JsonProperty("phy_errors")
-    public Map<String, Rate> phyErrors = new LinkedHashMap<>();
-
-    @JsonProperty("lane_errors")
-    public LaneErrors laneErrors = new LaneErrors();
-
-    /**
-     * {@code transport_errors:} transport failure type ({@code retries_exceeded}, {@code ack_timeout},
-     * ... as docs/checks.md lists them) to the rate above which {@code transport_errors} reports it;
-     * merged over {@link #DEFAULT_TRANSPORT_ERRORS}.
-     */
-    @JsonProperty("transport_errors")
-    public Map<String, Rate> transportErrors = new LinkedHashMap<>();
-
-    @JsonProperty("pause_storm")
-    public PauseStorm pauseStorm = new PauseStorm();
-
-    @JsonProperty("qp")
-    public Qp qp = new Qp();
 
     /**
      * Default thresholds of {@code port_errors_rising}: NVIDIA NVSentinel's NIC health monitor
@@ -137,72 +171,89 @@ public final class DiagnosisConfig {
             Map.entry("flushed", Rate.parse("100/s")),
             Map.entry("discards", Rate.parse("10/s")));
 
-    /** {@code roce:} the RoCE expectations; unset values are derived from the host. */
-    public static final class Roce {
-        /** The priority RDMA traffic uses (0-7); default: derived (docs/checks.md, pfc_missing). */
-        @JsonProperty("priority")
-        public Integer priority;
-
-        /** The trust mode every RoCE port should have ("dscp" or "pcp"); default: derived. */
-        @JsonProperty("trust")
-        public String trust;
-    }
-
-    /** {@code link:} link_degraded. */
-    public static final class Link {
-        /** Rate every RDMA port should run at, Gb/s (e.g. 400); default: the best sibling port. */
-        @JsonProperty("expected_rate_gbps")
-        public Double expectedRateGbps;
-
-        /**
-         * Ports that must be up, as {@code DEVICE/PORT} ({@code mlx5_0/1}; a star matches any run of characters); a
-         * down port matched here is critical for link_down even before it was ever seen up.
-         * Default: none (the inventory and same-card siblings decide, docs/alerts.md).
-         */
-        @JsonProperty("expect_up")
-        public List<String> expectUp = List.of();
-    }
-
-    /** {@code pause_storm:} thresholds of pause_storm. */
-    public static final class PauseStorm {
-        /**
-         * PFC pause frames a port may send per second and priority (2000: a NIC sending more than
-         * 2000/s took down half a customer's servers in Guo et al., SIGCOMM 2016, §6.2).
-         */
-        @JsonProperty("tx_pause_frames_per_second")
-        public double txPauseFramesPerSecond = 2000;
-
-        /** Share of the interval a priority may spend paused by its peer (0.5). */
-        @JsonProperty("rx_pause_time_fraction")
-        public double rxPauseTimeFraction = 0.5;
+    /**
+     * {@code roce:} the RoCE expectations; unset values are derived from the host.
+     *
+     * @param priority the priority RDMA traffic uses (0-7); default: derived (docs/checks.md, pfc_missing)
+     * @param trust    the trust mode every RoCE port should have ("dscp" or "pcp", any case); default: derived
+     */
+    public record Roce(@JsonProperty("priority") Integer priority, @JsonProperty("trust") String trust) {
+        public Roce {
+            trust = trust == null ? null : trust.toLowerCase(Locale.ROOT); // DSCP, Dscp: as the tools print it
+        }
     }
 
     /**
-     * {@code lane_errors:} when one physical lane of a RoCE port is "far worse than its siblings"
-     * (a bad lane of a cable or optic): at least {@code min_errors} errors (over the interval, or in
-     * total without history) and at least {@code ratio} times the worst of the other lanes.
+     * {@code link:} link_degraded and link_down.
+     *
+     * @param expectedRateGbps rate every RDMA port should run at, Gb/s (e.g. 400); default: the best sibling port
+     * @param expectUp         ports that must be up, as {@code DEVICE/PORT} ({@code mlx5_0/1}; a star matches any run
+     *                         of characters); a down port matched here is critical for link_down even before it was
+     *                         ever seen up. Default: none (the inventory and same-card siblings decide, docs/alerts.md)
      */
-    public static final class LaneErrors {
-        @JsonProperty("min_errors")
-        public long minErrors = 1000;
-
-        @JsonProperty("ratio")
-        public double ratio = 10;
+    public record Link(@JsonProperty("expected_rate_gbps") Double expectedRateGbps,
+                       @JsonProperty("expect_up") List<String> expectUp) {
+        public Link {
+            expectUp = expectUp == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(expectUp));
+        }
     }
 
-    /** {@code qp:} qp_pressure. */
-    public static final class Qp {
-        /** Share of the device's max_qp in use above which it is reported (0.8). */
-        @JsonProperty("max_share")
-        public double maxShare = 0.8;
+    /**
+     * {@code pause_storm:} thresholds of pause_storm.
+     *
+     * @param txPauseFramesPerSecond PFC pause frames a port may send per second and priority (2000: a NIC
+     *                               sending more than 2000/s took down half a customer's servers in Guo et
+     *                               al., SIGCOMM 2016, §6.2)
+     * @param rxPauseTimeFraction    share of the interval a priority may spend paused by its peer (0.5)
+     */
+    public record PauseStorm(@JsonProperty("tx_pause_frames_per_second") Double txPauseFramesPerSecond,
+                             @JsonProperty("rx_pause_time_fraction") Double rxPauseTimeFraction) {
+        public PauseStorm {
+            txPauseFramesPerSecond = txPauseFramesPerSecond == null ? 2000.0 : txPauseFramesPerSecond;
+            rxPauseTimeFraction = rxPauseTimeFraction == null ? 0.5 : rxPauseTimeFraction;
+        }
+    }
 
-        /** Growth of QPs in the ERR state between two collections that is reported (1). */
-        @JsonProperty("err_growth")
-        public int errGrowth = 1;
+    /**
+     * {@code lane_errors:} when one physical lane of a RoCE port is "far worse than its siblings" (a
+     * bad lane of a cable or optic): at least {@code minErrors} errors (over the interval, or in total
+     * without history; 1000) and at least {@code ratio} times the worst of the other lanes (10).
+     */
+    public record LaneErrors(@JsonProperty("min_errors") Long minErrors, @JsonProperty("ratio") Double ratio) {
+        public LaneErrors {
+            minErrors = minErrors == null ? 1000L : minErrors;
+            ratio = ratio == null ? 10.0 : ratio;
+        }
+    }
 
-        /** QPs in the ERR state at once that are reported even without history (32). */
-        @JsonProperty("max_err")
-        public int maxErr = 32;
+    /**
+     * {@code qp:} qp_pressure.
+     *
+     * @param maxShare  share of the device's max_qp in use above which it is reported (0.8)
+     * @param errGrowth growth of QPs in the ERR state between two collections that is reported (1)
+     * @param maxErr    QPs in the ERR state at once that are reported even without history (32)
+     */
+    public record Qp(@JsonProperty("max_share") Double maxShare, @JsonProperty("err_growth") Integer errGrowth,
+                     @JsonProperty("max_err") Integer maxErr) {
+        public Qp {
+            maxShare = maxShare == null ? 0.8 : maxShare;
+            errGrowth = errGrowth == null ? 1 : errGrowth;
+            maxErr = maxErr == null ? 32 : maxErr;
+        }
+    }
+
+    /**
+     * The thresholds of the probe checks.
+     *
+     * @param lossThreshold           probe.loss_threshold: lost share above which probe_loss reports a peer
+     * @param minProbes               probes sent over the window before probe_loss judges (50)
+     * @param latencyThresholdSeconds probe.latency_threshold: p99 RTT above which probe_latency reports a peer
+     * @param outlierFactor           how many times its peers' median p50 makes a peer's p50 an outlier (5)
+     * @param bandwidthMinRatio       bandwidth.min_ratio: share of the ceiling below which bandwidth_low reports a test
+     */
+    public record Probes(double lossThreshold, int minProbes, double latencyThresholdSeconds, double outlierFactor,
+                         double bandwidthMinRatio) {
+        public static final Probes DEFAULT = new Probes(0.02, 50, 0.005, 5, 0.8);
     }
 
     /** Thresholds of port_errors_rising: the defaults with the configured entries over them. */
@@ -237,39 +288,36 @@ public final class DiagnosisConfig {
                 throw new IllegalArgumentException("diagnosis.disabled_checks: unknown check '" + c + "'; known: " + knownChecks);
             }
         }
-        if (roce.priority != null && (roce.priority < 0 || roce.priority > 7)) {
-            throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority);
+        if (roce.priority() != null && (roce.priority() < 0 || roce.priority() > 7)) {
+            throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority());
         }
-        if (roce.trust != null) {
-            roce.trust = roce.trust.toLowerCase(Locale.ROOT); // DSCP, Dscp: as the tools print it
+        if (roce.trust() != null && !roce.trust().equals("dscp") && !roce.trust().equals("pcp")) {
+            throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust() + "'");
         }
-        if (roce.trust != null && !roce.trust.equals("dscp") && !roce.trust.equals("pcp")) {
-            throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust + "'");
-        }
-        for (String e : link.expectUp) {
+        for (String e : link.expectUp()) {
             if (e == null || !e.matches("[A-Za-z0-9_.*-]+/[0-9*]+")) {
                 throw new IllegalArgumentException("diagnosis.link.expect_up: '" + e + "' is not DEVICE/PORT (like mlx5_0/1 or mlx5_*/1)");
             }
         }
-        if (bootGrace == null || bootGrace.isNegative()) {
+        if (bootGrace.isNegative()) {
             throw new IllegalArgumentException("diagnosis.boot_grace must be a duration of 0 or more (like 10m)");
         }
-        if (link.expectedRateGbps != null && !(link.expectedRateGbps > 0)) {
+        if (link.expectedRateGbps() != null && !(link.expectedRateGbps() > 0)) {
             throw new IllegalArgumentException("diagnosis.link.expected_rate_gbps must be positive");
         }
-        if (!(pauseStorm.txPauseFramesPerSecond > 0)) {
+        if (!(pauseStorm.txPauseFramesPerSecond() > 0)) {
             throw new IllegalArgumentException("diagnosis.pause_storm.tx_pause_frames_per_second must be positive");
         }
-        if (!(pauseStorm.rxPauseTimeFraction > 0 && pauseStorm.rxPauseTimeFraction <= 1)) {
+        if (!(pauseStorm.rxPauseTimeFraction() > 0 && pauseStorm.rxPauseTimeFraction() <= 1)) {
             throw new IllegalArgumentException("diagnosis.pause_storm.rx_pause_time_fraction must be in (0, 1]");
         }
-        if (!(qp.maxShare > 0 && qp.maxShare <= 1)) {
+        if (!(qp.maxShare() > 0 && qp.maxShare() <= 1)) {
             throw new IllegalArgumentException("diagnosis.qp.max_share must be in (0, 1]");
         }
-        if (qp.maxErr < 1) {
+        if (qp.maxErr() < 1) {
             throw new IllegalArgumentException("diagnosis.qp.max_err must be at least 1");
         }
-        if (qp.errGrowth < 1) {
+        if (qp.errGrowth() < 1) {
             throw new IllegalArgumentException("diagnosis.qp.err_growth must be at least 1");
         }
         portErrors.forEach((k, v) -> {
@@ -295,10 +343,10 @@ public final class DiagnosisConfig {
                 throw new IllegalArgumentException("diagnosis.transport_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
             }
         });
-        if (laneErrors.minErrors < 1) {
+        if (laneErrors.minErrors() < 1) {
             throw new IllegalArgumentException("diagnosis.lane_errors.min_errors must be at least 1");
         }
-        if (!(laneErrors.ratio > 1)) {
+        if (!(laneErrors.ratio() > 1)) {
             throw new IllegalArgumentException("diagnosis.lane_errors.ratio must be above 1");
         }
     }

@@ -11,8 +11,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.HostModel;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
@@ -24,18 +22,6 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
     public Report {
         findings = List.copyOf(findings);
         checksWithoutHistory = List.copyOf(checksWithoutHistory);
-    }
-
-    /** This report with more findings (the probes'), in the report's order: most severe first. */
-    public Report withFindings(List<Finding> more) {
-        if (more.isEmpty()) {
-            return this;
-        }
-        List<Finding> all = new ArrayList<>(findings);
-        all.addAll(more);
-        all.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)
-                .thenComparing(f -> f.subject().toString()));
-        return new Report(model, all, checksWithoutHistory);
     }
 
     public boolean hasAtLeast(Severity s) {
@@ -82,7 +68,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
             sb.append('\n').append(colour ? "\u001b[1;" + code + "m" + head + "\u001b[0m" : head).append('\n');
             for (Finding f : fs) {
                 sb.append("  [").append(f.check()).append("] ").append(subject(f)).append(": ").append(f.summary()).append('\n');
-                f.evidence().forEach((k, v) -> sb.append("      ").append(k).append(": ").append(v).append('\n'));
+                f.evidence().entries().forEach(e -> sb.append("      ").append(e.name()).append(": ").append(e.value()).append('\n'));
                 sb.append("    fix: ").append(f.remediation()).append('\n');
             }
         }
@@ -104,11 +90,11 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
     }
 
     private static String subject(Finding f) {
-        if (f.subject().isEmpty()) {
+        if (f.subject().isHost()) {
             return "host";
         }
         StringBuilder sb = new StringBuilder();
-        f.subject().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        f.subject().parts().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
         return sb.toString();
     }
 }

@@ -55,9 +55,9 @@ class ChecksTest {
             } else {
                 assertThat(f).singleElement().satisfies(x -> {
                     assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-                    assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("port", 1);
+                    assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0").containsEntry("port", 1);
                     assertThat(x.summary()).contains(v[2]);
-                    assertThat(x.evidence()).containsEntry("expected_up", true);
+                    assertThat(Plain.evidence(x)).containsEntry("expected_up", true);
                 });
                 // nothing expects it up (no inventory, no sibling card): inventory, not an outage
                 assertThat(of(Diagnosis.run(down, null), "link_down")).singleElement()
@@ -67,15 +67,14 @@ class ChecksTest {
                 assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
                 // configured as expected
-                DiagnosisConfig cfg = new DiagnosisConfig();
-                cfg.link.expectUp = List.of("mlx5_*/1");
+                DiagnosisConfig cfg = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
                 assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
             }
         }
         // a port whose state cannot be read is unknown, never critical
         assertThat(of(Diagnosis.run(model("host-broken"), null), "link_down"))
-                .noneMatch(x -> x.subject().get("device").equals("mlx5_1"));
+                .noneMatch(x -> Plain.subject(x).get("device").equals("mlx5_1"));
     }
 
     @Test
@@ -86,8 +85,8 @@ class ChecksTest {
         Files.writeString(root.resolve("sys/class/infiniband/mlx5_0/ports/1/counters/link_downed"), "255\n");
         List<Finding> f = of(Diagnosis.run(Hosts.model(root), null), "counter_saturated");
         assertThat(f).singleElement().satisfies(x -> {
-            assertThat(x.subject()).isEqualTo(Map.of("device", "mlx5_0", "port", 1, "netdev", "ibp25s0"));
-            assertThat(x.evidence().get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed",
+            assertThat(Plain.subject(x)).isEqualTo(Map.of("device", "mlx5_0", "port", 1, "netdev", "ibp25s0"));
+            assertThat(Plain.evidence(x).get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed",
                     "value", "255", "width_bits", 8)));
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
         });
@@ -106,17 +105,17 @@ class ChecksTest {
     void numaMisaffinity() {
         // host B: GPU 0000:ca:00.0 on NUMA node 1, the only NIC on node 0
         assertThat(of(Diagnosis.run(model("host-b-roce"), null), "numa_misaffinity")).singleElement()
-                .satisfies(x -> assertThat(x.subject()).isEqualTo(Map.of("gpu", "0000:ca:00.0")));
+                .satisfies(x -> assertThat(Plain.subject(x)).isEqualTo(Map.of("gpu", "0000:ca:00.0")));
         // host D: the SYS GPU is flagged, the numa -1 GPU (unknown) is not
         assertThat(of(Diagnosis.run(model("host-d-topology"), null), "numa_misaffinity"))
-                .extracting(x -> x.subject().get("gpu")).containsExactly("0000:9b:00.0");
+                .extracting(x -> Plain.subject(x).get("gpu")).containsExactly("0000:9b:00.0");
         assertThat(of(Diagnosis.run(model("host-a-ib"), null), "numa_misaffinity")).isEmpty();
     }
 
     @Test
     void pcieDegraded() {
         assertThat(of(Diagnosis.run(model("host-d-topology"), null), "pcie_degraded"))
-                .extracting(x -> x.subject().get("pci")).containsExactly("0000:19:00.0"); // x8 of x16; not the Gen5-in-Gen4 GPU, not idle GPUs
+                .extracting(x -> Plain.subject(x).get("pci")).containsExactly("0000:19:00.0"); // x8 of x16; not the Gen5-in-Gen4 GPU, not idle GPUs
         assertThat(of(Diagnosis.run(model("host-a-ib"), null), "pcie_degraded")).isEmpty(); // GPU idle at 2.5 GT/s
     }
 

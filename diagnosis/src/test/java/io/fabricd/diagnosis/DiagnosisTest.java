@@ -22,12 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
 class DiagnosisTest {
 
     @Test
-    void everyHostCheckOfTheSpecIsShippedOnce() {
+    void everyCheckOfTheSpecIsShippedOnce() {
         assertThat(Diagnosis.checkIds()).doesNotHaveDuplicates().containsExactlyInAnyOrder("link_down", "link_degraded",
                 "pfc_missing", "global_pause_with_pfc", "ecn_disabled", "trust_mismatch", "mtu_mismatch", "roce_gid_missing",
                 "gpudirect_off", "numa_misaffinity", "pcie_degraded", "counter_saturated", "port_errors_rising", "pause_storm",
                 "qp_pressure", "transport_errors", "pcie_acs_redirect", "iommu_translation", "pcie_max_read_request",
-                "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing");
+                "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing",
+                "probe_loss", "probe_latency", "bandwidth_low");
     }
 
     @Test
@@ -49,7 +50,7 @@ class DiagnosisTest {
             assertThat(r.findings()).allSatisfy(f -> {
                 assertThat(f.summary()).isNotBlank();
                 assertThat(f.remediation()).isNotBlank();
-                assertThat(f.subject().keySet()).isSubsetOf("device", "port", "netdev", "priority", "gpu", "pci");
+                assertThat(f.subject().parts().keySet()).isSubsetOf("device", "port", "netdev", "priority", "gpu", "pci");
             });
             // one finding per check and subject: fabric_finding series stay unique
             assertThat(r.findings().stream().map(f -> f.check() + f.subject()).toList()).doesNotHaveDuplicates();
@@ -63,7 +64,7 @@ class DiagnosisTest {
         HostModel m = Hosts.model(Hosts.demo(tmp.resolve("demo")));
         Report r = Diagnosis.run(m, null);
         Set<String> loud = r.findings().stream().filter(f -> f.severity().atLeast(Severity.WARNING))
-                .map(f -> f.check() + " " + f.subject().getOrDefault("device", f.subject().getOrDefault("gpu", f.subject().get("pci"))))
+                .map(f -> f.check() + " " + Plain.subject(f).getOrDefault("device", Plain.subject(f).getOrDefault("gpu", Plain.subject(f).get("pci"))))
                 .collect(Collectors.toSet());
         // exactly the planted problems (tools/hostgen.py host_demo)
         assertThat(loud).containsExactlyInAnyOrder("pfc_missing mlx5_7", "mtu_mismatch mlx5_6", "counter_saturated mlx5_3",
@@ -84,8 +85,7 @@ class DiagnosisTest {
 
     @Test
     void disabledChecksDoNotRun() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.disabledChecks = List.of("pfc_missing", "port_errors_rising");
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_missing", "port_errors_rising"));
         c.validate(Diagnosis.checkIds());
         Report r = Diagnosis.run(Hosts.model("host-e-roce-variants"), null, c);
         assertThat(r.findings()).noneMatch(f -> f.check().equals("pfc_missing"));
@@ -94,15 +94,14 @@ class DiagnosisTest {
 
     @Test
     void configValidationNamesTheKey() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.disabledChecks = List.of("pfc_mising");
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_mising"));
         assertThatThrownBy(() -> c.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.disabled_checks")
                 .hasMessageContaining("pfc_mising");
-        DiagnosisConfig p = new DiagnosisConfig();
-        p.roce.priority = 8;
+        DiagnosisConfig p = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(8, null));
         assertThatThrownBy(() -> p.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.priority");
-        DiagnosisConfig t = new DiagnosisConfig();
-        t.roce.trust = "vlan";
+        DiagnosisConfig t = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "vlan"));
+        // the tools print DSCP; the configuration takes any case
+        assertThat(DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "DSCP")).roce().trust()).isEqualTo("dscp");
         assertThatThrownBy(() -> t.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.trust");
     }
 
@@ -119,7 +118,7 @@ class DiagnosisTest {
         for (String bad : List.of("", "x", "-1/s", "5/d", "1e3")) {
             assertThatThrownBy(() -> Rate.parse(bad)).hasMessageContaining("is not a rate");
         }
-        assertThat(new DiagnosisConfig().portErrorThresholds()).containsKeys("symbol_error", "link_downed")
+        assertThat(DiagnosisConfig.DEFAULT.portErrorThresholds()).containsKeys("symbol_error", "link_downed")
                 .containsEntry("symbol_error", Rate.parse("120/h"));
     }
 

@@ -35,16 +35,16 @@ class GpuDirectReadinessTest {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h")).deviceControl(PcieHosts.NIC, TUNED).acs(PcieHosts.NIC_PORT, 0x1d);
         assertThat(of(h, "pcie_acs_redirect")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
-            assertThat(f.subject()).isEqualTo(Map.of("pci", PcieHosts.NIC_PORT));
-            assertThat(f.evidence().get("acs_control")).isEqualTo("SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-");
+            assertThat(Plain.subject(f)).isEqualTo(Map.of("pci", PcieHosts.NIC_PORT));
+            assertThat(Plain.evidence(f).get("acs_control")).isEqualTo("SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-");
             // the PIX GPU beside it and the PXB GPU two switches down both cross the NIC's port
-            assertThat(f.evidence().get("pairs")).isEqualTo(List.of("GPU 0000:18:00.0 <-> mlx5_0 (PIX)",
+            assertThat(Plain.evidence(f).get("pairs")).isEqualTo(List.of("GPU 0000:18:00.0 <-> mlx5_0 (PIX)",
                     "GPU 0000:1c:00.0 <-> mlx5_0 (PXB)"));
             assertThat(f.remediation()).contains("setpci -s 0000:17:01.0 ECAP_ACS+0x6.w=0000");
         });
         // the GPU's port too: a second finding
         h.acs(PcieHosts.GPU_PORT, 0x04);
-        assertThat(of(h, "pcie_acs_redirect")).extracting(f -> f.subject().get("pci")).containsExactly(PcieHosts.GPU_PORT, PcieHosts.NIC_PORT);
+        assertThat(of(h, "pcie_acs_redirect")).extracting(f -> Plain.subject(f).get("pci")).containsExactly(PcieHosts.GPU_PORT, PcieHosts.NIC_PORT);
     }
 
     @Test
@@ -66,9 +66,9 @@ class GpuDirectReadinessTest {
                 .iommu("BOOT_IMAGE=/vmlinuz intel_iommu=on", "DMA-FQ", PcieHosts.NIC, PcieHosts.GPU);
         assertThat(of(h, "iommu_translation")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
-            assertThat((List<?>) f.evidence().get("translated")).hasSize(2);
-            assertThat(f.evidence().get("cmdline")).isEqualTo(List.of("intel_iommu=on"));
-            assertThat(f.evidence().get("iommu_units")).isEqualTo(List.of("dmar0"));
+            assertThat((List<?>) Plain.evidence(f).get("translated")).hasSize(2);
+            assertThat(Plain.evidence(f).get("cmdline")).isEqualTo(List.of("intel_iommu=on"));
+            assertThat(Plain.evidence(f).get("iommu_units")).isEqualTo(List.of("dmar0"));
             assertThat(f.remediation()).contains("iommu=pt");
         });
     }
@@ -87,8 +87,8 @@ class GpuDirectReadinessTest {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         assertThat(of(h, "pcie_max_read_request")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
-            assertThat(f.subject()).isEqualTo(Map.of("pci", PcieHosts.NIC));
-            assertThat(f.evidence()).containsEntry("max_read_request_bytes", 512);
+            assertThat(Plain.subject(f)).isEqualTo(Map.of("pci", PcieHosts.NIC));
+            assertThat(Plain.evidence(f)).containsEntry("max_read_request_bytes", 512);
             assertThat(f.remediation()).contains("setpci -s 0000:19:00.0 CAP_EXP+8.w=5000:7000");
         });
         assertThat(of(h, "pcie_max_payload")).as("256 is the most the ports above it support").isEmpty();
@@ -98,7 +98,7 @@ class GpuDirectReadinessTest {
         h.deviceControl(PcieHosts.NIC, 0x5800);
         assertThat(of(h, "pcie_max_read_request")).isEmpty();
         assertThat(of(h, "pcie_max_payload")).singleElement().satisfies(f -> {
-            assertThat(f.evidence()).containsEntry("max_payload_bytes", 128).containsEntry("path_allows_bytes", 256);
+            assertThat(Plain.evidence(f)).containsEntry("max_payload_bytes", 128).containsEntry("path_allows_bytes", 256);
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
         });
         assertThat(of(h, "pcie_relaxed_ordering")).singleElement().satisfies(f -> assertThat(f.severity()).isEqualTo(Severity.INFO));
@@ -122,7 +122,7 @@ class GpuDirectReadinessTest {
         assertThat(r.findings()).noneMatch(f -> CHECKS.contains(f.check()));
         assertThat(r.findings()).filteredOn(f -> f.check().equals("pcie_config_blind")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.INFO);
-            Map<?, ?> blind = (Map<?, ?>) f.evidence().get("blind_checks");
+            Map<?, ?> blind = (Map<?, ?>) Plain.evidence(f).get("blind_checks");
             assertThat(blind.get("pcie_acs_redirect")).isEqualTo(List.of(PcieHosts.GPU_PORT, PcieHosts.NIC_PORT));
             assertThat(blind.get("pcie_max_read_request")).isEqualTo(List.of(PcieHosts.NIC));
             // the NIC and every bridge up to its root port: what its path allows

@@ -5,16 +5,19 @@ import io.fabricd.model.metrics.FindingMetrics;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 
 /**
- * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer} 1}: one series per open
+ * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer,direction} 1}: one series per open
  * finding of the latest collection (interfaces.md). Every subject label is always present, empty
- * when the finding's subject has no such part, so alert rules can group by any of them.
+ * when the finding's subject has no such part, so alert rules can group by any of them (direction:
+ * the two directions of a slow link are two series).
  */
 final class FindingFamilies {
-    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer");
+    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer",
+            "direction");
 
     private FindingFamilies() {
     }
@@ -46,9 +49,9 @@ final class FindingFamilies {
         Set<List<String>> seen = new HashSet<>();
         for (Finding x : findings) {
             List<String> values = new ArrayList<>(List.of(x.check(), x.severity().id()));
+            Map<String, String> parts = x.subject().parts();
             for (String l : SUBJECT_LABELS) {
-                Object v = x.subject().get(l);
-                values.add(v == null ? "" : v.toString());
+                values.add(parts.getOrDefault(l, ""));
             }
             if (seen.add(values)) {
                 f.add(FindingMetrics.FINDING, 1, NAMES, values);

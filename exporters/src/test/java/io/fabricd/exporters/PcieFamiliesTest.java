@@ -73,7 +73,7 @@ class PcieFamiliesTest {
         assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_pci_max_") || k.startsWith("fabric_pci_relaxed_ordering_enabled")
                 || k.startsWith("fabric_pci_acs_control"));
         assertThat(v).containsEntry(s("fabric_finding", "check", "pcie_config_blind", "severity", "info", "device", "", "port", "",
-                "netdev", "", "priority", "", "gpu", "", "pci", "", "peer", ""), 1.0);
+                "netdev", "", "priority", "", "gpu", "", "pci", "", "peer", "", "direction", ""), 1.0);
         assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding_text{") && k.contains("check=\"pcie_config_blind\""))
                 .singleElement().asString().contains("read only 64 bytes").contains("pcie.fullConfigSpace: true")
                 .contains("AmbientCapabilities=CAP_SYS_ADMIN").contains("fabricd diagnose` as root");

@@ -133,7 +133,7 @@ class RealCapturesTest {
         assertThat(findings(m, "pfc_missing")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.CRITICAL);
             assertThat(f.summary()).contains("PFC is off on every priority of ens1f0np0");
-            assertThat((String) f.evidence().get("pfc_source")).startsWith("ethtool -S: mlx5_core");
+            assertThat(f.evidence().text("pfc_source")).startsWith("ethtool -S: mlx5_core");
         });
         assertThat(findings(m, "global_pause_with_pfc")).isEmpty();
         Map<String, Double> v = metrics(m);
@@ -159,11 +159,11 @@ class RealCapturesTest {
         // one collection: the totals since the driver loaded, as info: the bad lane, and the PHY error totals
         List<Finding> once = findings(before, "port_errors_rising");
         assertThat(once).hasSize(2).allSatisfy(f -> assertThat(f.severity()).isEqualTo(Severity.INFO));
-        assertThat(once).filteredOn(f -> f.evidence().containsKey("lane")).singleElement().satisfies(f -> {
-            assertThat(f.evidence()).containsEntry("lane", 3);
+        assertThat(once).filteredOn(f -> f.evidence().has("lane")).singleElement().satisfies(f -> {
+            assertThat(f.evidence().number("lane")).isEqualTo(3);
             assertThat(f.summary()).contains("lane 3 of ens1f0np0 has 17722623 receive errors against at most 28116");
         });
-        assertThat(once).filteredOn(f -> f.evidence().containsKey("totals")).singleElement()
+        assertThat(once).filteredOn(f -> f.evidence().has("totals")).singleElement()
                 .satisfies(f -> assertThat(f.summary()).contains("ens1f0np0 crc errors 386"));
         // a minute later lane 3 took 50 000 more errors, lane 0 two, and CRC errors rose: a warning each
         String later = capture.replace("rx_err_lane_3_phy: 17722623", "rx_err_lane_3_phy: 17772623")
@@ -183,7 +183,7 @@ class RealCapturesTest {
         HostModel once = model(Fixtures.procfs(tmp.resolve("a")), T0);
         assertThat(findings(once, "transport_errors")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.INFO);
-            assertThat(f.subject()).containsEntry("device", "mlx5_0");
+            assertThat(f.subject().device()).isEqualTo("mlx5_0");
             assertThat(f.summary()).contains("local_ack_timeout_err 131", "req_cqe_error 3481", "resp_cqe_error 8109",
                     "duplicate_request 41", "out_of_sequence 1");
         });
@@ -203,7 +203,7 @@ class RealCapturesTest {
     @Test
     void roceLinksDisabledWithUnknownNetdevsAreWarningsNotCritical() {
         HostModel m = model(Fixtures.dir().resolve("real/h100-some-down"));
-        assertThat(findings(m, "link_down")).extracting(f -> f.subject().get("device")).containsExactly("mlx5_2", "mlx5_7", "mlx5_8");
+        assertThat(findings(m, "link_down")).extracting(f -> f.subject().device()).containsExactly("mlx5_2", "mlx5_7", "mlx5_8");
         assertThat(findings(m, "link_down")).allSatisfy(f -> {
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
             assertThat(f.summary()).contains("is DOWN, physical state Disabled", "not known");
@@ -215,7 +215,7 @@ class RealCapturesTest {
     void aPhysicalStateThatContradictsActiveIsNamedByItsId(@TempDir Path tmp) {
         HostModel m = model(Fixtures.procfs(tmp));
         assertThat(findings(m, "link_down")).singleElement().satisfies(f -> {
-            assertThat(f.subject()).containsEntry("device", "mlx5_0");
+            assertThat(f.subject().device()).isEqualTo("mlx5_0");
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
             assertThat(f.summary()).contains("is ACTIVE but its physical state is PortConfigurationTraining (sysfs '4: ACTIVE')")
                     .doesNotContain("ACTIVE / ACTIVE");
@@ -234,8 +234,10 @@ class RealCapturesTest {
         assertThat(m.portAttrs("rxe0", 1).orElseThrow().mtuSource()).isEqualTo("verbs");
         assertThat(findings(m, "mtu_mismatch")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.WARNING);
-            assertThat(f.evidence()).containsEntry("active_mtu", 1024).containsEntry("max_mtu", 4096)
-                    .containsEntry("netdev_mtu_below", 2128).containsEntry("netdev_mtu_needed", 4176);
+            assertThat(f.evidence().number("active_mtu")).isEqualTo(1024);
+            assertThat(f.evidence().number("max_mtu")).isEqualTo(4096);
+            assertThat(f.evidence().number("netdev_mtu_below")).isEqualTo(2128);
+            assertThat(f.evidence().number("netdev_mtu_needed")).isEqualTo(4176);
             assertThat(f.summary()).contains("the MTU of ens3 is below 2128");
         });
     }

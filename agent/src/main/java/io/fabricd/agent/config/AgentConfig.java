@@ -50,7 +50,18 @@ public final class AgentConfig {
 
     /** {@code diagnosis:} thresholds and expectations of the checks (docs/checks.md). */
     @JsonProperty("diagnosis")
-    public DiagnosisConfig diagnosis = new DiagnosisConfig();
+    public DiagnosisConfig diagnosis = DiagnosisConfig.DEFAULT;
+
+    /**
+     * The checks' configuration: the {@code diagnosis:} section with the probe checks' thresholds,
+     * which users set beside the probes (probe.loss_threshold, probe.latency_threshold) and the
+     * bandwidth tests (bandwidth.min_ratio).
+     */
+    public DiagnosisConfig judging() {
+        DiagnosisConfig.Probes d = DiagnosisConfig.Probes.DEFAULT;
+        return diagnosis.withProbes(new DiagnosisConfig.Probes(probe.lossThreshold(), d.minProbes(),
+                probe.latencyThreshold().toNanos() / 1e9, d.outlierFactor(), bandwidth.minRatio));
+    }
 
     /** Bandwidth tests served to peers (docs/bandwidth.md); needs the probe key, as the endpoint API does. */
     @JsonProperty("bandwidth")
@@ -250,7 +261,7 @@ public final class AgentConfig {
         ListenAddress.parse(listen);
         HostCollection.validate(collectorConfig());
         if (diagnosis == null) {
-            diagnosis = new DiagnosisConfig();
+            diagnosis = DiagnosisConfig.DEFAULT;
         }
         diagnosis.validate(Diagnosis.checkIds());
         if (probe == null) {

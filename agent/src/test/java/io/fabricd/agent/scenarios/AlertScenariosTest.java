@@ -153,7 +153,7 @@ class AlertScenariosTest {
                 })
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("host without RDMA on purpose", BIG)
-                .config(c -> c.diagnosis.expectRdmaDevices = false)
+                .config(c -> c.diagnosis = c.diagnosis.withExpectRdmaDevices(false))
                 .at(0, w -> w.host().remove("sys/class/infiniband"))
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("a port that comes up late is then expected", BIG)

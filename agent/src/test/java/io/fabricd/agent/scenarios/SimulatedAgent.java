@@ -1,14 +1,23 @@
 package io.fabricd.agent.scenarios;
 
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.Judgement;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.state.InventoryStore;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.model.HostModel;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.diagnosis.Report;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.exporters.Exposition;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -63,7 +72,7 @@ final class SimulatedAgent {
     /** One collection at {@code at} and the scrape that follows it: series to value, as Prometheus would store them. */
     Map<String, Double> collectAndScrape(Instant at) {
         HostModel m = collection.collect(SnapshotHostSource.open(host.root())).withCollectedAt(at);
-        last = judgement.apply(m, List.of());
+        last = judgement.apply(m, ProbeResults.NONE);
         String text = new String(Exposition.render(metrics.collect(), null).body(), StandardCharsets.UTF_8);
         Map<String, Double> out = new LinkedHashMap<>(TextFormat.parse(text));
         // what the agent's own registry adds beside the host's families (Micrometer and client_java)

@@ -5,12 +5,11 @@ import io.fabricd.model.RdmaPort;
 import io.fabricd.model.CounterWidths;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code counter_saturated} (warning): a fixed-width PMA error counter pinned at its maximum
@@ -30,25 +29,25 @@ public final class CounterSaturated implements Check {
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
-            List<Map<String, Object>> pinned = new ArrayList<>();
+            List<Evidence> pinned = new ArrayList<>();
             for (String c : p.saturated()) {
                 if (CounterWidths.kind(c) != CounterWidths.Kind.ERROR) {
                     continue; // a pinned data, packet or congestion counter hides no error
                 }
-                Map<String, Object> e = new LinkedHashMap<>();
+                Evidence.Builder e = Evidence.builder();
                 e.put("counter", c);
                 e.put("value", Long.toUnsignedString(p.counters().get(c)));
                 e.put("width_bits", CounterWidths.width(c, p.counters()));
-                pinned.add(e);
+                pinned.add(e.build());
             }
             if (pinned.isEmpty()) {
                 continue;
             }
-            String names = String.join(", ", pinned.stream().map(e -> (String) e.get("counter")).toList());
+            String names = String.join(", ", pinned.stream().map(e -> e.text("counter")).toList());
             out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
                     names + " on " + p.device() + " port " + p.port() + (pinned.size() == 1 ? " is" : " are")
                             + " pinned at the counter's maximum: new errors are invisible",
-                    Map.of("saturated", pinned), "Find the cause of the errors (cable, transceiver: `ibqueryerrors`, `mlxlink`), then clear the "
+                    Evidence.builder().objects("saturated", pinned), "Find the cause of the errors (cable, transceiver: `ibqueryerrors`, `mlxlink`), then clear the "
                             + "port counters as root: `perfquery -R` on the host (or `perfquery -R <lid> " + p.port() + "`)."));
         }
         return out;

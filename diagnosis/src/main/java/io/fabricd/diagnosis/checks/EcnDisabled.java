@@ -5,12 +5,11 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code ecn_disabled} (warning): DCQCN cannot work on the RDMA priority. Evidence, whichever the
@@ -49,7 +48,7 @@ public final class EcnDisabled implements Check {
             NetdevInfo nd = Ports.netdev(m, p);
             RdmaPriority rp = RdmaPriority.of(m, p, nd, config);
             List<String> reasons = new ArrayList<>();
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             if (nd != null && Boolean.FALSE.equals(nd.ecnNp().get(rp.priority()))) {
                 reasons.add("ECN notification point off (ecn/roce_np/enable/" + rp.priority() + " = 0)");
             }
@@ -75,7 +74,7 @@ public final class EcnDisabled implements Check {
             if (reasons.isEmpty()) {
                 continue;
             }
-            ev.put("reasons", reasons);
+            ev.texts("reasons", reasons);
             ev.put("rdma_priority", rp.priority());
             ev.put("priority_rule", rp.rule());
             if (marked != null) {

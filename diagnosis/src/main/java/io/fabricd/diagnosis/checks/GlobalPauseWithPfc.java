@@ -5,12 +5,11 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code global_pause_with_pfc} (warning): 802.3x link-level pause on a port that also has PFC.
@@ -38,7 +37,7 @@ public final class GlobalPauseWithPfc implements Check {
             if (pfc == null || pfc.enabled().isEmpty() || !nd.globalPause().orElse(false)) {
                 continue;
             }
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             if (nd.pause() != null) {
                 ev.put("pause_rx", nd.pause().rx());
                 ev.put("pause_tx", nd.pause().tx());
@@ -47,7 +46,7 @@ public final class GlobalPauseWithPfc implements Check {
             } else {
                 ev.put("source", "ethtool -S lists rx/tx_global_pause (" + nd.driver() + " lists them only while global pause is on)");
             }
-            ev.put("pfc_enabled", pfc.enabled());
+            ev.numbers("pfc_enabled", pfc.enabled());
             ev.put("pfc_source", pfc.source());
             out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
                     "802.3x global pause is on for " + nd.name() + " while PFC is on priorities " + pfc.enabled(), ev,

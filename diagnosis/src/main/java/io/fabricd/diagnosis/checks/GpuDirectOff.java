@@ -4,11 +4,11 @@ import io.fabricd.model.GpuDirect;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code gpudirect_off} (critical): NVIDIA GPUs and RDMA devices present but no GPUDirect RDMA
@@ -28,12 +28,12 @@ public final class GpuDirectOff implements Check {
         if (g == null || g.enabled() == null || g.enabled()) {
             return List.of();
         }
-        Map<String, Object> evidence = new LinkedHashMap<>();
+        Evidence.Builder evidence = Evidence.builder();
         evidence.put("reason", g.reason());
-        evidence.put("checked", g.evidence());
+        evidence.texts("checked", g.evidence());
         evidence.put("gpus", m.pci().stream().filter(f -> f.kind().equals("gpu")).count());
         evidence.put("rdma_devices", m.devices().size());
-        return List.of(new Finding(id(), Severity.CRITICAL, Map.of(), "NVIDIA GPUs and RDMA NICs but no GPUDirect RDMA path",
+        return List.of(new Finding(id(), Severity.CRITICAL, Subject.HOST, "NVIDIA GPUs and RDMA NICs but no GPUDirect RDMA path",
                 evidence, "Load the peer-memory module (`modprobe nvidia-peermem`, shipped with the NVIDIA driver; it needs "
                         + "MLNX_OFED/DOCA-OFED) or use DMA-BUF (kernel >= 5.12, NVIDIA open kernel modules, "
                         + "NCCL_DMABUF_ENABLE=1). Confirm with NCCL_DEBUG=INFO: 'GPU Direct RDMA Enabled'."));

@@ -6,14 +6,14 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -43,12 +43,12 @@ public final class HardwareMissing implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, Inventory inv, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
-        if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices
+        if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices()
                 && (inv == null || !inv.expectsNoRdma())) {
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             ev.put("rdma_devices", 0);
             ev.put("read", "sys/class/infiniband");
-            out.add(new Finding(id(), Severity.CRITICAL, Map.of(), "this host has no RDMA device: no job can use RDMA here", ev,
+            out.add(new Finding(id(), Severity.CRITICAL, Subject.HOST, "this host has no RDMA device: no job can use RDMA here", ev,
                     "Check that the NIC driver is loaded (`lsmod | grep -e mlx5_ib -e ib_core`, `dmesg | grep -i -e mlx5 -e fatal`) "
                             + "and the card is seen (`lspci -d 15b3:`); reload the driver or reset the card. On a host that has no "
                             + "RDMA NIC on purpose set diagnosis.expect_rdma_devices: false, or run `fabricd inventory accept`."));
@@ -60,13 +60,11 @@ public final class HardwareMissing implements Check {
         for (Inventory.Device d : inv.devices()) {
             Optional<RdmaDevice> present = inv.match(m, d);
             if (present.isEmpty()) {
-                Map<String, Object> subject = new LinkedHashMap<>();
-                subject.put("device", d.name());
+                Subject subject = Subject.device(d.name()).withPci(d.pci());
                 if (d.pci() != null) {
-                    subject.put("pci", d.pci());
                     reportedPci.add(d.pci());
                 }
-                Map<String, Object> ev = new LinkedHashMap<>();
+                Evidence.Builder ev = Evidence.builder();
                 ev.put("expected_since", inv.acceptedAt());
                 ev.put("node_guid", d.nodeGuid());
                 ev.put("pci", d.pci());
@@ -85,23 +83,20 @@ public final class HardwareMissing implements Check {
             RdmaDevice now = present.get();
             for (Inventory.Port ip : d.ports()) {
                 Optional<RdmaPort> port = now.ports().stream().filter(p -> p.port() == ip.port()).findFirst();
-                Map<String, Object> subject = new LinkedHashMap<>();
-                subject.put("device", now.name());
-                subject.put("port", ip.port());
+                Subject subject = Subject.port(now.name(), ip.port());
                 if (port.isEmpty()) {
-                    Map<String, Object> ev = new LinkedHashMap<>();
+                    Evidence.Builder ev = Evidence.builder();
                     ev.put("expected_since", inv.acceptedAt());
-                    ev.put("ports_now", now.ports().stream().map(RdmaPort::port).toList());
+                    ev.numbers("ports_now", now.ports().stream().map(RdmaPort::port).toList());
                     out.add(new Finding(id(), Severity.CRITICAL, subject, "port " + ip.port() + " of " + now.name() + " is gone", ev,
                             FIRST + "check `ibstat " + now.name() + "` and `dmesg`. A port that vanishes from a device is a driver or "
                                     + "firmware fault: reload the driver."));
                     continue;
                 }
                 if (ip.netdev() != null && port.get().netdev() == null && m.netdev(ip.netdev()).isEmpty()) {
-                    subject.put("netdev", ip.netdev());
-                    Map<String, Object> ev = new LinkedHashMap<>();
+                    Evidence.Builder ev = Evidence.builder();
                     ev.put("expected_since", inv.acceptedAt());
-                    out.add(new Finding(id(), Severity.WARNING, subject, "netdev " + ip.netdev() + " of " + now.name() + " port "
+                    out.add(new Finding(id(), Severity.WARNING, subject.withNetdev(ip.netdev()), "netdev " + ip.netdev() + " of " + now.name() + " port "
                             + ip.port() + " is gone", ev,
                             "If the netdev was renamed on purpose, run `fabricd inventory accept` on the node; otherwise check `ip link` "
                                     + "and `rdma link show " + now.name() + "/" + ip.port() + "`. The netdev was renamed, deleted or its driver "
@@ -118,12 +113,8 @@ public final class HardwareMissing implements Check {
             if (now.isPresent() && !allOnes) {
                 continue;
             }
-            Map<String, Object> subject = new LinkedHashMap<>();
-            subject.put("pci", f.address());
-            if ("gpu".equals(f.kind())) {
-                subject.put("gpu", f.address());
-            }
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Subject subject = Subject.pci(f.address()).withGpu("gpu".equals(f.kind()) ? f.address() : null);
+            Evidence.Builder ev = Evidence.builder();
             ev.put("kind", f.kind());
             ev.put("expected_since", inv.acceptedAt());
             ev.put("state", allOnes ? "reads all ones (link status or config space)" : "gone from the bus");
@@ -137,7 +128,7 @@ public final class HardwareMissing implements Check {
         if (config.booting(m)) {
             // drivers probe and devices appear while a host boots: not yet a page
             out.replaceAll(f -> f.severity() != Severity.CRITICAL ? f : new Finding(f.check(), Severity.INFO, f.subject(),
-                    f.summary() + " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays gone)",
+                    f.summary() + " (the host booted less than " + config.bootGrace().toMinutes() + " min ago: critical if it stays gone)",
                     f.evidence(), f.remediation()));
         }
         return out;

@@ -4,12 +4,12 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.Iommu;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code iommu_translation} (warning): on a host with NVIDIA GPUs and RDMA NICs, the IOMMU
@@ -32,26 +32,26 @@ public final class IommuTranslation implements Check {
         if (iommu == null || m.gpuDirect() == null || m.gpuDirect().enabled() == null) {
             return List.of(); // no IOMMU reading, or no GPU and RDMA device together
         }
-        List<Map<String, Object>> translated = new ArrayList<>();
+        List<Evidence> translated = new ArrayList<>();
         for (Iommu.Device d : iommu.devices()) {
             if ("translated".equals(iommu.mode(d))) {
-                Map<String, Object> e = new LinkedHashMap<>();
+                Evidence.Builder e = Evidence.builder();
                 e.put("pci", d.address());
                 e.put("kind", d.kind());
                 e.put("iommu_group", d.group());
                 e.put("type", d.type());
-                translated.add(e);
+                translated.add(e.build());
             }
         }
         if (translated.isEmpty()) {
             return List.of();
         }
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("translated", translated);
-        evidence.put("iommu_units", iommu.units());
-        evidence.put("cmdline", iommu.cmdline());
-        evidence.put("confirm", "cat /sys/bus/pci/devices/" + translated.get(0).get("pci") + "/iommu_group/type; cat /proc/cmdline");
-        return List.of(new Finding(id(), Severity.WARNING, Map.of(),
+        Evidence.Builder evidence = Evidence.builder();
+        evidence.objects("translated", translated);
+        evidence.texts("iommu_units", iommu.units());
+        evidence.texts("cmdline", iommu.cmdline());
+        evidence.put("confirm", "cat /sys/bus/pci/devices/" + translated.get(0).text("pci") + "/iommu_group/type; cat /proc/cmdline");
+        return List.of(new Finding(id(), Severity.WARNING, Subject.HOST,
                 "the IOMMU translates the DMA of " + translated.size() + " GPU/NIC function" + (translated.size() == 1 ? "" : "s")
                         + ": GPUDirect RDMA peer-to-peer goes through it", evidence,
                 "On bare metal put the IOMMU in passthrough: add `iommu=pt` to the kernel command line (beside `intel_iommu=on` "

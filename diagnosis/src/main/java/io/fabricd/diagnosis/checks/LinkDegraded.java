@@ -5,12 +5,11 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -40,13 +39,13 @@ public final class LinkDegraded implements Check {
                     continue;
                 }
                 double gbps = p.rate().bytesPerSecond() * 8 / 1e9;
-                Map<String, Object> ev = new LinkedHashMap<>();
+                Evidence.Builder ev = Evidence.builder();
                 ev.put("rate", p.rate().raw());
-                if (config.link.expectedRateGbps != null) {
-                    if (gbps + 1e-9 < config.link.expectedRateGbps) {
-                        ev.put("expected_rate_gbps", config.link.expectedRateGbps);
+                if (config.link().expectedRateGbps() != null) {
+                    if (gbps + 1e-9 < config.link().expectedRateGbps()) {
+                        ev.put("expected_rate_gbps", config.link().expectedRateGbps());
                         ev.put("expected_because", "config (diagnosis.link.expected_rate_gbps)");
-                        out.add(finding(p, gbps + " Gb/s, expected " + config.link.expectedRateGbps + " Gb/s", ev));
+                        out.add(finding(p, gbps + " Gb/s, expected " + config.link().expectedRateGbps() + " Gb/s", ev));
                     }
                     continue;
                 }
@@ -76,7 +75,7 @@ public final class LinkDegraded implements Check {
         return out;
     }
 
-    private Finding finding(RdmaPort p, String what, Map<String, Object> ev) {
+    private Finding finding(RdmaPort p, String what, Evidence.Builder ev) {
         return new Finding(id(), Severity.WARNING, Ports.subject(p), p.device() + " port " + p.port() + " is degraded: " + what, ev,
                 "Check cable and transceiver and the switch port (`mlxlink -d <pci> -m -c`, `ibportstate`, `ethtool "
                         + (p.netdev() == null ? "<netdev>" : p.netdev()) + "`); reseat or replace the cable, then re-check `ibstat`.");

@@ -5,13 +5,13 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code link_down}: an RDMA port that is not ACTIVE with physical state LinkUp. Critical when the
@@ -67,8 +67,8 @@ public final class LinkDown implements Check {
             if (booting) {
                 severity = Severity.INFO; // links train and subnet managers configure ports while a host boots: no ticket, no page
             }
-            Map<String, Object> subject = Ports.subject(p);
-            Map<String, Object> evidence = new LinkedHashMap<>();
+            Subject subject = Ports.subject(p);
+            Evidence.Builder evidence = Evidence.builder();
             evidence.put("state", p.state().toString());
             evidence.put("phys_state", p.physState() == null ? "not read" : p.physState().toString());
             if (nd != null) {
@@ -109,7 +109,7 @@ public final class LinkDown implements Check {
                         + " If the port was taken out of service on purpose, run `fabricd inventory accept`.";
             }
             if (booting) {
-                summary += " (the host booted less than " + config.bootGrace.toMinutes() + " min ago: critical if it stays down)";
+                summary += " (the host booted less than " + config.bootGrace().toMinutes() + " min ago: critical if it stays down)";
             }
             out.add(new Finding(id(), severity, subject, summary, evidence, fix));
         }

@@ -7,12 +7,12 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Value;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -44,7 +44,7 @@ public final class MtuMismatch implements Check {
                     continue;
                 }
                 NetdevInfo nd = Ports.netdev(m, p);
-                Map<String, Object> ev = new LinkedHashMap<>();
+                Evidence.Builder ev = Evidence.builder();
                 ev.put("active_mtu", a.activeMtu());
                 ev.put("max_mtu", a.maxMtu());
                 ev.put("mtu_source", a.mtuSource());
@@ -66,7 +66,7 @@ public final class MtuMismatch implements Check {
                         && a.activeMtu() < a.maxMtu()) {
                     int needed = a.maxMtu() + overhead;
                     String name = p.netdev() != null ? p.netdev() : "the port's netdev";
-                    ev.put("netdev_mtu", null);
+                    ev.put("netdev_mtu", (Value) null);
                     ev.put("netdev_mtu_below", a.activeMtu() * 2 + overhead);
                     ev.put("netdev_mtu_needed", needed);
                     out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),

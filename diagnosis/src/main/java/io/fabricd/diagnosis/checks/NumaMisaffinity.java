@@ -4,10 +4,11 @@ import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,9 +38,9 @@ public final class NumaMisaffinity implements Check {
             if (!"SYS".equals(best)) {
                 return;
             }
-            Map<String, Object> evidence = new LinkedHashMap<>();
+            Evidence.Builder evidence = Evidence.builder();
             paths.forEach(p -> evidence.put(p.device(), p.path() + " (" + p.reason() + ")"));
-            out.add(new Finding(id(), Severity.WARNING, Map.of("gpu", gpu),
+            out.add(new Finding(id(), Severity.WARNING, Subject.gpu(gpu),
                     "GPU " + gpu + " reaches every RDMA NIC only across the CPU interconnect (SYS)", evidence,
                     "Move the GPU or a NIC so they share a NUMA node (ideally a PCIe switch), or keep jobs on this GPU off "
                             + "inter-node traffic; confirm with `nvidia-smi topo -m`."));

@@ -7,12 +7,11 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pause_storm}: a port caught in a PFC pause storm.
@@ -65,16 +64,16 @@ public final class PauseStorm implements Check {
                 Long tx = Ports.delta(txFrames(before, prio), txFrames(nd, prio));
                 Long rxUs = Ports.delta(DriverStats.pfcPauseMicros(before.stats(), Dir.RX, prio),
                         DriverStats.pfcPauseMicros(nd.stats(), Dir.RX, prio));
-                boolean txStorm = tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond;
-                if (!txStorm && (rxUs == null || rxUs / 1e6 / seconds <= config.pauseStorm.rxPauseTimeFraction)) {
+                boolean txStorm = tx != null && tx / seconds > config.pauseStorm().txPauseFramesPerSecond();
+                if (!txStorm && (rxUs == null || rxUs / 1e6 / seconds <= config.pauseStorm().rxPauseTimeFraction())) {
                     continue; // the usual case: no map, no finding
                 }
-                Map<String, Object> ev = new LinkedHashMap<>();
+                Evidence.Builder ev = Evidence.builder();
                 ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
                 if (txStorm) {
                     ev.put("tx_pause_frames", tx);
                     ev.put("tx_pause_frames_per_second", Math.round(tx / seconds));
-                    ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
+                    ev.put("threshold_per_second", config.pauseStorm().txPauseFramesPerSecond());
                     Long txBytes = Ports.delta(before.stats().get("tx_prio" + prio + "_bytes"), nd.stats().get("tx_prio" + prio + "_bytes"));
                     if (txBytes != null) {
                         ev.put("tx_bytes", txBytes);
@@ -88,7 +87,7 @@ public final class PauseStorm implements Check {
                     double frac = rxUs / 1e6 / seconds;
                     ev.put("rx_paused_seconds", rxUs / 1e6);
                     ev.put("rx_paused_fraction", Math.round(frac * 1000) / 1000.0);
-                    ev.put("threshold_fraction", config.pauseStorm.rxPauseTimeFraction);
+                    ev.put("threshold_fraction", config.pauseStorm().rxPauseTimeFraction());
                     out.add(new Finding(id(), Severity.WARNING, Ports.subject(p, prio),
                             nd.name() + " was held paused " + Math.round(frac * 100) + " % of the time on priority " + prio, ev,
                             "The switch keeps pausing this port: find the congested or storming receiver downstream (pause counters on "
@@ -105,7 +104,7 @@ public final class PauseStorm implements Check {
         if (warn == null && err == null) {
             return;
         }
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         if (before != null) {
             Long dw = Ports.delta(before.stats().get("tx_pause_storm_warning_events"), warn);
             Long de = Ports.delta(before.stats().get("tx_pause_storm_error_events"), err);
@@ -141,22 +140,22 @@ public final class PauseStorm implements Check {
     private void global(RdmaPort p, NetdevInfo nd, NetdevInfo before, double seconds, DiagnosisConfig config, List<Finding> out) {
         Long tx = Ports.delta(DriverStats.globalPauseFrames(before.stats(), Dir.TX), DriverStats.globalPauseFrames(nd.stats(), Dir.TX));
         Long rxUs = Ports.delta(DriverStats.globalPauseMicros(before.stats(), Dir.RX), DriverStats.globalPauseMicros(nd.stats(), Dir.RX));
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
-        if (tx != null && tx / seconds > config.pauseStorm.txPauseFramesPerSecond) {
+        if (tx != null && tx / seconds > config.pauseStorm().txPauseFramesPerSecond()) {
             ev.put("tx_global_pause_frames", tx);
             ev.put("tx_global_pause_frames_per_second", Math.round(tx / seconds));
-            ev.put("threshold_per_second", config.pauseStorm.txPauseFramesPerSecond);
+            ev.put("threshold_per_second", config.pauseStorm().txPauseFramesPerSecond());
             out.add(new Finding(id(), Severity.CRITICAL, Ports.subject(p),
                     nd.name() + " is sending " + Math.round(tx / seconds) + " 802.3x global pause frames/s (every priority paused)", ev,
                     "A host that pauses its link this hard is usually stuck (receive path stalled, host memory or PCIe starved): check "
                             + "dmesg and `ethtool -S " + nd.name() + " | grep -E 'pause|discard'`, drain or isolate the host. On a RoCE fabric "
                             + "use PFC on the RDMA priority instead of global pause: `ethtool -A " + nd.name() + " rx off tx off`."));
-        } else if (rxUs != null && rxUs / 1e6 / seconds > config.pauseStorm.rxPauseTimeFraction) {
+        } else if (rxUs != null && rxUs / 1e6 / seconds > config.pauseStorm().rxPauseTimeFraction()) {
             double frac = rxUs / 1e6 / seconds;
             ev.put("rx_global_paused_seconds", rxUs / 1e6);
             ev.put("rx_global_paused_fraction", Math.round(frac * 1000) / 1000.0);
-            ev.put("threshold_fraction", config.pauseStorm.rxPauseTimeFraction);
+            ev.put("threshold_fraction", config.pauseStorm().rxPauseTimeFraction());
             out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
                     nd.name() + " was held paused by 802.3x global pause " + Math.round(frac * 100) + " % of the time", ev,
                     "The link partner keeps pausing this port on every priority: find the congested or stuck receiver behind the switch "

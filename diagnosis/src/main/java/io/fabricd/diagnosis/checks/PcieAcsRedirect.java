@@ -8,10 +8,11 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.PciPaths;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,12 +77,12 @@ public final class PcieAcsRedirect implements Check {
         List<Finding> out = new ArrayList<>();
         pairsByBridge.forEach((bridge, pairs) -> {
             PcieConfig.Acs acs = m.pcieConfig(bridge).orElseThrow().acs();
-            Map<String, Object> evidence = new LinkedHashMap<>();
+            Evidence.Builder evidence = Evidence.builder();
             evidence.put("acs_control", acs.describeControl());
             evidence.put("acs_capability", String.format("0x%04x", acs.capability()));
-            evidence.put("pairs", pairs);
+            evidence.texts("pairs", pairs);
             evidence.put("confirm", "lspci -vvv -s " + bridge + " | grep ACSCtl");
-            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bridge),
+            out.add(new Finding(id(), Severity.WARNING, Subject.pci(bridge),
                     "ACS on PCIe bridge " + bridge + " sends GPU-NIC peer-to-peer traffic up to the root complex ("
                             + pairs.size() + " pair" + (pairs.size() == 1 ? "" : "s") + ")", evidence,
                     "Turn ACS redirect off on the switch ports between GPUs and NICs: in the BIOS (the PCIe ACS setting), or at "
@@ -89,10 +90,10 @@ public final class PcieAcsRedirect implements Check {
                             + "host that passes devices into VMs ACS isolates them: keep it there and enable ATS on the NIC instead."));
         });
         if (!unread.isEmpty()) {
-            out.add(new Finding(id(), Severity.INFO, Map.of(), "ACS on " + unread.size() + " PCIe bridge" + (unread.size() == 1 ? "" : "s")
+            out.add(new Finding(id(), Severity.INFO, Subject.HOST, "ACS on " + unread.size() + " PCIe bridge" + (unread.size() == 1 ? "" : "s")
                     + " between GPUs and NICs not judged: their config space was read whole but without the extended space "
                     + "(past 256 bytes) ACS is in",
-                    Map.of("bridges", List.copyOf(unread), "config_bytes_read",
+                    Evidence.builder().texts("bridges", List.copyOf(unread)).numbers("config_bytes_read",
                             unread.stream().map(b -> m.pcieConfig(b).orElseThrow().bytesRead()).distinct().sorted().toList()),
                     "The platform gives no extended config access (MMCONFIG/ECAM off or unsupported; `dmesg | grep -i mmconfig`): "
                             + "`lspci -vvv | grep ACSCtl` as root shows what the kernel can read, the BIOS's PCIe ACS setting what is set."));

@@ -5,7 +5,9 @@ import io.fabricd.model.PciFunction;
 import io.fabricd.model.PcieConfig;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -44,19 +46,19 @@ public final class PcieConfigBlind implements Check {
             return List.of();
         }
         Map<String, Set<String>> blind = blindChecks(m);
-        List<Map<String, Object>> functions = new ArrayList<>();
+        List<Evidence> functions = new ArrayList<>();
         Set<Integer> sizes = new TreeSet<>();
         for (PcieConfig c : cut.stream().sorted(Comparator.comparing(PcieConfig::address)).toList()) {
-            Map<String, Object> f = new LinkedHashMap<>();
+            Evidence.Builder f = Evidence.builder();
             f.put("pci", c.address());
             f.put("kind", m.pciFunction(c.address()).map(PciFunction::kind).orElse(""));
             f.put("config_bytes_read", c.bytesRead());
-            functions.add(f);
+            functions.add(f.build());
             sizes.add(c.bytesRead());
         }
         List<String> checks = NEEDS_CAPABILITIES.stream().filter(blind::containsKey).toList();
-        Map<String, Object> blindBy = new LinkedHashMap<>();
-        checks.forEach(id -> blindBy.put(id, List.copyOf(blind.get(id))));
+        Evidence.Builder blindBy = Evidence.builder();
+        checks.forEach(id -> blindBy.texts(id, List.copyOf(blind.get(id))));
 
         String bytes = String.join(" or ", sizes.stream().map(String::valueOf).toList());
         String what = cut.size() + " PCI function" + (cut.size() == 1 ? "" : "s");
@@ -65,15 +67,15 @@ public final class PcieConfigBlind implements Check {
                 : ", so " + String.join(", ", checks) + " cannot judge " + (cut.size() == 1 ? "it" : "them"))
                 + "; reading the capabilities past byte 64 takes CAP_SYS_ADMIN";
 
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put("config_bytes_read", List.copyOf(sizes));
-        evidence.put("functions", functions);
-        evidence.put("blind_checks", blindBy);
+        Evidence.Builder evidence = Evidence.builder();
+        evidence.numbers("config_bytes_read", List.copyOf(sizes));
+        evidence.objects("functions", functions);
+        evidence.put("blind_checks", blindBy.build());
         String bdf = cut.get(0).address();
         evidence.put("confirm", "as fabricd's user `lspci -vvv -s " + bdf + "` prints `Capabilities: <access denied>`, and "
                 + "`od -v -An -tx1 /sys/bus/pci/devices/" + bdf + "/config | wc -l` gives 4 lines (64 bytes) without CAP_SYS_ADMIN, "
                 + "16 or 256 with it");
-        return List.of(new Finding(id(), Severity.INFO, Map.of(), summary, evidence,
+        return List.of(new Finding(id(), Severity.INFO, Subject.HOST, summary, evidence,
                 "Give fabricd CAP_SYS_ADMIN to read whole config spaces (it only reads them, never writes): with the Helm chart "
                         + "set `pcie.fullConfigSpace: true`; under systemd add `AmbientCapabilities=CAP_SYS_ADMIN` to the unit; "
                         + "or run `fabricd diagnose` as root for a one-off verdict. CAP_SYS_ADMIN is a broad capability: "

@@ -4,12 +4,12 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.PciFunction;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pcie_degraded} (warning): a link narrower than it and its upstream port support (any
@@ -33,14 +33,14 @@ public final class PcieDegraded implements Check {
             if (!narrow && !slow) {
                 continue;
             }
-            Map<String, Object> evidence = new LinkedHashMap<>();
+            Evidence.Builder evidence = Evidence.builder();
             evidence.put("kind", f.kind());
             evidence.put("width", f.width());
             evidence.put("max_width", f.maxWidth());
             evidence.put("speed_gts", f.speed() == null ? null : f.speed() / 1e9);
             evidence.put("max_speed_gts", f.maxSpeed() == null ? null : f.maxSpeed() / 1e9);
             String what = narrow ? "x" + f.width() + " of x" + f.maxWidth() : (f.speed() / 1e9) + " of " + (f.maxSpeed() / 1e9) + " GT/s";
-            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", f.address()),
+            out.add(new Finding(id(), Severity.WARNING, Subject.pci(f.address()),
                     f.kind() + " " + f.address() + " PCIe link runs " + what, evidence,
                     "Reseat the card or riser and check the slot; confirm with `lspci -vv -s " + f.address()
                             + "` (LnkSta vs LnkCap) and the upstream port's LnkCap."));

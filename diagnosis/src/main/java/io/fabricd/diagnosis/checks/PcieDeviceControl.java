@@ -3,11 +3,10 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.PciFunction;
 import io.fabricd.model.PcieConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.PciPaths;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * What the PCIe checks of an RDMA NIC's Device Control register share: the NICs whose config space
@@ -70,8 +69,8 @@ final class PcieDeviceControl {
                 + "missing, malformed or ends past the bytes read)";
     }
 
-    static Map<String, Object> evidence(Nic n) {
-        Map<String, Object> e = new LinkedHashMap<>();
+    static Evidence.Builder evidence(Nic n) {
+        Evidence.Builder e = Evidence.builder();
         e.put("max_payload_bytes", n.config().maxPayload());
         e.put("max_payload_supported_bytes", n.config().maxPayloadSupported());
         e.put("max_read_request_bytes", n.config().maxReadRequest());

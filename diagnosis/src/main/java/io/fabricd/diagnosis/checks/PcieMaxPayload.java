@@ -3,11 +3,12 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pcie_max_payload} (warning): an RDMA NIC's Max Payload size below what every function from it
@@ -31,9 +32,9 @@ public final class PcieMaxPayload implements Check {
                 continue;
             }
             String bdf = n.function().address();
-            Map<String, Object> evidence = PcieDeviceControl.evidence(n);
+            Evidence.Builder evidence = PcieDeviceControl.evidence(n);
             evidence.put("path_allows_bytes", allows);
-            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bdf), "NIC " + bdf + " writes PCIe payloads of at most " + mps
+            out.add(new Finding(id(), Severity.WARNING, Subject.pci(bdf), "NIC " + bdf + " writes PCIe payloads of at most " + mps
                     + " bytes where its path to the root port allows " + allows, evidence,
                     "Boot with `pci=pcie_bus_perf` (each device's Max Payload set to the most its path allows), or raise it in "
                             + "the BIOS; the ports above must be raised with it (`lspci -t` shows the path)."));

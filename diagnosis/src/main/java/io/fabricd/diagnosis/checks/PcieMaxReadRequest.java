@@ -3,7 +3,9 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +31,7 @@ public final class PcieMaxReadRequest implements Check {
     @Override
     public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
         List<Finding> out = new ArrayList<>();
-        Map<String, Object> unreadable = new java.util.TreeMap<>();
+        Map<String, String> unreadable = new java.util.TreeMap<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             Integer mrrs = n.config().maxReadRequest();
             String why = PcieDeviceControl.unreadableReason(n.config());
@@ -40,15 +42,15 @@ public final class PcieMaxReadRequest implements Check {
                 continue;
             }
             String bdf = n.function().address();
-            out.add(new Finding(id(), Severity.WARNING, Map.of("pci", bdf), "NIC " + bdf + " reads in PCIe requests of at most " + mrrs
+            out.add(new Finding(id(), Severity.WARNING, Subject.pci(bdf), "NIC " + bdf + " reads in PCIe requests of at most " + mrrs
                     + " bytes (Max Read Request; " + WANT + " is the tuned size)", PcieDeviceControl.evidence(n),
                     "Set Max Read Request to 4096 at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=5000:7000` (Device Control "
                             + "bits 14:12 = 5), or in the BIOS where it has the setting."));
         }
         if (!unreadable.isEmpty()) {
-            out.add(new Finding(id(), Severity.INFO, Map.of(), "PCIe Device Control of " + unreadable.size() + " NIC function"
+            out.add(new Finding(id(), Severity.INFO, Subject.HOST, "PCIe Device Control of " + unreadable.size() + " NIC function"
                     + (unreadable.size() == 1 ? "" : "s") + " not judged: " + String.join("; ", unreadable.entrySet().stream()
-                    .map(e -> e.getKey() + ": " + e.getValue()).toList()), Map.of("nics", unreadable),
+                    .map(e -> e.getKey() + ": " + e.getValue()).toList()), Evidence.builder().put("nics", Evidence.texts(unreadable)),
                     "Read the function's config space with `lspci -vvv -s <pci>`: a function that reads all ones is gone "
                             + "(hardware_missing says so when it was expected); a malformed capability list is a firmware fault."));
         }

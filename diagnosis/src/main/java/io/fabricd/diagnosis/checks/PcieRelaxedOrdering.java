@@ -4,10 +4,10 @@ import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pcie_relaxed_ordering} (info): relaxed ordering off in an RDMA NIC's Device Control. Writes
@@ -31,7 +31,7 @@ public final class PcieRelaxedOrdering implements Check {
                 continue;
             }
             String bdf = n.function().address();
-            out.add(new Finding(id(), Severity.INFO, Map.of("pci", bdf), "NIC " + bdf + " has PCIe relaxed ordering off",
+            out.add(new Finding(id(), Severity.INFO, Subject.pci(bdf), "NIC " + bdf + " has PCIe relaxed ordering off",
                     PcieDeviceControl.evidence(n),
                     "Unless the kernel turned it off for the root port above (its relaxed-ordering quirks; `dmesg | grep -i "
                             + "'relaxed ordering'`), enable it at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=0010:0010`."));

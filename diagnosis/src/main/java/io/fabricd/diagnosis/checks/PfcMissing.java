@@ -6,12 +6,11 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pfc_missing}: a RoCE port whose RDMA priority ({@link RdmaPriority}) has no PFC, so RDMA
@@ -41,7 +40,7 @@ public final class PfcMissing implements Check {
             }
             DcbState dcb = nd.dcb();
             if (dcb != null && !dcb.supported()) {
-                Map<String, Object> why = new LinkedHashMap<>();
+                Evidence.Builder why = Evidence.builder();
                 why.put("dcb_supported", false);
                 if (nd.driver() != null) {
                     why.put("driver", nd.driver()); // a virtual netdev (veth) has no driver link: left out, not "null"
@@ -62,8 +61,8 @@ public final class PfcMissing implements Check {
             }
             boolean allOff = pfc.enabled().isEmpty();
             Severity sev = allOff || !rp.rule().equals("default") ? Severity.CRITICAL : Severity.WARNING;
-            Map<String, Object> ev = new LinkedHashMap<>();
-            ev.put("pfc_enabled", pfc.enabled());
+            Evidence.Builder ev = Evidence.builder();
+            ev.numbers("pfc_enabled", pfc.enabled());
             ev.put("pfc_source", pfc.source().equals("dcb") ? "DCB (pfc_en)"
                     : "ethtool -S: " + (nd.driver() != null ? nd.driver() : "the driver") + " lists rx/tx_prioN_pause only for priorities with PFC on, and lists "
                     + (allOff ? "none" : "only these"));

@@ -6,13 +6,12 @@ import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Rate;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -67,7 +66,7 @@ public final class PortErrorsRising implements Check {
 
     private void rising(RdmaPort p, RdmaPort before, NetdevInfo nd, NetdevInfo ndBefore, double seconds, DiagnosisConfig config,
                         List<Finding> out) {
-        List<Map<String, Object>> rising = new ArrayList<>();
+        List<Evidence> rising = new ArrayList<>();
         for (var t : config.portErrorThresholds().entrySet()) {
             String c = t.getKey();
             boolean hw = !p.counters().containsKey(c);
@@ -92,9 +91,9 @@ public final class PortErrorsRising implements Check {
         if (rising.isEmpty()) {
             return;
         }
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
-        ev.put("rising", rising);
+        ev.objects("rising", rising);
         String names = String.join(", ", rising.stream().map(e -> e.get("counter") + " +" + e.get("increase")).toList());
         out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
                 "link errors rising on " + p.device() + " port " + p.port() + ": " + names + " in " + Math.round(seconds) + " s", ev,
@@ -109,7 +108,7 @@ public final class PortErrorsRising implements Check {
      * nothing either. Counters pinned at their maximum are counter_saturated's.
      */
     private void totals(RdmaPort p, NetdevInfo nd, DiagnosisConfig config, List<Finding> out) {
-        List<Map<String, Object>> totals = new ArrayList<>();
+        List<Evidence> totals = new ArrayList<>();
         for (String c : config.portErrorThresholds().keySet()) {
             Long v = p.counters().containsKey(c) ? p.counters().get(c) : p.hwCounters().get(c);
             if (v != null && v != 0 && !p.isSaturated(c)) {
@@ -127,9 +126,9 @@ public final class PortErrorsRising implements Check {
         if (totals.isEmpty()) {
             return;
         }
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         ev.put("counts", "totals since the driver loaded or the counters were cleared (one collection: no rate)");
-        ev.put("totals", totals);
+        ev.objects("totals", totals);
         String names = String.join(", ", totals.stream().map(e -> e.get("counter") + " " + e.get("total")).toList());
         out.add(new Finding(id(), Severity.INFO, Ports.subject(p), "link error totals on " + p.device() + " port " + p.port() + ": " + names,
                 ev, "Totals alone say nothing about now: the running agent (or `fabricd diagnose --previous DIR`) judges their rate. "
@@ -137,23 +136,23 @@ public final class PortErrorsRising implements Check {
                         + "`mlxlink -d <pci> -c` show the link's history."));
     }
 
-    private static Map<String, Object> total(String counter, long value) {
-        Map<String, Object> e = new LinkedHashMap<>();
+    private static Evidence total(String counter, long value) {
+        Evidence.Builder e = Evidence.builder();
         e.put("counter", counter);
         e.put("total", Long.toUnsignedString(value));
-        return e;
+        return e.build();
     }
 
-    private static void add(List<Map<String, Object>> rising, String counter, Long delta, Rate threshold, double seconds) {
+    private static void add(List<Evidence> rising, String counter, Long delta, Rate threshold, double seconds) {
         if (delta == null || !threshold.exceeded(delta, seconds)) {
             return;
         }
-        Map<String, Object> e = new LinkedHashMap<>();
+        Evidence.Builder e = Evidence.builder();
         e.put("counter", counter);
         e.put("increase", delta);
         e.put("rate", Ports.rate(delta / seconds));
         e.put("threshold", threshold.perSecond() == 0 ? "any increase" : threshold.text());
-        rising.add(e);
+        rising.add(e.build());
     }
 
     /** One lane with errors far above every other lane of the port. */
@@ -187,15 +186,15 @@ public final class PortErrorsRising implements Check {
                 others = Math.max(others, e.getValue());
             }
         }
-        if (worst < 0 || worstErrors < config.laneErrors.minErrors || worstErrors < config.laneErrors.ratio * others) {
+        if (worst < 0 || worstErrors < config.laneErrors().minErrors() || worstErrors < config.laneErrors().ratio() * others) {
             return;
         }
         boolean rates = ndBefore != null;
-        Map<String, Object> ev = new LinkedHashMap<>();
+        Evidence.Builder ev = Evidence.builder();
         ev.put("lane", worst);
-        ev.put("lane_errors", errors);
+        ev.put("lane_errors", Evidence.numbers(errors));
         ev.put("counts", rates ? "increase over " + Math.round(seconds) + " s" : "totals since the driver loaded");
-        ev.put("threshold", "at least " + config.laneErrors.minErrors + " and " + config.laneErrors.ratio + "x the worst other lane");
+        ev.put("threshold", "at least " + config.laneErrors().minErrors() + " and " + config.laneErrors().ratio() + "x the worst other lane");
         Long corrected = DriverStats.correctedBits(nd.stats());
         if (corrected != null) {
             ev.put("corrected_bits_total", Long.toUnsignedString(corrected));

@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 public record PortExpectation(boolean expected, String reason) {
 
     public static PortExpectation of(HostModel m, RdmaPort p, Inventory inventory, DiagnosisConfig config) {
-        for (String glob : config.link.expectUp) {
+        for (String glob : config.link().expectUp()) {
             if (matches(glob, p.device() + "/" + p.port())) {
                 return new PortExpectation(true, "configured (diagnosis.link.expect_up: " + glob + ")");
             }

@@ -3,9 +3,8 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
-import java.util.LinkedHashMap;
+import io.fabricd.model.finding.Subject;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /** What several checks need to know about a port: its subject, its netdev, its previous self. */
@@ -14,20 +13,12 @@ final class Ports {
     }
 
     /** device, port and (when known) netdev. */
-    static Map<String, Object> subject(RdmaPort p) {
-        Map<String, Object> s = new LinkedHashMap<>();
-        s.put("device", p.device());
-        s.put("port", p.port());
-        if (p.netdev() != null) {
-            s.put("netdev", p.netdev());
-        }
-        return s;
+    static Subject subject(RdmaPort p) {
+        return Subject.port(p.device(), p.port()).withNetdev(p.netdev());
     }
 
-    static Map<String, Object> subject(RdmaPort p, int priority) {
-        Map<String, Object> s = subject(p);
-        s.put("priority", priority);
-        return s;
+    static Subject subject(RdmaPort p, int priority) {
+        return subject(p).withPriority(priority);
     }
 
     static boolean ethernet(RdmaPort p) {

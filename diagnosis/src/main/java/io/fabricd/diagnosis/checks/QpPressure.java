@@ -4,12 +4,12 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.QpSummary;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code qp_pressure} (warning): queue pairs in use above {@code diagnosis.qp.max_share} (0.8) of
@@ -38,21 +38,21 @@ public final class QpPressure implements Check {
         for (QpSummary q : m.qps()) {
             int inUse = q.byState().values().stream().mapToInt(Integer::intValue).sum();
             int err = q.byState().getOrDefault("ERR", 0);
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             ev.put("qps", inUse);
             ev.put("max_qp", q.maxQp());
-            ev.put("by_state", q.byState());
+            ev.put("by_state", Evidence.numbers(q.byState()));
             List<String> reasons = new ArrayList<>();
-            if (q.maxQp() != null && q.maxQp() > 0 && inUse > config.qp.maxShare * q.maxQp()) {
-                reasons.add(inUse + " QPs in use of max_qp " + q.maxQp() + " (above " + Math.round(config.qp.maxShare * 100) + " %)");
+            if (q.maxQp() != null && q.maxQp() > 0 && inUse > config.qp().maxShare() * q.maxQp()) {
+                reasons.add(inUse + " QPs in use of max_qp " + q.maxQp() + " (above " + Math.round(config.qp().maxShare() * 100) + " %)");
             }
-            if (err >= config.qp.maxErr) {
-                reasons.add(err + " QPs sit in the ERR state (reported from " + config.qp.maxErr + ")");
+            if (err >= config.qp().maxErr()) {
+                reasons.add(err + " QPs sit in the ERR state (reported from " + config.qp().maxErr() + ")");
             }
             if (rates) {
                 QpSummary before = previous.qps().stream().filter(x -> x.device().equals(q.device())).findFirst().orElse(null);
                 int errBefore = before == null ? -1 : before.byState().getOrDefault("ERR", 0);
-                if (errBefore >= 0 && err - errBefore >= config.qp.errGrowth) {
+                if (errBefore >= 0 && err - errBefore >= config.qp().errGrowth()) {
                     ev.put("err_before", errBefore);
                     reasons.add("QPs in ERR grew from " + errBefore + " to " + err + " since the previous collection");
                 }
@@ -60,8 +60,8 @@ public final class QpPressure implements Check {
             if (reasons.isEmpty()) {
                 continue;
             }
-            ev.put("reasons", reasons);
-            out.add(new Finding(id(), Severity.WARNING, Map.of("device", q.device()), q.device() + ": " + reasons.get(0), ev,
+            ev.texts("reasons", reasons);
+            out.add(new Finding(id(), Severity.WARNING, Subject.device(q.device()), q.device() + ": " + reasons.get(0), ev,
                     "See which processes hold them: `rdma resource show qp link " + q.device() + "/1` (state ERR: the application got a "
                             + "fatal completion such as retry exceeded; check hw_counters local_ack_timeout_err and the link). Near max_qp: "
                             + "use fewer connections per peer (UD, DC, or NCCL_IB_QPS_PER_CONNECTION)."));

@@ -27,8 +27,8 @@ public record RdmaPriority(int priority, String rule, String detail) {
     public static final int COMMON_DEFAULT = 3;
 
     public static RdmaPriority of(HostModel m, RdmaPort p, NetdevInfo nd, DiagnosisConfig config) {
-        if (config.roce.priority != null) {
-            return new RdmaPriority(config.roce.priority, "config", "diagnosis.roce.priority");
+        if (config.roce().priority() != null) {
+            return new RdmaPriority(config.roce().priority(), "config", "diagnosis.roce.priority");
         }
         PortAttrs a = m.portAttrs(p.device(), p.port()).orElse(null);
         DcbState dcb = nd == null ? null : nd.dcb();

@@ -5,13 +5,12 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * {@code roce_gid_missing} (critical): an up Ethernet RDMA port with no RoCE v2 GID bound to a
@@ -39,8 +38,8 @@ public final class RoceGidMissing implements Check {
                 continue;
             }
             List<String> table = p.gids().stream().map(g -> g.index() + " " + g.gid() + " " + g.type()).toList();
-            Map<String, Object> ev = new LinkedHashMap<>();
-            ev.put("gids", table);
+            Evidence.Builder ev = Evidence.builder();
+            ev.texts("gids", table);
             boolean typesUnknown = p.gids().stream().anyMatch(g -> g.type() == null);
             String nd = p.netdev() == null ? "<netdev>" : p.netdev();
             if (typesUnknown) {

@@ -6,10 +6,10 @@ import io.fabricd.model.TransportCounters;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Rate;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -52,13 +52,13 @@ public final class TransportErrors implements Check {
             if (seconds > 0 && before == null) {
                 continue; // a port new since the last collection: judged from the next one
             }
-            List<Map<String, Object>> seen = new ArrayList<>();
+            List<Evidence> seen = new ArrayList<>();
             for (var e : p.hwCounters().entrySet()) {
                 TransportCounters.Type type = TransportCounters.type(e.getKey());
                 if (type == null) {
                     continue;
                 }
-                Map<String, Object> c = new LinkedHashMap<>();
+                Evidence.Builder c = Evidence.builder();
                 c.put("type", type.label());
                 c.put("counter", e.getKey());
                 if (before != null) {
@@ -76,12 +76,12 @@ public final class TransportErrors implements Check {
                     }
                     c.put("total", Long.toUnsignedString(e.getValue()));
                 }
-                seen.add(c);
+                seen.add(c.build());
             }
             if (seen.isEmpty()) {
                 continue;
             }
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             String list = String.join(", ", seen.stream().map(c -> c.get("counter") + " "
                     + (before != null ? "+" + c.get("increase") : c.get("total"))).toList());
             String summary;
@@ -89,13 +89,13 @@ public final class TransportErrors implements Check {
             if (before != null) {
                 ev.put("interval_seconds", Math.round(seconds * 1000) / 1000.0);
                 ev.put("between", previous.collectedAt() + " and " + m.collectedAt());
-                ev.put("rising", seen);
+                ev.objects("rising", seen);
                 sev = Severity.WARNING;
                 summary = "RDMA transport errors rising on " + p.device() + " port " + p.port() + ": " + list + " in "
                         + Math.round(seconds) + " s";
             } else {
                 ev.put("counts", "totals since the driver loaded (one collection: no rate)");
-                ev.put("totals", seen);
+                ev.objects("totals", seen);
                 sev = Severity.INFO;
                 summary = "RDMA transport errors on " + p.device() + " port " + p.port() + " since the driver loaded: " + list;
             }

@@ -6,10 +6,10 @@ import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -48,8 +48,8 @@ public final class TrustMismatch implements Check {
             String expected = null;
             String rule = null;
             PortAttrs a = m.portAttrs(p.device(), p.port()).orElse(null);
-            if (config.roce.trust != null) {
-                expected = config.roce.trust;
+            if (config.roce().trust() != null) {
+                expected = config.roce().trust();
                 rule = "config (diagnosis.roce.trust)";
             } else if (a != null && a.roceTos() != null && a.roceTos() >> 2 != 0) {
                 expected = "dscp";
@@ -72,7 +72,7 @@ public final class TrustMismatch implements Check {
             if (expected == null || expected.equals(trust)) {
                 continue;
             }
-            Map<String, Object> ev = new LinkedHashMap<>();
+            Evidence.Builder ev = Evidence.builder();
             ev.put("trust", trust);
             ev.put("trust_source", nd.trustSource());
             ev.put("expected", expected);

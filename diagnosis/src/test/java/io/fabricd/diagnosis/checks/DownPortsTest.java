@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.HostModel;
@@ -25,14 +26,14 @@ class DownPortsTest {
         Path root = Hosts.copy("host-e-roce-variants", tmp.resolve("h"));
         HostModel before = Hosts.model(root);
         List<String> configChecks = List.of("pfc_missing", "mtu_mismatch", "trust_mismatch", "ecn_disabled", "global_pause_with_pfc");
-        assertThat(Diagnosis.run(before, null).findings()).anyMatch(f -> f.subject().get("device").equals("mlx5_1")
+        assertThat(Diagnosis.run(before, null).findings()).anyMatch(f -> Plain.subject(f).get("device").equals("mlx5_1")
                 && configChecks.contains(f.check()) && f.severity().atLeast(Severity.WARNING));
         for (String port : List.of("mlx5_0", "mlx5_1")) {
             Hosts.write(root, "sys/class/infiniband/" + port + "/ports/1/state", "1: DOWN\n");
             Hosts.write(root, "sys/class/infiniband/" + port + "/ports/1/phys_state", "3: Disabled\n");
         }
         Report r = Diagnosis.run(Hosts.model(root), null);
-        assertThat(r.findings()).noneMatch(f -> ("mlx5_0".equals(f.subject().get("device")) || "mlx5_1".equals(f.subject().get("device")))
+        assertThat(r.findings()).noneMatch(f -> ("mlx5_0".equals(Plain.subject(f).get("device")) || "mlx5_1".equals(Plain.subject(f).get("device")))
                 && configChecks.contains(f.check()));
     }
 
@@ -51,7 +52,7 @@ class DownPortsTest {
         Hosts.delete(root, "sys/class/infiniband/mlx5_0/ports/1/phys_state");
         Hosts.write(root, "sys/class/infiniband/mlx5_0/ports/1/state", "1: DOWN\n");
         List<Finding> f = Hosts.of(Hosts.model(root), "link_down");
-        assertThat(f).singleElement().satisfies(x -> assertThat(x.evidence()).containsEntry("phys_state", "not read"));
+        assertThat(f).singleElement().satisfies(x -> assertThat(Plain.evidence(x)).containsEntry("phys_state", "not read"));
     }
 
     @Test
@@ -72,7 +73,7 @@ class DownPortsTest {
         Hosts.stat(root, "ens1f0np0", "rx_crc_errors_phy", 57);
         Hosts.write(root, "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", "12\n");
         List<Finding> f = Hosts.of(Hosts.model(root), "port_errors_rising").stream()
-                .filter(x -> x.subject().get("device").equals("mlx5_0")).toList();
+                .filter(x -> Plain.subject(x).get("device").equals("mlx5_0")).toList();
         assertThat(f).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.INFO);
             assertThat(x.summary()).contains("symbol_error 12").contains("ens1f0np0 crc errors 57").contains("link down events 1");
@@ -92,7 +93,7 @@ class DownPortsTest {
         HostModel b = Hosts.model(root, Hosts.T0.plusSeconds(10));
         assertThat(Hosts.of(b, a, DiagnosisConfig.DEFAULT, "transport_errors")).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("between", Hosts.T0 + " and " + Hosts.T0.plusSeconds(10));
+            assertThat(Plain.evidence(x)).containsEntry("between", Hosts.T0 + " and " + Hosts.T0.plusSeconds(10));
         });
     }
 

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
@@ -20,9 +21,9 @@ class EcnDisabledTest {
     @Test
     void mlnxOfedKnobsOffOnTheRdmaPriority() {
         assertThat(of(model("host-e-roce-variants"), CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("priority", 3);
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0").containsEntry("priority", 3);
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("ecn_np_enabled", false).containsEntry("ecn_rp_enabled", false);
+            assertThat(Plain.evidence(x)).containsEntry("ecn_np_enabled", false).containsEntry("ecn_rp_enabled", false);
         });
     }
 
@@ -55,7 +56,7 @@ class EcnDisabledTest {
         Hosts.write(b, HW + "rp_cnp_ignored", "400\n");
         HostModel after = Hosts.model(b, T0.plusSeconds(60));
         assertThat(of(after, before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.evidence()).containsEntry("rp_cnp_ignored", 300L).containsEntry("counts", "increase over the interval");
+            assertThat(Plain.evidence(x)).containsEntry("rp_cnp_ignored", 300L).containsEntry("counts", "increase over the interval");
             assertThat(x.summary()).contains("300 CNPs ignored in the last 60 s");
         });
     }

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,9 +17,9 @@ class GlobalPauseWithPfcTest {
     @Test
     void globalPauseOnAPfcPort() {
         assertThat(of(model("host-e-roce-variants"), CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("netdev", "ens1f0np0");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0").containsEntry("netdev", "ens1f0np0");
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("pause_rx", true).containsEntry("source", "ETHTOOL_GPAUSEPARAM");
+            assertThat(Plain.evidence(x)).containsEntry("pause_rx", true).containsEntry("source", "ETHTOOL_GPAUSEPARAM");
         });
     }
 
@@ -39,6 +40,6 @@ class GlobalPauseWithPfcTest {
         assertThat(of(Hosts.model(b), CHECK)).isEmpty();
         Hosts.stat(b, "ens1f0np0", "rx_global_pause", 12);
         assertThat(of(Hosts.model(b), CHECK)).singleElement()
-                .satisfies(x -> assertThat(x.evidence().get("source").toString()).contains("rx/tx_global_pause"));
+                .satisfies(x -> assertThat(Plain.evidence(x).get("source").toString()).contains("rx/tx_global_pause"));
     }
 }

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.HostModel;
@@ -45,9 +46,9 @@ class HardwareMissingTest {
         List<Finding> f = missing(Hosts.model(root), inv, DiagnosisConfig.DEFAULT);
         assertThat(f).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).containsEntry("device", "mlx5_6").containsKey("pci");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_6").containsKey("pci");
             assertThat(x.summary()).contains("mlx5_6").contains("gone");
-            assertThat(x.evidence()).containsEntry("pci_function", "not known without its RDMA device");
+            assertThat(Plain.evidence(x)).containsEntry("pci_function", "not known without its RDMA device");
             assertThat(x.remediation()).contains("fabricd inventory accept");
         });
     }
@@ -61,7 +62,7 @@ class HardwareMissingTest {
         HostModel offBus = Hosts.model(root);
         assertThat(missing(offBus, inv, DiagnosisConfig.DEFAULT)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).containsEntry("pci", "0000:18:00.0").containsEntry("gpu", "0000:18:00.0");
+            assertThat(Plain.subject(x)).containsEntry("pci", "0000:18:00.0").containsEntry("gpu", "0000:18:00.0");
             assertThat(x.summary()).contains("reads all ones");
         });
         // its width of 63 lanes is no width: not exported, not a degraded link
@@ -84,8 +85,7 @@ class HardwareMissingTest {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
             assertThat(x.summary()).contains("no RDMA device");
         });
-        DiagnosisConfig off = new DiagnosisConfig();
-        off.expectRdmaDevices = false;
+        DiagnosisConfig off = DiagnosisConfig.DEFAULT.withExpectRdmaDevices(false);
         assertThat(missing(none, null, off)).isEmpty();
         // accepted as a host without RDMA: nothing expected
         assertThat(missing(none, Inventory.of(none, LEARNED, Inventory.ACCEPTED), DiagnosisConfig.DEFAULT)).isEmpty();

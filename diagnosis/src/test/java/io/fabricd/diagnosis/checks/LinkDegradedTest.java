@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,9 +21,9 @@ class LinkDegradedTest {
         assertThat(of(Hosts.model(d), CHECK)).isEmpty();
         Hosts.write(d, "sys/class/infiniband/mlx5_2/ports/1/rate", "200 Gb/sec (2X NDR)\n");
         assertThat(of(Hosts.model(d), CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_2").containsEntry("port", 1);
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_2").containsEntry("port", 1);
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("rate", "200 Gb/sec (2X NDR)").containsEntry("sibling_rate", "400 Gb/sec (4X NDR)");
+            assertThat(Plain.evidence(x)).containsEntry("rate", "200 Gb/sec (2X NDR)").containsEntry("sibling_rate", "400 Gb/sec (4X NDR)");
         });
     }
 
@@ -35,11 +36,9 @@ class LinkDegradedTest {
 
     @Test
     void configuredRate() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.link.expectedRateGbps = 800.0;
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(800.0, null));
         assertThat(of(model("host-a-ib"), null, c, CHECK)).singleElement()
-                .satisfies(x -> assertThat(x.evidence()).containsEntry("expected_rate_gbps", 800.0));
-        c.link.expectedRateGbps = 400.0;
-        assertThat(of(model("host-a-ib"), null, c, CHECK)).isEmpty();
+                .satisfies(x -> assertThat(Plain.evidence(x)).containsEntry("expected_rate_gbps", 800.0));
+        assertThat(of(model("host-a-ib"), null, c.withLink(new DiagnosisConfig.Link(400.0, null)), CHECK)).isEmpty();
     }
 }

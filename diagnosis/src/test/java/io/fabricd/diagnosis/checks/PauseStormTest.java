@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
@@ -20,9 +21,9 @@ class PauseStormTest {
     @Test
     void watchdogEventsSinceTheDriverLoaded() {
         assertThat(of(model("host-e-roce-variants"), CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_2").containsEntry("netdev", "ens2f0np0");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_2").containsEntry("netdev", "ens2f0np0");
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("tx_pause_storm_warning_events", 3L);
+            assertThat(Plain.evidence(x)).containsEntry("tx_pause_storm_warning_events", 3L);
         });
     }
 
@@ -43,8 +44,8 @@ class PauseStormTest {
         Hosts.stat(b, ND, "tx_prio3_pause", 118823 + 300000); // 5000/s
         assertThat(of(Hosts.model(b, T0.plusSeconds(60)), before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).containsEntry("priority", 3).containsEntry("netdev", ND);
-            assertThat(x.evidence()).containsEntry("tx_pause_frames_per_second", 5000L);
+            assertThat(Plain.subject(x)).containsEntry("priority", 3).containsEntry("netdev", ND);
+            assertThat(Plain.evidence(x)).containsEntry("tx_pause_frames_per_second", 5000L);
         });
     }
 
@@ -55,7 +56,7 @@ class PauseStormTest {
         Hosts.stat(b, ND, "rx_prio3_pause_duration", 4521003 + 40_000_000L); // 40 s of 60
         assertThat(of(Hosts.model(b, T0.plusSeconds(60)), before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("rx_paused_fraction", 0.667);
+            assertThat(Plain.evidence(x)).containsEntry("rx_paused_fraction", 0.667);
         });
     }
 
@@ -83,9 +84,9 @@ class PauseStormTest {
         Hosts.stat(b, ND, "tx_global_pause", 1000 + 300000);
         assertThat(of(Hosts.model(b, T0.plusSeconds(60)), before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).doesNotContainKey("priority").containsEntry("netdev", ND);
+            assertThat(Plain.subject(x)).doesNotContainKey("priority").containsEntry("netdev", ND);
             assertThat(x.summary()).contains("802.3x global pause frames/s");
-            assertThat(x.evidence()).containsEntry("tx_global_pause_frames_per_second", 5000L);
+            assertThat(Plain.evidence(x)).containsEntry("tx_global_pause_frames_per_second", 5000L);
         });
         Path c = Hosts.copy("host-b-roce", tmp.resolve("c"));
         Hosts.stat(c, ND, "rx_global_pause_duration", 0);
@@ -93,7 +94,7 @@ class PauseStormTest {
         Hosts.stat(c, ND, "rx_global_pause_duration", 48_000_000); // 48 s of 60
         assertThat(of(Hosts.model(c, T0.plusSeconds(60)), quiet, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("rx_global_paused_fraction", 0.8);
+            assertThat(Plain.evidence(x)).containsEntry("rx_global_paused_fraction", 0.8);
         });
     }
 }

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.Fixtures;
@@ -62,14 +63,14 @@ class PcieConfigBlindTest {
 
         assertThat(all).filteredOn(f -> f.check().equals("pcie_config_blind")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.INFO);
-            assertThat(f.subject()).isEmpty();
+            assertThat(Plain.subject(f)).isEmpty();
             assertThat(f.summary()).contains("64 bytes").contains(functions.size() + " PCI functions")
                     .contains("pcie_acs_redirect, pcie_max_read_request, pcie_max_payload, pcie_relaxed_ordering").contains("CAP_SYS_ADMIN");
-            assertThat(f.evidence().get("config_bytes_read")).isEqualTo(List.of(64));
-            assertThat(list(f.evidence().get("functions"))).extracting(x -> map(x).get("pci"))
+            assertThat(Plain.evidence(f).get("config_bytes_read")).isEqualTo(List.of(64));
+            assertThat(list(Plain.evidence(f).get("functions"))).extracting(x -> map(x).get("pci"))
                     .containsExactlyElementsOf(functions);
-            assertThat(list(f.evidence().get("functions"))).allSatisfy(x -> assertThat(map(x)).containsEntry("config_bytes_read", 64));
-            Map<String, Object> blind = map(f.evidence().get("blind_checks"));
+            assertThat(list(Plain.evidence(f).get("functions"))).allSatisfy(x -> assertThat(map(x)).containsEntry("config_bytes_read", 64));
+            Map<String, Object> blind = map(Plain.evidence(f).get("blind_checks"));
             assertThat(blind.keySet()).containsExactlyElementsOf(PCIE_CHECKS);
             assertThat(list(blind.get("pcie_acs_redirect"))).contains("0000:4a:01.0"); // the demo's planted ACS redirect
             assertThat(list(blind.get("pcie_max_read_request"))).contains("0000:af:00.0"); // and its planted Max Read Request
@@ -94,22 +95,22 @@ class PcieConfigBlindTest {
         assertThat(blind(h.root())).singleElement().satisfies(f -> {
             assertThat(f.summary()).contains("64 bytes of the config space of 1 PCI function,")
                     .contains("pcie_max_read_request, pcie_max_payload, pcie_relaxed_ordering cannot judge it").doesNotContain("pcie_acs_redirect");
-            assertThat(f.evidence().get("blind_checks")).isEqualTo(Map.of("pcie_max_read_request", List.of(PcieHosts.NIC),
+            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of("pcie_max_read_request", List.of(PcieHosts.NIC),
                     "pcie_max_payload", List.of(PcieHosts.NIC), "pcie_relaxed_ordering", List.of(PcieHosts.NIC)));
-            assertThat(f.evidence().get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.NIC, "kind", "nic", "config_bytes_read", 64)));
+            assertThat(Plain.evidence(f).get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.NIC, "kind", "nic", "config_bytes_read", 64)));
         });
 
         // the NIC's switch port instead: what the NIC's path allows, and the ACS between it and the GPU
         h.config(PcieHosts.NIC, Fixtures.lspciDump("pciutils-cap-pcie-2.lspci-xxxx.txt")).config(PcieHosts.NIC_PORT,
                 cut("pciutils-cap-pcie-1.lspci-xxxx.txt"));
-        assertThat(blind(h.root())).singleElement().satisfies(f -> assertThat(f.evidence().get("blind_checks"))
+        assertThat(blind(h.root())).singleElement().satisfies(f -> assertThat(Plain.evidence(f).get("blind_checks"))
                 .isEqualTo(Map.of("pcie_acs_redirect", List.of(PcieHosts.NIC_PORT), "pcie_max_payload", List.of(PcieHosts.NIC_PORT))));
 
         // a GPU alone: no check reads its registers, yet its read is said
         h.acs(PcieHosts.NIC_PORT, 0).config(PcieHosts.GPU, cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
         assertThat(blind(h.root())).singleElement().satisfies(f -> {
             assertThat(f.summary()).contains("1 PCI function (no PCIe check reads its registers on this host)");
-            assertThat(f.evidence().get("blind_checks")).isEqualTo(Map.of());
+            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of());
         });
     }
 
@@ -128,8 +129,8 @@ class PcieConfigBlindTest {
         h.config(PcieHosts.NIC, cut("pciutils-cap-pcie-2.lspci-xxxx.txt")).config(PcieHosts.GPU, cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
         Hosts.write(h.root(), "sys/bus/pci/devices/" + PcieHosts.NIC + "/current_link_width", "63\n");
         assertThat(blind(h.root())).singleElement().satisfies(f -> {
-            assertThat(f.evidence().get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.GPU, "kind", "gpu", "config_bytes_read", 64)));
-            assertThat(f.evidence().get("blind_checks")).isEqualTo(Map.of());
+            assertThat(Plain.evidence(f).get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.GPU, "kind", "gpu", "config_bytes_read", 64)));
+            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of());
         });
     }
 
@@ -141,7 +142,7 @@ class PcieConfigBlindTest {
         assertThat(blind(h.root())).isEmpty();
         assertThat(Hosts.of(Hosts.model(h.root()), "pcie_acs_redirect")).singleElement().satisfies(f -> {
             assertThat(f.severity()).isEqualTo(Severity.INFO);
-            assertThat(f.evidence()).containsEntry("bridges", List.of(PcieHosts.NIC_PORT)).containsEntry("config_bytes_read", List.of(256));
+            assertThat(Plain.evidence(f)).containsEntry("bridges", List.of(PcieHosts.NIC_PORT)).containsEntry("config_bytes_read", List.of(256));
             assertThat(f.remediation()).contains("extended config access");
         });
     }

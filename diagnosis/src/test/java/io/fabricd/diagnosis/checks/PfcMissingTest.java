@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,16 +22,16 @@ class PfcMissingTest {
     void rdmaPriorityFromTrafficHasNoPfc() {
         // host E mlx5_0: PFC on 4, no rdma_cm ToS; the RDMA bytes run on priority 3
         List<Finding> f = of(model("host-e-roce-variants"), CHECK);
-        assertThat(f).filteredOn(x -> x.subject().get("device").equals("mlx5_0")).singleElement().satisfies(x -> {
+        assertThat(f).filteredOn(x -> Plain.subject(x).get("device").equals("mlx5_0")).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).containsEntry("priority", 3).containsEntry("netdev", "ens1f0np0");
-            assertThat(x.evidence()).containsEntry("priority_rule", "traffic").containsEntry("pfc_enabled", List.of(4));
+            assertThat(Plain.subject(x)).containsEntry("priority", 3).containsEntry("netdev", "ens1f0np0");
+            assertThat(Plain.evidence(x)).containsEntry("priority_rule", "traffic").containsEntry("pfc_enabled", List.of(4));
         });
     }
 
     @Test
     void pfcOffEverywhereIsCritical() {
-        assertThat(of(model("host-e-roce-variants"), CHECK)).filteredOn(x -> x.subject().get("device").equals("mlx5_1"))
+        assertThat(of(model("host-e-roce-variants"), CHECK)).filteredOn(x -> Plain.subject(x).get("device").equals("mlx5_1"))
                 .singleElement().satisfies(x -> {
                     assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
                     assertThat(x.summary()).contains("off on every priority");
@@ -41,17 +42,17 @@ class PfcMissingTest {
     void healthyRocePortsAreNotFindings() {
         // host B: rdma_cm ToS 106 = DSCP 26 -> APP -> priority 3, PFC on 3
         assertThat(of(model("host-b-roce"), CHECK)).isEmpty();
-        assertThat(of(model("host-e-roce-variants"), CHECK)).noneMatch(x -> x.subject().get("device").equals("mlx5_2"));
+        assertThat(of(model("host-e-roce-variants"), CHECK)).noneMatch(x -> Plain.subject(x).get("device").equals("mlx5_2"));
         assertThat(of(model("host-a-ib"), CHECK)).isEmpty(); // InfiniBand: no PFC to judge
     }
 
     @Test
     void noDcbSupportIsOnlyInfo() {
-        assertThat(of(model("host-e-roce-variants"), CHECK)).filteredOn(x -> x.subject().get("device").equals("rxe0"))
+        assertThat(of(model("host-e-roce-variants"), CHECK)).filteredOn(x -> Plain.subject(x).get("device").equals("rxe0"))
                 .singleElement().satisfies(x -> {
                     assertThat(x.severity()).isEqualTo(Severity.INFO);
                     // rxe0's veth0 has no driver link in sysfs: the driver is left out, never the string "null"
-                    assertThat(x.evidence()).containsExactly(java.util.Map.entry("dcb_supported", false));
+                    assertThat(Plain.evidence(x)).containsExactly(java.util.Map.entry("dcb_supported", false));
                 });
         // captured by tools/capture-host.sh before it captured DCB: the state is unknown, so no claim at all
         assertThat(of(model("real-softroce-6.1"), CHECK)).isEmpty();
@@ -69,8 +70,8 @@ class PfcMissingTest {
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
             assertThat(x.summary()).contains("off on every priority");
-            assertThat((String) x.evidence().get("pfc_source")).startsWith("ethtool -S: mlx5_core lists rx/tx_prioN_pause only");
-            assertThat(x.evidence()).doesNotContainKey("pfc_cap");
+            assertThat((String) Plain.evidence(x).get("pfc_source")).startsWith("ethtool -S: mlx5_core lists rx/tx_prioN_pause only");
+            assertThat(Plain.evidence(x)).doesNotContainKey("pfc_cap");
         });
         // neither DCB nor statistics: unknown, no finding
         Files.delete(txt);
@@ -84,18 +85,17 @@ class PfcMissingTest {
         Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.withObjectProperty("pfc").putArray("enabled").add(4));
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.evidence()).containsEntry("priority_rule", "default_roce_tos").containsEntry("rdma_priority", 3);
+            assertThat(Plain.evidence(x)).containsEntry("priority_rule", "default_roce_tos").containsEntry("rdma_priority", 3);
         });
     }
 
     @Test
     void configuredPriorityWins() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.roce.priority = 4;
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(4, null));
         List<Finding> f = of(model("host-e-roce-variants"), null, c, CHECK);
-        assertThat(f).noneMatch(x -> x.subject().get("device").equals("mlx5_0")); // PFC is on 4 there
-        assertThat(f).filteredOn(x -> x.subject().get("device").equals("mlx5_2")).singleElement()
-                .satisfies(x -> assertThat(x.evidence()).containsEntry("priority_rule", "config"));
+        assertThat(f).noneMatch(x -> Plain.subject(x).get("device").equals("mlx5_0")); // PFC is on 4 there
+        assertThat(f).filteredOn(x -> Plain.subject(x).get("device").equals("mlx5_2")).singleElement()
+                .satisfies(x -> assertThat(Plain.evidence(x)).containsEntry("priority_rule", "config"));
     }
 
     @Test
@@ -107,7 +107,7 @@ class PfcMissingTest {
         Hosts.json(b, "fabricd/dcb/ens1f0np0.json", n -> n.withObjectProperty("pfc").putArray("enabled").add(4));
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("priority_rule", "default");
+            assertThat(Plain.evidence(x)).containsEntry("priority_rule", "default");
             assertThat(x.remediation()).contains("diagnosis.roce.priority");
         });
     }
@@ -116,7 +116,7 @@ class PfcMissingTest {
     void demoPlantedFault(@TempDir Path tmp) {
         List<Finding> f = of(Hosts.model(Hosts.demo(tmp.resolve("demo"))), CHECK);
         assertThat(f).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_7").containsEntry("netdev", "ens8f0np0");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_7").containsEntry("netdev", "ens8f0np0");
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
         });
     }

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,9 +42,9 @@ class PortErrorsRisingTest {
         HostModel after = at(60, "symbol_error", 10); // 600/h > 120/h
         assertThat(of(after, before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("port", 1);
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0").containsEntry("port", 1);
             @SuppressWarnings("unchecked")
-            List<Map<String, Object>> rising = (List<Map<String, Object>>) x.evidence().get("rising");
+            List<Map<String, Object>> rising = (List<Map<String, Object>>) Plain.evidence(x).get("rising");
             assertThat(rising).singleElement().satisfies(r -> {
                 assertThat(r).containsEntry("counter", "symbol_error").containsEntry("increase", 10L).containsEntry("threshold", "120/h");
                 assertThat(r.get("rate")).isEqualTo("10.0/min");
@@ -79,10 +80,10 @@ class PortErrorsRisingTest {
     void configuredThresholdsOverTheDefaults() {
         HostModel before = at(0, "symbol_error", 0);
         HostModel after = at(60, "symbol_error", 10);
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.portErrors.put("symbol_error", Rate.parse("1000/h"));
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h")));
         assertThat(of(after, before, c, CHECK)).isEmpty();
-        c.portErrors.put("port_xmit_wait", Rate.parse("1/s")); // any counters/ file can be watched
+        c = c.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h"),
+                "port_xmit_wait", Rate.parse("1/s"))); // any counters/ file can be watched
         Hosts.write(a, C + "port_xmit_wait", "1843221907\n");
         HostModel x0 = Hosts.model(a, T0.plusSeconds(100));
         Hosts.write(a, C + "port_xmit_wait", "1843231907\n");

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
@@ -28,12 +29,11 @@ class QpPressureTest {
 
     @Test
     void qpsNearTheDeviceLimit() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.qp.maxShare = 0.00001; // 2.6 QPs of 262144
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withQp(new DiagnosisConfig.Qp(0.00001, null, null)); // 2.6 QPs of 262144
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.subject()).containsEntry("device", "mlx5_0");
-            assertThat(x.evidence()).containsEntry("qps", 3).containsEntry("max_qp", 262144L);
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0");
+            assertThat(Plain.evidence(x)).containsEntry("qps", 3).containsEntry("max_qp", 262144L);
         });
     }
 

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,8 +32,8 @@ class RoceGidMissingTest {
         Hosts.write(b, PORT + "gids/3", ZERO);
         assertThat(of(Hosts.model(b), CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.CRITICAL);
-            assertThat(x.subject()).containsEntry("device", "mlx5_0").containsEntry("netdev", "ens1f0np0");
-            assertThat(x.evidence().get("gids").toString()).contains("RoCE v2").contains("fe80");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0").containsEntry("netdev", "ens1f0np0");
+            assertThat(Plain.evidence(x).get("gids").toString()).contains("RoCE v2").contains("fe80");
         });
     }
 

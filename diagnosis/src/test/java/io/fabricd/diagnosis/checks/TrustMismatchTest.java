@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis.checks;
 
+import io.fabricd.diagnosis.Plain;
 import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,11 +19,11 @@ class TrustMismatchTest {
     void theOddPortOutAgainstItsSiblings() {
         // host E: mlx5_0 trusts pcp (MLNX_OFED qos/trust), mlx5_1 and mlx5_2 dscp (DSCP APP entries)
         assertThat(of(model("host-e-roce-variants"), CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.subject()).containsEntry("device", "mlx5_0");
+            assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0");
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
-            assertThat(x.evidence()).containsEntry("trust", "pcp").containsEntry("expected", "dscp")
+            assertThat(Plain.evidence(x)).containsEntry("trust", "pcp").containsEntry("expected", "dscp")
                     .containsEntry("trust_source", "qos/trust");
-            assertThat(x.evidence().get("expected_because").toString()).contains("2 of the host's 2 other RoCE ports with a known trust mode trust dscp");
+            assertThat(Plain.evidence(x).get("expected_because").toString()).contains("2 of the host's 2 other RoCE ports with a known trust mode trust dscp");
         });
     }
 
@@ -38,15 +39,14 @@ class TrustMismatchTest {
         Path e = Hosts.copy("host-e-roce-variants", tmp.resolve("e"));
         Hosts.write(e, "sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos", "106\n");
         assertThat(of(Hosts.model(e), CHECK)).singleElement()
-                .satisfies(x -> assertThat(x.evidence().get("expected_because").toString()).contains("default_roce_tos 106"));
+                .satisfies(x -> assertThat(Plain.evidence(x).get("expected_because").toString()).contains("default_roce_tos 106"));
     }
 
     @Test
     void configuredTrustWins() {
-        DiagnosisConfig c = new DiagnosisConfig();
-        c.roce.trust = "pcp";
+        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "pcp"));
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
-            assertThat(x.evidence()).containsEntry("trust", "dscp").containsEntry("expected", "pcp");
+            assertThat(Plain.evidence(x)).containsEntry("trust", "dscp").containsEntry("expected", "pcp");
             assertThat(x.remediation()).contains("--trust pcp");
         });
     }

@@ -1,5 +1,7 @@
 package io.fabricd.probes.bandwidth;
 
+import io.fabricd.model.probe.ProbeResults;
+
 /**
  * One bandwidth test between this agent and a peer.
  *
@@ -24,5 +26,10 @@ public record BandwidthResult(String peer, String device, String peerDevice, Str
     /** bps() over the ceiling; null when the ceiling is unknown. */
     public Double ratio() {
         return ceilingBps == null || ceilingBps <= 0 ? null : bps() / ceilingBps;
+    }
+
+    /** What the bandwidth_low check judges. */
+    public ProbeResults.Bandwidth measured() {
+        return new ProbeResults.Bandwidth(peer, device, direction, size, qps, bps(), ceilingBps, limit, nanos / 1e9);
     }
 }

@@ -1,9 +1,8 @@
 package io.fabricd.probes.mesh;
 
-import io.fabricd.model.finding.Finding;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.natives.Natives;
 import io.fabricd.probes.ProbeConfig;
-import io.fabricd.probes.ProbeFindings;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.ProbeTransport;
@@ -43,9 +42,9 @@ import java.util.logging.Logger;
 
 /**
  * The agent's pingmesh: a UDP responder (and a UD responder per active RDMA port), the endpoint it
- * publishes, and probe rounds to the planned peers, feeding the probe metrics and findings. Who the
- * peers are is {@link PeerEndpoints}; the sockets and queue pairs kept between rounds are
- * {@link PeerTransports}. Its own threads; never the event loop.
+ * publishes, and probe rounds to the planned peers, feeding the probe metrics and the results that
+ * diagnosis judges. Who the peers are is {@link PeerEndpoints}; the sockets and queue pairs kept
+ * between rounds are {@link PeerTransports}. Its own threads; never the event loop.
  */
 public final class ProbeService implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ProbeService.class.getName());
@@ -57,7 +56,7 @@ public final class ProbeService implements AutoCloseable {
     private final Supplier<Map<String, String>> labels;
     private final ResponderStats responderStats = new ResponderStats();
     private final ProbeMetrics metrics;
-    private final ProbeFindings findings;
+    private final ProbeWindows windows;
     private EndpointClient client;
     private final String bindHost;
     private UdpResponder responder;
@@ -84,7 +83,7 @@ public final class ProbeService implements AutoCloseable {
         this.hostname = config.nodeName() != null && !config.nodeName().isBlank() ? () -> config.nodeName() : hostname;
         this.labels = labels;
         this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms());
-        this.findings = new ProbeFindings(config.window(), config.lossThreshold(), 50, config.latencyThreshold().toNanos() / 1e9, 5.0);
+        this.windows = new ProbeWindows(config.window());
         this.client = new EndpointClient(key, Duration.ofSeconds(5));
     }
 
@@ -190,9 +189,9 @@ public final class ProbeService implements AutoCloseable {
         return new Endpoint(hostname.get(), l, responder == null ? null : responder.port(), devices, verbsStatus);
     }
 
-    /** Open probe findings (probe_loss, probe_latency). */
-    public List<Finding> findings() {
-        return findings.findings();
+    /** The recent rounds and verbs paths, for the probe checks of diagnosis. */
+    public ProbeResults results() {
+        return windows.snapshot();
     }
 
     public List<String> planned() {
@@ -231,7 +230,7 @@ public final class ProbeService implements AutoCloseable {
         }
         Set<String> keep = new HashSet<>(planned);
         metrics.retain(keep);
-        findings.retain(keep);
+        windows.retain(keep);
         transports.retainUdp(keep);
         List<Future<?>> running = new ArrayList<>();
         for (Planner.Peer p : plan) {
@@ -255,7 +254,7 @@ public final class ProbeService implements AutoCloseable {
                 ProbeResult r = new ProbeSession(transports.udp(peer, target), key, config.pacing(), config.timeout()).run(peer, null, null, size,
                         config.count());
                 metrics.record(r, ep.rack());
-                findings.record(r, ep.rack());
+                windows.record(r, ep.rack());
             } catch (IOException | RuntimeException e) {
                 transports.closeUdp(peer);
                 problems.accept(peer + ": " + e.getMessage());
@@ -277,7 +276,7 @@ public final class ProbeService implements AutoCloseable {
         if (remote == null) {
             return;
         }
-        findings.recordMtu(peer, local.device(), local.activeMtu(), remote.device(), remote.activeMtu());
+        windows.recordMtu(peer, local.device(), local.activeMtu(), remote.device(), remote.activeMtu());
         try {
             VerbsUd ud = transports.requester(local);
             ProbeTransport t = new VerbsTransport(ud, remote, local.activeMtu());
@@ -285,7 +284,7 @@ public final class ProbeService implements AutoCloseable {
                 ProbeResult r = new ProbeSession(t, key, config.pacing(), config.timeout()).run(peer, local.device(), remote.device(),
                         size, config.count());
                 metrics.record(r, ep.rack());
-                findings.record(r, ep.rack());
+                windows.record(r, ep.rack());
             }
         } catch (IOException | RuntimeException e) {
             problems.accept(peer + " (verbs): " + e.getMessage());

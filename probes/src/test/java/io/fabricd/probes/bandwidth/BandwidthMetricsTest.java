@@ -3,8 +3,6 @@ package io.fabricd.probes.bandwidth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
-import io.fabricd.model.finding.Finding;
-import io.fabricd.model.finding.Severity;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
@@ -16,7 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-class BandwidthReportTest {
+class BandwidthMetricsTest {
     private final List<BandwidthResult> results = new ArrayList<>();
 
     private static BandwidthResult result(String peer, double gbps, Double ceilingGbps, String limit) {
@@ -27,28 +25,11 @@ class BandwidthReportTest {
     }
 
     @Test
-    void aLinkBelowItsShareIsAWarningWithEvidence() {
-        results.add(result("node-b", 61.0, 97.0, "link"));     // 0.63
-        results.add(result("node-c", 92.0, 97.0, "link"));     // 0.95: fine
-        results.add(result("node-d", 0.3, null, "unknown"));   // no ceiling: no claim
-        List<Finding> f = new BandwidthReport(() -> results, 0.8).findings();
-        assertThat(f).hasSize(1);
-        Finding low = f.get(0);
-        assertThat(low.check()).isEqualTo("bandwidth_low");
-        assertThat(low.severity()).isEqualTo(Severity.WARNING);
-        assertThat(low.subject()).containsEntry("peer", "node-b").containsEntry("device", "mlx5_0").containsEntry("direction", "tx");
-        assertThat(low.summary()).isEqualTo("mlx5_0 to node-b: 61.0 Gb/s, 63% of the 97.0 Gb/s the link can carry");
-        assertThat((Double) low.evidence().get("ratio")).isBetween(0.628, 0.630);
-        assertThat(low.evidence()).containsEntry("min_ratio", 0.8).containsKey("confirm");
-        assertThat(low.remediation()).contains("ib_write_bw");
-    }
-
-    @Test
     void familiesCarryTheLastResultPerPeer() {
         results.add(result("node-b", 61.0, 97.0, "local_pcie"));
         results.add(result("node-d", 0.3, null, "unknown"));
         PrometheusRegistry r = new PrometheusRegistry();
-        new BandwidthReport(() -> results, 0.8).register(r);
+        BandwidthMetrics.register(r, () -> results);
         MetricSnapshots snap = r.scrape();
         assertThat(points(snap, "fabric_bandwidth_bytes_per_second")).containsEntry("mlx5_0 tx node-b", 61e9 / 8)
                 .containsEntry("mlx5_0 tx node-d", 0.3e9 / 8);
@@ -56,6 +37,15 @@ class BandwidthReportTest {
         assertThat(points(snap, "fabric_bandwidth_ratio")).containsOnlyKeys("mlx5_0 tx node-b");
         assertThat(points(snap, "fabric_bandwidth_last_test_timestamp_seconds")).containsEntry("mlx5_0 tx node-d", 1.796e9);
         assertThat(points(snap, "fabric_bandwidth_messages_per_second")).containsKeys("mlx5_0 tx node-b", "mlx5_0 tx node-d");
+    }
+
+    @Test
+    void whatTheCheckJudgesIsWhatWasMeasured() {
+        var m = result("node-b", 61.0, 97.0, "link").measured();
+        assertThat(m.bitsPerSecond()).isEqualTo(61e9, org.assertj.core.api.Assertions.within(1.0));
+        assertThat(m.ratio()).isBetween(0.628, 0.630);
+        assertThat(m.seconds()).isEqualTo(2.0);
+        assertThat(m.direction()).isEqualTo("tx");
     }
 
     /** A family's points: label values (in label-name order) joined by spaces, to the value. */

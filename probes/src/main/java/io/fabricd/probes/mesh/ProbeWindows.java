@@ -1,0 +1,71 @@
+package io.fabricd.probes.mesh;
+
+import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.probes.ProbeResult;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The last {@code window} probe rounds per peer, transport and size, and the MTUs of the verbs
+ * paths, handed out as a {@link ProbeResults} for the checks to judge. Thread-safe.
+ */
+public final class ProbeWindows {
+    private final int window;
+    private final Map<String, Deque<ProbeResult>> rounds = new TreeMap<>();
+    private final Map<String, String> racks = new TreeMap<>();
+    private final Map<String, ProbeResults.PathMtu> mtus = new TreeMap<>();
+
+    public ProbeWindows(int window) {
+        this.window = window;
+    }
+
+    public synchronized void record(ProbeResult r, String rack) {
+        Deque<ProbeResult> d = rounds.computeIfAbsent(r.peer() + "|" + r.transport() + "|" + r.size(), x -> new ArrayDeque<>());
+        d.addLast(r);
+        while (d.size() > window) {
+            d.removeFirst();
+        }
+        racks.put(r.peer(), rack == null ? "" : rack);
+    }
+
+    /** The active MTUs of the two ends of a verbs path (peers report theirs in the endpoint). */
+    public synchronized void recordMtu(String peer, String localDevice, int localMtu, String remoteDevice, int remoteMtu) {
+        mtus.put(peer, new ProbeResults.PathMtu(peer, localDevice, localMtu, remoteDevice, remoteMtu));
+    }
+
+    /** Forgets the peers no longer planned. */
+    public synchronized void retain(Set<String> peers) {
+        rounds.keySet().removeIf(k -> !peers.contains(k.substring(0, k.indexOf('|'))));
+        racks.keySet().retainAll(peers);
+        mtus.keySet().retainAll(peers);
+    }
+
+    /** Each window added up, with the quantiles of all its RTTs. */
+    public synchronized ProbeResults snapshot() {
+        List<ProbeResults.Window> out = new ArrayList<>();
+        for (Deque<ProbeResult> d : rounds.values()) {
+            int sent = 0;
+            int lost = 0;
+            int late = 0;
+            boolean overloaded = false;
+            for (ProbeResult r : d) {
+                overloaded |= r.responderOverloaded();
+                sent += r.sent();
+                lost += r.lost();
+                late += r.late();
+            }
+            long[] rtts = d.stream().flatMapToLong(r -> Arrays.stream(r.rttNanos())).sorted().toArray();
+            ProbeResult last = d.peekLast();
+            out.add(new ProbeResults.Window(last.peer(), racks.get(last.peer()), last.transport(), last.size(), last.localDevice(),
+                    sent, lost, late, overloaded, rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.5),
+                    rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.99)));
+        }
+        return new ProbeResults(out, List.copyOf(mtus.values()), List.of());
+    }
+}
