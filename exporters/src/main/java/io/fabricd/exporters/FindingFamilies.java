@@ -1,6 +1,7 @@
 package io.fabricd.exporters;
 
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.model.metrics.FindingMetrics;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,8 +17,7 @@ import java.util.stream.Stream;
  * the two directions of a slow link are two series).
  */
 final class FindingFamilies {
-    static final List<String> SUBJECT_LABELS = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer",
-            "direction");
+    static final List<String> SUBJECT_LABELS = Subject.PARTS;
 
     private FindingFamilies() {
     }

@@ -3,7 +3,10 @@ package io.fabricd.model.finding;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,6 +19,9 @@ import java.util.Map;
 @JsonPropertyOrder(alphabetic = true)
 public record Subject(String device, Integer port, String netdev, Integer priority, String gpu, String pci, String peer,
                       String direction) {
+    /** The names of the parts, in declaration order: the subject labels of fabric_finding. */
+    public static final List<String> PARTS = Arrays.stream(Subject.class.getRecordComponents()).map(RecordComponent::getName).toList();
+
     /** The whole host. */
     public static final Subject HOST = new Subject(null, null, null, null, null, null, null, null);
 

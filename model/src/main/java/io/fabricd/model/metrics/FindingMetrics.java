@@ -10,8 +10,8 @@ public final class FindingMetrics {
     }
 
     /** What a finding's series carry beyond check and severity. */
-    public static final String SUBJECT_LABELS = "one label per field of the finding's subject (device, port, netdev, priority, gpu, pci, "
-            + "peer, ...), each always present, empty where the subject has no such part";
+    public static final String SUBJECT_LABELS = "one label per part of the finding's subject (Subject.PARTS: device, port, netdev, "
+            + "priority, gpu, pci, peer, direction), each always present, empty where the subject has no such part";
 
     public static final MetricFamily FINDING = gauge("fabric_finding", null,
             "One per open finding of the latest collection (fabricd diagnose; docs/checks.md): value 1.", "check", "severity")
