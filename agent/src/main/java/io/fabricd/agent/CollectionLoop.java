@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -176,6 +175,7 @@ public final class CollectionLoop implements AutoCloseable {
         return r.compareTo(stuckAfter) >= 0 ? r : null;
     }
 
+    @SuppressWarnings("PMD.UnusedAssignment") // runningSince is volatile: read by scrapes while the collection runs
     void collectOnce() {
         long t0 = System.nanoTime();
         runningSince = t0;

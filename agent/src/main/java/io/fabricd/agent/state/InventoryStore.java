@@ -170,6 +170,7 @@ public final class InventoryStore {
      * accept} and the agent both take around a read-change-write. Without a folder (it cannot be
      * made) the work runs without the lock.
      */
+    @SuppressWarnings("PMD.UnusedLocalVariable") // the lock is held for the block, never read
     public <T> T locked(Callable<T> work) throws Exception {
         try {
             createFolder();

@@ -77,7 +77,7 @@ public class HotPaths {
         rdmaOnly = new HostCollection(List.of(new RdmaCollector()), CollectorConfig.DEFAULT, Clock.systemUTC());
         repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, CollectionRunner.CALLER);
         model = repeating.collect(source);
-        live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), java.time.Duration.ofSeconds(2));
+        live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), Duration.ofSeconds(2));
         liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, live.runner());
         report = Diagnosis.run(model, null, DiagnosisConfig.DEFAULT);
         families = FabricMetrics.build(model, false, report.findings());

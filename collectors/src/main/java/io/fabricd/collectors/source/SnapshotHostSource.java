@@ -37,7 +37,6 @@ public final class SnapshotHostSource implements HostSource {
     public static final String MANIFEST = "fabricd-snapshot.json";
 
     private final Path root;
-    private final String rootPrefix;
     private final SnapshotPaths paths;
     private final Optional<SnapshotManifest> manifest;
     /** Opens inside the folder only (openat2); null where the kernel lacks it: then the checks of stillAFile. */
@@ -45,7 +44,6 @@ public final class SnapshotHostSource implements HostSource {
 
     private SnapshotHostSource(Path root, Map<String, String> unreadable, Optional<SnapshotManifest> manifest) {
         this.root = root;
-        this.rootPrefix = root.toString().endsWith("/") ? root.toString() : root + "/";
         this.paths = new SnapshotPaths(root, unreadable);
         this.manifest = manifest;
         this.beneath = BeneathRoot.open(LibC.load(), root);

@@ -106,6 +106,7 @@ public final class StampedSocket implements AutoCloseable {
     }
 
     /** Sends a datagram; false when an earlier one drew ICMP port unreachable (nobody listens there). */
+    @SuppressWarnings("PMD.UnusedAssignment") // -1 stays when the send fails: no time of an earlier datagram
     boolean send(byte[] packet, int length) throws IOException {
         sentAt = -1;
         try {

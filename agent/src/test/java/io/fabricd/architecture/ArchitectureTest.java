@@ -1,0 +1,163 @@
+package io.fabricd.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.fields;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaParameterizedType;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The layering of fabricd's main code (docs/architecture.md), checked on every build. Maven's module
+ * dependencies keep a module from importing one it does not depend on; these rules also hold what
+ * test-scope dependencies and the packages inside a module would let slip. The probes packages'
+ * own order is in probes' PackageLayersTest.
+ */
+class ArchitectureTest {
+    static final JavaClasses MAIN = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.fabricd");
+
+    private static final String[] ABOVE_MODEL = {"io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..",
+        "io.fabricd.exporters..", "io.fabricd.agent..", "io.fabricd.natives.."};
+
+    @Test
+    void theModelImportsNothingElseOfFabricd() {
+        noClasses().that().resideInAPackage("io.fabricd.model..").should().dependOnClassesThat().resideInAnyPackage(ABOVE_MODEL)
+                .because("the model is the vocabulary every part shares: records and pure functions").check(MAIN);
+    }
+
+    @Test
+    void theNativeBindingsImportNothingElseOfFabricd() {
+        noClasses().that().resideInAPackage("io.fabricd.natives..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.model..", "io.fabricd.collectors..", "io.fabricd.diagnosis..",
+                        "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.agent..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theDiagnosisJudgesModelsOnly() {
+        noClasses().that().resideInAPackage("io.fabricd.diagnosis..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.exporters..",
+                        "io.fabricd.agent..", "io.fabricd.natives..")
+                .because("checks are functions of host models and probe results, whoever made them").check(MAIN);
+    }
+
+    @Test
+    void exportersTellModelsAndFindingsOnly() {
+        noClasses().that().resideInAPackage("io.fabricd.exporters..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.agent..", "io.fabricd.natives..")
+                .check(MAIN);
+    }
+
+    @Test
+    void probesMeasureAndDoNotJudge() {
+        noClasses().that().resideInAPackage("io.fabricd.probes..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.exporters..", "io.fabricd.agent..")
+                .because("probes hand their results to the diagnosis, which judges them like everything else").check(MAIN);
+    }
+
+    @Test
+    void collectorsOnlyRead() {
+        noClasses().that().resideInAPackage("io.fabricd.collectors..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.diagnosis..", "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.agent..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theDoorToTheHostKnowsNoStage() {
+        noClasses().that().resideInAnyPackage("io.fabricd.collectors.source..", "io.fabricd.collectors.kernel..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.fabricd.collectors", "io.fabricd.collectors.rdma..",
+                        "io.fabricd.collectors.netdev..", "io.fabricd.collectors.verbs..", "io.fabricd.collectors.topology..",
+                        "io.fabricd.collectors.pcie..", "io.fabricd.collectors.snapshot..")
+                .because("the host reader reads; the stages decide what to read and what it means").check(MAIN);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"model", "diagnosis", "agent"})
+    void packagesWithinEachModuleAreFreeOfCycles(String module) {
+        slices().matching("io.fabricd." + module + ".(*)..").should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void collectorPackagesAreFreeOfCycles() {
+        // source (files) and kernel (what is not a file) are the two halves of one door to the host:
+        // a HostSource hands out its KernelQueries, which fail with HostReadException
+        slices().matching("io.fabricd.collectors.(*)..").should().beFreeOfCycles()
+                .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.kernel.."),
+                        JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.source.."))
+                .check(MAIN);
+    }
+
+    @Test
+    void libraryBindingsAreMadeInOnePlace() {
+        noClasses().that().resideOutsideOfPackage("io.fabricd.natives..")
+                .should().callMethodWhere(DescribedPredicate.describe("Native.load, Native.register or NativeLibrary.getInstance",
+                        call -> call.getTargetOwner().isEquivalentTo(Native.class)
+                                && (call.getName().equals("load") || call.getName().equals("register"))
+                                || call.getTargetOwner().isEquivalentTo(NativeLibrary.class) && call.getName().equals("getInstance")))
+                .because("the verbs shim and libc are bound once (io.fabricd.natives) and handed to their users").check(MAIN);
+    }
+
+    @Test
+    void noMutableStaticState() {
+        fields().that().areStatic().and().areDeclaredInClassesThat().resideInAPackage("io.fabricd..")
+                .should().beFinal()
+                .because("configuration, caches and once-only flags belong to an instance handed in, not to a global").check(MAIN);
+    }
+
+    @Test
+    void collectionCoreClassesStaySmall() {
+        classes().that().resideInAnyPackage("io.fabricd.collectors", "io.fabricd.collectors.source..").and().areNotRecords()
+                .should(haveAtMostPublicMethods(15)).check(MAIN);
+    }
+
+    @Test
+    void theModelHasNoMapsOfUntypedValues() {
+        fields().that().areDeclaredInClassesThat().resideInAPackage("io.fabricd.model..").should(notBeAMapOfObjects()).check(MAIN);
+    }
+
+    private static ArchCondition<JavaClass> haveAtMostPublicMethods(int max) {
+        return new ArchCondition<>("have at most " + max + " public methods") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                long n = c.getMethods().stream().filter(m -> m.getModifiers().contains(JavaModifier.PUBLIC)).count();
+                if (n > max) {
+                    events.add(SimpleConditionEvent.violated(c, c.getName() + " has " + n + " public methods"));
+                }
+            }
+        };
+    }
+
+    private static ArchCondition<JavaField> notBeAMapOfObjects() {
+        return new ArchCondition<>("not be a map of untyped values") {
+            @Override
+            public void check(JavaField f, ConditionEvents events) {
+                JavaType t = f.getType();
+                if (t instanceof JavaParameterizedType p && p.toErasure().isAssignableTo(Map.class)) {
+                    for (JavaType arg : p.getActualTypeArguments()) {
+                        if (arg.toErasure().isEquivalentTo(Object.class)) {
+                            events.add(SimpleConditionEvent.violated(f, f.getFullName() + " maps to untyped values"));
+                        }
+                    }
+                }
+            }
+        };
+    }
+}
