@@ -229,7 +229,8 @@ class ConfigLoaderTest {
     @Test
     void emptySectionsAreTheDefaults(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("c.yaml");
-        Files.writeString(f, "collection: ~\nhttp:\nlisten:\nrdma: {include_devices: ~}\ndiagnosis: {roce: ~}\nprobe: ~\n");
+        Files.writeString(f, "collection: ~\nhttp:\nlisten:\nrdma: {include_devices: ~}\ndiagnosis: {roce: ~}\nprobe: ~\n"
+                + "bandwidth: {serve: ~, min_ratio: ~}\nnetdev: {all_stats: ~}\n");
         AgentConfig c = ConfigLoader.load(f);
         assertThat(c.collection().interval()).isEqualTo(Duration.ofSeconds(10));
         assertThat(c.http().maxConnections()).isEqualTo(256);
@@ -237,6 +238,8 @@ class ConfigLoaderTest {
         assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
         assertThat(c.diagnosis().roce()).isNotNull();
         assertThat(c.diagnosis()).isEqualTo(DiagnosisConfig.DEFAULT);
+        assertThat(c.bandwidth().serve()).isTrue();
+        assertThat(c).isEqualTo(AgentConfig.defaults());
     }
 
     @Test

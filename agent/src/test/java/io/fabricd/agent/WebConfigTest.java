@@ -45,6 +45,9 @@ class WebConfigTest {
         assertThat(error(dir, "basic_auth_users:\n  alice: secret\n")).contains("basic_auth_users.alice is not a bcrypt hash", "htpasswd -nBC 10 alice");
         assertThat(error(dir, "http_server_config: {http2: true}\n")).contains("HTTP/1.1 only");
         assertThat(error(dir, "tls_config: {}\n")).startsWith("unknown key 'tls_config'");
+        // the record's own parts are no keys of the file
+        assertThat(error(dir, "dir: /etc\n")).isEqualTo("unknown key 'dir'; known keys: [tls_server_config, http_server_config, basic_auth_users]");
+        assertThat(error(dir, "basicAuthUsers: {}\n")).startsWith("unknown key 'basicAuthUsers'");
     }
 
     @Test
