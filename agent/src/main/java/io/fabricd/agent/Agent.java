@@ -91,17 +91,17 @@ public final class Agent implements AutoCloseable {
         this.source = source;
         this.listen = listen;
         this.config = config;
-        this.probeKey = KubernetesProbeKey.resolve(config.probe);
-        this.web = config.http.webConfigFile == null ? null : WebConfig.load(Path.of(config.http.webConfigFile));
-        fabric = new FabricMetrics(config.netdev.allStats);
+        this.probeKey = KubernetesProbeKey.resolve(config.probe());
+        this.web = config.http().webConfigFile() == null ? null : WebConfig.load(Path.of(config.http().webConfigFile()));
+        fabric = new FabricMetrics(config.netdev().allStats());
         registry.register(fabric);
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
-        loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection.identityRefresh,
+        loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection().identityRefresh(),
                 source instanceof LiveHostSource live ? live.runner() : CollectionRunner.CALLER), fabric,
-                config.collection.interval, config.judging(), meters,
-                config.stateDir == null ? null : new InventoryStore(Path.of(config.stateDir)), config.collectorConfig()::deviceSelected)
-                .stuckAfter(config.collection.stuckAfter);
+                config.collection().interval(), config.judging(), meters,
+                config.stateDir() == null ? null : new InventoryStore(Path.of(config.stateDir())), config.collectorConfig()::deviceSelected)
+                .stuckAfter(config.collection().stuckAfter());
         Gauge.builder(Meters.name(AgentMetrics.READY), loop, l -> l.ready() ? 1 : 0).description(AgentMetrics.READY.help())
                 .register(meters);
     }
@@ -137,9 +137,9 @@ public final class Agent implements AutoCloseable {
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
-        AgentConfig.Http limits = config.http;
-        ConnectionLimits bounds = new ConnectionLimits(limits.maxConnections,
-                limits.maxRequests, meters);
+        AgentConfig.Http limits = config.http();
+        ConnectionLimits bounds = new ConnectionLimits(limits.maxConnections(),
+                limits.maxRequests(), meters);
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
@@ -152,27 +152,27 @@ public final class Agent implements AutoCloseable {
                 .build();
         if (probeKey != null) {
             try {
-                probes = new ProbeService(config.probe, probeKey, udpHost(), this::hostname,
+                probes = new ProbeService(config.probe(), probeKey, udpHost(), this::hostname,
                         () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
                         // the fabric's agents share a web config: peers serve TLS when this one does
-                        .endpointTls(config.probe.endpointTls() != null ? config.probe.endpointTls() : web != null && web.tls()).start();
+                        .endpointTls(config.probe().endpointTls() != null ? config.probe().endpointTls() : web != null && web.tls()).start();
                 loop.probeResults(probes::results);
                 if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
-                        && (!config.probe.peers().isEmpty() || !config.probe.dns().isEmpty() || config.probe.kubernetes().enabled())) {
+                        && (!config.probe().peers().isEmpty() || !config.probe().dns().isEmpty() || config.probe().kubernetes().enabled())) {
                     LOG.warning("web config: client_auth_type RequireAndVerifyClientCert, but agents present no client certificate "
                             + "when they ask each other for probe endpoints: probing peers will fail; use VerifyClientCertIfGiven "
                             + "(the endpoint is authenticated by the probe key)");
                 }
-                if (config.probe.verbs() && !source.isSnapshot()) {
+                if (config.probe().verbs() && !source.isSnapshot()) {
                     probes.startVerbs(Path.of("/sys"));
                 }
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
                         new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()),
-                        () -> config.probe.nodeName() != null && !config.probe.nodeName().isBlank() ? config.probe.nodeName() : hostname());
+                        () -> config.probe().nodeName() != null && !config.probe().nodeName().isBlank() ? config.probe().nodeName() : hostname());
             } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
-                        + config.probe.udpPort() + ": " + e.getMessage());
+                        + config.probe().udpPort() + ": " + e.getMessage());
             }
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
@@ -184,10 +184,10 @@ public final class Agent implements AutoCloseable {
         // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.
         HttpServerOptions opts = new HttpServerOptions()
                 .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setIdleTimeout((int) limits.idleTimeout.toMillis())
-                .setWriteIdleTimeout((int) limits.idleTimeout.toMillis())
-                .setMaxHeaderSize(limits.maxHeaderBytes)
-                .setMaxInitialLineLength(limits.maxRequestLineBytes)
+                .setIdleTimeout((int) limits.idleTimeout().toMillis())
+                .setWriteIdleTimeout((int) limits.idleTimeout().toMillis())
+                .setMaxHeaderSize(limits.maxHeaderBytes())
+                .setMaxInitialLineLength(limits.maxRequestLineBytes())
                 // HTTP/1.1 only: scrapers speak it; no h2c upgrade (Java's HttpClient asks for one)
                 // means one protocol to bound and no HTTP/2 stream floods
                 .setHttp2ClearTextEnabled(false)
@@ -205,8 +205,8 @@ public final class Agent implements AutoCloseable {
             Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth == null ? null : bandwidth.server(),
                     probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(),
                     BandwidthServing.off(config, source, probeKey, natives.verbs()));
-            if (web != null && !web.basicAuthUsers.isEmpty()) {
-                api = new BasicAuth(vertx, web.basicAuthUsers, meters).wrap(api);
+            if (web != null && !web.basicAuthUsers().isEmpty()) {
+                api = new BasicAuth(vertx, web.basicAuthUsers(), meters).wrap(api);
             }
             if (web != null && !web.headers().isEmpty()) {
                 Handler<HttpServerRequest> inner = api;
@@ -226,31 +226,31 @@ public final class Agent implements AutoCloseable {
         }
         if (probes != null && nodeLockDir != null) {
             nodeLock = NodeName.claim(nodeLockDir, NodeName.of(config, source, this::hostname),
-                    new ListenAddress(listen.host(), port()), config.stateDir);
+                    new ListenAddress(listen.host(), port()), config.stateDir());
         }
         LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
                 + new ListenAddress(listen.host(), port()) + "/metrics"
-                + (web == null ? "" : " (web config " + config.http.webConfigFile + ": TLS " + (web.tls() ? "on, client certificates "
+                + (web == null ? "" : " (web config " + config.http().webConfigFile() + ": TLS " + (web.tls() ? "on, client certificates "
                 + web.clientAuth().name().toLowerCase(Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
-                + (web.basicAuthUsers.isEmpty() ? "off" : "for " + web.basicAuthUsers.size() + " users") + ")"));
+                + (web.basicAuthUsers().isEmpty() ? "off" : "for " + web.basicAuthUsers().size() + " users") + ")"));
         return this;
     }
 
     /** The web config's TLS: the certificate and key, client certificates against its CA, the protocol versions. */
     private static void tls(HttpServerOptions opts, WebConfig web) {
         opts.setSsl(true)
-                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(web.path(web.tls.certFile).toString())
-                        .setKeyPath(web.path(web.tls.keyFile).toString()))
+                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(web.path(web.tlsServer().certFile()).toString())
+                        .setKeyPath(web.path(web.tlsServer().keyFile()).toString()))
                 .setEnabledSecureTransportProtocols(new LinkedHashSet<>(web.protocols()));
         if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
-            opts.setTrustOptions(new PemTrustOptions().addCertPath(web.path(web.tls.clientCaFile).toString()))
+            opts.setTrustOptions(new PemTrustOptions().addCertPath(web.path(web.tlsServer().clientCaFile()).toString()))
                     .setClientAuth(web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST);
         }
     }
 
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
     private String udpHost() {
-        return config.probe.udpHost() != null && !config.probe.udpHost().isBlank() ? config.probe.udpHost() : listen.host();
+        return config.probe().udpHost() != null && !config.probe().udpHost().isBlank() ? config.probe().udpHost() : listen.host();
     }
 
     /** This host's name: the latest collection's, else the OS's. */

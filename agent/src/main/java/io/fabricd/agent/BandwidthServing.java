@@ -56,37 +56,37 @@ final class BandwidthServing implements AutoCloseable {
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
                                   ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname) {
-        AgentConfig.Bandwidth b = config.bandwidth;
-        if (!b.serve && b.interval.isZero() || source.isSnapshot() || verbs.rcUnavailable() != null) {
+        AgentConfig.Bandwidth b = config.bandwidth();
+        if (!b.serve() && b.interval().isZero() || source.isSnapshot() || verbs.rcUnavailable() != null) {
             return null;
         }
         Path sys = Path.of("/sys");
-        Integer gid = config.probe.gidIndex();
+        Integer gid = config.probe().gidIndex();
         Function<String, VerbsPorts.Port> ports = device -> VerbsPorts.discover(sys).stream()
                 .filter(p -> device == null || p.device().equals(device)).findFirst()
                 .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null);
         Supplier<Ceiling.Local> local = () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model());
         BandwidthServer server = null;
-        if (b.serve) {
-            server = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration, b.maxBufferBytes, b.maxQps, b.minInterval), ports, local,
+        if (b.serve()) {
+            server = new BandwidthServer(new BandwidthServer.Limits(b.maxDuration(), b.maxBufferBytes(), b.maxQps(), b.minInterval()), ports, local,
                     (port, size, qps, depth) -> new VerbsRc(verbs, port.device(), port.port(), port.gidIndex(), size, qps, depth), System::currentTimeMillis);
-            LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration.toSeconds() + " s and "
-                    + (b.maxBufferBytes >> 20) + " MiB each, one at a time)");
+            LOG.info("serving RDMA bandwidth tests to peers with the probe key (at most " + b.maxDuration().toSeconds() + " s and "
+                    + (b.maxBufferBytes() >> 20) + " MiB each, one at a time)");
         }
         BandwidthSchedule schedule = null;
         ScheduledExecutorService scheduler = null;
-        if (!b.interval.isZero()) {
+        if (!b.interval().isZero()) {
             BandwidthClient client = new BandwidthClient(verbs, endpoints, hostname.get());
             schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, client::run,
-                    new BandwidthClient.Options(null, b.size, b.duration, b.qps, false, false));
+                    new BandwidthClient.Options(null, b.size(), b.duration(), b.qps(), false, false));
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fabricd-bandwidth-schedule");
                 t.setDaemon(true);
                 return t;
             });
             // the first after one interval: the probe plan is known by then
-            scheduler.scheduleWithFixedDelay(schedule, b.interval.toMillis(), b.interval.toMillis(), TimeUnit.MILLISECONDS);
-            LOG.info("testing the bandwidth to the next planned peer every " + b.interval.toSeconds() + " s (bandwidth.interval)");
+            scheduler.scheduleWithFixedDelay(schedule, b.interval().toMillis(), b.interval().toMillis(), TimeUnit.MILLISECONDS);
+            LOG.info("testing the bandwidth to the next planned peer every " + b.interval().toSeconds() + " s (bandwidth.interval)");
         }
         BandwidthServer s = server;
         BandwidthSchedule sch = schedule;
@@ -161,7 +161,7 @@ final class BandwidthServing implements AutoCloseable {
         if (key == null) {
             return "bandwidth tests are off on this agent: no probe key (probe.key_file or " + ProbeKey.ENV + ")";
         }
-        if (!config.bandwidth.serve) {
+        if (!config.bandwidth().serve()) {
             return "this agent serves no bandwidth tests (bandwidth.serve: false)";
         }
         if (source.isSnapshot()) {

@@ -27,7 +27,7 @@ public final class CdsTraining {
         Main.execute(new String[] {"metrics", "--demo"}, nowhere, nowhere);
         Main.execute(new String[] {"diagnose", "--demo", "--format", "json"}, nowhere, nowhere);
         // the daemon: Vert.x, the HTTP API, Micrometer, the collection loop
-        AgentConfig cfg = new AgentConfig();
+        AgentConfig cfg = AgentConfig.defaults();
         cfg.validate();
         Agent agent = new Agent(DemoHost.open(), cfg, ListenAddress.parse("127.0.0.1:0")).start();
         try {

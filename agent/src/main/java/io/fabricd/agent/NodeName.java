@@ -24,8 +24,8 @@ final class NodeName {
 
     /** probe.node_name (or NODE_NAME), else the host's name as the collection reads it. */
     static String of(AgentConfig config, HostSource source, Supplier<String> fallback) {
-        if (config.probe.nodeName() != null && !config.probe.nodeName().isBlank()) {
-            return config.probe.nodeName();
+        if (config.probe().nodeName() != null && !config.probe().nodeName().isBlank()) {
+            return config.probe().nodeName();
         }
         if (source.isSnapshot()) {
             return HostCollection.hostname(source);

@@ -65,8 +65,7 @@ class AgentBandwidthTest {
 
     @Test
     void withoutAKeyTheAgentSaysBandwidthTestsAreOff(@TempDir Path tmp) throws Exception {
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = Duration.ofHours(1);
+        AgentConfig c = AgentHttpTest.config(Duration.ofHours(1));
         try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + a.port() + BandwidthMessages.START_PATH)).POST(HttpRequest.BodyPublishers.ofString("{}"))

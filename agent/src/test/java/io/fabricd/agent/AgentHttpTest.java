@@ -39,9 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AgentHttpTest {
 
     static AgentConfig config(Duration interval) {
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = interval;
-        return c;
+        return TestConfigs.yaml("collection: {interval: " + interval.toMillis() + "ms}");
     }
 
     static Agent start(HostSource source, Duration interval) {

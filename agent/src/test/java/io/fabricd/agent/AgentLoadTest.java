@@ -40,15 +40,12 @@ class AgentLoadTest {
     }
 
     static AgentConfig config() {
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = Duration.ofHours(1);
-        return c;
+        return TestConfigs.yaml("collection: {interval: 1h}");
     }
 
     @Test
     void thousandScrapesFromFiftyClientsAllAnsweredWithoutExtraCollections() throws Exception {
-        AgentConfig cfg = config();
-        cfg.http.maxRequests = 50; // 40 by default, as node_exporter's --web.max-requests
+        AgentConfig cfg = TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 50}"); // 40 by default, as node_exporter's --web.max-requests
         try (Agent a = start(cfg)) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             ExecutorService pool = Executors.newFixedThreadPool(50);
@@ -88,8 +85,7 @@ class AgentLoadTest {
 
     @Test
     void idleSocketsSlowlorisAndOversizedRequestsNeitherStarveScrapesNorStayOpen() throws Exception {
-        AgentConfig c = config();
-        c.http.idleTimeout = Duration.ofSeconds(2);
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {idle_timeout: 2s}");
         List<Socket> idle = new ArrayList<>();
         List<Socket> slow = new ArrayList<>();
         AtomicBoolean trickle = new AtomicBoolean(true);
@@ -165,8 +161,7 @@ class AgentLoadTest {
 
     @Test
     void beyondMaxConnectionsTheOldestIdleIsClosedAndScrapesStillAnswer() throws Exception {
-        AgentConfig c = config();
-        c.http.maxConnections = 8;
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {max_connections: 8, max_requests: 8}");
         List<Socket> idle = new ArrayList<>();
         try (Agent a = start(c)) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();

@@ -44,13 +44,10 @@ class AgentProbeTest {
 
     /** Quick rounds to {@code peers}; {@code probeLines} are more keys of the probe section, as YAML. */
     static AgentConfig config(Path keyFile, List<String> peers, String... probeLines) {
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = Duration.ofHours(1);
         List<String> lines = new ArrayList<>(List.of("peers: [" + String.join(", ", peers.stream().map(p -> "'" + p + "'").toList()) + "]",
                 "interval: 500ms", "jitter: 0", "count: 20", "pacing: 2ms"));
         lines.addAll(List.of(probeLines));
-        c.probe = probe(keyFile, lines.toArray(String[]::new));
-        return c;
+        return AgentHttpTest.config(Duration.ofHours(1)).withProbe(probe(keyFile, lines.toArray(String[]::new)));
     }
 
     /**
@@ -66,7 +63,7 @@ class AgentProbeTest {
         try {
             f = Files.createTempFile("fabricd-probe", ".yaml");
             Files.writeString(f, yaml);
-            return ConfigLoader.load(f).probe;
+            return ConfigLoader.load(f).probe();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {

@@ -24,9 +24,9 @@ class ConfigLoaderTest {
     @Test
     void defaultsWithoutAFile() {
         AgentConfig c = ConfigLoader.load(null);
-        assertThat(c.listen).isEqualTo("0.0.0.0:9530");
-        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(10));
-        assertThat(c.collection.readTimeout).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.listen()).isEqualTo("0.0.0.0:9530");
+        assertThat(c.collection().interval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.collection().readTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
     }
 
@@ -43,9 +43,9 @@ class ConfigLoaderTest {
                   exclude_devices: [mlx5_3]
                 """);
         AgentConfig c = ConfigLoader.load(f);
-        assertThat(ListenAddress.parse(c.listen)).isEqualTo(new ListenAddress("127.0.0.1", 9999));
-        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(30));
-        assertThat(c.collection.readTimeout).isEqualTo(Duration.ofMillis(500));
+        assertThat(ListenAddress.parse(c.listen())).isEqualTo(new ListenAddress("127.0.0.1", 9999));
+        assertThat(c.collection().interval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.collection().readTimeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.collectorConfig().deviceSelected("mlx5_3")).isFalse();
         assertThat(c.collectorConfig().deviceSelected("rxe0")).isFalse();
     }
@@ -68,7 +68,7 @@ class ConfigLoaderTest {
                   lane_errors: {min_errors: 50, ratio: 4}
                   transport_errors: {ack_timeout: 5/s, retries_exceeded: 1/h}
                 """);
-        var d = ConfigLoader.load(f).diagnosis;
+        var d = ConfigLoader.load(f).diagnosis();
         assertThat(d.enabled("pcie_degraded")).isFalse();
         assertThat(d.roce().priority()).isEqualTo(4);
         assertThat(d.link().expectedRateGbps()).isEqualTo(400.0);
@@ -85,7 +85,7 @@ class ConfigLoaderTest {
         assertThat(d.laneErrors().minErrors()).isEqualTo(50);
         assertThat(d.transportErrorThresholds().get("ack_timeout").perSecond()).isEqualTo(5.0);
         assertThat(d.transportErrorThresholds().get("out_of_sequence").text()).isEqualTo("10/s");
-        assertThat(ConfigLoader.load(null).diagnosis.portErrorThresholds().get("symbol_error").text()).isEqualTo("120/h");
+        assertThat(ConfigLoader.load(null).diagnosis().portErrorThresholds().get("symbol_error").text()).isEqualTo("120/h");
     }
 
     @Test
@@ -143,7 +143,7 @@ class ConfigLoaderTest {
     void emptyFileIsDefaults(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("empty.yaml");
         Files.writeString(f, "");
-        assertThat(ConfigLoader.load(f).listen).isEqualTo("0.0.0.0:9530");
+        assertThat(ConfigLoader.load(f).listen()).isEqualTo("0.0.0.0:9530");
     }
 
     @Test
@@ -204,13 +204,13 @@ class ConfigLoaderTest {
                     api_server: https://10.0.0.1:6443
                 """);
         AgentConfig c = ConfigLoader.load(f);
-        assertThat(c.probe.kubernetes().enabled()).isTrue();
-        assertThat(c.probe.kubernetes().namespace()).isEqualTo("monitoring");
-        assertThat(c.probe.kubernetes().portName()).isEqualTo("api");
-        assertThat(c.probe.kubernetes().rackLabels()).containsExactly("example.com/tor");
-        assertThat(c.probe.kubernetes().nodeRefresh()).isEqualTo(Duration.ofMinutes(1));
-        assertThat(c.probe.kubernetes().apiServer()).isEqualTo("https://10.0.0.1:6443");
-        assertThat(ConfigLoader.load(null).probe.kubernetes().enabled()).isFalse();
+        assertThat(c.probe().kubernetes().enabled()).isTrue();
+        assertThat(c.probe().kubernetes().namespace()).isEqualTo("monitoring");
+        assertThat(c.probe().kubernetes().portName()).isEqualTo("api");
+        assertThat(c.probe().kubernetes().rackLabels()).containsExactly("example.com/tor");
+        assertThat(c.probe().kubernetes().nodeRefresh()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(c.probe().kubernetes().apiServer()).isEqualTo("https://10.0.0.1:6443");
+        assertThat(ConfigLoader.load(null).probe().kubernetes().enabled()).isFalse();
         Files.writeString(f, "probe: {kubernetes: {service: fabricd, port_name: ''}}\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("probe.kubernetes");
     }
@@ -229,14 +229,17 @@ class ConfigLoaderTest {
     @Test
     void emptySectionsAreTheDefaults(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("c.yaml");
-        Files.writeString(f, "collection: ~\nhttp:\nlisten:\nrdma: {include_devices: ~}\ndiagnosis: {roce: ~}\nprobe: ~\n");
+        Files.writeString(f, "collection: ~\nhttp:\nlisten:\nrdma: {include_devices: ~}\ndiagnosis: {roce: ~}\nprobe: ~\n"
+                + "bandwidth: {serve: ~, min_ratio: ~}\nnetdev: {all_stats: ~}\n");
         AgentConfig c = ConfigLoader.load(f);
-        assertThat(c.collection.interval).isEqualTo(Duration.ofSeconds(10));
-        assertThat(c.http.maxConnections).isEqualTo(256);
-        assertThat(c.listen).isEqualTo("0.0.0.0:9530");
+        assertThat(c.collection().interval()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(c.http().maxConnections()).isEqualTo(256);
+        assertThat(c.listen()).isEqualTo("0.0.0.0:9530");
         assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
-        assertThat(c.diagnosis.roce()).isNotNull();
-        assertThat(c.diagnosis).isEqualTo(DiagnosisConfig.DEFAULT);
+        assertThat(c.diagnosis().roce()).isNotNull();
+        assertThat(c.diagnosis()).isEqualTo(DiagnosisConfig.DEFAULT);
+        assertThat(c.bandwidth().serve()).isTrue();
+        assertThat(c).isEqualTo(AgentConfig.defaults());
     }
 
     @Test

@@ -45,9 +45,7 @@ class StuckCollectionTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aHangingCollectionMakesTheAgentNotReadyUntilItEnds() throws Exception {
         Hanging source = new Hanging();
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = Duration.ofMillis(200);
-        c.collection.stuckAfter = Duration.ofSeconds(1);
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 200ms, stuck_after: 1s}");
         try (Agent a = new Agent(source, c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             assertThat(Http.get(a.port(), "/readyz").statusCode()).isEqualTo(200);

@@ -45,6 +45,9 @@ class WebConfigTest {
         assertThat(error(dir, "basic_auth_users:\n  alice: secret\n")).contains("basic_auth_users.alice is not a bcrypt hash", "htpasswd -nBC 10 alice");
         assertThat(error(dir, "http_server_config: {http2: true}\n")).contains("HTTP/1.1 only");
         assertThat(error(dir, "tls_config: {}\n")).startsWith("unknown key 'tls_config'");
+        // the record's own parts are no keys of the file
+        assertThat(error(dir, "dir: /etc\n")).isEqualTo("unknown key 'dir'; known keys: [tls_server_config, http_server_config, basic_auth_users]");
+        assertThat(error(dir, "basicAuthUsers: {}\n")).startsWith("unknown key 'basicAuthUsers'");
     }
 
     @Test
@@ -55,10 +58,10 @@ class WebConfigTest {
                 + "\n  min_version: TLS13\nbasic_auth_users:\n  prometheus: " + AgentTlsTest.HASH + "\n");
         WebConfig w = WebConfig.load(f);
         assertThat(w.tls()).isTrue();
-        assertThat(w.path(w.tls.certFile)).isEqualTo(dir.resolve("a.crt"));
+        assertThat(w.path(w.tlsServer().certFile())).isEqualTo(dir.resolve("a.crt"));
         assertThat(w.protocols()).containsExactly("TLSv1.3");
         assertThat(w.clientAuth()).isEqualTo(WebConfig.ClientAuth.NONE);
-        assertThat(w.basicAuthUsers).containsOnlyKeys("prometheus");
+        assertThat(w.basicAuthUsers()).containsOnlyKeys("prometheus");
         // an empty file: plain HTTP, no users
         assertThat(WebConfig.load(Files.writeString(dir.resolve("empty.yml"), "")).tls()).isFalse();
     }
@@ -72,9 +75,7 @@ class WebConfigTest {
         assertThat(p.waitFor()).isZero();
         Path web = Files.writeString(dir.resolve("web.yml"), "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
                 + "  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n");
-        AgentConfig c = new AgentConfig();
-        c.collection.interval = Duration.ofHours(1);
-        c.http.webConfigFile = web.toString();
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}");
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             HttpRequest req = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + a.port() + "/healthz"))

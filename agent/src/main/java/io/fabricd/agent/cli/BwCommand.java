@@ -171,7 +171,7 @@ public final class BwCommand implements Callable<Integer> {
     /** This host's ports and PCIe, once, for the ceiling (the live host, as `fabricd metrics` reads it). */
     private static HostModel collectLocal(PrintWriter err) {
         try {
-            return new HostOptions().collectOnce(new AgentConfig(), err);
+            return new HostOptions().collectOnce(AgentConfig.defaults(), err);
         } catch (RuntimeException e) {
             return null; // no ceiling then, not no test
         }

@@ -61,7 +61,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
                         + ", not before this collection (" + m.collectedAt() + ")");
             }
         }
-        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, spec.commandLine().getErr()), cfg.diagnosis);
+        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, spec.commandLine().getErr()), cfg.diagnosis());
         var out = spec.commandLine().getOut();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));
         out.flush();

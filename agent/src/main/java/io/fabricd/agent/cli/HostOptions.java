@@ -47,7 +47,7 @@ public final class HostOptions {
             // reads or writes it unless --state-dir says so
             return null;
         }
-        return cfg.stateDir != null && !cfg.stateDir.isBlank() ? Path.of(cfg.stateDir) : InventoryStore.DEFAULT_DIR;
+        return cfg.stateDir() != null && !cfg.stateDir().isBlank() ? Path.of(cfg.stateDir()) : InventoryStore.DEFAULT_DIR;
     }
 
     /**
@@ -91,7 +91,7 @@ public final class HostOptions {
             return DemoHost.open();
         }
         if (root == null || isFilesystemRoot(root)) {
-            return new LiveHostSource(cfg.collection.readTimeout);
+            return new LiveHostSource(cfg.collection().readTimeout());
         }
         if (!Files.isDirectory(root)) {
             throw new IllegalArgumentException("--root " + root + " is not a folder");
@@ -118,7 +118,7 @@ public final class HostOptions {
             if (m.devices().isEmpty()) {
                 String where = source.describe().endsWith("/") ? source.describe() : source.describe() + "/";
                 err.println("fabricd: no RDMA device in " + where + "sys/class/infiniband"
-                        + (cfg.collectorConfig().equals(new AgentConfig().collectorConfig()) ? "" : " (or none selected by the config)")
+                        + (cfg.collectorConfig().equals(AgentConfig.defaults().collectorConfig()) ? "" : " (or none selected by the config)")
                         + ": nothing to report for RDMA ports");
                 err.flush();
             }

@@ -147,7 +147,7 @@ public final class InventoryCommand implements Runnable {
 
     /** What of {@code inv} the host {@code m} does not have: the hardware_missing findings. */
     static List<Finding> missing(HostModel m, Inventory inv, AgentConfig cfg) {
-        return Diagnosis.run(m, null, inv, cfg.diagnosis).findings().stream().filter(f -> f.check().equals("hardware_missing")).toList();
+        return Diagnosis.run(m, null, inv, cfg.diagnosis()).findings().stream().filter(f -> f.check().equals("hardware_missing")).toList();
     }
 
     static String describe(Inventory inv) {

@@ -26,7 +26,7 @@ public final class MetricsCommand implements Callable<Integer> {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
         Inventory judged = host.storedInventory(cfg, m, spec.commandLine().getErr());
-        byte[] body = FabricMetrics.text(m, cfg.netdev.allStats, Diagnosis.run(m, null, judged, cfg.diagnosis).findings(), judged);
+        byte[] body = FabricMetrics.text(m, cfg.netdev().allStats(), Diagnosis.run(m, null, judged, cfg.diagnosis()).findings(), judged);
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

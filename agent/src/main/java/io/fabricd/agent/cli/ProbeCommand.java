@@ -11,6 +11,7 @@ import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.mesh.ProbeSession;
 import io.fabricd.probes.peers.Endpoint;
 import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.udp.StampedSocket;
 import io.fabricd.probes.udp.UdpTransport;
 import io.fabricd.probes.verbs.VerbsPorts;
 import io.fabricd.probes.verbs.VerbsTransport;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -93,6 +95,10 @@ public final class ProbeCommand implements Callable<Integer> {
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         PrintWriter err = spec.commandLine().getErr();
+        String unstamped = transport == Transport.verbs ? null : StampedSocket.unavailable(LibC.load());
+        if (unstamped != null) {
+            Logger.getLogger(UdpTransport.class.getName()).info("UDP probes are timed in the JVM, not by the kernel: " + unstamped);
+        }
         for (String peer : peers) {
             Endpoint ep;
             try {

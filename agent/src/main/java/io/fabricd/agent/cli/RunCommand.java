@@ -29,13 +29,11 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        AgentConfig cfg = host.config();
-        if (webConfigFile != null) {
-            cfg.http.webConfigFile = webConfigFile;
-        }
-        java.nio.file.Path state = host.stateDir(cfg);
-        cfg.stateDir = state == null ? null : state.toString();
-        ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen);
+        AgentConfig file = host.config();
+        AgentConfig withWeb = webConfigFile == null ? file : file.withHttp(file.http().withWebConfigFile(webConfigFile));
+        java.nio.file.Path state = host.stateDir(withWeb);
+        AgentConfig cfg = withWeb.withStateDir(state == null ? null : state.toString());
+        ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen());
         Agent agent = new Agent(host.source(cfg), cfg, addr).nodeLocks(NodeNameLock.defaultDir()).start();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -37,7 +37,7 @@ final class ConfigBinder {
     /** The configuration, or null when a problem was added and nothing can be bound. */
     static AgentConfig bind(ObjectMapper mapper, JsonNode tree, YamlLines lines, ConfigProblems problems) {
         if (tree == null || tree.isNull() || tree.isMissingNode()) {
-            return new AgentConfig(); // comments only
+            return AgentConfig.defaults(); // comments only
         }
         if (!tree.isObject()) {
             problems.add(1, "the file must be a mapping of keys to values (key: value lines), not "

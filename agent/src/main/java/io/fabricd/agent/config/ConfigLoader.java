@@ -37,7 +37,7 @@ public final class ConfigLoader {
 
     public static AgentConfig load(Path file) {
         if (file == null || isDevNull(file)) {
-            return new AgentConfig();
+            return AgentConfig.defaults();
         }
         checkReadableFile("config file", file);
         String text;

@@ -1,5 +1,6 @@
 package io.fabricd.agent.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,50 +31,48 @@ import java.util.Map;
  * basic_auth_users:
  *   prometheus: $2y$10$...                          # htpasswd -nBC 10 prometheus
  * </pre>
+ *
+ * @param dir where the file's relative paths are resolved from (its folder), as exporter-toolkit
+ *            does; not a key of the file
  */
-public final class WebConfig {
-    @JsonProperty("tls_server_config")
-    public Tls tls;
+public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonProperty("http_server_config") HttpServer httpServer,
+                        // named here too: Jackson would otherwise take the map's accessor for a key of its own
+                        @JsonProperty("basic_auth_users") Map<String, String> basicAuthUsers, Path dir) {
 
-    @JsonProperty("http_server_config")
-    public HttpServer httpServer;
-
-    @JsonProperty("basic_auth_users")
-    public Map<String, String> basicAuthUsers = new LinkedHashMap<>();
-
-    /** Where the file's relative paths are resolved from (its folder), as exporter-toolkit does. */
-    private Path dir;
-
-    public static final class Tls {
-        @JsonProperty("cert_file")
-        public String certFile;
-        @JsonProperty("key_file")
-        public String keyFile;
-        @JsonProperty("client_auth_type")
-        public String clientAuthType = "NoClientCert";
-        @JsonProperty("client_ca_file")
-        public String clientCaFile;
-        @JsonProperty("min_version")
-        public String minVersion = "TLS12";
-        @JsonProperty("max_version")
-        public String maxVersion = "TLS13";
-        @JsonProperty("cipher_suites")
-        public List<String> cipherSuites;
-        @JsonProperty("curve_preferences")
-        public List<String> curvePreferences;
-        @JsonProperty("prefer_server_cipher_suites")
-        public Boolean preferServerCipherSuites;
-        @JsonProperty("client_allowed_sans")
-        public List<String> clientAllowedSans;
+    public WebConfig {
+        // a copy that keeps the file's order and a user without a hash (refused by validate, in words)
+        basicAuthUsers = basicAuthUsers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(basicAuthUsers));
     }
 
-    public static final class HttpServer {
-        /** HTTP/2: fabricd speaks HTTP/1.1 only; true is refused. */
-        @JsonProperty("http2")
-        public Boolean http2;
-        /** Response headers added to every answer (Strict-Transport-Security, ...). */
-        @JsonProperty("headers")
-        public Map<String, String> headers = new LinkedHashMap<>();
+    /** The file's keys; {@link #load} adds its folder. */
+    @JsonCreator
+    static WebConfig bind(@JsonProperty("tls_server_config") Tls tls, @JsonProperty("http_server_config") HttpServer http,
+                          @JsonProperty("basic_auth_users") Map<String, String> users) {
+        return new WebConfig(tls, http, users, null);
+    }
+
+    public record Tls(@JsonProperty("cert_file") String certFile, @JsonProperty("key_file") String keyFile,
+                      @JsonProperty("client_auth_type") String clientAuthType, @JsonProperty("client_ca_file") String clientCaFile,
+                      @JsonProperty("min_version") String minVersion, @JsonProperty("max_version") String maxVersion,
+                      @JsonProperty("cipher_suites") List<String> cipherSuites,
+                      @JsonProperty("curve_preferences") List<String> curvePreferences,
+                      @JsonProperty("prefer_server_cipher_suites") Boolean preferServerCipherSuites,
+                      @JsonProperty("client_allowed_sans") List<String> clientAllowedSans) {
+        public Tls {
+            clientAuthType = clientAuthType == null ? "NoClientCert" : clientAuthType;
+            minVersion = minVersion == null ? "TLS12" : minVersion;
+            maxVersion = maxVersion == null ? "TLS13" : maxVersion;
+        }
+    }
+
+    /**
+     * @param http2   HTTP/2: fabricd speaks HTTP/1.1 only; true is refused
+     * @param headers response headers added to every answer (Strict-Transport-Security, ...)
+     */
+    public record HttpServer(@JsonProperty("http2") Boolean http2, @JsonProperty("headers") Map<String, String> headers) {
+        public HttpServer {
+            headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        }
     }
 
     /** How the server treats client certificates. */
@@ -84,7 +84,7 @@ public final class WebConfig {
         ObjectMapper m = new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
         WebConfig c;
         try {
-            c = Files.size(file) == 0 ? new WebConfig() : m.readValue(file.toFile(), WebConfig.class);
+            c = Files.size(file) == 0 ? null : m.readValue(file.toFile(), WebConfig.class);
         } catch (UnrecognizedPropertyException e) {
             throw new IllegalArgumentException("web config file " + file + ": unknown key '" + e.getPropertyName() + "'; known keys: "
                     + e.getKnownPropertyIds());
@@ -94,10 +94,8 @@ public final class WebConfig {
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read web config file " + file + ": " + e.getMessage());
         }
-        if (c == null) {
-            c = new WebConfig();
-        }
-        c.dir = file.toAbsolutePath().getParent();
+        c = c == null ? new WebConfig(null, null, null, file.toAbsolutePath().getParent())
+                : new WebConfig(c.tlsServer, c.httpServer, c.basicAuthUsers, file.toAbsolutePath().getParent());
         try {
             c.validate();
         } catch (IllegalArgumentException e) {
@@ -107,9 +105,7 @@ public final class WebConfig {
     }
 
     private void validate() {
-        if (basicAuthUsers == null) {
-            basicAuthUsers = new LinkedHashMap<>();
-        }
+        Tls tls = tlsServer;
         basicAuthUsers.forEach((user, hash) -> {
             if (user.contains(":")) {
                 throw new IllegalArgumentException("basic_auth_users: a user name cannot contain ':' (" + user + ")");
@@ -158,7 +154,7 @@ public final class WebConfig {
 
     /** TLS on. */
     public boolean tls() {
-        return tls != null;
+        return tlsServer != null;
     }
 
     /** A path of the file, relative to the file's folder unless absolute. */
@@ -168,14 +164,15 @@ public final class WebConfig {
     }
 
     public ClientAuth clientAuth() {
-        return switch (tls == null || tls.clientAuthType == null ? "NoClientCert" : tls.clientAuthType) {
+        String type = tlsServer == null ? "NoClientCert" : tlsServer.clientAuthType;
+        return switch (type) {
             case "NoClientCert" -> ClientAuth.NONE;
             case "VerifyClientCertIfGiven" -> ClientAuth.IF_GIVEN;
             case "RequireAndVerifyClientCert" -> ClientAuth.REQUIRED;
             case "RequestClientCert", "RequireAnyClientCert" -> throw new IllegalArgumentException("tls_server_config.client_auth_type "
-                    + tls.clientAuthType + " (a client certificate nobody verifies) is not supported: use VerifyClientCertIfGiven or "
+                    + type + " (a client certificate nobody verifies) is not supported: use VerifyClientCertIfGiven or "
                     + "RequireAndVerifyClientCert with client_ca_file");
-            default -> throw new IllegalArgumentException("tls_server_config.client_auth_type '" + tls.clientAuthType + "' is none of "
+            default -> throw new IllegalArgumentException("tls_server_config.client_auth_type '" + type + "' is none of "
                     + "NoClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert");
         };
     }
@@ -183,8 +180,8 @@ public final class WebConfig {
     /** The JDK's protocol names from min_version to max_version. */
     public List<String> protocols() {
         List<String> all = List.of("TLS10", "TLS11", "TLS12", "TLS13");
-        int lo = all.indexOf(tls.minVersion);
-        int hi = all.indexOf(tls.maxVersion);
+        int lo = all.indexOf(tlsServer.minVersion);
+        int hi = all.indexOf(tlsServer.maxVersion);
         if (lo < 0 || hi < 0) {
             throw new IllegalArgumentException("tls_server_config: min_version and max_version are TLS10, TLS11, TLS12 or TLS13");
         }
@@ -192,6 +189,6 @@ public final class WebConfig {
     }
 
     public Map<String, String> headers() {
-        return httpServer == null || httpServer.headers == null ? Map.of() : httpServer.headers;
+        return httpServer == null ? Map.of() : httpServer.headers;
     }
 }

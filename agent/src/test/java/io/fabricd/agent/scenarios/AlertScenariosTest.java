@@ -153,7 +153,7 @@ class AlertScenariosTest {
                 })
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("host without RDMA on purpose", BIG)
-                .config(c -> c.diagnosis = c.diagnosis.withExpectRdmaDevices(false))
+                .config(c -> c.withDiagnosis(c.diagnosis().withExpectRdmaDevices(false)))
                 .at(0, w -> w.host().remove("sys/class/infiniband"))
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("a port that comes up late is then expected", BIG)
@@ -336,8 +336,7 @@ class AlertScenariosTest {
 
     /** One scenario as one promtool test group; the diagnosis at its end checked into {@code disagreements}. */
     static String replay(Scenario sc, Path dir, Set<String> used, List<String> disagreements) {
-        AgentConfig cfg = new AgentConfig();
-        sc.config.accept(cfg);
+        AgentConfig cfg = sc.config.apply(AgentConfig.defaults());
         ScenarioHost host = ScenarioHost.of(sc.fixture, dir.resolve("host"), T0.getEpochSecond() - 86_400);
         SimulatedAgent agent = new SimulatedAgent(host, dir.resolve("state"), cfg);
         agent.start(T0);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
  * One story of a host, minute by minute: what happens to it ({@link #at}, {@link #every}) and what
@@ -33,7 +34,7 @@ final class Scenario {
     /** The check whose finding the last collection must show, and at which severity (null: none expected). */
     String finding;
     Severity findingSeverity;
-    Consumer<io.fabricd.agent.config.AgentConfig> config = c -> { };
+    UnaryOperator<io.fabricd.agent.config.AgentConfig> config = c -> c;
 
     private Scenario(String name, String fixture, boolean incident) {
         this.name = name;
@@ -84,7 +85,7 @@ final class Scenario {
         return this;
     }
 
-    Scenario config(Consumer<io.fabricd.agent.config.AgentConfig> c) {
+    Scenario config(UnaryOperator<io.fabricd.agent.config.AgentConfig> c) {
         this.config = c;
         return this;
     }

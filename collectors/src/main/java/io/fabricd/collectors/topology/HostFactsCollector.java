@@ -13,6 +13,7 @@ import java.util.TreeMap;
  * proc/ and sys/ files in a hand-made fixture, or when OSHI fails.
  */
 public final class HostFactsCollector implements Stage<HostFacts> {
+    private final OshiFacts oshi = new OshiFacts();
 
     @Override
     public String name() {
@@ -28,7 +29,7 @@ public final class HostFactsCollector implements Stage<HostFacts> {
     public HostFacts collect(CollectContext ctx, Slices in) {
         if (!ctx.source().isSnapshot()) {
             try {
-                return OshiFacts.read();
+                return oshi.read();
             } catch (RuntimeException | LinkageError e) {
                 ctx.error("oshi", "host facts unavailable: " + e); // fall back to the files
             }

@@ -8,15 +8,13 @@ import oshi.hardware.HardwareAbstractionLayer;
 
 /**
  * Host facts of the running host from OSHI (native access at the edge): kernel release, memory,
- * logical CPUs per NUMA node. They do not change while fabricd runs, so they are read once.
+ * logical CPUs per NUMA node. They do not change while fabricd runs, so each instance (one per
+ * {@link HostFactsCollector}, which lives as long as its collection) reads them once.
  */
 final class OshiFacts {
-    private static volatile HostFacts cached;
+    private volatile HostFacts cached;
 
-    private OshiFacts() {
-    }
-
-    static HostFacts read() {
+    HostFacts read() {
         HostFacts f = cached;
         if (f == null) {
             SystemInfo si = new SystemInfo();

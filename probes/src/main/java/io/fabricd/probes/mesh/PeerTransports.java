@@ -1,6 +1,7 @@
 package io.fabricd.probes.mesh;
 
 import io.fabricd.natives.Natives;
+import io.fabricd.probes.udp.StampedSocket;
 import io.fabricd.probes.udp.UdpTransport;
 import io.fabricd.probes.verbs.VerbsUd;
 import java.io.IOException;
@@ -10,6 +11,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
 
 /**
  * The probing side's sockets and queue pairs, kept from round to round.
@@ -20,10 +23,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * life: a queue pair per round would churn.
  */
 final class PeerTransports implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(PeerTransports.class.getName());
     private final Natives natives;
     private final Map<String, UdpTransport> udp = new ConcurrentHashMap<>();
     private final ThreadLocal<VerbsUd> requesters = new ThreadLocal<>();
     private final List<VerbsUd> allRequesters = new CopyOnWriteArrayList<>();
+    /** Why probes are timed in the JVM is said once, at the first peer's socket, not once per peer. */
+    private final AtomicBoolean saidUnstamped = new AtomicBoolean();
 
     PeerTransports(Natives natives) {
         this.natives = natives;
@@ -37,6 +43,9 @@ final class PeerTransports implements AutoCloseable {
         }
         closeUdp(peer);
         t = new UdpTransport(natives.libc(), target);
+        if (!t.kernelTimestamps() && saidUnstamped.compareAndSet(false, true)) {
+            LOG.info("UDP probes are timed in the JVM, not by the kernel: " + StampedSocket.unavailable(natives.libc()));
+        }
         udp.put(peer, t);
         return t;
     }

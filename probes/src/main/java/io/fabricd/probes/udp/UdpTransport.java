@@ -11,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.util.logging.Logger;
 
 /**
  * Probes over UDP: one connected socket per target (the kernel drops datagrams from anyone else)
@@ -24,9 +23,7 @@ import java.util.logging.Logger;
  * channel with a selector for timed waits, timed on the monotonic clock when the receive returns.
  */
 public final class UdpTransport implements ProbeTransport {
-    private static final Logger LOG = Logger.getLogger(UdpTransport.class.getName());
     private static final int RECEIVE_BUFFER = 4 << 20;
-    private static volatile boolean saidUnstamped;
 
     private final InetSocketAddress target;
     private final StampedSocket stamped;
@@ -45,10 +42,6 @@ public final class UdpTransport implements ProbeTransport {
             channel = null;
             selector = null;
             return;
-        }
-        if (kernelTimestamps && !saidUnstamped) {
-            saidUnstamped = true;
-            LOG.info("UDP probes are timed in the JVM, not by the kernel: " + StampedSocket.unavailable(libc));
         }
         stamped = null;
         channel = DatagramChannel.open();

@@ -1,0 +1,29 @@
+package io.fabricd.agent;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ConfigLoader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Configurations as users write them: YAML lines read by {@link ConfigLoader}, defaults and checks included. */
+final class TestConfigs {
+    private TestConfigs() {
+    }
+
+    static AgentConfig yaml(String... lines) {
+        Path f = null;
+        try {
+            f = Files.createTempFile("fabricd-config", ".yaml");
+            Files.writeString(f, String.join("\n", lines) + "\n");
+            return ConfigLoader.load(f);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            if (f != null) {
+                f.toFile().delete();
+            }
+        }
+    }
+}
