@@ -7,6 +7,10 @@
 #
 #   bench/rss-steady.sh [SNAPSHOT_DIR] [DURATION]      (defaults host-f-big 180)
 #
+# PROBE=1: with probing on, as a DaemonSet agent runs: a second agent (the demo) on loopback is
+# the peer, both probe each other over UDP every second with the default sizes (64, 1024); the
+# RSS and CPU printed are the first agent's.
+#
 # Needs: curl, jcmd (the JDK), the fabricd jar (built if missing). Results: stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,9 +20,21 @@ port=19560
 [ -f agent/target/fabricd.jar ] || mvn -B -q -DskipTests package
 work=$(mktemp -d)
 printf 'collection:\n  interval: 1000ms\n' > "$work/fabricd.yaml"
+if [ "${PROBE:-0}" = 1 ]; then
+  head -c 48 /dev/urandom | base64 > "$work/probe.key"
+  for side in a b; do
+    other=$([ $side = a ] && echo 19562 || echo $port)
+    udp=$([ $side = a ] && echo 19561 || echo 19563)
+    printf 'probe:\n  key_file: %s\n  udp_port: %d\n  interval: 1s\n  peers: ["127.0.0.1:%d"]\n' \
+      "$work/probe.key" "$udp" "$other" > "$work/probe-$side.yaml"
+  done
+  cat "$work/probe-a.yaml" >> "$work/fabricd.yaml"
+  bin/fabricd run --demo --config "$work/probe-b.yaml" --listen 127.0.0.1:19562 > "$work/peer.log" 2>&1 &
+  peer=$!
+fi
 bin/fabricd run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$port > "$work/fabricd.log" 2>&1 &
 pid=$!
-trap 'kill $pid 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $pid ${peer:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 until curl -sf -o /dev/null http://127.0.0.1:$port/readyz; do
   kill -0 $pid 2>/dev/null || { cat "$work/fabricd.log" >&2; exit 1; }
   sleep 0.05
@@ -34,6 +50,6 @@ cpu=$(awk '{print $14 + $15}' /proc/$pid/stat)
 n=$(curl -s "http://127.0.0.1:$port/metrics?name[]=fabric_agent_collection_seconds" \
   | awk '/^fabric_agent_collection_seconds_count/ {print int($2)}')
 code=$(jcmd $pid Compiler.codecache 2>/dev/null | grep -o 'used=[0-9]*Kb' | head -1 | tr -dc 0-9)
-awk -v c="$cpu" -v t="$(getconf CLK_TCK)" -v n="$n" -v code="${code:-0}" -v s="$(basename "$snap")" -v d="$dur" '
-  /VmRSS/ { printf "fabricd RSS after %d s (%s, %d collections): %.1f MiB; code cache %.1f MiB; %.2f ms CPU per collection, scrapes included\n", d, s, n, $2 / 1024, code / 1024, c * 1000 / t / n }' \
+awk -v c="$cpu" -v t="$(getconf CLK_TCK)" -v n="$n" -v code="${code:-0}" -v s="$(basename "$snap")" -v d="$dur" -v p="$([ "${PROBE:-0}" = 1 ] && echo ', probing' || true)" '
+  /VmRSS/ { printf "fabricd RSS after %d s (%s%s, %d collections): %.1f MiB; code cache %.1f MiB; %.2f ms CPU per collection, scrapes included\n", d, s, p, n, $2 / 1024, code / 1024, c * 1000 / t / n }' \
   /proc/$pid/status

@@ -93,6 +93,9 @@ class GoldenExpositionTest {
         List<String> out = new ArrayList<>();
         was.stream().filter(l -> !now.contains(l)).forEach(l -> out.add("- " + l));
         now.stream().filter(l -> !was.contains(l)).forEach(l -> out.add("+ " + l));
+        if (out.isEmpty()) {
+            return "the same lines in another order or repeated: compare the files with diff";
+        }
         return out.size() > 200 ? String.join("\n", out.subList(0, 200)) + "\n... " + (out.size() - 200) + " more lines"
                 : String.join("\n", out);
     }

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** A host that records the files read and the folders listed, by path. */
-final class CountingSource extends ForwardingHostSource {
+class CountingSource extends ForwardingHostSource {
     final List<String> reads = new ArrayList<>();
     final List<String> lists = new ArrayList<>();
 

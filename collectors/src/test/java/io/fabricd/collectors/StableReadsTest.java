@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.StableReads;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -162,6 +164,35 @@ class StableReadsTest {
             repeating.collect(src);
             assertThat(src.reads).as("the functions already there read afresh after a hot plug")
                     .contains("sys/bus/pci/devices/0000:16:00.0/vendor", "sys/bus/pci/devices/0000:15:01.0/vendor");
+        }
+    }
+
+    @Test
+    void aReadThatFailedForNowIsReadAgainNextCollectionAMissingFileIsKeptMissing(@TempDir Path tmp) throws Exception {
+        Path root = copy(tmp);
+        HostCollection repeating = repeating(Duration.ofMinutes(5), new AtomicLong());
+        AtomicInteger failuresLeft = new AtomicInteger(1);
+        try (LiveHostSource live = new LiveHostSource(root, Duration.ofSeconds(2))) {
+            CountingSource src = new CountingSource(live) {
+                @Override
+                public String read(String path) throws HostReadException {
+                    if (path.endsWith("/fw_ver") && failuresLeft.getAndDecrement() > 0) {
+                        throw new HostReadException(path, "EIO"); // a firmware reset in progress
+                    }
+                    return super.read(path);
+                }
+            };
+            HostModel first = repeating.collect(src);
+            assertThat(first.devices().get(0).fwVer()).isNull();
+            assertThat(first.collector("rdma").orElseThrow().errors()).anyMatch(e -> e.error().contains("EIO"));
+            HostModel second = repeating.collect(src);
+            assertThat(fwVer(second)).isNotBlank();
+            assertThat(second.collector("rdma").orElseThrow().errors()).noneMatch(e -> e.error().contains("EIO"));
+
+            // a file that is not there is kept as missing: not read again until the refresh
+            src.reads.clear();
+            repeating.collect(src);
+            assertThat(src.reads).noneMatch(p -> p.endsWith("/board_id") || p.endsWith("/fw_ver"));
         }
     }
 

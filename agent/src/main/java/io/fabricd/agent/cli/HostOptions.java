@@ -7,6 +7,7 @@ import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.model.HostModel;
+import io.fabricd.natives.Natives;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
@@ -91,7 +92,7 @@ public final class HostOptions {
             return DemoHost.open();
         }
         if (root == null || isFilesystemRoot(root)) {
-            return new LiveHostSource(cfg.collection().readTimeout());
+            return new LiveHostSource(Path.of("/"), cfg.collection().readTimeout(), Natives.load());
         }
         if (!Files.isDirectory(root)) {
             throw new IllegalArgumentException("--root " + root + " is not a folder");

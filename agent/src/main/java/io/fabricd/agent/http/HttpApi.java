@@ -167,6 +167,9 @@ public final class HttpApi {
      *             see Agent): labelled so
      */
     private static void send(HttpServerRequest ctx, Exposition.Rendered r, boolean gzip) {
+        if (ctx.response().closed()) {
+            return; // the client hung up while the body was rendered off the event loop
+        }
         if (gzip) {
             ctx.response().putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").putHeader(HttpHeaders.VARY, "Accept-Encoding");
         }

@@ -2,8 +2,7 @@ package io.fabricd.collectors.source;
 
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.live.LiveKernel;
-import io.fabricd.natives.LibC;
-import io.fabricd.natives.VerbsShim;
+import io.fabricd.natives.Natives;
 import java.io.IOException;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
@@ -48,15 +47,20 @@ public final class LiveHostSource implements HostSource, AutoCloseable {
     private final Path root;
     private final BoundedReader reader;
     private final String rootPrefix;
-    private final KernelQueries kernel = new LiveKernel(LibC.load(), VerbsShim.load());
+    private final KernelQueries kernel;
 
-    /** The real host: root "/". */
-    public LiveHostSource(Duration timeout) {
-        this(Path.of("/"), timeout);
+    /** Live semantics over another root (tests use a folder with FIFOs and unreadable files), with this process's bindings. */
+    public LiveHostSource(Path root, Duration timeout) {
+        this(root, timeout, Natives.load());
     }
 
-    /** Live semantics over another root (tests use a folder with FIFOs and unreadable files). */
-    public LiveHostSource(Path root, Duration timeout) {
+    /**
+     * The host under {@code root} ("/" for the real one), its kernel asked through {@code natives}
+     * (ioctl and netlink through libc, verbs through the shim; one that did not load fails those
+     * queries with its reason).
+     */
+    public LiveHostSource(Path root, Duration timeout, Natives natives) {
+        this.kernel = new LiveKernel(natives.libc(), natives.verbs());
         this.root = root.toAbsolutePath();
         this.rootPrefix = this.root.toString().endsWith("/") ? this.root.toString() : this.root + "/";
         this.reader = new BoundedReader(timeout);

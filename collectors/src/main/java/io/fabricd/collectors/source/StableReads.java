@@ -1,9 +1,9 @@
 package io.fabricd.collectors.source;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 
@@ -16,18 +16,22 @@ import java.util.regex.Pattern;
  *
  * <p>The rule, in one place ({@link #KEPT_TEXT} and the others): PCI vendor, device, class, NUMA
  * node, maximum link speed and width, and config space; an RDMA device's GUIDs, node type,
- * firmware version, HCA type, board id, parent, and its ports' link layers; the names in the
- * counter folders and GID table a driver creates, and the ports; resolved device, driver and IOMMU
- * group links; kernel release and command line, NUMA nodes and their CPUs, the IOMMU units.
- * Everything else (state, rates, counter values, current PCIe link, GIDs, all of a netdev, whose
- * name can move to another device while the hardware listing stays) is read on every collection. A failed read is kept too, and thrown again on every
- * collection, so the stage reports it each time.
+ * firmware version, HCA type, board id, and its ports' link layers; the names in the
+ * counter folders and GID table a driver creates, and the ports; resolved device and IOMMU group
+ * links; kernel release and command line, NUMA nodes and their CPUs, the IOMMU units.
+ * Everything else (state, rates, counter values, current PCIe link, GIDs, drivers, which a
+ * rebind changes while the listings stay, an rxe device's parent and all of a netdev, whose name
+ * can move to another device while the hardware listing stays) is read on every collection. A
+ * file found missing is kept as missing; any other failure (EIO during a firmware reset, a read that
+ * timed out) is not kept, so the next collection reads the file again.
  *
  * <p>Everything kept is dropped, and read again, when {@code refresh} has passed since it was
  * filled ({@code collection.identity_refresh}), or when a listing that names the hardware
  * ({@link #HARDWARE}) changed since the previous collection: an RDMA device or PCI function appeared
  * or went (hot plug, a driver rebind, a firmware reset). A changed firmware version therefore shows
- * within {@code refresh} at the latest. Used by one collection at a time.
+ * within {@code refresh} at the latest. Used by one collection at a time; its maps are concurrent
+ * anyway, since a collection abandoned after a hung read may still be finishing on the reader
+ * thread when the next one starts.
  */
 public final class StableReads {
     /** Default time after which every kept fact is read again. */
@@ -40,7 +44,7 @@ public final class StableReads {
     private static final String IB = "sys/class/infiniband/[^/]+";
     /** Files whose text is kept. */
     static final Pattern KEPT_TEXT = Pattern.compile(PCI + "(?:vendor|device|class|numa_node|max_link_speed|max_link_width)"
-            + "|" + IB + "/(?:node_guid|sys_image_guid|node_type|fw_ver|hca_type|board_id|parent|device/numa_node)"
+            + "|" + IB + "/(?:node_guid|sys_image_guid|node_type|fw_ver|hca_type|board_id|device/numa_node)"
             + "|" + IB + "/ports/[^/]+/link_layer"
             + "|proc/sys/kernel/osrelease|proc/cmdline|sys/devices/system/node/node\\d+/cpulist");
     /** Binary files whose bytes are kept: PCI config space (it changes only through setpci). */
@@ -49,16 +53,16 @@ public final class StableReads {
     static final Pattern KEPT_LISTING = Pattern.compile(IB + "(?:/ports|/hw_counters|/ports/[^/]+/(?:counters|counters_ext|hw_counters|gids))?"
             + "|sys/devices/system/node|sys/class/iommu");
     /**
-     * Links (and whether they exist) kept resolved: a device's PCI function, driver, IOMMU group, net
-     * folder. Not a netdev's: netdevs can swap names while the hardware listing stays.
+     * Links (and whether they exist) kept resolved: a device's PCI function, IOMMU group, net
+     * folder; not a driver link (a rebind changes it while the listings stay). Not a netdev's: netdevs can swap names while the hardware listing stays.
      */
-    static final Pattern KEPT_LINK = Pattern.compile("sys/bus/pci/devices/[^/]+|(?!sys/class/net/).+/(?:device|driver|iommu_group|ports|device/net)"
+    static final Pattern KEPT_LINK = Pattern.compile("sys/bus/pci/devices/[^/]+|(?!sys/class/net/).+/(?:device|iommu_group|ports|device/net)"
             + "|sys/class/iommu");
 
     private final long refreshNanos;
     private final LongSupplier nanos;
-    private final Map<Key, Object> kept = new HashMap<>();
-    private final Map<String, List<String>> listings = new HashMap<>();
+    private final Map<Key, Object> kept = new ConcurrentHashMap<>();
+    private final Map<String, List<String>> listings = new ConcurrentHashMap<>();
     private HostSource keptFrom;
     private long filledAt;
 
@@ -77,7 +81,7 @@ public final class StableReads {
      * The host for one collection, with what was kept: dropped first when {@code refresh} has
      * passed, the hardware listing changed, or {@code host} is another source than last time.
      */
-    public HostSource over(HostSource host) {
+    public synchronized HostSource over(HostSource host) {
         if (refreshNanos <= 0) {
             return host; // nothing kept: every read goes to the host
         }
@@ -112,6 +116,9 @@ public final class StableReads {
             try {
                 v = read.get();
             } catch (HostReadException e) {
+                if (!e.isMissing()) {
+                    throw e; // EIO in a firmware reset, a read that timed out: read again next collection
+                }
                 v = e;
             }
             if (kept.size() < MAX_ENTRIES) {

@@ -164,7 +164,7 @@ class LiveHostSourceTest {
         Assumptions.assumeTrue(Files.isReadable(btf) && config.isPresent(), "no binary sysfs attributes here");
         String rel = "sys" + config.get().toString().substring("/sys".length());
         String whole = new String(Files.readAllBytes(config.get()), StandardCharsets.UTF_8);
-        try (LiveHostSource s = new LiveHostSource(Duration.ofSeconds(5))) {
+        try (LiveHostSource s = new LiveHostSource(Path.of("/"), Duration.ofSeconds(5))) {
             for (int i = 0; i < 2; i++) {
                 assertThat(s.read(rel)).isEqualTo(whole); // exactly a page (as root): one more read finds the end
                 // megabytes, a page per read: past the first page to the size limit
@@ -176,7 +176,7 @@ class LiveHostSourceTest {
 
     @Test
     void readsRealProcFiles() throws Exception {
-        try (LiveHostSource s = new LiveHostSource(Duration.ofSeconds(2))) {
+        try (LiveHostSource s = new LiveHostSource(Path.of("/"), Duration.ofSeconds(2))) {
             assertThat(s.readLine("proc/sys/kernel/hostname")).isNotBlank();
             assertThat(s.read("proc/self/status")).contains("Name:");
         }

@@ -17,16 +17,17 @@ class StableReadsRuleTest {
                 .allMatch(p -> StableReads.KEPT_TEXT.matcher(p).matches());
         assertThat(List.of(ib + "/ports/1/state", ib + "/ports/1/rate", ib + "/ports/1/counters/port_rcv_data", ib + "/ports/1/gids/0",
                 ib + "/ports/1/gid_attrs/types/0", pci + "/current_link_speed", "sys/class/net/eth0/mtu",
-                pci + "/iommu_group/type", "proc/modules", "sys/class/net/eth0/type"))
+                pci + "/iommu_group/type", "proc/modules", "sys/class/net/eth0/type", ib + "/parent"))
                 .noneMatch(p -> StableReads.KEPT_TEXT.matcher(p).matches());
         assertThat(StableReads.KEPT_BYTES.matcher(pci + "/config").matches()).isTrue();
         assertThat(List.of(ib + "/ports/1/counters", ib + "/ports/1/hw_counters", ib + "/ports/1/gids", ib + "/ports"))
                 .allMatch(p -> StableReads.KEPT_LISTING.matcher(p).matches());
         assertThat(List.of("sys/class/infiniband", "sys/bus/pci/devices", ib + "/device/net"))
                 .noneMatch(p -> StableReads.KEPT_LISTING.matcher(p).matches());
-        assertThat(List.of(ib + "/device", pci + "/driver", pci + "/iommu_group", "sys/bus/pci/devices/0000:01:00.0"))
+        assertThat(List.of(ib + "/device", pci + "/iommu_group", "sys/bus/pci/devices/0000:01:00.0"))
                 .allMatch(p -> StableReads.KEPT_LINK.matcher(p).matches());
-        assertThat(List.of("sys/class/net/eth0", "sys/class/net/eth0/device/driver"))
+        // a rebind (nvidia -> vfio-pci) changes a driver link while the hardware listings stay
+        assertThat(List.of("sys/class/net/eth0", "sys/class/net/eth0/device/driver", pci + "/driver", ib + "/device/driver"))
                 .noneMatch(p -> StableReads.KEPT_LINK.matcher(p).matches());
     }
 }

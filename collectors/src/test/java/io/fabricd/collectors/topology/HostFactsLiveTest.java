@@ -6,6 +6,7 @@ import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.model.HostModel;
 import io.fabricd.collectors.source.LiveHostSource;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +17,7 @@ class HostFactsLiveTest {
 
     @Test
     void oshiFactsOfThisHost() {
-        try (LiveHostSource live = new LiveHostSource(Duration.ofSeconds(2))) {
+        try (LiveHostSource live = new LiveHostSource(Path.of("/"), Duration.ofSeconds(2))) {
             HostModel m = new HostCollection(List.of(new HostFactsCollector()), CollectorConfig.DEFAULT,
                     Clock.systemUTC()).collect(live);
             assertThat(m.facts().memoryBytes()).isGreaterThan(0L);
