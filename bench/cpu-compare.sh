@@ -34,6 +34,8 @@ printf 'collection:\n  interval: %dms\n' "${FABRICD_INTERVAL_MS:-$ms}" > "$work/
 # DISABLED=host,netdev,... : collectors fabricd does not run (collection.disabled_collectors); with
 # every one but rdma it reads what node_exporter's infiniband collector reads (and hw_counters)
 [ -n "${DISABLED:-}" ] && printf '  disabled_collectors: [%s]\n' "$DISABLED" >> "$work/fabricd.yaml"
+# IDENTITY_REFRESH=0s: nothing kept between collections (StableReads off), to weigh what it saves
+[ -n "${IDENTITY_REFRESH:-}" ] && printf '  identity_refresh: %s\n' "$IDENTITY_REFRESH" >> "$work/fabricd.yaml"
 # FABRICD_LAUNCHER: another bin/fabricd (an older commit's flags, with FABRICD_JAR its jar)
 "${FABRICD_LAUNCHER:-bin/fabricd}" run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$fport > "$work/fabricd.log" 2>&1 &
 fpid=$!

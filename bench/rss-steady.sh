@@ -32,7 +32,8 @@ if [ "${PROBE:-0}" = 1 ]; then
   bin/fabricd run --demo --config "$work/probe-b.yaml" --listen 127.0.0.1:19562 > "$work/peer.log" 2>&1 &
   peer=$!
 fi
-bin/fabricd run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$port > "$work/fabricd.log" 2>&1 &
+# FABRICD_LAUNCHER: another bin/fabricd (an older commit's flags, with FABRICD_JAR its jar)
+"${FABRICD_LAUNCHER:-bin/fabricd}" run --root "$snap" --config "$work/fabricd.yaml" --listen 127.0.0.1:$port > "$work/fabricd.log" 2>&1 &
 pid=$!
 trap 'kill $pid ${peer:-} 2>/dev/null || true; rm -rf "$work"' EXIT
 until curl -sf -o /dev/null http://127.0.0.1:$port/readyz; do
