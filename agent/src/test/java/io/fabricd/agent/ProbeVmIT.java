@@ -156,9 +156,10 @@ class ProbeVmIT {
                 base.at("/rtt_seconds/min").asDouble() * 1e6, delayed.at("/rtt_seconds/min").asDouble() * 1e6, shift * 1e6,
                 base.at("/rtt_seconds/p50").asDouble() * 1e6, delayed.at("/rtt_seconds/p50").asDouble() * 1e6);
         assertThat(delayed.get("lost").asInt()).isZero();
-        // netem's timers under the emulator run late by a few percent (+0.5 to +6.7 % seen); the relay
-        // of UdpRelayFaultTest holds the 10 % on real time
-        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.15);
+        // netem's timers under the emulator run late (+0.5 to +6.7 % in most runs, +16.5 % once, with
+        // a base minimum of 72 us); the bound still tells one injected delay from none or two. The
+        // relay of UdpRelayFaultTest holds 10 % on real time
+        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.25);
         JsonNode verbsDelayed = result(out, "VERBS_DELAY", "VERBS_LOSS");
         assertThat(verbsDelayed.at("/rtt_seconds/min").asDouble()).as(out).isGreaterThanOrEqualTo(0.001);
 
