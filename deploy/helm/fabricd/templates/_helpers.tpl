@@ -71,15 +71,15 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $_ := set $base "probe" (dict "key_file" "/etc/fabricd/probe/key" "udp_port" (int .Values.probe.udpPort) "kubernetes" $k8s) -}}
 {{- end -}}
 {{- end -}}
-{{- if .Values.web.existingSecret -}}
+{{- if include "fabricd.webSecret" . -}}
 {{- $_ := set $base "http" (dict "web_config_file" "/etc/fabricd/web/web.yml") -}}
 {{- end -}}
 {{- if .Values.stateHostPath -}}
 {{- $_ := set $base "state_dir" "/var/lib/fabricd" -}}
 {{- end -}}
 {{- if .Values.kubeRbacProxy.enabled -}}
-{{- if .Values.web.existingSecret -}}
-{{- fail "kubeRbacProxy.enabled and web.existingSecret: choose one (the proxy serves TLS itself)" -}}
+{{- if include "fabricd.webSecret" . -}}
+{{- fail "kubeRbacProxy.enabled and web.existingSecret, web.certManager or web.basicAuth: choose one (the proxy serves TLS and authenticates itself)" -}}
 {{- end -}}
 {{- if eq (int .Values.kubeRbacProxy.upstreamPort) (int .Values.port) -}}
 {{- fail "kubeRbacProxy.upstreamPort must differ from port" -}}
@@ -95,5 +95,36 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/* The scheme kubelet probes and scrapers use on the HTTP port. */}}
 {{- define "fabricd.scheme" -}}
-{{- if .Values.kubeRbacProxy.enabled -}}https{{- else -}}{{ .Values.web.scheme }}{{- end -}}
+{{- if or .Values.kubeRbacProxy.enabled .Values.web.certManager.enabled -}}https{{- else -}}{{ .Values.web.scheme }}{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding web.yml: the user's (web.existingSecret), the chart's (web.certManager or
+     web.basicAuth), or none (plain HTTP, no auth). Fails on settings that do not go together. */}}
+{{- define "fabricd.webSecret" -}}
+{{- $chart := or .Values.web.certManager.enabled .Values.web.basicAuth.username .Values.web.basicAuth.bcryptHash -}}
+{{- if and .Values.web.existingSecret $chart -}}
+{{- fail "web.existingSecret holds your own web.yml: leave web.certManager and web.basicAuth out (put TLS and users in that web.yml)" -}}
+{{- end -}}
+{{- if and $chart (not .Values.web.certManager.enabled) (or (not .Values.web.basicAuth.username) (not .Values.web.basicAuth.bcryptHash)) -}}
+{{- fail "web.basicAuth needs username and bcryptHash (htpasswd -nbBC 10 \"\" \"$PASSWORD\" | tr -d ':\\n')" -}}
+{{- end -}}
+{{- if and .Values.web.basicAuth.username (not .Values.web.basicAuth.bcryptHash) -}}
+{{- fail "web.basicAuth.username needs web.basicAuth.bcryptHash (htpasswd -nbBC 10 \"\" \"$PASSWORD\" | tr -d ':\\n')" -}}
+{{- end -}}
+{{- if and .Values.web.basicAuth.username .Values.serviceMonitor.enabled (not .Values.web.basicAuth.secret) (not .Values.serviceMonitor.basicAuth) -}}
+{{- fail "web.basicAuth: name web.basicAuth.secret (a Secret with keys username and password) so the ServiceMonitor can scrape, or set serviceMonitor.basicAuth" -}}
+{{- end -}}
+{{- if .Values.web.existingSecret -}}{{ .Values.web.existingSecret }}{{- else if $chart -}}{{ include "fabricd.fullname" . }}-web{{- end -}}
+{{- end -}}
+
+{{/* The web.yml the chart renders (web.certManager, web.basicAuth). */}}
+{{- define "fabricd.webYaml" -}}
+{{- $w := dict -}}
+{{- if .Values.web.certManager.enabled -}}
+{{- $_ := set $w "tls_server_config" (dict "cert_file" "/etc/fabricd/tls/tls.crt" "key_file" "/etc/fabricd/tls/tls.key" "min_version" "TLS12") -}}
+{{- end -}}
+{{- if .Values.web.basicAuth.username -}}
+{{- $_ := set $w "basic_auth_users" (dict .Values.web.basicAuth.username .Values.web.basicAuth.bcryptHash) -}}
+{{- end -}}
+{{- toYaml $w -}}
 {{- end -}}

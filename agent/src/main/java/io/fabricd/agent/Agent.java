@@ -15,6 +15,7 @@ import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
 import io.fabricd.agent.http.HttpApi;
+import io.fabricd.agent.http.TlsReload;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.LiveHostSource;
@@ -52,7 +53,9 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +89,8 @@ public final class Agent implements AutoCloseable {
     /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
     private Path nodeLockDir;
     private NodeNameLock nodeLock;
+    /** How often the TLS files are looked at for a renewal (TlsReload). */
+    private Duration tlsReloadEvery = Duration.ofMillis(TlsReload.PERIOD_MS);
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
@@ -129,6 +134,12 @@ public final class Agent implements AutoCloseable {
     /** Where to take this agent's node name lock at start when it probes ({@link NodeName}); null (default): nowhere. */
     public Agent nodeLocks(Path dir) {
         this.nodeLockDir = dir;
+        return this;
+    }
+
+    /** How often to look for a renewed certificate (default one minute); tests shorten it. */
+    Agent tlsReloadEvery(Duration every) {
+        this.tlsReloadEvery = every;
         return this;
     }
 
@@ -223,6 +234,13 @@ public final class Agent implements AutoCloseable {
         } catch (Exception e) {
             close();
             throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage());
+        }
+        if (web != null && web.tls()) {
+            List<Path> files = new ArrayList<>(List.of(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile())));
+            if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
+                files.add(web.path(web.tlsServer().clientCaFile()));
+            }
+            TlsReload.watch(vertx, server, opts.getSslOptions(), files, tlsReloadEvery.toMillis());
         }
         if (probes != null && nodeLockDir != null) {
             nodeLock = NodeName.claim(nodeLockDir, NodeName.of(config, source, this::hostname),

@@ -11,6 +11,7 @@ import com.marcnuri.helm.LintResult;
 import com.marcnuri.helm.TemplateCommand;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
@@ -70,6 +71,10 @@ class HelmChartTest {
             Object o = K8S.unmarshal(doc);
             assertThat(o).as(doc).isInstanceOf(HasMetadata.class);
             HasMetadata h = (HasMetadata) o;
+            if (h instanceof GenericKubernetesResource g && g.getApiVersion().equals("cert-manager.io/v1")) {
+                objects.add(h); // no typed model here: certManagerObjects checks their fields by name
+                continue;
+            }
             assertThat(unknownFields(h)).as("unknown fields in " + h.getKind() + " " + h.getMetadata().getName()).isEmpty();
             objects.add(h);
         }
@@ -124,6 +129,11 @@ class HelmChartTest {
         return objects.stream().filter(kind::isInstance).map(kind::cast).toList();
     }
 
+    private static GenericKubernetesResource named(List<GenericKubernetesResource> objects, String name) {
+        return objects.stream().filter(o -> o.getKind().equals("Certificate") && o.getMetadata().getName().equals(name)).findFirst()
+                .orElseThrow();
+    }
+
     static <T> T one(List<HasMetadata> objects, Class<T> kind) {
         List<T> l = all(objects, kind);
         assertThat(l).as(kind.getSimpleName()).hasSize(1);
@@ -148,8 +158,8 @@ class HelmChartTest {
     void defaultsGiveALeastPrivilegeDaemonSetWithEverythingOn() throws Exception {
         List<HasMetadata> objects = render(t -> t);
         assertThat(objects.stream().map(HasMetadata::getKind).distinct().sorted().toList()).containsExactly("ClusterRole",
-                "ClusterRoleBinding", "ConfigMap", "DaemonSet", "PrometheusRule", "Role", "RoleBinding", "Secret", "Service",
-                "ServiceAccount", "ServiceMonitor");
+                "ClusterRoleBinding", "ConfigMap", "DaemonSet", "NetworkPolicy", "PrometheusRule", "Role", "RoleBinding", "Secret",
+                "Service", "ServiceAccount", "ServiceMonitor");
 
         DaemonSet ds = one(objects, DaemonSet.class);
         var pod = ds.getSpec().getTemplate().getSpec();
@@ -301,7 +311,7 @@ class HelmChartTest {
                 """);
         List<HasMetadata> objects = render(t -> t.withValuesFile(values));
         assertThat(objects.stream().map(HasMetadata::getKind).distinct().sorted().toList()).containsExactly("ConfigMap", "DaemonSet",
-                "Service");
+                "NetworkPolicy", "Service");
         DaemonSet ds = one(objects, DaemonSet.class);
         var pod = ds.getSpec().getTemplate().getSpec();
         assertThat(pod.getServiceAccountName()).isEqualTo("existing-sa");
@@ -430,6 +440,78 @@ class HelmChartTest {
         assertThat(np.getIngress().get(0).getFrom().get(0).getNamespaceSelector().getMatchLabels())
                 .containsEntry("kubernetes.io/metadata.name", "monitoring");
         assertThat(np.getIngress().get(1).getPorts()).extracting(p -> p.getProtocol()).containsExactly("TCP", "UDP");
+    }
+
+    /**
+     * Secure without bringing files: cert-manager issues the serving certificate (from a CA the
+     * chart makes, or the user's issuer), the chart writes web.yml with it and a basic-auth user,
+     * and the probes and the ServiceMonitor follow (HTTPS, the CA, the Service name, the user's
+     * Secret). The NetworkPolicy is on by default and takes the nodes' ranges for the agents.
+     */
+    @Test
+    void certManagerTlsAndBasicAuthFromValues(@TempDir Path tmp) throws Exception {
+        String hash = "$2y$10$" + "a".repeat(53);
+        Path values = Files.writeString(tmp.resolve("secure.yaml"), """
+                web:
+                  certManager: {enabled: true}
+                  basicAuth: {username: prometheus, bcryptHash: "%s", secret: fabricd-scrape}
+                networkPolicy: {agentCidrs: [10.0.0.0/16]}
+                """.formatted(hash));
+        List<HasMetadata> objects = render(t -> t.withValuesFile(values));
+        List<GenericKubernetesResource> cm = objects.stream().filter(GenericKubernetesResource.class::isInstance)
+                .map(GenericKubernetesResource.class::cast).toList();
+        assertThat(cm).extracting(o -> o.getKind() + "/" + o.getMetadata().getName()).containsExactlyInAnyOrder(
+                "Issuer/fab-fabricd-selfsigned", "Certificate/fab-fabricd-ca", "Issuer/fab-fabricd-ca", "Certificate/fab-fabricd-tls");
+        JsonNode cert = YAML.valueToTree(named(cm, "fab-fabricd-tls").getAdditionalProperties());
+        assertThat(cert.at("/spec/secretName").asText()).isEqualTo("fab-fabricd-tls");
+        assertThat(cert.at("/spec/dnsNames/0").asText()).isEqualTo("fab-fabricd.monitoring.svc");
+        assertThat(cert.at("/spec/issuerRef/name").asText()).isEqualTo("fab-fabricd-ca");
+        assertThat(YAML.valueToTree(named(cm, "fab-fabricd-ca").getAdditionalProperties()).at("/spec/isCA").asBoolean()).isTrue();
+
+        Secret web = objects.stream().filter(o -> o instanceof Secret && o.getMetadata().getName().equals("fab-fabricd-web"))
+                .map(Secret.class::cast).findFirst().orElseThrow();
+        JsonNode webYml = YAML.readTree(web.getStringData().get("web.yml"));
+        assertThat(webYml.at("/tls_server_config/cert_file").asText()).isEqualTo("/etc/fabricd/tls/tls.crt");
+        assertThat(webYml.at("/basic_auth_users/prometheus").asText()).isEqualTo(hash);
+        assertThat(agentConfig(objects).at("/http/web_config_file").asText()).isEqualTo("/etc/fabricd/web/web.yml");
+
+        DaemonSet ds = one(objects, DaemonSet.class);
+        var pod = ds.getSpec().getTemplate().getSpec();
+        Container c = pod.getContainers().get(0);
+        assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(c.getVolumeMounts()).extracting("mountPath").contains("/etc/fabricd/web", "/etc/fabricd/tls");
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("tls")).singleElement()
+                .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("fab-fabricd-tls"));
+        assertThat(pod.getVolumes()).filteredOn(v -> v.getName().equals("web")).singleElement()
+                .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("fab-fabricd-web"));
+        assertThat(ds.getSpec().getTemplate().getMetadata().getAnnotations()).containsKey("checksum/web");
+
+        var ep = one(objects, ServiceMonitor.class).getSpec().getEndpoints().get(0);
+        assertThat(ep.getScheme()).isEqualTo("https");
+        assertThat(ep.getTlsConfig().getServerName()).isEqualTo("fab-fabricd.monitoring.svc");
+        assertThat(ep.getTlsConfig().ca.secret.name).isEqualTo("fab-fabricd-tls");
+        assertThat(ep.getBasicAuth().username.name).isEqualTo("fabricd-scrape");
+        assertThat(ep.getBasicAuth().getPassword().getKey()).isEqualTo("password");
+
+        var np = one(objects, NetworkPolicy.class).getSpec();
+        assertThat(np.getIngress().get(0).getFrom()).isNullOrEmpty(); // from: [] lets any scraper in
+        assertThat(np.getIngress().get(1).getFrom()).extracting(f -> f.getIpBlock() == null ? null : f.getIpBlock().getCidr())
+                .containsExactly(null, "10.0.0.0/16");
+
+        // the user's issuer: no CA of the chart's
+        List<HasMetadata> own = render(t -> t.set("web.certManager.enabled", "true").set("web.certManager.issuerRef.name", "corp-ca")
+                .set("web.certManager.issuerRef.kind", "ClusterIssuer"));
+        assertThat(own.stream().filter(GenericKubernetesResource.class::isInstance).map(HasMetadata::getMetadata)
+                .map(m -> m.getName()).toList()).containsExactly("fab-fabricd-tls");
+
+        assertThatThrownBy(() -> render(t -> t.set("web.basicAuth.username", "prometheus"))).hasMessageContaining("bcryptHash");
+        assertThatThrownBy(() -> render(t -> t.set("web.basicAuth.username", "prometheus").set("web.basicAuth.bcryptHash", hash)))
+                .hasMessageContaining("web.basicAuth.secret");
+        assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.existingSecret", "mine")))
+                .hasMessageContaining("web.existingSecret");
+        assertThatThrownBy(() -> render(t -> t.set("web.basicAuth.bcryptHash", "plain"))).hasMessageContaining("bcryptHash");
+        assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("kubeRbacProxy.enabled", "true")))
+                .hasMessageContaining("choose one");
     }
 
     /**
