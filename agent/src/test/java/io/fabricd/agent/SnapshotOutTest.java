@@ -190,7 +190,7 @@ class SnapshotOutTest {
         Path shared = Files.createDirectory(tmp.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         CliTest.Result r = snapshot(shared.resolve("snap"));
-        oneLineExitTwo(r, "the folder " + shared.toRealPath() + " can be written by everybody and has no sticky bit");
+        oneLineExitTwo(r, "the folder " + shared.toRealPath() + " can be written by everybody without the sticky bit");
         assertThat(r.err()).contains("choose a folder only you and root can change");
         assertThat(names(shared)).isEmpty();
         // a folder above it counts as much as the one written in
@@ -199,7 +199,9 @@ class SnapshotOutTest {
         assertThat(names(below)).isEmpty();
         Files.delete(below);
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxr-x"));
-        oneLineExitTwo(snapshot(shared.resolve("snap")), "the folder " + shared.toRealPath() + " can be written by group ");
+        CliTest.Result group = snapshot(shared.resolve("snap"));
+        oneLineExitTwo(group, "the folder " + shared.toRealPath() + " can be written by ");
+        assertThat(group.err()).contains("gid " + Files.getAttribute(shared, "unix:gid"), "without the sticky bit");
         assertThat(names(shared)).isEmpty();
     }
 

@@ -42,7 +42,7 @@ class WrittenFoldersTest {
     @Test
     void aStateFolderOthersCanWriteIsRefusedAndNothingWritten(@TempDir Path tmp) throws Exception {
         Path shared = everybodys(tmp.resolve("shared"));
-        String says = "the folder " + shared.toRealPath() + " can be written by everybody and has no sticky bit";
+        String says = "the folder " + shared.toRealPath() + " can be written by everybody without the sticky bit";
         // a state folder to be made under it, and the folder itself
         oneLineExitTwo(accept(shared.resolve("state")), says);
         oneLineExitTwo(accept(shared), says);

@@ -87,20 +87,20 @@ public final class FolderChain {
         int uid = (Integer) a.get("uid");
         if (uid != 0 && uid != self) {
             throw new Refused("the folder " + p + " belongs to " + who(a.get("owner"), "user", uid)
-                    + ", who can rename or replace what is written in it" + WHAT_TO_DO);
+                    + ", who can rename or replace what is in it" + WHAT_TO_DO);
         }
         if ((mode & STICKY) == 0 && (mode & (GROUP_WRITE | OTHER_WRITE)) != 0) {
-            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : "group " + who(a.get("group"), "group", (Integer) a.get("gid"));
+            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : who(a.get("group"), "group", (Integer) a.get("gid"));
             throw new Refused("the folder " + p + " can be written by " + by
-                    + " and has no sticky bit, so others can rename or replace what is written in it" + WHAT_TO_DO);
+                    + " without the sticky bit, so others can rename or replace what is in it" + WHAT_TO_DO);
         }
     }
 
-    /** "bob (uid 1000)", or "uid 1000" where the name is only the number. */
+    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group. */
     private static String who(Object principal, String kind, int id) {
         String name = principal == null ? "" : principal.toString();
-        String idWord = "user".equals(kind) ? "uid " : "gid ";
-        return name.isEmpty() || name.equals(Integer.toString(id)) ? idWord + id : name + " (" + idWord + id + ")";
+        String number = ("user".equals(kind) ? "uid " : "gid ") + id;
+        return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
     }
 
     /**
