@@ -4,6 +4,7 @@ import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.files.FolderChain;
 import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,6 +56,9 @@ final class NodeName {
                     + "peers would take the two for one agent (an agent skips a peer of its own name, and bandwidth results are kept "
                     + "by node name). Give this agent a name of its own with probe.node_name in its config (or the environment "
                     + "variable NODE_NAME), and a state folder of its own with --state-dir (or state_dir)");
+        } catch (FolderChain.Refused e) {
+            LOG.warning("node name lock in " + dir + " not taken, so a second agent under this node name goes unnoticed: "
+                    + e.getMessage());
         } catch (IOException | RuntimeException e) {
             LOG.fine("node name lock in " + dir + " not taken: " + e.getMessage());
         }

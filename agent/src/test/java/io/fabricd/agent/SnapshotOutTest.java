@@ -5,18 +5,23 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabricd.collectors.Fixtures;
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code fabricd snapshot --out} as root in a folder other users can write to: planted links and
- * folders are refused, never followed; a failed write leaves nothing {@code --root} accepts; every
- * refusal or failure is one line and exit 2.
+ * folders are refused, never followed; a folder another user can change (theirs, or writable
+ * without the sticky bit) is refused before anything is written, however they race to plant a link;
+ * a failed write leaves nothing {@code --root} accepts; every refusal or failure is one line and exit 2.
  */
 class SnapshotOutTest {
     private static final String HOST = Fixtures.host("host-a-ib").toString();
@@ -136,6 +141,94 @@ class SnapshotOutTest {
         CliTest.Result r = snapshot(Path.of("/proc/fabricd-snapshot-test"));
         oneLineExitTwo(r, "cannot write in /proc");
         assertThat(r.err()).doesNotContain(".fabricd-"); // the private folder's name is never shown
+    }
+
+    @Test
+    void aParentOfAnotherUserIsRefusedWhileTheyRaceToPlantALink(@TempDir Path tmp) throws Exception {
+        Requirements.require(isRoot(tmp), "root, to give a folder to another user");
+        // the other user's folder (uid 65534, nobody), and a folder only root may write
+        Path theirs = Files.createDirectory(tmp.resolve("home"));
+        Files.setAttribute(theirs, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
+        Path rootOnly = Files.createDirectory(tmp.resolve("root-only"));
+        Files.setPosixFilePermissions(rootOnly, PosixFilePermissions.fromString("rwx------"));
+        // what its owner may do there (rename(2) of a folder within a folder of theirs, whoever made
+        // it, and a new link): move every private folder away and put a link to rootOnly in its place
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger planted = new AtomicInteger();
+        Thread attacker = new Thread(() -> {
+            while (!stop.get()) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(theirs)) {
+                    for (Path p : ds) {
+                        if (p.getFileName().toString().contains(".fabricd-") && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                            Files.move(p, theirs.resolve("moved-" + planted.get()));
+                            Files.createSymbolicLink(p, rootOnly);
+                            planted.incrementAndGet();
+                        }
+                    }
+                } catch (IOException e) {
+                    // raced with the snapshot: look again
+                }
+            }
+        }, "attacker");
+        attacker.start();
+        CliTest.Result r;
+        try {
+            r = snapshot(theirs.resolve("snap"));
+        } finally {
+            stop.set(true);
+            attacker.join();
+        }
+        assertThat(names(rootOnly)).as("written through the planted link").isEmpty();
+        oneLineExitTwo(r, "--out " + theirs.resolve("snap") + ": the folder " + theirs.toRealPath() + " belongs to ");
+        assertThat(r.err()).contains("uid 65534)", "choose a folder only you and root can change");
+        assertThat(planted.get()).isZero();
+        assertThat(names(theirs)).isEmpty(); // refused before anything was made there
+    }
+
+    @Test
+    void aFolderOthersCanWriteWithoutTheStickyBitIsRefused(@TempDir Path tmp) throws Exception {
+        Path shared = Files.createDirectory(tmp.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        CliTest.Result r = snapshot(shared.resolve("snap"));
+        oneLineExitTwo(r, "the folder " + shared.toRealPath() + " can be written by everybody without the sticky bit");
+        assertThat(r.err()).contains("choose a folder only you and root can change");
+        assertThat(names(shared)).isEmpty();
+        // a folder above it counts as much as the one written in
+        Path below = Files.createDirectory(shared.resolve("mine"));
+        oneLineExitTwo(snapshot(below.resolve("snap")), "the folder " + shared.toRealPath() + " can be written by everybody");
+        assertThat(names(below)).isEmpty();
+        Files.delete(below);
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxr-x"));
+        CliTest.Result group = snapshot(shared.resolve("snap"));
+        oneLineExitTwo(group, "the folder " + shared.toRealPath() + " can be written by ");
+        assertThat(group.err()).contains("gid " + Files.getAttribute(shared, "unix:gid"), "without the sticky bit");
+        assertThat(names(shared)).isEmpty();
+    }
+
+    @Test
+    void aStickyFolderLikeTmpIsAccepted(@TempDir Path tmp) throws Exception {
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        CliTest.Result r = snapshot(sticky.resolve("snap"));
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(sticky.resolve("snap/fabricd-snapshot.json")).isRegularFile();
+        // straight into /tmp (sticky, root's), and through a link to a folder of one's own
+        Path inTmp = Path.of("/tmp", "fabricd-snapshot-out-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
+        try {
+            CliTest.Result t = snapshot(inTmp);
+            assertThat(t.code()).as(t.err()).isZero();
+            assertThat(inTmp.resolve("fabricd-snapshot.json")).isRegularFile();
+        } finally {
+            io.fabricd.collectors.snapshot.SnapshotWriter.deleteTree(inTmp);
+        }
+        Path mine = Files.createDirectory(tmp.resolve("mine"));
+        Path viaLink = Files.createSymbolicLink(tmp.resolve("link"), mine);
+        assertThat(snapshot(viaLink.resolve("snap")).code()).isZero();
+        assertThat(mine.resolve("snap/fabricd-snapshot.json")).isRegularFile();
+    }
+
+    private static boolean isRoot(Path any) throws IOException {
+        return Integer.valueOf(0).equals(Files.getAttribute(any, "unix:uid"));
     }
 
     /** mount ARGS (or umount for "-u DIR"); false when it cannot (not root, no mount in this sandbox). */

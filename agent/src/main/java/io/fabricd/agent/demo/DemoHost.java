@@ -1,5 +1,6 @@
 package io.fabricd.agent.demo;
 
+import io.fabricd.collectors.files.FolderChain;
 import io.fabricd.collectors.snapshot.SnapshotWriter;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.Ttar;
@@ -38,7 +39,11 @@ public final class DemoHost {
             for (Path parent : tempParents()) {
                 Path dir;
                 try {
-                    dir = Files.createTempDirectory(parent, "fabricd-demo-");
+                    // a folder another user can change is skipped like one that cannot be written (FolderChain)
+                    dir = Files.createTempDirectory(FolderChain.check(parent), "fabricd-demo-");
+                } catch (FolderChain.Refused e) {
+                    last = e;
+                    continue;
                 } catch (IOException | UnsupportedOperationException e) {
                     continue; // not writable here: the next candidate
                 }

@@ -1,5 +1,6 @@
 package io.fabricd.agent.state;
 
+import io.fabricd.collectors.files.FolderChain;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.diagnosis.inventory.InventoryFile;
 import java.io.IOException;
@@ -29,8 +30,9 @@ import java.util.concurrent.Callable;
  * The agent and {@code fabricd inventory accept} take {@code .lock} in the folder around each
  * read-change-write, so neither overwrites the other's. Links are never followed: a state folder
  * or file that is a symbolic link is refused for reading and writing alike (a user who can write
- * the folder's parent must not make root read or write elsewhere); the state folder itself should
- * be writable by root alone.
+ * the folder's parent must not make root read or write elsewhere). Nothing is written in a state
+ * folder that another user can change, nor under one ({@link FolderChain}): root alone (or the user
+ * the agent runs as) may be able to write it and every folder above it.
  */
 public final class InventoryStore {
     public static final String FILE = "inventory.json";
@@ -160,6 +162,7 @@ public final class InventoryStore {
      */
     public Path moveAside() throws IOException {
         refuseLinkedFolder();
+        FolderChain.check(dir);
         Path aside = dir.resolve(FILE + ".unreadable-" + Instant.now().toString().replace(':', '-'));
         Files.move(file(), aside, StandardCopyOption.ATOMIC_MOVE);
         return aside;
@@ -183,12 +186,15 @@ public final class InventoryStore {
         }
     }
 
+    /** The folder, made if missing, checked: no links, and only root and this user can change it or a folder above it. */
     private void createFolder() throws IOException {
         refuseLinks();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            FolderChain.checkNearest(dir);
             Files.createDirectories(dir);
             refuseLinks();
         }
+        FolderChain.check(dir);
     }
 
     private void refuseLinkedFolder() {

@@ -1,5 +1,6 @@
 package io.fabricd.agent.state;
 
+import io.fabricd.collectors.files.FolderChain;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -18,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code $XDG_RUNTIME_DIR/fabricd}) for as long as it runs, and writes into it who it is. A second
  * agent with the same node name finds the lock taken and says which agent holds it. The kernel
  * drops the lock when its process ends, however it ends: a crashed agent leaves a file, never a
- * stale lock.
+ * stale lock. A folder that another user can change ({@link FolderChain}) is refused: no lock taken.
  */
 public final class NodeNameLock implements AutoCloseable {
     /** Where the locks are for an agent run as root (systemd's RuntimeDirectory=fabricd). */
@@ -52,14 +53,17 @@ public final class NodeNameLock implements AutoCloseable {
     /**
      * Takes the lock of {@code nodeName} in {@code dir}, writing {@code self} (who this agent is) into
      * it; when another agent holds it, a NodeNameLock that holds nothing and says who does. IOException
-     * when the folder or file cannot be used (then nothing is known).
+     * when the folder or file cannot be used (then nothing is known); {@link FolderChain.Refused} when
+     * another user can change the folder or one above it.
      */
     public static synchronized NodeNameLock take(Path dir, String nodeName, String self) throws IOException {
+        FolderChain.checkNearest(dir);
         Files.createDirectories(dir);
         if (Files.isSymbolicLink(dir)) {
             throw new IOException(dir + " is a symbolic link");
         }
-        Path file = dir.resolve("node-" + fileName(nodeName) + ".lock").toAbsolutePath().normalize();
+        // the folder and every folder above it can be changed by root and this user only: the real path, checked
+        Path file = FolderChain.check(dir).resolve("node-" + fileName(nodeName) + ".lock");
         NodeNameLock inJvm = HELD.get(file);
         if (inJvm != null) {
             return new NodeNameLock(file, null, null, read(inJvm.channel));

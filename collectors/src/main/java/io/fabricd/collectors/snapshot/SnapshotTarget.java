@@ -1,5 +1,6 @@
 package io.fabricd.collectors.snapshot;
 
+import io.fabricd.collectors.files.FolderChain;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -25,7 +26,10 @@ import java.util.stream.Stream;
  *       see the failure);</li>
  *   <li>an existing {@code DIR} must be an empty folder of this user, not a link; {@code rename(2)}
  *       replaces only an empty folder, so a folder swapped in meanwhile makes the rename fail, and
- *       a link swapped in is replaced, never followed.</li>
+ *       a link swapped in is replaced, never followed;</li>
+ *   <li>the folder {@code DIR} is made in, and every folder above it, can be changed only by root
+ *       and this user ({@link FolderChain}): someone else could rename the private folder away
+ *       between two writes and put a link to any folder in its place.</li>
  * </ul>
  *
  * Every refusal and I/O failure is an {@link IllegalArgumentException} with one line (exit 2).
@@ -53,20 +57,24 @@ final class SnapshotTarget implements AutoCloseable {
         }
         // what is in the way first: said about the path given, whatever its parent allows
         refuseNonFolder(out, what);
+        Path shownParent = out.getParent() != null ? out.getParent() : parent;
         if (!Files.isDirectory(parent)) {
-            Path shown = out.getParent() != null ? out.getParent() : parent;
-            throw new IllegalArgumentException(what + ": the folder " + shown
+            throw new IllegalArgumentException(what + ": the folder " + shownParent
                     + (Files.exists(parent) ? " is a file, not a folder" : " does not exist"));
         }
         Path staging;
+        Path realParent;
         try {
+            // nobody else may rename the private folder away and put a link in its place (FolderChain)
+            realParent = FolderChain.check(parent);
             // created with mode 0700 by this process, with a name nobody can predict
-            staging = Files.createTempDirectory(parent, "." + abs.getFileName() + ".fabricd-");
+            staging = Files.createTempDirectory(realParent, "." + abs.getFileName() + ".fabricd-");
+        } catch (FolderChain.Refused e) {
+            throw new IllegalArgumentException(what + ": " + e.getMessage());
         } catch (IOException e) {
-            throw new IllegalArgumentException(what + ": cannot write in " + (out.getParent() != null ? out.getParent() : parent)
-                    + ": " + reason(e));
+            throw new IllegalArgumentException(what + ": cannot write in " + shownParent + ": " + reason(e));
         }
-        SnapshotTarget t = new SnapshotTarget(abs, out.toString(), staging);
+        SnapshotTarget t = new SnapshotTarget(realParent.resolve(abs.getFileName()), out.toString(), staging);
         try {
             t.checkExisting();
         } catch (RuntimeException e) {

@@ -1,0 +1,122 @@
+package io.fabricd.collectors.files;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The rule for every file fabricd writes: the folder it is written in, and every folder above it up
+ * to {@code /}, can be changed only by root and by the user fabricd runs as. A folder owned by
+ * another user, or one that a group or everybody can write without the sticky bit, lets someone else
+ * rename what fabricd made there and put a link in its place between two writes; fabricd refuses it
+ * instead of writing through it. A sticky folder ({@code /tmp}) passes: there only the owner of an
+ * entry can rename it, and the next folder down must be root's or ours like every other.
+ *
+ * <p>The check runs on the folder's real path and callers write through that path: a link on the
+ * way given is resolved once, here, and nobody else can change a folder of the checked chain
+ * afterwards (only its owner, root or us, can chmod, chown or rename in it).
+ */
+public final class FolderChain {
+    private static final int STICKY = 01000;
+    private static final int GROUP_WRITE = 020;
+    private static final int OTHER_WRITE = 02;
+    private static final String WHAT_TO_DO = ": choose a folder only you and root can change";
+
+    private FolderChain() {
+    }
+
+    /** A folder on the way that another user can change: the one line says which, whose, and what to do. */
+    public static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Checks {@code folder} (which must exist) and every folder above it; its real path, to write
+     * through. {@link Refused} when another user can change one of them, naming the first from the
+     * top; other IOExceptions when the folder cannot be looked at (missing, permissions).
+     */
+    public static Path check(Path folder) throws IOException {
+        Path real = folder.toRealPath();
+        long self = effectiveUid();
+        List<Path> chain = new ArrayList<>();
+        for (Path p = real; p != null; p = p.getParent()) {
+            chain.add(p);
+        }
+        Collections.reverse(chain);
+        for (Path p : chain) {
+            checkOne(p, self);
+        }
+        return real;
+    }
+
+    /**
+     * Checks the nearest folder of {@code folder}, or above it, that exists (the one new folders
+     * will be made in); its real path. For a folder to be made: check again once it is.
+     */
+    public static Path checkNearest(Path folder) throws IOException {
+        Path p = folder.toAbsolutePath().normalize();
+        while (p.getParent() != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            p = p.getParent();
+        }
+        return check(p);
+    }
+
+    private static void checkOne(Path p, long self) throws IOException {
+        Map<String, Object> a;
+        try {
+            a = Files.readAttributes(p, "unix:uid,gid,mode,owner,group", LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException e) {
+            return; // not a POSIX file system: no owners to check
+        }
+        int mode = (Integer) a.get("mode");
+        if ((mode & 0170000) == 0120000) {
+            // a real path with a link in it: changed since it was resolved
+            throw new Refused("the folder " + p + " was replaced by a symbolic link meanwhile" + WHAT_TO_DO);
+        }
+        int uid = (Integer) a.get("uid");
+        if (uid != 0 && uid != self) {
+            throw new Refused("the folder " + p + " belongs to " + who(a.get("owner"), "user", uid)
+                    + ", who can rename or replace what is in it" + WHAT_TO_DO);
+        }
+        if ((mode & STICKY) == 0 && (mode & (GROUP_WRITE | OTHER_WRITE)) != 0) {
+            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : who(a.get("group"), "group", (Integer) a.get("gid"));
+            throw new Refused("the folder " + p + " can be written by " + by
+                    + " without the sticky bit, so others can rename or replace what is in it" + WHAT_TO_DO);
+        }
+    }
+
+    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group. */
+    private static String who(Object principal, String kind, int id) {
+        String name = principal == null ? "" : principal.toString();
+        String number = ("user".equals(kind) ? "uid " : "gid ") + id;
+        return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
+    }
+
+    /**
+     * The user this process writes as: the effective uid of {@code /proc/self/status} (Linux), else
+     * the login uid of the JDK's Unix login module.
+     */
+    static long effectiveUid() throws IOException {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("Uid:")) {
+                    return Long.parseLong(line.substring(4).strip().split("\\s+")[1]);
+                }
+            }
+        } catch (NoSuchFileException e) {
+            // not Linux
+        }
+        return new com.sun.security.auth.module.UnixSystem().getUid();
+    }
+}
