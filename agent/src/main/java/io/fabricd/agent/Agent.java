@@ -213,10 +213,12 @@ public final class Agent implements AutoCloseable {
         }
         try {
             http = new HttpApi(vertx, loop, registry, probes);
-            Handler<HttpServerRequest> api = BandwidthApi.wrap(http.handler(), vertx, bandwidth == null ? null : bandwidth.server(),
-                    probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(),
-                    BandwidthServing.off(config, source, probeKey, natives.verbs()));
+            Handler<HttpServerRequest> api = bounds.limit(BandwidthApi.wrap(http.handler(), vertx,
+                    bandwidth == null ? null : bandwidth.server(), probes == null ? null : probes.endpointAuth(),
+                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs())));
             if (web != null && !web.basicAuthUsers().isEmpty()) {
+                // outside the request limit: a request waiting for bcrypt, or refused, holds none of
+                // http.max_requests, and a remembered password goes straight to one
                 api = new BasicAuth(vertx, web.basicAuthUsers(), meters).wrap(api);
             }
             if (web != null && !web.headers().isEmpty()) {
@@ -228,7 +230,7 @@ public final class Agent implements AutoCloseable {
             }
             server = vertx.createHttpServer(opts)
                     .connectionHandler(bounds.connectionHandler())
-                    .requestHandler(bounds.limit(api))
+                    .requestHandler(api)
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {

@@ -11,6 +11,7 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,9 +30,18 @@ import java.util.Set;
  *       nothing) and the probe endpoint (authenticated with the fabric's key, by agents that hold
  *       no scrape password) needs a user and its password; others get 401 with
  *       {@code WWW-Authenticate};</li>
- *   <li>bcrypt costs ~50-100 ms of CPU by design: it runs on a worker thread, never the event
- *       loop, and a user and password that passed are remembered (a SHA-256 of them with the hash,
- *       in memory) so a scrape every 15 s does not pay it each time;</li>
+ *   <li>it is decided before anything reads the request's body and before the request takes one of
+ *       {@code http.max_requests} (the agent wraps {@link ConnectionLimits#limit} in it): a request
+ *       that waits for bcrypt is paused, one refused with a body coming has its connection
+ *       closed;</li>
+ *   <li>bcrypt costs ~50-100 ms of CPU by design: a user and password that passed are remembered
+ *       (a SHA-256 of them with the hash, in memory) and answered at once, never behind a
+ *       verification, so a scrape every 15 s does not pay it each time; one that failed is
+ *       remembered too and answered 401 at once (the answer cannot change while the hashes are
+ *       those read at start);</li>
+ *   <li>the others are verified on a thread of their own, within the bounds of {@link BcryptGate}
+ *       (in total, per source address, failures per source); beyond them 429 or 503 with
+ *       {@code Retry-After}, without a bcrypt;</li>
  *   <li>an unknown user costs a bcrypt too, so that timing does not tell which users exist.</li>
  * </ul>
  */
@@ -40,28 +50,34 @@ public final class BasicAuth {
     static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH, BandwidthMessages.START_PATH,
             BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH);
     private static final int MAX_REMEMBERED = 1024;
+    /** Failed users and passwords remembered (~150 bytes each): a repeated one costs no bcrypt. */
+    private static final int MAX_FAILED = 4096;
     /** A valid hash to verify against for unknown users (cost 10, as htpasswd -nBC 10 makes them). */
     private static final byte[] DUMMY = BCrypt.withDefaults().hash(10, "fabricd".getBytes(StandardCharsets.UTF_8));
 
-    private final Vertx vertx;
     private final Map<String, byte[]> users;
-    private final Map<String, Boolean> passed = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) {
-            return size() > MAX_REMEMBERED;
-        }
-    };
+    private final Memo passed = new Memo(MAX_REMEMBERED);
+    private final Memo failed = new Memo(MAX_FAILED);
+    private final BcryptGate gate;
     private final Counter refused;
+    private final Counter throttled;
 
     public BasicAuth(Vertx vertx, Map<String, String> users, MeterRegistry meters) {
-        this.vertx = vertx;
         this.users = new LinkedHashMap<>();
         users.forEach((u, h) -> this.users.put(u, h.getBytes(StandardCharsets.UTF_8)));
         refused = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_FAILURES)).description(AgentMetrics.HTTP_AUTH_FAILURES.help())
                 .register(meters);
+        throttled = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_THROTTLED)).description(AgentMetrics.HTTP_AUTH_THROTTLED.help())
+                .register(meters);
+        Counter verified = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_VERIFICATIONS))
+                .description(AgentMetrics.HTTP_AUTH_VERIFICATIONS.help()).register(meters);
+        gate = new BcryptGate(vertx, verified::increment, System::nanoTime);
     }
 
-    /** Wraps {@code next}: it sees only requests whose user and password are right (or paths that need none). */
+    /**
+     * Wraps {@code next}: it sees only requests whose user and password are right (or paths that
+     * need none). Called on the event loop.
+     */
     public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next) {
         return req -> {
             String path = req.path();
@@ -72,30 +88,35 @@ public final class BasicAuth {
             }
             String[] up = credentials(req.getHeader(HttpHeaders.AUTHORIZATION));
             if (up == null) {
-                deny(req);
+                deny(req, false);
                 return;
             }
             String memo = memo(up[0], up[1]);
-            Boolean ok;
-            synchronized (passed) {
-                ok = passed.get(memo);
-            }
-            if (ok != null) {
+            if (passed.contains(memo)) {
                 next.handle(req);
                 return;
             }
-            req.pause(); // nothing read while the worker verifies
-            vertx.executeBlocking(() -> verify(up[0], up[1]), false).onComplete(r -> {
-                req.resume();
-                if (r.succeeded() && r.result()) {
-                    synchronized (passed) {
-                        passed.put(memo, Boolean.TRUE);
-                    }
+            if (failed.contains(memo)) {
+                deny(req, false);
+                return;
+            }
+            req.pause(); // nothing read while the bcrypt thread verifies
+            BcryptGate.Refusal no = gate.submit(BcryptGate.source(req.remoteAddress()), () -> verify(up[0], up[1]), ok -> {
+                (ok ? passed : failed).add(memo);
+                if (req.response().closed()) {
+                    return; // the client hung up while it was verified
+                }
+                if (ok) {
                     next.handle(req);
+                    req.resume(); // after: next has set its body handlers, none of the body is lost
                 } else {
-                    deny(req);
+                    deny(req, true);
                 }
             });
+            if (no != null) {
+                throttled.increment();
+                refuse(req, true, no.status(), no.message(), r -> r.putHeader("Retry-After", Long.toString(no.retryAfter())));
+            }
         };
     }
 
@@ -106,10 +127,34 @@ public final class BasicAuth {
         return known && r.verified;
     }
 
-    private void deny(HttpServerRequest req) {
+    private void deny(HttpServerRequest req, boolean paused) {
         refused.increment();
-        req.response().setStatusCode(401).putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\"")
-                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end("unauthorized\n");
+        refuse(req, paused, 401, "unauthorized", r -> r.putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\""));
+    }
+
+    /**
+     * Answers {@code status} without reading the request's body: when one is coming, the
+     * connection closes after the answer (rather than read and throw away what the client sends).
+     */
+    private static void refuse(HttpServerRequest req, boolean paused, int status, String message,
+                               Handler<HttpServerResponse> headers) {
+        HttpServerResponse r = req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
+        headers.handle(r);
+        if (hasBody(req)) {
+            req.pause(); // no more of it read
+            r.putHeader(HttpHeaders.CONNECTION, "close").end(message + "\n").onComplete(v -> req.connection().close());
+            return;
+        }
+        r.end(message + "\n");
+        if (paused) {
+            req.resume(); // the request's end, so that the connection serves its next one
+        }
+    }
+
+    /** Whether the request announces a body (a length above 0, or chunks). */
+    static boolean hasBody(HttpServerRequest req) {
+        String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+        return req.getHeader(HttpHeaders.TRANSFER_ENCODING) != null || length != null && !"0".equals(length.strip());
     }
 
     /** User and password of a {@code Basic} Authorization header; null when there is none or it is malformed. */
@@ -141,6 +186,28 @@ public final class BasicAuth {
             return HexFormat.of().formatHex(d.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);
+        }
+    }
+
+    /** Users and passwords (their memo) remembered, the least recently seen forgotten first beyond {@code max}. */
+    private static final class Memo {
+        private final Map<String, Boolean> seen;
+
+        Memo(int max) {
+            seen = new LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> e) {
+                    return size() > max;
+                }
+            };
+        }
+
+        synchronized boolean contains(String memo) {
+            return seen.get(memo) != null;
+        }
+
+        synchronized void add(String memo) {
+            seen.put(memo, Boolean.TRUE);
         }
     }
 }

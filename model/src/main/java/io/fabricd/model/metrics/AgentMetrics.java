@@ -39,8 +39,14 @@ public final class AgentMetrics {
             "HTTP requests answered 503 because http.max_requests were in flight");
     public static final MetricFamily HTTP_AUTH_FAILURES = counter("fabric_agent_http_auth_failures", null,
             "HTTP requests refused 401 for a missing or wrong user and password (web config basic_auth_users)");
+    public static final MetricFamily HTTP_AUTH_VERIFICATIONS = counter("fabric_agent_http_auth_verifications", null,
+            "bcrypt verifications of a user and password the agent did not remember (~50-100 ms of CPU each)");
+    public static final MetricFamily HTTP_AUTH_THROTTLED = counter("fabric_agent_http_auth_throttled", null,
+            "HTTP requests answered 429 or 503 without a bcrypt verification: their source had one under way or too many failures, "
+                    + "or too many were under way");
 
     public static final List<MetricFamily> ALL = List.of(COLLECTOR_SUCCESS, COLLECTOR_DURATION, COLLECTOR_READ_ERRORS, BUILD_INFO,
             COLLECTION, COLLECTION_FAILURES, COLLECTION_RUNNING, READY, HTTP_CONNECTIONS, HTTP_CONNECTIONS_SHED,
-            HTTP_CONNECTIONS_REFUSED, HTTP_REQUESTS_REJECTED, HTTP_AUTH_FAILURES);
+            HTTP_CONNECTIONS_REFUSED, HTTP_REQUESTS_REJECTED, HTTP_AUTH_FAILURES, HTTP_AUTH_VERIFICATIONS,
+            HTTP_AUTH_THROTTLED);
 }
