@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * themselves run in the Soft-RoCE VM (BandwidthVmIT).
  */
 class AgentBandwidthTest {
-    private static final byte[] START = "{\"client\":\"x\",\"size\":4096,\"qps\":1,\"durationMs\":1000,\"qp\":[]}".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] START = ("{\"client\":\"x\",\"size\":4096,\"qps\":1,\"durationMs\":1000,\"qp\":[{\"qpn\":100,\"psn\":7,"
+            + "\"lid\":0,\"gid\":\"fe80:0000:0000:0000:0000:0000:0000:0001\",\"rkey\":4660,\"addr\":8323072,\"mtu\":1024}]}")
+            .getBytes(StandardCharsets.UTF_8);
 
     @Test
     void aWrongKeyIsRefusedAndTheRightOneLearnsWhyThereIsNoTest(@TempDir Path tmp) throws Exception {
