@@ -28,7 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * themselves run in the Soft-RoCE VM (BandwidthVmIT).
  */
 class AgentBandwidthTest {
-    private static final byte[] START = "{\"client\":\"x\",\"size\":4096,\"qps\":1,\"durationMs\":1000,\"qp\":[]}".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] START = ("{\"client\":\"x\",\"size\":4096,\"qps\":1,\"durationMs\":1000,\"qp\":[{\"qpn\":100,\"psn\":7,"
+            + "\"lid\":0,\"gid\":\"fe80:0000:0000:0000:0000:0000:0000:0001\",\"rkey\":4660,\"addr\":8323072,\"mtu\":1024}]}")
+            .getBytes(StandardCharsets.UTF_8);
 
     @Test
     void aWrongKeyIsRefusedAndTheRightOneLearnsWhyThereIsNoTest(@TempDir Path tmp) throws Exception {
@@ -86,6 +88,16 @@ class AgentBandwidthTest {
         assertThat(qps.err()).contains("--qps must be 1 to 64");
         assertThat(CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString(), "--duration", "2h").err())
                 .contains("--duration must be 1ms to 60m");
+        // numbers beyond their type or whose products would overflow: exit 2, one line, before anything is opened
+        for (String[] bad : new String[][] {{"--size", "99999999999999999999"}, {"--size", "-9223372036854775808"},
+            {"--size", "1073741825"}, {"--qps", "4294967297"}, {"--qps", "-2147483648"}, {"--duration", "9999999999999999999999h"},
+            {"--duration", "106751991167301d"}, {"--duration", "0.0000001ms"}, {"--device", "mlx5_0:4294967297"},
+            {"--device", "mlx5_0:0"}, {"--gid-index", "99999999999"}, {"--gid-index", "-1"}}) {
+            CliTest.Result r = CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString(), bad[0], bad[1]);
+            assertThat(r.code()).as(String.join(" ", bad)).isEqualTo(2);
+            assertThat(r.err().lines().filter(l -> !l.startsWith("Try ")).count()).as(r.err()).isEqualTo(1);
+            assertThat(r.err()).as(String.join(" ", bad)).contains(bad[0]).doesNotContain("Exception").doesNotContain("RDMA");
+        }
         // this machine has no RDMA port (CI neither): said so, before any peer is asked
         CliTest.Result none = CliTest.run("bw", "127.0.0.1:1", "--key-file", key.toString());
         assertThat(none.code()).isEqualTo(2);

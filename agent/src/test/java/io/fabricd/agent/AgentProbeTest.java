@@ -124,7 +124,8 @@ class AgentProbeTest {
                 assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
                 // the endpoint, authenticated; its answer signed for this request; the same request again refused
                 EndpointAuth auth = new EndpointAuth(new ProbeKey(KEY.getBytes()));
-                EndpointAuth.Request signed = auth.request("GET", EndpointClient.PATH, peerA,
+                // signed for A's id (a requester learns it from A's first 401: AgentSignedRequestsTest)
+                EndpointAuth.Request signed = auth.request("GET", EndpointClient.PATH, a.probes().endpointAuth().agentId(), null,
                         System.currentTimeMillis() / 1000);
                 HttpRequest epReq = HttpRequest.newBuilder(URI.create("http://" + peerA + EndpointClient.PATH))
                         .header(EndpointAuth.REQUEST_HEADER, signed.header()).build();

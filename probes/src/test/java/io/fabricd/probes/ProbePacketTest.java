@@ -68,34 +68,69 @@ public class ProbePacketTest {
     }
 
     @Test
-    void endpointRequestsAreBoundToMethodPathTargetAndTimeAndAcceptedOnce() {
+    void endpointRequestsAreBoundToMethodPathTheReceivingAgentTimeAndBodyAndAcceptedOnce() {
         String path = EndpointClient.PATH;
+        String idA = EndpointAuth.agentId(KEY, "node-a");
+        assertThat(idA).matches("[0-9a-f]{32}").isNotEqualTo(EndpointAuth.agentId(KEY, "node-b"))
+                .isNotEqualTo(EndpointAuth.agentId(OTHER, "node-a")).doesNotContain("node");
         EndpointAuth client = new EndpointAuth(KEY);
-        EndpointAuth.Request r = client.request("GET", path, "10.0.0.7:9530", 1_000_000);
-        EndpointAuth responder = new EndpointAuth(KEY);
-        // another agent, path, method or time: refused, and the nonce not spent
-        assertThat(responder.check(r.header(), "GET", path, "10.0.0.8:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
-        assertThat(responder.check(r.header(), "GET", "/api/v1/snapshot", "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
-        assertThat(responder.check(r.header(), "HEAD", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
-        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_000 + EndpointAuth.WINDOW_SECONDS + 1))
+        EndpointAuth.Request r = client.request("GET", path, idA, null, 1_000_000);
+        EndpointAuth responder = new EndpointAuth(KEY, () -> "node-a");
+        EndpointAuth agentB = new EndpointAuth(KEY, () -> "node-b");
+        assertThat(responder.agentId()).isEqualTo(idA);
+        // another agent (whatever Host the request names), path, method or time: refused, and the nonce not spent
+        assertThat(agentB.check(r.header(), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.WRONG_AGENT);
+        assertThat(new EndpointAuth(KEY).check(r.header(), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.WRONG_AGENT);
+        assertThat(responder.check(r.header(), "GET", "/api/v1/snapshot", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(responder.check(r.header(), "HEAD", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(responder.check(r.header(), "GET", path, 1_000_000 + EndpointAuth.WINDOW_SECONDS + 1))
                 .isEqualTo(EndpointAuth.Verdict.STALE);
-        assertThat(new EndpointAuth(OTHER).check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        assertThat(new EndpointAuth(OTHER, () -> "node-a").check(r.header(), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        // the target id is signed: naming A's id in B's place breaks the tag
+        String[] f = r.header().split(":");
+        f[3] = agentB.agentId();
+        assertThat(agentB.check(String.join(":", f), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
+        // a requester that does not know the id yet: told (WRONG_AGENT), not accepted
+        assertThat(responder.check(client.request("GET", path, EndpointAuth.UNKNOWN_AGENT, null, 1_000_000).header(), "GET", path,
+                1_000_000)).isEqualTo(EndpointAuth.Verdict.WRONG_AGENT);
         // the real one: once
-        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_100)).isEqualTo(EndpointAuth.Verdict.OK);
-        assertThat(responder.check(r.header(), "GET", path, "10.0.0.7:9530", 1_000_101)).isEqualTo(EndpointAuth.Verdict.REPLAYED);
+        assertThat(responder.check(r.header(), "GET", path, 1_000_100)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(responder.check(r.header(), "GET", path, 1_000_101)).isEqualTo(EndpointAuth.Verdict.REPLAYED);
+        assertThat(EndpointAuth.checkBody(r.header(), null)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(EndpointAuth.checkBody(r.header(), new byte[1])).isEqualTo(EndpointAuth.Verdict.BODY_MISMATCH);
         // a new request gets a new nonce
-        EndpointAuth.Request r2 = client.request("GET", path, "10.0.0.7:9530", 1_000_000);
+        EndpointAuth.Request r2 = client.request("GET", path, idA, null, 1_000_000);
         assertThat(r2.nonce()).isNotEqualTo(r.nonce());
-        assertThat(responder.check(r2.header(), "GET", path, "10.0.0.7:9530", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(responder.check(r2.header(), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
         for (String bad : new String[] {null, ""}) {
-            assertThat(responder.check(bad, "GET", path, "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.MISSING);
+            assertThat(responder.check(bad, "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.MISSING);
         }
+        // version 2 (bound to the Host the sender chose): refused as an older fabricd's
+        assertThat(responder.check("2:1000000:" + "0".repeat(32) + ":" + "0".repeat(32), "GET", path, 1_000_000))
+                .isEqualTo(EndpointAuth.Verdict.OLD_VERSION);
         String t = r.header();
-        for (String bad : new String[] {"x", "1:zz", ":00", "1000000:", t.replaceFirst("^2:", "1:"), t + "0", t.toUpperCase(),
-            t.replaceFirst(":\\d+:", ":x:"), "2:1000000:" + "0".repeat(32) + ":" + "0".repeat(31)}) {
-            assertThat(responder.check(bad, "GET", path, "10.0.0.7:9530", 1_000_000)).as(bad).isEqualTo(EndpointAuth.Verdict.MALFORMED);
+        for (String bad : new String[] {"x", "1:zz", ":00", "1000000:", t.replaceFirst("^3:", "1:"), t + "0", t.toUpperCase(),
+            t.replaceFirst(":\\d+:", ":x:"), t.replaceFirst(":\\d+:", ":99999999999999999999:"), t.replace(idA, "node-a"),
+            "3:1000000:" + "0".repeat(32) + ":-:" + "0".repeat(64) + ":" + "0".repeat(31)}) {
+            assertThat(responder.check(bad, "GET", path, 1_000_000)).as(bad).isEqualTo(EndpointAuth.Verdict.MALFORMED);
         }
         assertThatThrownBy(() -> new ProbeKey(new byte[8])).hasMessageContaining("at least 16 bytes");
+    }
+
+    @Test
+    void aBodyIsSignedByItsDigestAndCheckedOnceRead() {
+        byte[] body = "{\"id\":\"x\"}".getBytes(StandardCharsets.UTF_8);
+        EndpointAuth responder = new EndpointAuth(KEY, () -> "node-a");
+        EndpointAuth.Request r = new EndpointAuth(KEY).request("POST", "/api/v1/bandwidth/stop", responder.agentId(), body, 1_000_000);
+        assertThat(responder.check(r.header(), "POST", "/api/v1/bandwidth/stop", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(EndpointAuth.checkBody(r.header(), body)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(EndpointAuth.checkBody(r.header(), "{\"id\":\"y\"}".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo(EndpointAuth.Verdict.BODY_MISMATCH);
+        assertThat(EndpointAuth.checkBody(r.header(), null)).isEqualTo(EndpointAuth.Verdict.BODY_MISMATCH);
+        // the digest is under the tag: another digest in the header breaks it
+        String[] f = r.header().split(":");
+        f[4] = "0".repeat(64);
+        assertThat(responder.check(String.join(":", f), "POST", "/api/v1/bandwidth/stop", 1_000_000)).isEqualTo(EndpointAuth.Verdict.BAD_TAG);
     }
 
     @Test
@@ -114,15 +149,16 @@ public class ProbePacketTest {
     @Test
     void theNonceMemoryIsBounded() {
         EndpointAuth client = new EndpointAuth(KEY);
-        EndpointAuth responder = new EndpointAuth(KEY);
-        EndpointAuth.Request first = client.request("GET", "/p", "h:1", 1_000_000);
-        assertThat(responder.check(first.header(), "GET", "/p", "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        EndpointAuth responder = new EndpointAuth(KEY, () -> "h");
+        String id = responder.agentId();
+        EndpointAuth.Request first = client.request("GET", "/p", id, null, 1_000_000);
+        assertThat(responder.check(first.header(), "GET", "/p", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
         for (int i = 0; i < EndpointAuth.MAX_NONCES; i++) {
-            assertThat(responder.check(client.request("GET", "/p", "h:1", 1_000_000).header(), "GET", "/p", "h:1", 1_000_000))
+            assertThat(responder.check(client.request("GET", "/p", id, null, 1_000_000).header(), "GET", "/p", 1_000_000))
                     .isEqualTo(EndpointAuth.Verdict.OK);
         }
         // the oldest was forgotten to stay within the bound; a request past the window is stale anyway
-        assertThat(responder.check(first.header(), "GET", "/p", "h:1", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
+        assertThat(responder.check(first.header(), "GET", "/p", 1_000_000)).isEqualTo(EndpointAuth.Verdict.OK);
     }
 
     @Test

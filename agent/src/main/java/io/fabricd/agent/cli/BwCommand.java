@@ -79,9 +79,21 @@ public final class BwCommand implements Callable<Integer> {
         if (qps < 1 || qps > VerbsRc.MAX_QPS) {
             throw new IllegalArgumentException("--qps must be 1 to " + VerbsRc.MAX_QPS);
         }
-        Duration d = ConfigLoader.parseDuration(duration);
+        Duration d;
+        try {
+            d = ConfigLoader.parseDuration(duration); // saturates rather than overflows
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--duration " + e.getMessage());
+        }
         if (d.toMillis() < 1 || d.toMinutes() > 60) {
             throw new IllegalArgumentException("--duration must be 1ms to 60m");
+        }
+        int c = device == null ? -1 : device.lastIndexOf(':');
+        if (c > 0 && !device.substring(c + 1).matches("0*([1-9]|[1-9]\\d|1\\d\\d|2[0-4]\\d|25[0-5])")) {
+            throw new IllegalArgumentException("--device " + device + ": PORT must be 1 to 255");
+        }
+        if (peer.gidIndex != null && (peer.gidIndex < 0 || peer.gidIndex > 255)) {
+            throw new IllegalArgumentException("--gid-index must be 0 to 255");
         }
         if (send && bidirectional) {
             throw new IllegalArgumentException("--bidirectional is RDMA WRITE only (not with --send)");

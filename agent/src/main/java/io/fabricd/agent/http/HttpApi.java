@@ -17,7 +17,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -101,8 +100,9 @@ public final class HttpApi {
     }
 
     /**
-     * The probe endpoint: only for requests authenticated with the fabric's key, each once (others
-     * 401, counted by reason); the answer signed for the request (EndpointAuth).
+     * The probe endpoint: only for requests authenticated with the fabric's key for this agent's id
+     * and no body, each once (others 401, counted by reason: {@link EndpointRefusal}); the answer
+     * signed for the request (EndpointAuth).
      */
     private void probeEndpoint(HttpServerRequest ctx) {
         if (probes == null) {
@@ -111,11 +111,12 @@ public final class HttpApi {
         }
         String auth = ctx.getHeader(EndpointAuth.REQUEST_HEADER);
         EndpointAuth.Verdict v = probes.endpointAuth().check(auth, ctx.method().name(), EndpointClient.PATH,
-                ctx.getHeader(HttpHeaders.HOST), System.currentTimeMillis() / 1000);
+                System.currentTimeMillis() / 1000);
+        if (v == EndpointAuth.Verdict.OK) {
+            v = EndpointAuth.checkBody(auth, null); // signed as a request without a body
+        }
         if (v != EndpointAuth.Verdict.OK) {
-            probes.responderStats().dropped(v == EndpointAuth.Verdict.REPLAYED ? "endpoint_replayed" : "endpoint_unauthenticated");
-            text(ctx, 401, "probe endpoint requests need a valid " + EndpointAuth.REQUEST_HEADER + " (" + v.name().toLowerCase(Locale.ROOT)
-                    + ")\n");
+            EndpointRefusal.refuse(ctx, probes.endpointAuth(), probes.responderStats(), v, "probe endpoint requests");
             return;
         }
         String nonce = EndpointAuth.nonce(auth);

@@ -123,7 +123,8 @@ public final class BandwidthServer implements AutoCloseable {
         if (s.qps() < 1 || s.qps() > Math.min(limits.maxQps(), VerbsRc.MAX_QPS)) {
             throw new Refused(400, "qps must be 1 to " + Math.min(limits.maxQps(), VerbsRc.MAX_QPS));
         }
-        if (s.size() < 1 || s.size() * s.qps() > limits.maxBufferBytes()) {
+        // size x qps <= max, without the product (no overflow): qps is 1 or more here
+        if (s.size() < 1 || s.size() > limits.maxBufferBytes() / s.qps()) {
             throw new Refused(400, "size x qps must be 1 to " + limits.maxBufferBytes() + " bytes (bandwidth.max_buffer_bytes)");
         }
         if (s.durationMs() < 1 || s.durationMs() > limits.maxDuration().toMillis()) {
@@ -135,6 +136,7 @@ public final class BandwidthServer implements AutoCloseable {
         if (s.send() && s.bidirectional()) {
             throw new Refused(400, "a bidirectional test is RDMA WRITE only");
         }
+        s.check();
         long now = clock.getAsLong();
         if (current != null) {
             long left = current.startedMillis + current.start.durationMs() - now;
@@ -177,6 +179,7 @@ public final class BandwidthServer implements AutoCloseable {
 
     /** The writer's queue pairs are connected: in a bidirectional test, this side starts writing back. */
     public synchronized void go(Go g) throws Refused {
+        g.check();
         BandwidthSession c = current;
         if (c == null || !c.id.equals(g.id())) {
             throw new Refused(404, "no running bandwidth test " + g.id());
@@ -196,6 +199,7 @@ public final class BandwidthServer implements AutoCloseable {
      * a bidirectional test), and says what this side measured.
      */
     public Done stop(Stop s) throws Refused {
+        s.check();
         BandwidthSession done;
         synchronized (this) {
             if (current == null || !current.id.equals(s.id())) {

@@ -78,9 +78,10 @@ public final class ProbeService implements AutoCloseable {
         this.natives = natives;
         this.transports = new PeerTransports(natives);
         this.key = key;
-        this.endpointAuth = new EndpointAuth(key);
         this.bindHost = bindHost;
         this.hostname = config.nodeName() != null && !config.nodeName().isBlank() ? () -> config.nodeName() : hostname;
+        // requests are accepted when signed for this agent's id, derived from the name it goes by
+        this.endpointAuth = new EndpointAuth(key, this.hostname);
         this.labels = labels;
         this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms());
         this.windows = new ProbeWindows(config.window());

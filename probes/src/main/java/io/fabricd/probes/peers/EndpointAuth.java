@@ -1,6 +1,7 @@
 package io.fabricd.probes.peers;
 
 import io.fabricd.probes.ProbeKey;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -8,36 +9,66 @@ import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
- * Authentication of the endpoint exchange (docs/security.md), both ways, with the fabric's key:
+ * Authentication of the endpoint exchange and the bandwidth requests (docs/security.md), both
+ * ways, with the fabric's key:
  *
  * <ul>
- *   <li>a request carries {@code X-Fabricd-Probe-Auth: 2:<epoch seconds>:<nonce>:<tag>}, the tag an
- *       HMAC of the method, path, target (the {@code Host} the client addressed), time and a fresh
- *       random nonce. The responder accepts it within {@link #WINDOW_SECONDS} of its clock and
- *       once: a captured request can be neither replayed nor sent to another agent or path;</li>
+ *   <li>a request carries {@code X-Fabricd-Probe-Auth: 3:<epoch seconds>:<nonce>:<agent id>:<body sha256>:<tag>},
+ *       the tag an HMAC of the method, path, the id of the agent it is for ({@link #agentId}), time,
+ *       a fresh random nonce and the SHA-256 of the body. The responder checks it from the headers
+ *       alone, before any body is read: within {@link #WINDOW_SECONDS} of its clock, for its OWN id
+ *       (never one a header names), and once. A captured request can be neither replayed nor sent
+ *       to another agent, path or body;</li>
+ *   <li>a request for another agent's id (or for none: "-", a requester that does not know it yet)
+ *       whose tag is good is refused with this agent's id in {@link #AGENT_ID_HEADER}, which the
+ *       requester learns ({@link EndpointClient});</li>
  *   <li>the answer carries {@code X-Fabricd-Probe-Answer-Auth: <tag>}, an HMAC of the request's
  *       nonce and the SHA-256 of the body: a peer without the key (or a man in the middle) cannot
  *       feed an agent an endpoint, and an old answer cannot be replayed to a new request.</li>
  * </ul>
+ *
+ * Version 2 headers (bound to the {@code Host} the sender chose) are refused: agents of this
+ * release do not exchange endpoints with older ones.
  */
 public final class EndpointAuth {
     public static final String REQUEST_HEADER = "X-Fabricd-Probe-Auth";
     public static final String ANSWER_HEADER = "X-Fabricd-Probe-Answer-Auth";
+    /** This agent's id, on a 401 to a request signed for another agent or for none. */
+    public static final String AGENT_ID_HEADER = "X-Fabricd-Agent-Id";
+    /** The agent id of a request whose sender does not know it yet. */
+    public static final String UNKNOWN_AGENT = "-";
     /** How far a request's time may be from the responder's clock. */
     public static final long WINDOW_SECONDS = 300;
     /** Nonces remembered within the window; beyond it the oldest are forgotten first. */
     public static final int MAX_NONCES = 16_384;
-    private static final String VERSION = "2";
+    private static final String VERSION = "3";
+    private static final String HEX32 = "[0-9a-f]{32}";
+    private static final String EMPTY_BODY = sha256Hex(new byte[0]);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final ProbeKey key;
+    /** This agent's node name (null: a requester only, which accepts no request). */
+    private final Supplier<String> nodeName;
+    /** The last node name and its id. */
+    private volatile Self self = new Self(null, null);
     /** Nonces accepted within the window, oldest first, with their request time. */
     private final Map<String, Long> seen = new LinkedHashMap<>();
 
+    /** A requester's: signs requests and checks answers. */
     public EndpointAuth(ProbeKey key) {
+        this(key, null);
+    }
+
+    /** A responder's, whose identity is the id of {@code nodeName}'s current value ({@link #agentId}). */
+    public EndpointAuth(ProbeKey key, Supplier<String> nodeName) {
         this.key = key;
+        this.nodeName = nodeName;
+    }
+
+    private record Self(String name, String id) {
     }
 
     /** A request's header and the nonce its answer must be bound to. */
@@ -46,47 +77,76 @@ public final class EndpointAuth {
 
     /** What the responder made of a request header. */
     public enum Verdict {
-        OK, MISSING, MALFORMED, STALE, BAD_TAG, REPLAYED
-    }
-
-    /** The header of a new request of {@code method path} to {@code target} (HOST:PORT as in the URL). */
-    public Request request(String method, String path, String target, long nowEpochSeconds) {
-        byte[] n = new byte[16];
-        RANDOM.nextBytes(n);
-        String nonce = HexFormat.of().formatHex(n);
-        String tag = ProbeKey.hex(key.tag(requestText(method, path, target, nowEpochSeconds, nonce)));
-        return new Request(VERSION + ":" + nowEpochSeconds + ":" + nonce + ":" + tag, nonce);
-    }
-
-    private static String requestText(String method, String path, String target, long ts, String nonce) {
-        return "fabricd-endpoint-request\n" + VERSION + "\n" + method + "\n" + path + "\n" + target + "\n" + ts + "\n" + nonce;
+        OK, MISSING, MALFORMED, OLD_VERSION, STALE, BAD_TAG, WRONG_AGENT, REPLAYED, BODY_MISMATCH
     }
 
     /**
-     * Checks a request header against what the responder saw ({@code target}: the request's Host
-     * header) and remembers its nonce when it is good.
+     * The id of the agent named {@code nodeName} in the fabric of {@code key}: the first 16 bytes,
+     * hex, of HMAC(key, "fabricd-agent-id\n" + name). It says nothing about the name without the key.
      */
-    public Verdict check(String header, String method, String path, String target, long nowEpochSeconds) {
+    public static String agentId(ProbeKey key, String nodeName) {
+        return ProbeKey.hex(key.tag("fabricd-agent-id\n" + nodeName));
+    }
+
+    /** This agent's id; null for a requester's EndpointAuth. */
+    public String agentId() {
+        if (nodeName == null) {
+            return null;
+        }
+        String name = nodeName.get();
+        Self s = self;
+        if (!name.equals(s.name())) {
+            s = new Self(name, agentId(key, name));
+            self = s;
+        }
+        return s.id();
+    }
+
+    /**
+     * The header of a new request of {@code method path} with {@code body} (null: none) to the agent
+     * of id {@code targetId} ({@link #UNKNOWN_AGENT} when not known yet).
+     */
+    public Request request(String method, String path, String targetId, byte[] body, long nowEpochSeconds) {
+        byte[] n = new byte[16];
+        RANDOM.nextBytes(n);
+        String nonce = HexFormat.of().formatHex(n);
+        String digest = body == null ? EMPTY_BODY : sha256Hex(body);
+        String tag = ProbeKey.hex(key.tag(requestText(method, path, targetId, nowEpochSeconds, nonce, digest)));
+        return new Request(String.join(":", VERSION, Long.toString(nowEpochSeconds), nonce, targetId, digest, tag), nonce);
+    }
+
+    private static String requestText(String method, String path, String target, long ts, String nonce, String digest) {
+        return "fabricd-endpoint-request\n" + VERSION + "\n" + method + "\n" + path + "\n" + target + "\n" + ts + "\n" + nonce + "\n"
+                + digest;
+    }
+
+    /**
+     * Checks a request header from the headers alone (no body needed: its SHA-256 is signed in the
+     * header, {@link #checkBody} checks it once read) and remembers its nonce when it is good.
+     */
+    public Verdict check(String header, String method, String path, long nowEpochSeconds) {
         if (header == null || header.isEmpty()) {
             return Verdict.MISSING;
         }
         String[] f = header.split(":", -1);
-        if (f.length != 4 || !f[0].equals(VERSION) || !f[2].matches("[0-9a-f]{32}") || !f[3].matches("[0-9a-f]{32}")
-                || target == null) {
+        if (f.length == 4 && f[0].equals("2")) {
+            return Verdict.OLD_VERSION;
+        }
+        if (f.length != 6 || !f[0].equals(VERSION) || !f[1].matches("\\d{1,12}") || !f[2].matches(HEX32)
+                || !f[3].matches(HEX32) && !f[3].equals(UNKNOWN_AGENT) || !f[4].matches("[0-9a-f]{64}") || !f[5].matches(HEX32)) {
             return Verdict.MALFORMED;
         }
-        long ts;
-        try {
-            ts = Long.parseLong(f[1]);
-        } catch (NumberFormatException e) {
-            return Verdict.MALFORMED;
-        }
+        long ts = Long.parseLong(f[1]);
         if (Math.abs(nowEpochSeconds - ts) > WINDOW_SECONDS) {
             return Verdict.STALE;
         }
-        byte[] want = key.tag(requestText(method, path, target, ts, f[2]));
-        if (!MessageDigest.isEqual(want, HexFormat.of().parseHex(f[3]))) {
+        byte[] want = key.tag(requestText(method, path, f[3], ts, f[2], f[4]));
+        if (!MessageDigest.isEqual(want, HexFormat.of().parseHex(f[5]))) {
             return Verdict.BAD_TAG;
+        }
+        String mine = agentId();
+        if (mine == null || !MessageDigest.isEqual(mine.getBytes(StandardCharsets.US_ASCII), f[3].getBytes(StandardCharsets.US_ASCII))) {
+            return Verdict.WRONG_AGENT;
         }
         synchronized (seen) {
             for (Iterator<Long> it = seen.values().iterator(); it.hasNext(); ) {
@@ -102,6 +162,16 @@ public final class EndpointAuth {
         return Verdict.OK;
     }
 
+    /**
+     * After {@link #check} passed, once the body is read: OK when {@code body} (null: none) is the
+     * one whose SHA-256 the header signs, else BODY_MISMATCH.
+     */
+    public static Verdict checkBody(String header, byte[] body) {
+        String[] f = header == null ? new String[0] : header.split(":", -1);
+        return f.length == 6 && MessageDigest.isEqual(f[4].getBytes(StandardCharsets.US_ASCII),
+                (body == null ? EMPTY_BODY : sha256Hex(body)).getBytes(StandardCharsets.US_ASCII)) ? Verdict.OK : Verdict.BODY_MISMATCH;
+    }
+
     /** The answer header for a body answering the request of {@code nonce}. */
     public String answerHeader(String nonce, byte[] body) {
         return ProbeKey.hex(key.tag(answerText(nonce, body)));
@@ -109,23 +179,15 @@ public final class EndpointAuth {
 
     /** True when {@code header} authenticates {@code body} as the answer to the request of {@code nonce}. */
     public boolean checkAnswer(String nonce, byte[] body, String header) {
-        if (header == null || !header.matches("[0-9a-f]{32}")) {
+        if (header == null || !header.matches(HEX32)) {
             return false;
         }
         return MessageDigest.isEqual(key.tag(answerText(nonce, body)), HexFormat.of().parseHex(header));
     }
 
-    /**
-     * The path a request with a body is signed for: the path and the SHA-256 of the body, so a
-     * captured request's header cannot carry another body.
-     */
-    public static String signedPath(String path, byte[] body) {
-        return path + "\nsha256:" + HexFormat.of().formatHex(sha256(body));
-    }
-
-    private static byte[] sha256(byte[] b) {
+    static String sha256Hex(byte[] b) {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(b);
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 unavailable", e);
         }
@@ -134,10 +196,15 @@ public final class EndpointAuth {
     /** The nonce of a well-formed request header (for the answer), else null. */
     public static String nonce(String header) {
         String[] f = header == null ? new String[0] : header.split(":", -1);
-        return f.length == 4 ? f[2] : null;
+        return f.length == 6 ? f[2] : null;
+    }
+
+    /** The id a 401's {@link #AGENT_ID_HEADER} gives, when it is one; else null. */
+    public static String announcedId(String value) {
+        return value != null && value.matches(HEX32) ? value : null;
     }
 
     private static String answerText(String nonce, byte[] body) {
-        return "fabricd-endpoint-answer\n" + VERSION + "\n" + nonce + "\n" + HexFormat.of().formatHex(sha256(body));
+        return "fabricd-endpoint-answer\n" + VERSION + "\n" + nonce + "\n" + sha256Hex(body);
     }
 }

@@ -18,8 +18,10 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -59,11 +61,18 @@ public final class EndpointClient {
     }
 
     private final String scheme;
+    /**
+     * The agent id each peer (HOST:PORT) gave, which requests to it are signed for
+     * ({@link EndpointAuth}); forgotten all at once beyond {@link #MAX_PEER_IDS} peers.
+     */
+    private final Map<String, String> ids = new ConcurrentHashMap<>();
+    static final int MAX_PEER_IDS = 16_384;
 
     /**
      * The peer's endpoint, read within {@code timeout} in all (a peer trickling its answer cannot
      * hold the caller), at most {@link #MAX_ANSWER_BYTES}, and only when the peer proves it holds
-     * the key ({@link EndpointAuth}).
+     * the key ({@link EndpointAuth}). A peer whose agent id is not known yet (or changed) is asked
+     * twice: its first answer, 401, says its id.
      *
      * @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6)
      */
@@ -77,8 +86,8 @@ public final class EndpointClient {
     }
 
     /**
-     * POSTs {@code body} to {@code path} of the peer, the request signed over the body too
-     * ({@link EndpointAuth#signedPath}); the answer's body once the peer proved it holds the key.
+     * POSTs {@code body} to {@code path} of the peer, the request signed over the body's SHA-256
+     * too; the answer's body once the peer proved it holds the key.
      * Answers other than 200 become an IOException with the peer's text.
      */
     public byte[] post(String peer, String path, byte[] body) throws IOException {
@@ -95,16 +104,52 @@ public final class EndpointClient {
         if (uri.getHost() == null || uri.getPort() < 0) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String known = ids.get(peer);
+        Exchange x = send(uri, peer, path, post, known == null ? EndpointAuth.UNKNOWN_AGENT : known, deadline);
+        if (x.answer().statusCode() == 401) {
+            // signed for another agent or none: the peer says who it is, once, and the request goes again
+            String id = EndpointAuth.announcedId(x.answer().headers().firstValue(EndpointAuth.AGENT_ID_HEADER).orElse(null));
+            if (id != null && !id.equals(known)) {
+                if (ids.size() >= MAX_PEER_IDS) {
+                    ids.clear();
+                }
+                ids.put(peer, id);
+                x = send(uri, peer, path, post, id, deadline);
+            }
+        }
+        HttpResponse<byte[]> r = x.answer();
+        String body = new String(r.body(), StandardCharsets.UTF_8);
+        if (r.statusCode() == 401) {
+            throw new IOException(peer + " refused the probe key (401): " + printable(body) + "; the agents' keys differ, their clocks by "
+                    + "more than " + EndpointAuth.WINDOW_SECONDS + " s, or one is an older fabricd (agents exchange endpoints with "
+                    + "agents of their own release only: upgrade them together)");
+        }
+        if (r.statusCode() != 200) {
+            throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
+        }
+        if (!auth.checkAnswer(x.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
+            throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
+                    + " (or an older fabricd)");
+        }
+        return r.body();
+    }
+
+    /** One request and its answer, and the nonce the answer must be signed for. */
+    private record Exchange(HttpResponse<byte[]> answer, String nonce) {
+    }
+
+    /** Sends the request signed for the agent of {@code id}; its answer, read by {@code deadline} (System.nanoTime). */
+    private Exchange send(URI uri, String peer, String path, byte[] post, String id, long deadline) throws IOException {
+        long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         String method = post == null ? "GET" : "POST";
-        String signedPath = post == null ? path : EndpointAuth.signedPath(path, post);
-        EndpointAuth.Request signed = auth.request(method, signedPath, uri.getRawAuthority(), System.currentTimeMillis() / 1000);
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).header(EndpointAuth.REQUEST_HEADER, signed.header());
+        EndpointAuth.Request signed = auth.request(method, path, id, post, System.currentTimeMillis() / 1000);
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(left)).header(EndpointAuth.REQUEST_HEADER, signed.header());
         HttpRequest req = post == null ? b.GET().build()
                 : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(post)).build();
-        HttpResponse<byte[]> r;
         CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
         try {
-            r = call.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return new Exchange(call.get(left, TimeUnit.MILLISECONDS), signed.nonce());
         } catch (InterruptedException e) {
             call.cancel(true);
             Thread.currentThread().interrupt();
@@ -116,19 +161,6 @@ public final class EndpointClient {
             Throwable c = e.getCause() == null ? e : e.getCause();
             throw new IOException("cannot reach " + peer + ": " + why(c, uri.getHost()));
         }
-        String body = new String(r.body(), StandardCharsets.UTF_8);
-        if (r.statusCode() == 401) {
-            throw new IOException(peer + " refused the probe key (401): the agents' keys differ, or their clocks by more than "
-                    + EndpointAuth.WINDOW_SECONDS + " s");
-        }
-        if (r.statusCode() != 200) {
-            throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
-        }
-        if (!auth.checkAnswer(signed.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
-            throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
-                    + " (or an older fabricd)");
-        }
-        return r.body();
     }
 
     /** At most 200 characters of a peer's text, control characters shown as '?'. */

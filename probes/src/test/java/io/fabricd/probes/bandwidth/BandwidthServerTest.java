@@ -159,6 +159,29 @@ class BandwidthServerTest {
     }
 
     @Test
+    void sizesWhoseProductOverflowsAndFieldsOutOfRangeAreRefused() throws Exception {
+        try (BandwidthServer s = server()) {
+            // 2^62 x 4 is 2^64: 0 in long arithmetic, "within" any max_buffer_bytes
+            assertThatThrownBy(() -> s.start(start(null, 1L << 62, 4, 1000))).hasMessageContaining("size x qps")
+                    .isInstanceOfSatisfying(BandwidthServer.Refused.class, e -> assertThat(e.status()).isEqualTo(400));
+            assertThatThrownBy(() -> s.start(start(null, Long.MAX_VALUE, 2, 1000))).hasMessageContaining("size x qps");
+            List<QpAddress> wide = List.of(new QpAddress(1L << 32, 9, 0, "fe80:0000:0000:0000:0000:0000:0000:0002", 0x99, 0x5000, 1024));
+            assertThatThrownBy(() -> s.start(new Start("x", null, 4096, 1, 1000, wide, null, false, false)))
+                    .hasMessageContaining("queue pair address is out of range");
+            assertThatThrownBy(() -> s.start(new Start("x", null, 4096, 1, 1000, start(null, 4096, 1, 1).qp(), Double.NaN, false, false)))
+                    .hasMessageContaining("pcieBps must be");
+            assertThat(opened).isEmpty();
+            Offer o = s.start(start(null, 4096, 1, 1000));
+            for (Stop bad : List.of(new Stop(o.id(), -1, 0, 1, null, null), new Stop(o.id(), 1, 1, Long.MAX_VALUE, null, null),
+                    new Stop(o.id(), 1, 1, 1, Double.POSITIVE_INFINITY, null), new Stop(o.id(), 1, 1, 1, null, "x\ny"))) {
+                assertThatThrownBy(() -> s.stop(bad)).as(bad.toString())
+                        .isInstanceOfSatisfying(BandwidthServer.Refused.class, e -> assertThat(e.status()).isEqualTo(400));
+            }
+            assertThat(s.busy()).as("a refused stop leaves the test running").isTrue();
+        }
+    }
+
+    @Test
     void rateLimitedBetweenStarts() throws Exception {
         try (BandwidthServer s = server(Duration.ofSeconds(10), (port, size, qps, depth) -> new Pairs(qps))) {
             Offer o = s.start(start(null, 4096, 1, 1000));

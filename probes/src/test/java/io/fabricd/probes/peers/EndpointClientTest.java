@@ -11,6 +11,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -61,15 +63,49 @@ class EndpointClientTest {
 
     @Test
     void aSignedAnswerIsRead() throws Exception {
-        AtomicReference<String> host = new AtomicReference<>();
+        AtomicReference<String> header = new AtomicReference<>();
         String peer = serve(x -> {
-            host.set(x.getRequestHeaders().getFirst("Host"));
+            header.set(x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER));
             reply(x, nonceOf(x), ENDPOINT.getBytes(StandardCharsets.UTF_8));
         });
         Endpoint e = new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(peer);
         assertThat(e.host()).isEqualTo("peer-1");
-        // the target the request is bound to is the Host header the responder sees
-        assertThat(host.get()).isEqualTo(peer);
+        // signed for no agent in particular while the peer's id is not known (a real agent says 401 and its id)
+        assertThat(header.get().split(":")[3]).isEqualTo(EndpointAuth.UNKNOWN_AGENT);
+    }
+
+    @Test
+    void thePeersIdIsLearnedFromItsRefusalOnceAndKept() throws Exception {
+        EndpointAuth agent = new EndpointAuth(KEY, () -> "peer-1");
+        List<EndpointAuth.Verdict> seen = new CopyOnWriteArrayList<>();
+        String peer = serve(x -> {
+            String h = x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER);
+            EndpointAuth.Verdict v = agent.check(h, "GET", EndpointClient.PATH, System.currentTimeMillis() / 1000);
+            seen.add(v);
+            if (v == EndpointAuth.Verdict.OK) {
+                reply(x, nonceOf(x), ENDPOINT.getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            try {
+                if (v == EndpointAuth.Verdict.WRONG_AGENT) {
+                    x.getResponseHeaders().add(EndpointAuth.AGENT_ID_HEADER, agent.agentId());
+                }
+                x.sendResponseHeaders(401, -1);
+            } catch (IOException e) {
+                // gone
+            }
+        });
+        EndpointClient client = new EndpointClient(KEY, Duration.ofSeconds(5));
+        assertThat(client.fetch(peer).host()).isEqualTo("peer-1");
+        assertThat(seen).containsExactly(EndpointAuth.Verdict.WRONG_AGENT, EndpointAuth.Verdict.OK);
+        assertThat(client.fetch(peer).host()).isEqualTo("peer-1");
+        assertThat(seen).hasSize(3).endsWith(EndpointAuth.Verdict.OK);
+        // a client with another key gets no id (its tag is bad) and does not ask again
+        seen.clear();
+        EndpointClient other = new EndpointClient(new ProbeKey("another-endpoint-key-of-32-chars".getBytes(StandardCharsets.UTF_8)),
+                Duration.ofSeconds(5));
+        assertThatThrownBy(() -> other.fetch(peer)).hasMessageContaining("refused the probe key (401)");
+        assertThat(seen).containsExactly(EndpointAuth.Verdict.BAD_TAG);
     }
 
     @Test
