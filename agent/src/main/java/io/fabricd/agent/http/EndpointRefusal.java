@@ -38,7 +38,21 @@ final class EndpointRefusal {
             why += ": a request of an older fabricd; agents exchange endpoints with agents of their own release only, upgrade "
                     + "them together (roll the DaemonSet)";
         }
-        text(req, 401, what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n");
+        String body = what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n";
+        if (bodyUnread(req)) {
+            // the body is never read: close rather than let the sender stream it into a kept-alive connection
+            req.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
+                    .putHeader(HttpHeaders.CONNECTION, "close").end(body).onComplete(x -> req.connection().close());
+            return;
+        }
+        text(req, 401, body);
+    }
+
+    /** A body is announced and not read to its end. */
+    private static boolean bodyUnread(HttpServerRequest req) {
+        String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+        boolean announced = length != null && !length.equals("0") || req.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
+        return announced && !req.isEnded();
     }
 
     static void text(HttpServerRequest req, int status, String body) {
