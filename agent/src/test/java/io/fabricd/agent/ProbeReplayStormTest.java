@@ -28,6 +28,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,8 +38,16 @@ import org.junit.jupiter.api.io.TempDir;
  * /proc/net/udp, and the probing agent loses no probe.
  */
 class ProbeReplayStormTest {
-    /** More captured probes than the responder keeps peer sockets (512): on a socket each, they churned them. */
-    private static final int CAPTURED = 1024;
+    /**
+     * More captured probes than the responder keeps peer sockets (512; its first second answers
+     * ~1 200 of them): on a socket each, they churned them.
+     */
+    private static final int CAPTURED = 2048;
+    /**
+     * Copies a second: each is taken off A's shared socket (its work budget is 4 000/s), so the first
+     * copy of each captured probe is answered as far as A's answer budget (1 000/s) goes.
+     */
+    private static final int STORM_RATE = 2500;
 
     @Test
     void replayedProbesCostTheAgentNoSocketsAndItsPeerNoProbes(@TempDir Path tmp) throws Exception {
@@ -67,8 +76,15 @@ class ProbeReplayStormTest {
                 long copies = 0;
                 Set<Integer> ports = new HashSet<>();
                 InetSocketAddress to = new InetSocketAddress("127.0.0.1", udpA);
-                long end = System.nanoTime() + 3_000_000_000L;
+                long due = System.nanoTime();
+                long end = due + 3_000_000_000L;
                 while (System.nanoTime() < end) { // each copy from a socket, a source port, of its own
+                    long early = due - System.nanoTime();
+                    if (early > 0) {
+                        LockSupport.parkNanos(early);
+                        continue;
+                    }
+                    due += 1_000_000_000L / STORM_RATE;
                     try (DatagramChannel ch = DatagramChannel.open()) {
                         ch.bind(new InetSocketAddress("127.0.0.1", 0));
                         ports.add(((InetSocketAddress) ch.getLocalAddress()).getPort());

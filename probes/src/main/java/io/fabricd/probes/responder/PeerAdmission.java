@@ -6,27 +6,42 @@ import java.util.Map;
 
 /**
  * When a source (address and port) answered through the shared socket earns a socket of its own:
- * once {@link #ANSWERS} of its requests were answered — each authenticated, fresh and never
- * answered before, which a replayed copy is not — and at most {@link #PER_SECOND} new sockets a
- * second (burst {@link #BURST}). A genuine requester keeps its source port for a whole session of
- * probes and qualifies with its second one; a captured probe replayed from new source ports is
- * answered at most once in all, so no copy's source qualifies, and sources with fresh probes of
- * their own (copies of probes captured on their way to another agent) make sockets no faster
- * than the rate. Sources short of {@link #ANSWERS} are remembered in a bounded table, the
- * least recently answered forgotten first. Used by the responder's thread only.
+ * once {@link #ANSWERS} requests of one session were answered from it — each authenticated, fresh
+ * and never answered before, which a replayed copy is not — while no other source sent a request
+ * of that session, and at most {@link #PER_SECOND} new sockets a second (burst {@link #BURST}).
+ *
+ * <p>A genuine requester sends a whole session of probes from one source port and qualifies with
+ * its second one. A captured probe replayed from new source ports is answered at most once in all;
+ * a session whose captured probes come from more than one source is taken as replayed and none of
+ * its sources qualifies, whatever ports they come from; an attacker who sends two fresh captured
+ * probes of one session from one port (copies of probes on their way to another agent) makes
+ * sockets no faster than the rate, and the least recently used socket makes room for them. Sessions
+ * are remembered in a bounded table, the least recently answered forgotten first. Used by the
+ * responder's thread only.
  */
 final class PeerAdmission {
     static final int ANSWERS = 2;
     static final double PER_SECOND = 32;
     static final int BURST = 64;
-    /** Sources remembered on their way to {@link #ANSWERS}: a few hundred bytes each. */
-    static final int CANDIDATES = 4096;
+    /** Sessions remembered on their way to a socket: a few hundred bytes each. */
+    static final int SESSIONS = 4096;
+
+    /** A session's source, its answered requests (up to {@link #ANSWERS}), and whether others sent some too. */
+    private static final class Seen {
+        final SocketAddress source;
+        int answers = 1;
+        boolean spread;
+
+        Seen(SocketAddress source) {
+            this.source = source;
+        }
+    }
 
     private final RateLimiter sockets;
-    private final Map<SocketAddress, int[]> candidates = new LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Long, Seen> sessions = new LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<SocketAddress, int[]> e) {
-            return size() > CANDIDATES;
+        protected boolean removeEldestEntry(Map.Entry<Long, Seen> e) {
+            return size() > SESSIONS;
         }
     };
 
@@ -38,21 +53,25 @@ final class PeerAdmission {
         this.sockets = sockets;
     }
 
-    /** A request from {@code from} was answered through the shared socket: true when it gets a socket now. */
-    boolean answered(SocketAddress from) {
-        int[] n = candidates.computeIfAbsent(from, k -> new int[1]);
-        if (n[0] < ANSWERS) {
-            n[0]++;
+    /** A request of {@code session} from {@code from} was answered through the shared socket: true when it gets a socket now. */
+    boolean answered(SocketAddress from, long session) {
+        Seen s = sessions.get(session);
+        if (s == null) {
+            sessions.put(session, new Seen(from));
+            return false;
         }
-        if (n[0] < ANSWERS || !sockets.tryAcquire()) {
-            return false; // one answer more, and the next one tries again
+        if (s.spread || !s.source.equals(from)) {
+            s.spread = true; // one session from two sources: copies, not a requester's own
+            return false;
         }
-        candidates.remove(from);
-        return true;
+        if (s.answers < ANSWERS) {
+            s.answers++;
+        }
+        return s.answers >= ANSWERS && sockets.tryAcquire(); // refused for the rate: its next request tries again
     }
 
-    /** Sources remembered now (tests). */
-    int candidates() {
-        return candidates.size();
+    /** Sessions remembered now (tests). */
+    int sessions() {
+        return sessions.size();
     }
 }

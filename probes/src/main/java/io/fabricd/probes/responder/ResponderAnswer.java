@@ -49,6 +49,11 @@ public final class ResponderAnswer {
         return p.size();
     }
 
+    /** The session of the answer {@link #answer} wrote into {@code buf}: its request's. */
+    static long session(byte[] buf) {
+        return ByteBuffer.wrap(buf).getLong(16);
+    }
+
     /**
      * Why a packet is dropped before its tag is checked, by its cleartext header alone; null when the
      * tag decides. A request whose send time is off by more than 30 s ({@code stale}), or whose

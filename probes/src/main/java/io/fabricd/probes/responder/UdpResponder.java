@@ -31,8 +31,8 @@ import java.util.logging.Logger;
  *
  * <p><b>A budget per source, peers first.</b> The responder cannot choose which datagrams of one
  * socket it reads, so it lets the kernel sort them: once a source (address and port) has had two
- * requests answered ({@link PeerAdmission}: authenticated, fresh, not replays; new sockets at a
- * bounded rate), the responder opens a socket of its own for it — bound to the probe port with
+ * requests of a session answered ({@link PeerAdmission}: authenticated, fresh, not replays, and
+ * the session from no other source; new sockets at a bounded rate), the responder opens a socket of its own for it — bound to the probe port with
  * {@code SO_REUSEPORT} and connected to that source, which Linux prefers over the shared socket
  * for that 4-tuple (since 5.4) — with its own receive buffer, answer budget and work budget. A
  * flood at the port then fills the shared socket and leaves the peers' sockets alone. Requesters
@@ -193,7 +193,7 @@ public final class UdpResponder implements AutoCloseable {
                 // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
                 // over every bound member): it goes to its real sender, not that socket's peer
                 shared.channel.send(bb, from);
-                if (perPeer && !peers.containsKey(from) && admission.answered(from)) {
+                if (perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
                     adopt(from);
                 }
             }

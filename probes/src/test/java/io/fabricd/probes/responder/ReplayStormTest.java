@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,8 +34,16 @@ import org.junit.jupiter.api.Test;
  */
 class ReplayStormTest {
     static final ProbeKey KEY = ProbePacketTest.KEY;
-    /** More captured probes than the responder keeps peer sockets: on a socket each, they would churn them. */
-    static final int CAPTURED = 2 * UdpResponder.MAX_PEERS;
+    /**
+     * More captured probes than the responder keeps peer sockets (its first second answers ~1 200 of
+     * them): on a socket each, they would churn them.
+     */
+    static final int CAPTURED = 4 * UdpResponder.MAX_PEERS;
+    /**
+     * Copies a second: each is taken off the shared socket (its work budget is 4 000/s), so the first
+     * copy of each captured probe is answered as far as the answer budget (1 000/s) goes.
+     */
+    static final int STORM_RATE = 2500;
 
     @Test
     void replaysFromNewSourcePortsMakeNoSocketsAndLeaveAPeerAlone() throws Exception {
@@ -71,7 +80,6 @@ class ReplayStormTest {
                     stats.peerSocketsOpened() - opened, stats.procfsReads() - procfs);
 
             assertThat(storm.ports).as("the storm came from thousands of source ports").hasSizeGreaterThan(2000);
-            assertThat(storm.sent).isGreaterThan(3L * captured.size());
             assertThat(stats.peerSocketsOpened() - opened).as("sockets opened for the replays").isZero();
             assertThat(r.peerSockets()).isEqualTo(1);
             assertThat(stats.procfsReads() - procfs).as("reads of /proc/net/udp during the storm").isZero();
@@ -111,7 +119,10 @@ class ReplayStormTest {
         return got;
     }
 
-    /** Sends the captured probes round and round for 3 s, each copy from a socket (a source port) of its own. */
+    /**
+     * Sends the captured probes round and round for 3 s at {@link #STORM_RATE}, each copy from a
+     * socket (a source port) of its own.
+     */
     static final class Storm extends Thread {
         final AtomicBoolean done = new AtomicBoolean();
         final Set<Integer> ports = new HashSet<>();
@@ -128,9 +139,16 @@ class ReplayStormTest {
         @Override
         public void run() {
             InetSocketAddress to = new InetSocketAddress("127.0.0.1", port);
-            long end = System.nanoTime() + 3_000_000_000L;
+            long due = System.nanoTime();
+            long end = due + 3_000_000_000L;
             try {
                 while (System.nanoTime() < end) {
+                    long early = due - System.nanoTime();
+                    if (early > 0) {
+                        LockSupport.parkNanos(early);
+                        continue;
+                    }
+                    due += 1_000_000_000L / STORM_RATE;
                     try (DatagramChannel ch = DatagramChannel.open()) {
                         ch.bind(new InetSocketAddress("127.0.0.1", 0));
                         ports.add(((InetSocketAddress) ch.getLocalAddress()).getPort());
