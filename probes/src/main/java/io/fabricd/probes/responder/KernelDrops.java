@@ -39,11 +39,13 @@ final class KernelDrops {
         return fromDatagrams;
     }
 
-    /** A datagram of {@code src} said its socket had dropped {@code u32} by then (wrapping at 2^32). */
-    void reported(ResponderSource src, long u32) {
-        long rose = (u32 - src.kernelDrops) & 0xffffffffL;
-        src.kernelDrops = u32;
-        counted.addAndGet(rose);
+    /**
+     * A datagram said its socket had dropped {@code u32} by then (wrapping at 2^32), where the socket's
+     * last one said {@code last}: counts what it rose by, and returns {@code u32}, the socket's new last.
+     */
+    long reported(long last, long u32) {
+        counted.addAndGet((u32 - last) & 0xffffffffL);
+        return u32;
     }
 
     /** The drops so far (thread-safe: read at a scrape). */

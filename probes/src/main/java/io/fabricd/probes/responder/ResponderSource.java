@@ -20,7 +20,7 @@ final class ResponderSource {
     /** Where its datagrams' drop counters go; null when they carry none. */
     private final KernelDrops drops;
     /** The socket's drop counter at its last datagram that carried one (u32, {@link KernelDrops}). */
-    long kernelDrops;
+    private long kernelDrops;
     SelectionKey key;
     long lastUsed;
     /** The last datagram's source, and when it arrived on the monotonic clock. */
@@ -55,7 +55,7 @@ final class ResponderSource {
                 return n;
             }
             if (drops != null && receiver.drops() >= 0) {
-                drops.reported(this, receiver.drops());
+                kernelDrops = drops.reported(kernelDrops, receiver.drops());
             }
             // how long ago it arrived, by the kernel's clock (at most 1 s: a clock step is not a hold
             // time), read before the monotonic clock: a pause between the two readings then shortens
