@@ -11,7 +11,8 @@ public final class ResponderAnswer {
 
     /**
      * What every responder does with a received packet {@code buf[0, n)}, received at {@code t0}
-     * (nanoTime): authenticate it, rate-limit against the source's budget, count, and turn it in
+     * (nanoTime): refuse a stale or replayed request by its header ({@link #screen}), authenticate
+     * it, remember it as answered, rate-limit against the source's budget, count, and turn it in
      * place into the answer. Returns the answer's size, or -1 when the packet is dropped (and counted).
      */
     public static int answer(byte[] buf, int n, long t0, ProbeKey key, ResponderBudget budget, ResponderStats stats) {

@@ -32,12 +32,14 @@ import java.util.logging.Logger;
  * <p><b>A budget per source, peers first.</b> The responder cannot choose which datagrams of one
  * socket it reads, so it lets the kernel sort them: once a source (address and port) has had two
  * requests of a session answered ({@link PeerAdmission}: authenticated, fresh, not replays, and
- * the session from no other source; new sockets at a bounded rate), the responder opens a socket of its own for it — bound to the probe port with
- * {@code SO_REUSEPORT} and connected to that source, which Linux prefers over the shared socket
+ * the session from no other source; new sockets at a bounded rate), the responder opens a socket
+ * of its own for it — bound to the probe port with {@code SO_REUSEPORT} and connected to that
+ * source, which Linux prefers over the shared socket
  * for that 4-tuple (since 5.4) — with its own receive buffer, answer budget and work budget. A
  * flood at the port then fills the shared socket and leaves the peers' sockets alone. Requesters
  * keep one source port per peer for that reason ({@code PeerTransports}). At most {@link #MAX_PEERS}
- * such sockets, the least recently used closed for a new one; one idle for {@link #PEER_IDLE_NANOS} is closed.
+ * such sockets, the least recently used closed for a new one; one idle for {@link #PEER_IDLE_NANOS}
+ * is closed.
  *
  * <p>Under a flood the responder's CPU is bounded too: it takes at most {@code WORK_FACTOR} times the
  * answer rate of packets per second off each socket (checking an authenticator costs an HMAC), and
