@@ -30,6 +30,23 @@ final class ReplayWindow {
         }
     };
 
+    /**
+     * What {@link #check} would say, remembering nothing: the responder asks before it checks a
+     * packet's tag, so that a stale or replayed request (or a forgery that claims to be one) costs
+     * a look at its cleartext header, not an HMAC. Only an authenticated request is remembered.
+     */
+    synchronized Verdict seen(long session, long sequence, long sentAtMillis, long nowMillis) {
+        if (Math.abs(nowMillis - sentAtMillis) > MAX_AGE_MS || sequence < 0) {
+            return Verdict.STALE;
+        }
+        long[] w = sessions.get(session);
+        if (w == null || sequence > w[0]) {
+            return Verdict.OK;
+        }
+        long back = w[0] - sequence;
+        return back >= WINDOW || (w[1] & (1L << back)) != 0 ? Verdict.REPLAYED : Verdict.OK;
+    }
+
     synchronized Verdict check(long session, long sequence, long sentAtMillis, long nowMillis) {
         if (Math.abs(nowMillis - sentAtMillis) > MAX_AGE_MS || sequence < 0) {
             return Verdict.STALE;

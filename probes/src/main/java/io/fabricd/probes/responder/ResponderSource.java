@@ -17,18 +17,29 @@ final class ResponderSource {
     final ResponderBudget budget;
     /** The channel's descriptor with kernel arrival timestamps on; -1 without them. */
     final int fd;
+    /** Where its datagrams' drop counters go; null when they carry none. */
+    private final KernelDrops drops;
+    /** The socket's drop counter at its last datagram that carried one (u32, {@link KernelDrops}). */
+    private long kernelDrops;
     SelectionKey key;
     long lastUsed;
     /** The last datagram's source, and when it arrived on the monotonic clock. */
     SocketAddress from;
     long arrivedNanos;
 
-    ResponderSource(LibC libc, DatagramChannel channel, SocketAddress peer, ResponderBudget budget) {
+    /** @param drops where the kernel's drops are counted from datagrams; null: not from datagrams */
+    ResponderSource(LibC libc, DatagramChannel channel, SocketAddress peer, ResponderBudget budget, KernelDrops drops) {
         this.channel = channel;
         this.peer = peer;
         this.budget = budget;
         this.fd = StampedSocket.timestamped(libc, channel);
+        this.drops = fd >= 0 && drops != null && StampedReceiver.countDrops(libc, fd) ? drops : null;
         this.lastUsed = System.nanoTime();
+    }
+
+    /** Whether its datagrams carry the socket's drop counter. */
+    boolean countsDrops() {
+        return drops != null;
     }
 
     /**
@@ -42,6 +53,9 @@ final class ResponderSource {
             int n = receiver.receive(fd, buf);
             if (n < 0) {
                 return n;
+            }
+            if (drops != null && receiver.drops() >= 0) {
+                kernelDrops = drops.reported(kernelDrops, receiver.drops());
             }
             // how long ago it arrived, by the kernel's clock (at most 1 s: a clock step is not a hold
             // time), read before the monotonic clock: a pause between the two readings then shortens

@@ -16,9 +16,23 @@ public final class ResponderStats {
     final ReplayWindow replays = new ReplayWindow();
     /** Sockets of known peers the UDP responder has open. */
     volatile int peerSockets;
+    /** Sockets of known peers the UDP responder opened, closed ones included. */
+    final AtomicLong peerSocketsOpened = new AtomicLong();
+    /** Reads of /proc/net/udp for the kernel's drops. */
+    final AtomicLong procfsReads = new AtomicLong();
 
     public int peerSocketCount() {
         return peerSockets;
+    }
+
+    /** Sockets of known peers the UDP responder opened since it started, closed ones included. */
+    public long peerSocketsOpened() {
+        return peerSocketsOpened.get();
+    }
+
+    /** How often the UDP responder read /proc/net/udp for its sockets' drops (none where libc reads them). */
+    public long procfsReads() {
+        return procfsReads.get();
     }
 
     public void answered() {

@@ -5,7 +5,6 @@ import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.udp.StampedReceiver;
 import io.fabricd.probes.udp.StampedSocket;
-import io.fabricd.probes.udp.UdpSocketDrops;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -21,7 +20,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -32,18 +30,23 @@ import java.util.logging.Logger;
  * excess is dropped and counted. One daemon thread; never the event loop.
  *
  * <p><b>A budget per source, peers first.</b> The responder cannot choose which datagrams of one
- * socket it reads, so it lets the kernel sort them: once a source (address and port) has sent an
- * authenticated request, the responder opens a socket of its own for it — bound to the probe port
- * with {@code SO_REUSEPORT} and connected to that source, which Linux prefers over the shared socket
+ * socket it reads, so it lets the kernel sort them: once a source (address and port) has had two
+ * requests of a session answered ({@link PeerAdmission}: authenticated, fresh, not replays, and
+ * the session from no other source; new sockets at a bounded rate), the responder opens a socket
+ * of its own for it — bound to the probe port with {@code SO_REUSEPORT} and connected to that
+ * source, which Linux prefers over the shared socket
  * for that 4-tuple (since 5.4) — with its own receive buffer, answer budget and work budget. A
  * flood at the port then fills the shared socket and leaves the peers' sockets alone. Requesters
  * keep one source port per peer for that reason ({@code PeerTransports}). At most {@link #MAX_PEERS}
- * such sockets; one idle for {@link #PEER_IDLE_NANOS} is closed.
+ * such sockets, the least recently used closed for a new one; one idle for {@link #PEER_IDLE_NANOS}
+ * is closed.
  *
  * <p>Under a flood the responder's CPU is bounded too: it takes at most {@code WORK_FACTOR} times the
  * answer rate of packets per second off each socket (checking an authenticator costs an HMAC), and
  * otherwise leaves them; the kernel keeps what fits in the socket buffer and drops the rest, and
- * those drops are read from {@code /proc/net/udp} and counted as {@code overflow} (UdpFloodTest).
+ * those drops are counted as {@code overflow} ({@link KernelDrops}: from the datagrams, /proc/net/udp
+ * never per packet). A stale or replayed request costs a header read, not an HMAC
+ * ({@link ResponderAnswer#screen}), and never a socket (UdpFloodTest, ReplayStormTest).
  *
  * <p>The hold time in an answer runs from the request's kernel arrival stamp where the socket can be
  * read through libc ({@link StampedSocket#timestamped}): this thread's wake-up is then in it.
@@ -68,9 +71,8 @@ public final class UdpResponder implements AutoCloseable {
     private final Map<SocketAddress, ResponderSource> peers = new HashMap<>();
     private final List<ResponderSource> paused = new ArrayList<>();
     private final Thread thread;
-    /** Kernel drops of peer sockets already closed (their lines left /proc/net/udp with them). */
-    private final AtomicLong closedDrops = new AtomicLong();
-    private final AtomicLong reportedDrops = new AtomicLong();
+    private final KernelDrops drops;
+    private final PeerAdmission admission = new PeerAdmission();
     private volatile boolean closed;
     /** Receives with the kernel's arrival times where it can ({@link StampedSocket}); null elsewhere. */
     private final StampedReceiver receiver;
@@ -93,10 +95,11 @@ public final class UdpResponder implements AutoCloseable {
             ch.close();
             throw e;
         }
-        this.shared = new ResponderSource(libc, ch, null, new ResponderBudget(rate, burst));
+        KernelDrops counted = new KernelDrops(local.getPort(), true, stats.procfsReads);
+        this.shared = new ResponderSource(libc, ch, null, new ResponderBudget(rate, burst), counted);
         shared.key = ch.register(selector, SelectionKey.OP_READ, shared);
-        int port = local.getPort();
-        stats.kernelDrops(() -> reportedDrops.accumulateAndGet(closedDrops.get() + UdpSocketDrops.of(port), Math::max));
+        this.drops = receiver != null && shared.countsDrops() ? counted : new KernelDrops(local.getPort(), false, stats.procfsReads);
+        stats.kernelDrops(drops::total);
         this.thread = new Thread(this::serve, "fabricd-probe-udp");
         thread.setDaemon(true);
     }
@@ -192,7 +195,9 @@ public final class UdpResponder implements AutoCloseable {
                 // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
                 // over every bound member): it goes to its real sender, not that socket's peer
                 shared.channel.send(bb, from);
-                adopt(from);
+                if (perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
+                    adopt(from);
+                }
             }
         }
     }
@@ -217,11 +222,8 @@ public final class UdpResponder implements AutoCloseable {
         return wait == Long.MAX_VALUE ? 0 : Math.max(1, (wait + 999_999) / 1_000_000);
     }
 
-    /** A source that sent an authenticated request gets a socket of its own (when the system allows it). */
+    /** A source {@link PeerAdmission} admitted gets a socket of its own. */
     private void adopt(SocketAddress from) {
-        if (!perPeer || peers.containsKey(from)) {
-            return;
-        }
         if (peers.size() >= MAX_PEERS) {
             ResponderSource eldest = null;
             for (ResponderSource s : peers.values()) {
@@ -234,7 +236,8 @@ public final class UdpResponder implements AutoCloseable {
         DatagramChannel ch = null;
         try {
             ch = ResponderSockets.peer(local);
-            ResponderSource s = new ResponderSource(libc, ch, from, new ResponderBudget(rate, burst));
+            ResponderSource s = new ResponderSource(libc, ch, from, new ResponderBudget(rate, burst),
+                    drops.fromDatagrams() ? drops : null);
             // Between its bind and its connect the socket takes a share of the port's datagrams, a
             // probe of this peer or another's. DatagramChannel.connect reads and discards what the
             // socket holds by then, and such a probe was lost; connected by the kernel alone, they
@@ -245,6 +248,7 @@ public final class UdpResponder implements AutoCloseable {
             s.key = ch.register(selector, SelectionKey.OP_READ, s);
             peers.put(from, s);
             stats.peerSockets = peers.size();
+            stats.peerSocketsOpened.incrementAndGet();
         } catch (IOException e) {
             ResponderSource.closeQuietly(ch);
             LOG.log(Level.FINE, "probe responder: no socket of its own for " + from + ": " + e.getMessage());
@@ -265,9 +269,8 @@ public final class UdpResponder implements AutoCloseable {
         peers.remove(s.peer);
         stats.peerSockets = peers.size();
         paused.remove(s);
-        long before = UdpSocketDrops.of(local.getPort());
+        // its drops were counted from its datagrams as they came (KernelDrops): nothing to read
         ResponderSource.closeQuietly(s.channel);
-        closedDrops.addAndGet(Math.max(0, before - UdpSocketDrops.of(local.getPort())));
     }
 
     @Override

@@ -17,6 +17,8 @@ import java.net.UnknownHostException;
  * uses it.
  */
 public final class StampedReceiver implements AutoCloseable {
+    /** include/uapi/asm-generic/socket.h: each datagram carries its socket's drop count when it was queued. */
+    private static final int SO_RXQ_OVFL = 40;
     private final LibC libc;
     private final Memory data = new Memory(StampedSocket.BUFFER);
     private final Memory control = new Memory(StampedSocket.CONTROL);
@@ -25,6 +27,7 @@ public final class StampedReceiver implements AutoCloseable {
     private final Memory msg = new Memory(56);
     private SocketAddress from;
     private long arrival;
+    private long drops;
 
     public StampedReceiver(LibC libc) {
         this.libc = libc;
@@ -62,7 +65,31 @@ public final class StampedReceiver implements AutoCloseable {
         data.read(0, buf, 0, len);
         arrival = StampedSocket.timestamp(control, msg.getLong(40));
         from = source(name, msg.getInt(8));
+        long o = StampedSocket.controlData(control, msg.getLong(40), LibC.SOL_SOCKET, SO_RXQ_OVFL, 4);
+        drops = o < 0 ? -1 : control.getInt(o) & 0xffffffffL;
         return len;
+    }
+
+    /**
+     * Turns on {@link #drops()} for the socket under {@code fd}: false when the kernel refused
+     * ({@code SO_RXQ_OVFL}, Linux 2.6.33 and later).
+     */
+    public static boolean countDrops(LibC libc, int fd) {
+        try {
+            libc.setsockopt(fd, LibC.SOL_SOCKET, SO_RXQ_OVFL, 1);
+            return true;
+        } catch (LastErrorException e) {
+            return false;
+        }
+    }
+
+    /**
+     * How many datagrams the socket had dropped (its buffer full) when the last datagram was
+     * queued, as an unsigned 32-bit count that wraps; -1 when it said none (none dropped yet, or
+     * {@link #countDrops} is off). The same counter as the last column of /proc/net/udp.
+     */
+    public long drops() {
+        return drops;
     }
 
     /** The last datagram's source (null when the kernel gave none). */

@@ -59,4 +59,19 @@ class ReplayWindowTest {
         // the most recent are still remembered
         assertThat(w.check(ReplayWindow.MAX_SESSIONS + 9, 0, NOW, NOW)).isEqualTo(Verdict.REPLAYED);
     }
+
+    @Test
+    void seenAsksWithoutRemembering() {
+        ReplayWindow w = new ReplayWindow();
+        assertThat(w.seen(1, 5, NOW, NOW)).isEqualTo(Verdict.OK);
+        assertThat(w.seen(1, 5, NOW, NOW)).as("asking remembers nothing").isEqualTo(Verdict.OK);
+        assertThat(w.check(1, 5, NOW, NOW)).isEqualTo(Verdict.OK);
+        assertThat(w.seen(1, 5, NOW, NOW)).isEqualTo(Verdict.REPLAYED);
+        assertThat(w.seen(1, 4, NOW, NOW)).isEqualTo(Verdict.OK);
+        assertThat(w.seen(1, 6, NOW, NOW)).isEqualTo(Verdict.OK);
+        w.check(1, 100, NOW, NOW);
+        assertThat(w.seen(1, 36, NOW, NOW)).as("older than the window").isEqualTo(Verdict.REPLAYED);
+        assertThat(w.seen(2, 0, NOW - 30_001, NOW)).isEqualTo(Verdict.STALE);
+        assertThat(w.seen(2, -1, NOW, NOW)).isEqualTo(Verdict.STALE);
+    }
 }

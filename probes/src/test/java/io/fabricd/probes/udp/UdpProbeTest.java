@@ -60,7 +60,7 @@ class UdpProbeTest {
             s.setSoTimeout(300);
             InetAddress lo = InetAddress.getLoopbackAddress();
             byte[] forged = new byte[64];
-            new ProbePacket(ProbePacket.REQUEST, 1, 1, 1, 0, 64).encode(forged, ProbePacketTest.OTHER);
+            new ProbePacket(ProbePacket.REQUEST, 1, 1, 1, System.currentTimeMillis(), 64).encode(forged, ProbePacketTest.OTHER);
             s.send(new DatagramPacket(forged, 64, lo, r.port()));
             s.send(new DatagramPacket(new byte[10], 10, lo, r.port()));
             s.send(new DatagramPacket("GET / HTTP/1.0\r\n\r\n garbage garbage garbage garbage garbage garbage".getBytes(), 66, lo,
