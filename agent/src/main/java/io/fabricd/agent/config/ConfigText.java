@@ -26,7 +26,8 @@ final class ConfigText {
     static final int QUOTED_CHARS = 40;
     /** The longest problem line: beyond it the middle is cut (a value echoed somewhere unquoted). */
     private static final int MAX_PROBLEM_CHARS = 400;
-    private static final Pattern QUOTED = Pattern.compile("'([^']*)'");
+    /** A value in quotes: "'...'", not an apostrophe inside a word ("fabricd's"). */
+    private static final Pattern QUOTED = Pattern.compile("(?<![\\p{L}\\p{N}])'([^']*)'(?![\\p{L}\\p{N}])");
 
     private ConfigText() {
     }
