@@ -224,7 +224,13 @@ public final class Agent implements AutoCloseable {
             if (web != null && !web.headers().isEmpty()) {
                 Handler<HttpServerRequest> inner = api;
                 api = req -> {
-                    web.headers().forEach((k, v) -> req.response().putHeader(k, v));
+                    try {
+                        web.headers().forEach((k, v) -> req.response().putHeader(k, v));
+                    } catch (RuntimeException e) {
+                        // checked at load (ResponseHeaders); should the server refuse one anyway, an answer, never a hung request
+                        req.response().setStatusCode(500).end();
+                        return;
+                    }
                     inner.handle(req);
                 };
             }

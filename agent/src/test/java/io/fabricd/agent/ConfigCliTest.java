@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,5 +99,83 @@ class ConfigCliTest {
         assertThat(upper.code()).as(upper.err()).isZero();
         // another device is still no config file
         assertThat(refused(CliTest.run("metrics", "--demo", "--config", "/dev/zero"))).contains("is not a regular file");
+    }
+    /** A configuration is a few KB: megabytes, or one value of thousands of characters, are refused before parsing, never echoed. */
+    @Test
+    void aHugeFileOrValueIsRefusedBeforeParsingAndQuotedAtMostAShortPrefix(@TempDir Path tmp) throws Exception {
+        Path cfg = tmp.resolve("c.yaml");
+        Files.writeString(cfg, "# a comment line\n".repeat(2 << 20 >> 4)); // 2 MiB, comments only
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg
+                + " is larger than 256 KiB, more than a configuration can be: is it the right file?\n");
+        Files.writeString(cfg, "listen: " + "a".repeat(1 << 20) + "\n"); // one value of 1 MiB
+        assertThat(refused(metrics(cfg))).contains("is larger than 256 KiB").hasSizeLessThan(200);
+        // under the file's limit, over a value's: named by its key and line, not quoted
+        Files.writeString(cfg, "collection:\n  interval: 5s\nlisten: " + "a".repeat(100_000) + "\n");
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg
+                + ": listen: a value of 100000 characters, more than the 4096 a value may have (line 3)\n");
+        Files.writeString(cfg, "probe:\n  ? " + "k".repeat(10_000) + "\n  : 1\n");
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg
+                + ": a key of 10000 characters in probe, more than the 4096 a key may have (line 2)\n");
+        // a value of fewer: quoted with its first 40 characters, whichever part of fabricd words the error
+        String x = "x".repeat(3000);
+        Files.writeString(cfg, "collection:\n  interval: " + x + "\n");
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg + ": collection.interval: '" + "x".repeat(40)
+                + "…' is not a duration (like 500ms, 10s, 1m) (line 2)\n");
+        Files.writeString(cfg, "listen: " + x + "\n");
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg + ": listen address '" + "x".repeat(40)
+                + "…' is not HOST:PORT (line 1)\n");
+        Files.writeString(cfg, "diagnosis:\n  port_errors:\n    symbol_error: " + x + "\n");
+        assertThat(refused(metrics(cfg))).contains("'" + "x".repeat(40) + "…' is not a rate").hasSizeLessThan(200);
+        Files.writeString(cfg, "? " + x + "\n: 1\n");
+        assertThat(refused(metrics(cfg))).startsWith("fabricd: config file " + cfg + ": unknown key '" + "x".repeat(40) + "…' (line 1)")
+                .hasSizeLessThan(400);
+        // control characters escaped: the error stays one line and forges none
+        Files.writeString(cfg, "listen: \"a\\r\\nfabricd: forged\\e[2J\"\n");
+        assertThat(refused(metrics(cfg))).isEqualTo("fabricd: config file " + cfg
+                + ": listen address 'a\\r\\nfabricd: forged\\u001b[2J' has no valid port (line 1)\n");
+    }
+
+    /**
+     * {@code fabricd run --web.config.file F} with a header the server would refuse on every answer
+     * (a CR/LF in its name or value) or one that breaks the framing: exit 2, one line naming the
+     * file and the key's line, before anything listens.
+     */
+    @Test
+    void runRefusesAWebConfigWithAHeaderThatWouldBreakEveryAnswer(@TempDir Path tmp) throws Exception {
+        Path web = tmp.resolve("web.yml");
+        String[][] cases = {
+            {"\"X-Bad\\r\\nInjected\": v", "'X-Bad\\r\\nInjected' is not a header name"},
+            {"X-Ok: \"v\\r\\nX-Injected: 1\"", "the value of 'X-Ok' has a control character (CR, LF, NUL, ...): 'v\\r\\nX-Injected: 1'"},
+            {"Content-Length: 5", "'Content-Length' cannot be set here"},
+        };
+        for (String[] c : cases) {
+            Files.writeString(web, "# served on every answer\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n    " + c[0] + "\n");
+            CliTest.Result r = run(web);
+            assertThat(r.code()).as(r.err()).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).as(c[0]).startsWith("fabricd: web config file " + web + ": http_server_config.headers: ")
+                    .contains(c[1]).endsWith(" (line 5)\n").doesNotContain("\tat ", "Exception");
+            assertThat(r.err().lines()).hasSize(1);
+        }
+        Files.writeString(web, "# a comment line\n".repeat(2 << 20 >> 4));
+        assertThat(run(web).err()).isEqualTo("fabricd: web config file " + web
+                + " is larger than 256 KiB, more than a configuration can be: is it the right file?\n");
+    }
+
+    /** The daemon in process, bounded: one that starts serving instead of refusing fails the test rather than hanging it. */
+    private static CliTest.Result run(Path web) throws Exception {
+        ExecutorService ex = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "fabricd-run");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return ex.submit(() -> CliTest.run("run", "--demo", "--listen", "127.0.0.1:0", "--web.config.file", web.toString()))
+                    .get(60, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("fabricd run started with " + web + " instead of refusing it", e);
+        } finally {
+            ex.shutdownNow();
+        }
     }
 }

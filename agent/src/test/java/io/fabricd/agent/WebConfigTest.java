@@ -2,6 +2,7 @@ package io.fabricd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
@@ -9,6 +10,7 @@ import io.fabricd.agent.config.WebConfig;
 import io.fabricd.collectors.Fixtures;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -46,8 +48,84 @@ class WebConfigTest {
         assertThat(error(dir, "http_server_config: {http2: true}\n")).contains("HTTP/1.1 only");
         assertThat(error(dir, "tls_config: {}\n")).startsWith("unknown key 'tls_config'");
         // the record's own parts are no keys of the file
-        assertThat(error(dir, "dir: /etc\n")).isEqualTo("unknown key 'dir'; known keys: [tls_server_config, http_server_config, basic_auth_users]");
+        assertThat(error(dir, "dir: /etc\n")).isEqualTo("unknown key 'dir' (line 1); known keys: basic_auth_users, http_server_config, "
+                + "tls_server_config");
         assertThat(error(dir, "basicAuthUsers: {}\n")).startsWith("unknown key 'basicAuthUsers'");
+    }
+
+    /** Each problem with the line of its key: a header is checked like any other value. */
+    @Test
+    void responseHeadersAreRfc9110TokensAndValuesAndNeverFramingOrFabricdsOwn(@TempDir Path dir) throws Exception {
+        String h = "# headers added to every answer\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n";
+        assertThat(error(dir, h + "    \"X-Bad\\r\\nInjected\": v\n")).isEqualTo("http_server_config.headers: 'X-Bad\\r\\nInjected' is not "
+                + "a header name (letters, digits and !#$%&'*+-.^_|~ only: no spaces, colons or control characters) (line 5)");
+        assertThat(error(dir, h + "    \"X Bad\": v\n")).contains("'X Bad' is not a header name", "(line 5)");
+        assertThat(error(dir, h + "    \"X-Bad:\": v\n")).contains("'X-Bad:' is not a header name");
+        assertThat(error(dir, h + "    \"\": v\n")).contains("'' is not a header name");
+        assertThat(error(dir, h + "    X-Ok: \"v\\r\\nX-Injected: 1\"\n")).isEqualTo("http_server_config.headers: the value of 'X-Ok' has a "
+                + "control character (CR, LF, NUL, ...): 'v\\r\\nX-Injected: 1' (line 5)");
+        assertThat(error(dir, h + "    X-Ok: \"v\\0\"\n")).contains("has a control character", "'v\\u0000'");
+        assertThat(error(dir, h + "    X-Ok: \"v\\x1b[2J\"\n")).contains("has a control character", "'v\\u001b[2J'");
+        assertThat(error(dir, h + "    X-Ok: \" v\"\n")).contains("starts or ends with a space or tab");
+        assertThat(error(dir, h + "    X-Ok: \"v\\t\"\n")).contains("starts or ends with a space or tab");
+        assertThat(error(dir, h + "    X-Ok: ~\n")).contains("the value of 'X-Ok' is empty");
+        assertThat(error(dir, h + "    X-Ok: \"\\u2603\"\n")).contains("beyond Latin-1");
+        assertThat(error(dir, h + "    x-frame-options: sameorigin\n")).contains("'x-frame-options' and 'X-Frame-Options' are one header");
+        for (String framing : new String[] {"Content-Length", "transfer-encoding", "Connection", "Keep-Alive", "Upgrade", "TE", "Trailer",
+            "Proxy-Connection", "Host"}) {
+            assertThat(error(dir, h + "    " + framing + ": 5\n")).as(framing)
+                    .isEqualTo("http_server_config.headers: '" + framing + "' cannot be set here: it frames the answer or acts between hops, "
+                            + "and the server writes it itself (line 5)");
+        }
+        for (String own : new String[] {"Content-Type", "Content-Encoding", "Vary", "WWW-Authenticate", "Retry-After", "Allow", "Date",
+            "X-Fabricd-Probe-Auth", "x-fabricd-anything"}) {
+            assertThat(error(dir, h + "    " + own + ": x\n")).as(own).contains("'" + own + "' cannot be set here: fabricd sets it", "(line 5)");
+        }
+        assertThat(error(dir, h + "    X-Ok: [a, b]\n")).isEqualTo("http_server_config.headers.X-Ok: expected a text (line 5)");
+        assertThat(error(dir, h + "    X-Frame-Options: sameorigin\n")).contains("X-Frame-Options: given twice, on lines 4 and 5");
+
+        // exporter-toolkit's five, and any other header the rule allows (obs-text, spaces and tabs inside)
+        Path ok = Files.writeString(dir.resolve("ok.yml"), h + "    Strict-Transport-Security: max-age=31536000; includeSubDomains\n"
+                + "    X-Content-Type-Options: nosniff\n    X-XSS-Protection: \"0\"\n    Content-Security-Policy: default-src 'none'\n"
+                + "    Cache-Control: \"no-store,\\tprivate\"\n    X-Site: caf\u00e9\n    X-Custom_Header.1~: \"a b\"\n");
+        assertThat(WebConfig.load(ok).headers()).hasSize(8).containsEntry("X-Frame-Options", "deny")
+                .containsEntry("Cache-Control", "no-store,\tprivate").containsEntry("X-Site", "caf\u00e9");
+    }
+
+    /** The file is bounded like the main config before it is parsed; no value is echoed whole. */
+    @Test
+    void aHugeWebConfigOrValueIsRefusedBeforeParsing(@TempDir Path dir) throws Exception {
+        assertThat(error(dir, "# filler\n".repeat(300_000))).isEqualTo("web config file " + dir.resolve("web.yml")
+                + " is larger than 256 KiB, more than a configuration can be: is it the right file?");
+        assertThat(error(dir, "http_server_config:\n  headers:\n    X-Big: " + "a".repeat(100_000) + "\n")).isEqualTo(
+                "http_server_config.headers.X-Big: a value of 100000 characters, more than the 4096 a value may have (line 3)");
+        String user = "u".repeat(3000) + ":x";
+        assertThat(error(dir, "basic_auth_users:\n  ? \"" + user + "\"\n  : x\n")).isEqualTo("basic_auth_users: a user name cannot contain ':' ('"
+                + "u".repeat(40) + "…') (line 2)");
+    }
+
+    /**
+     * The real agent with a header the server would refuse on every answer: it does not start (one
+     * line naming the file and line) rather than start and leave every request unanswered.
+     */
+    @Test
+    void anAgentDoesNotStartWithAHeaderThatWouldBreakEveryAnswer(@TempDir Path dir) throws Exception {
+        for (String header : new String[] {"\"X-Bad\\r\\nInjected\": v", "X-Ok: \"v\\r\\nX-Injected: 1\"", "Content-Length: 5"}) {
+            Path web = Files.writeString(dir.resolve("web.yml"), "http_server_config:\n  headers:\n    " + header + "\n");
+            AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}");
+            Throwable t = catchThrowable(() -> {
+                try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start()) {
+                    // what the agent did with it before: every request threw on the event loop and got no answer
+                    HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.port() + "/metrics"))
+                            .timeout(Duration.ofSeconds(10)).build();
+                    HttpResponse<String> r = HttpClient.newHttpClient().send(req, HttpResponse.BodyHandlers.ofString());
+                    throw new AssertionError("the agent started and answered " + r.statusCode() + " " + r.headers().map());
+                }
+            });
+            assertThat(t).as(header).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageStartingWith("web config file " + web + ": http_server_config.headers: ").hasMessageEndingWith(" (line 3)");
+            assertThat(t.getMessage().lines()).hasSize(1);
+        }
     }
 
     @Test

@@ -91,7 +91,7 @@ final class ConfigBinder {
             String section = key.contains(".") ? " in " + key.substring(0, key.lastIndexOf('.')) : "";
             String known = u.getKnownPropertyIds() == null ? "" : u.getKnownPropertyIds().stream().map(String::valueOf).sorted()
                     .collect(Collectors.joining(", "));
-            return "unknown key '" + u.getPropertyName() + "'" + section + ConfigProblems.at(line)
+            return "unknown key " + ConfigText.quote(u.getPropertyName()) + section + ConfigProblems.at(line)
                     + (known.isEmpty() ? "" : "; known keys" + (section.isEmpty() ? "" : " there") + ": " + known);
         }
         if (e instanceof MismatchedInputException m && !(e.getCause() instanceof IllegalArgumentException)) {
@@ -118,7 +118,7 @@ final class ConfigBinder {
                 : Map.class.isAssignableFrom(t) ? "a mapping (key: value)"
                 : t.getName().startsWith("io.fabricd.") ? "a section (key: value lines)" : "another kind of value";
         if (e instanceof InvalidFormatException f && f.getValue() != null) {
-            return "'" + f.getValue() + "' is not " + want;
+            return ConfigText.quote(f.getValue()) + " is not " + want;
         }
         String msg = e.getOriginalMessage();
         if (msg != null && msg.contains("out of range")) {
@@ -135,7 +135,7 @@ final class ConfigBinder {
         String m = msg.lines().findFirst().orElse("").strip();
         Matcher range = OUT_OF_RANGE.matcher(m);
         if (range.find()) {
-            return range.group(1) + " is out of range (at most " + range.group(2) + ")";
+            return ConfigText.shorten(range.group(1)) + " is out of range (at most " + range.group(2) + ")";
         }
         int p = m.indexOf("problem: ");
         if (p >= 0) {

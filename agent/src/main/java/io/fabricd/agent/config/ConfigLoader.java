@@ -40,12 +40,7 @@ public final class ConfigLoader {
             return AgentConfig.defaults();
         }
         checkReadableFile("config file", file);
-        String text;
-        try {
-            text = Files.readString(file);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read config file " + file + ": " + reason(e));
-        }
+        String text = ConfigText.read("config file", file);
         YAMLFactory yaml = new YAMLFactory();
         ObjectMapper m = YAMLMapper.builder(yaml).enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS).build()
                 .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -61,7 +56,7 @@ public final class ConfigLoader {
         try {
             tree = m.readTree(text);
         } catch (IOException e) {
-            throw new IllegalArgumentException("config file " + file + ": not valid YAML: " + ConfigBinder.words(e.getMessage()));
+            throw new IllegalArgumentException("config file " + file + ": not valid YAML: " + ConfigText.clamp(ConfigBinder.words(e.getMessage())));
         }
         AgentConfig c = ConfigBinder.bind(m, tree, lines, problems);
         if (c != null && problems.isEmpty()) {
@@ -84,7 +79,7 @@ public final class ConfigLoader {
      * key in it ("unknown collector 'gpu' in collection.disabled_collectors"); 0 when it names none
      * of the file's keys.
      */
-    private static int lineOf(String message, YamlLines lines) {
+    static int lineOf(String message, YamlLines lines) {
         String m = message == null ? "" : message;
         Matcher k = LEADING_KEY.matcher(m);
         int line = k.find() ? lines.line("/" + k.group(1).replace('.', '/')) : 0;
@@ -101,16 +96,6 @@ public final class ConfigLoader {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    private static String reason(IOException e) {
-        if (e instanceof java.nio.file.AccessDeniedException) {
-            return "permission denied";
-        }
-        if (e instanceof java.nio.charset.CharacterCodingException) {
-            return "not UTF-8 text";
-        }
-        return e.getMessage() == null ? "read error" : e.getMessage();
     }
 
     /** A file fabricd reads at start: a regular, readable file (a FIFO would hang the start, a folder is no file). */
@@ -137,7 +122,7 @@ public final class ConfigLoader {
         }
         Matcher mt = DURATION.matcher(t);
         if (!mt.matches()) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration (like 500ms, 10s, 1m)");
+            throw new IllegalArgumentException(ConfigText.quote(text) + " is not a duration (like 500ms, 10s, 1m)");
         }
         double v = Double.parseDouble(mt.group(1));
         double nanosPerUnit = switch (mt.group(2)) {
@@ -160,7 +145,7 @@ public final class ConfigLoader {
                 return parseDuration(p.getValueAsString());
             } catch (IllegalArgumentException | NullPointerException e) {
                 throw InvalidFormatException.from(p,
-                        "'" + p.getText() + "' is not a duration (like 500ms, 10s, 1m)", p.getText(), Duration.class);
+                        ConfigText.quote(p.getText()) + " is not a duration (like 500ms, 10s, 1m)", p.getText(), Duration.class);
             }
         }
     }

@@ -13,11 +13,24 @@ final class ConfigProblems {
     private record Problem(int line, String text) {
     }
 
+    /** A problem of the key at {@code pointer} ("/basic_auth_users/alice"), its line not yet known. */
+    record At(String pointer, String text) {
+    }
+
     private final List<Problem> problems = new ArrayList<>();
 
-    /** A problem in words; {@code text} already says its line where there is one ({@code line} 0: none). */
+    /**
+     * A problem in words; {@code text} already says its line where there is one ({@code line} 0:
+     * none). Values it quotes are shortened and its control characters escaped ({@link ConfigText#clamp}).
+     */
     void add(int line, String text) {
-        problems.add(new Problem(line, text));
+        problems.add(new Problem(line, ConfigText.clamp(text)));
+    }
+
+    /** A problem of a key, with the line {@code lines} gives it. */
+    void add(At at, YamlLines lines) {
+        int line = lines.line(at.pointer());
+        add(line, at.text() + at(line));
     }
 
     boolean isEmpty() {
@@ -34,11 +47,16 @@ final class ConfigProblems {
      * in the file's order.
      */
     IllegalArgumentException exception(Path file) {
+        return exception("config file", file);
+    }
+
+    /** The same for another kind of file: "web config file F: TEXT". */
+    IllegalArgumentException exception(String what, Path file) {
         List<Problem> sorted = problems.stream().sorted(Comparator.comparingInt(Problem::line)).toList();
         if (sorted.size() == 1) {
-            return new IllegalArgumentException("config file " + file + ": " + sorted.get(0).text());
+            return new IllegalArgumentException(what + " " + file + ": " + sorted.get(0).text());
         }
-        StringBuilder sb = new StringBuilder("config file " + file + " has " + sorted.size() + " errors:");
+        StringBuilder sb = new StringBuilder(what + " " + file + " has " + sorted.size() + " errors:");
         for (Problem p : sorted) {
             sb.append(System.lineSeparator()).append("  ").append(p.text());
         }

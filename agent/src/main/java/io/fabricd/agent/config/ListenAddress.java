@@ -7,7 +7,7 @@ public record ListenAddress(String host, int port) {
         String t = text == null ? "" : text.strip();
         int colon = t.lastIndexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("listen address '" + text + "' is not HOST:PORT");
+            throw new IllegalArgumentException("listen address " + ConfigText.quote(text) + " is not HOST:PORT");
         }
         String host = t.substring(0, colon);
         if (host.startsWith("[") && host.endsWith("]")) {
@@ -20,7 +20,7 @@ public record ListenAddress(String host, int port) {
         try {
             port = Integer.parseInt(t.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("listen address '" + text + "' has no valid port");
+            throw new IllegalArgumentException("listen address " + ConfigText.quote(text) + " has no valid port");
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("listen port " + port + " is out of range");

@@ -4,11 +4,10 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -28,6 +27,9 @@ import java.util.Map;
  *   client_auth_type: RequireAndVerifyClientCert   # or VerifyClientCertIfGiven, NoClientCert
  *   client_ca_file: /etc/fabricd/ca.crt
  *   min_version: TLS12
+ * http_server_config:
+ *   headers:                                        # added to every answer; checked by ResponseHeaders
+ *     Strict-Transport-Security: max-age=31536000
  * basic_auth_users:
  *   prometheus: $2y$10$...                          # htpasswd -nBC 10 prometheus
  * </pre>
@@ -78,43 +80,73 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
     /** How the server treats client certificates. */
     public enum ClientAuth { NONE, IF_GIVEN, REQUIRED }
 
-    /** Reads and checks the file; IllegalArgumentException with one line for every problem. */
+    /**
+     * Reads and checks the file; IllegalArgumentException with one line for the first problem,
+     * naming the file and the line of its key. The file is bounded like the main config
+     * ({@link ConfigText}) before it is parsed.
+     */
     public static WebConfig load(Path file) {
         ConfigLoader.checkReadableFile("web config file", file);
-        ObjectMapper m = new ObjectMapper(new YAMLFactory()).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        String text = ConfigText.read("web config file", file);
+        YAMLFactory yaml = new YAMLFactory();
+        ObjectMapper m = new ObjectMapper(yaml).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+        ConfigProblems problems = new ConfigProblems();
+        YamlLines lines = YamlLines.scan(yaml, text, problems);
+        if (lines == null || !problems.isEmpty()) {
+            throw problems.exception("web config file", file);
+        }
         WebConfig c;
         try {
-            c = Files.size(file) == 0 ? null : m.readValue(file.toFile(), WebConfig.class);
-        } catch (UnrecognizedPropertyException e) {
-            throw new IllegalArgumentException("web config file " + file + ": unknown key '" + e.getPropertyName() + "'; known keys: "
-                    + e.getKnownPropertyIds());
+            JsonNode tree = m.readTree(text);
+            // an empty file, or comments only: plain HTTP for everyone
+            c = tree == null || tree.isMissingNode() || tree.isNull() ? null : m.treeToValue(tree, WebConfig.class);
+        } catch (JsonMappingException e) {
+            // an unknown key, a value of the wrong kind: in words, with its line
+            int line = lines.line(e);
+            problems.add(line, ConfigBinder.describe(e, line));
+            throw problems.exception("web config file", file);
         } catch (JacksonException e) {
-            throw new IllegalArgumentException("web config file " + file + ": " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")"));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read web config file " + file + ": " + e.getMessage());
+            int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
+            problems.add(line, ConfigBinder.words(e.getOriginalMessage()) + ConfigProblems.at(line));
+            throw problems.exception("web config file", file);
         }
         c = c == null ? new WebConfig(null, null, null, file.toAbsolutePath().getParent())
                 : new WebConfig(c.tlsServer, c.httpServer, c.basicAuthUsers, file.toAbsolutePath().getParent());
+        ConfigProblems.At at = ResponseHeaders.check("/http_server_config/headers", c.headers());
+        at = at != null ? at : usersProblem(c.basicAuthUsers);
+        if (at != null) {
+            problems.add(at, lines);
+            throw problems.exception("web config file", file);
+        }
         try {
             c.validate();
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("web config file " + file + ": " + e.getMessage());
+            int line = ConfigLoader.lineOf(e.getMessage(), lines);
+            problems.add(line, e.getMessage() + ConfigProblems.at(line));
+            throw problems.exception("web config file", file);
         }
         return c;
     }
 
-    private void validate() {
-        Tls tls = tlsServer;
-        basicAuthUsers.forEach((user, hash) -> {
+    /** The first user of basic_auth_users that cannot log in: a name with ':', a password that is no bcrypt hash. */
+    private static ConfigProblems.At usersProblem(Map<String, String> users) {
+        for (Map.Entry<String, String> u : users.entrySet()) {
+            String user = u.getKey();
+            String hash = u.getValue();
+            String at = YamlLines.child("/basic_auth_users", user);
             if (user.contains(":")) {
-                throw new IllegalArgumentException("basic_auth_users: a user name cannot contain ':' (" + user + ")");
+                return new ConfigProblems.At(at, "basic_auth_users: a user name cannot contain ':' (" + ConfigText.quote(user) + ")");
             }
             if (hash == null || !hash.matches("\\$2[abxy]?\\$\\d\\d\\$[./A-Za-z0-9]{53}")) {
-                throw new IllegalArgumentException("basic_auth_users." + user + " is not a bcrypt hash (make one with htpasswd -nBC 10 "
-                        + user + ")");
+                return new ConfigProblems.At(at, "basic_auth_users." + ConfigText.shorten(user) + " is not a bcrypt hash (make one with "
+                        + "htpasswd -nBC 10 " + ConfigText.shorten(user) + ")");
             }
-        });
+        }
+        return null;
+    }
+
+    private void validate() {
+        Tls tls = tlsServer;
         if (httpServer != null && Boolean.TRUE.equals(httpServer.http2)) {
             throw new IllegalArgumentException("http_server_config.http2: fabricd serves HTTP/1.1 only; leave it out or set false");
         }
@@ -135,13 +167,14 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
         ClientAuth a = clientAuth();
         if (a != ClientAuth.NONE) {
             if (tls.clientCaFile == null) {
-                throw new IllegalArgumentException("tls_server_config.client_auth_type " + tls.clientAuthType + " needs client_ca_file");
+                throw new IllegalArgumentException("tls_server_config.client_auth_type " + ConfigText.shorten(tls.clientAuthType) + " needs client_ca_file");
             }
             ConfigLoader.checkReadableFile("tls_server_config.client_ca_file", path(tls.clientCaFile));
         }
         List<String> p = protocols();
         if (p.isEmpty()) {
-            throw new IllegalArgumentException("tls_server_config: min_version " + tls.minVersion + " is above max_version " + tls.maxVersion);
+            throw new IllegalArgumentException("tls_server_config: min_version " + ConfigText.shorten(tls.minVersion) + " is above max_version "
+                    + ConfigText.shorten(tls.maxVersion));
         }
     }
 
@@ -172,7 +205,7 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
             case "RequestClientCert", "RequireAnyClientCert" -> throw new IllegalArgumentException("tls_server_config.client_auth_type "
                     + type + " (a client certificate nobody verifies) is not supported: use VerifyClientCertIfGiven or "
                     + "RequireAndVerifyClientCert with client_ca_file");
-            default -> throw new IllegalArgumentException("tls_server_config.client_auth_type '" + type + "' is none of "
+            default -> throw new IllegalArgumentException("tls_server_config.client_auth_type " + ConfigText.quote(type) + " is none of "
                     + "NoClientCert, VerifyClientCertIfGiven, RequireAndVerifyClientCert");
         };
     }

@@ -37,6 +37,9 @@ final class YamlLines {
                 }
                 String at = p.getParsingContext().pathAsPointer().toString();
                 int line = p.currentTokenLocation().getLineNr();
+                if (tooLong(p, t, line, problems)) {
+                    return null; // said once; nothing after it is read, nothing quotes it
+                }
                 if (t == JsonToken.FIELD_NAME) {
                     Integer before = y.lines.putIfAbsent(at, line);
                     if (before != null) {
@@ -50,10 +53,31 @@ final class YamlLines {
             syntax(e, problems);
             return null;
         } catch (IOException e) {
-            problems.add(1, "cannot be read: " + e.getMessage());
+            problems.add(1, "cannot be read: " + ConfigText.reason(e));
             return null;
         }
         return y;
+    }
+
+    /** A key or value longer than {@link ConfigText#MAX_SCALAR_CHARS}: the problem, named by where it is, never quoted. */
+    private static boolean tooLong(JsonParser p, JsonToken t, int line, ConfigProblems problems) throws IOException {
+        if (t == JsonToken.FIELD_NAME && p.currentName().length() > ConfigText.MAX_SCALAR_CHARS) {
+            String in = p.getParsingContext().getParent() == null ? "" : p.getParsingContext().getParent().pathAsPointer().toString();
+            problems.add(line, "a key of " + p.currentName().length() + " characters" + (in.isEmpty() ? "" : " in " + dotted(in))
+                    + ", more than the " + ConfigText.MAX_SCALAR_CHARS + " a key may have" + ConfigProblems.at(line));
+            return true;
+        }
+        if (t != JsonToken.FIELD_NAME && t.isScalarValue() && p.getText() != null && p.getText().length() > ConfigText.MAX_SCALAR_CHARS) {
+            problems.add(line, dotted(p.getParsingContext().pathAsPointer().toString()) + ": a value of " + p.getText().length()
+                    + " characters, more than the " + ConfigText.MAX_SCALAR_CHARS + " a value may have" + ConfigProblems.at(line));
+            return true;
+        }
+        return false;
+    }
+
+    /** The pointer of key {@code name} inside the mapping at {@code pointer}: "/http_server_config/headers" + "a/b". */
+    static String child(String pointer, String name) {
+        return pointer + "/" + name.replace("~", "~0").replace("/", "~1");
     }
 
     /** The line of the key or item at {@code pointer}, else of the nearest one above it; 0 when unknown. */
