@@ -30,10 +30,9 @@ import java.util.logging.Logger;
  *       again); else a never-used one of a known source (a scraper's or the kubelet's new
  *       connection whose request is not read yet), the oldest; else the connection idle longest
  *       among those that were served (a kept-alive scraper's, just used, is the last of them to
- *       go); else the new one. A connection with a request in
- *       flight is never closed for room. Below that, {@link AcceptGuard} closes new connections at
- *       accept beyond an absolute cap, so that those the event loop has not handled yet are bounded
- *       too;</li>
+ *       go); else the new one. A connection with a request in flight is never closed for room.
+ *       Below that, {@link AcceptGuard} closes new connections at accept beyond an absolute cap,
+ *       so that those the event loop has not handled yet are bounded too;</li>
  *   <li>at most {@code maxRequests} requests in flight (node_exporter's {@code --web.max-requests}):
  *       one beyond it gets 503 at once. {@code GET /healthz} and {@code /readyz} are outside that
  *       budget: answered at once on the event loop, they hold nothing, and a client holding every

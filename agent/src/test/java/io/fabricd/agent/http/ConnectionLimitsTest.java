@@ -17,6 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -283,8 +286,32 @@ class ConnectionLimitsTest {
     void aConnectionLimitOverTheHeapsIsLoweredAndNothingOverflows() throws Exception {
         long heap = Runtime.getRuntime().maxMemory();
         int allowed = HeapBudget.maxConnections(heap, 24 << 10);
-        assertThat(new ConnectionLimits(0, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
-        assertThat(new ConnectionLimits(600_000_000, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+        List<String> warnings = new ArrayList<>();
+        Logger log = Logger.getLogger(ConnectionLimits.class.getName());
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                warnings.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(h);
+        try {
+            assertThat(new ConnectionLimits(0, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(warnings).isEmpty();
+            assertThat(new ConnectionLimits(600_000_000, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(warnings).singleElement().asString().startsWith("http.max_connections 600000000 is more than a ")
+                    .contains(": " + allowed + " (raise -Xmx");
+        } finally {
+            log.removeHandler(h);
+        }
         assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, new SimpleMeterRegistry()).maxConnections()).isEqualTo(4);
         // 600 000 000 x 4 was negative: every address's third connection was closed at accept
         ConnectionLimits big = new ConnectionLimits(600_000_000, 8, new SimpleMeterRegistry());
