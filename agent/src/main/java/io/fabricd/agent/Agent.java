@@ -150,7 +150,7 @@ public final class Agent implements AutoCloseable {
         loop.start();
         AgentConfig.Http limits = config.http();
         ConnectionLimits bounds = new ConnectionLimits(limits.maxConnections(),
-                limits.maxRequests(), meters);
+                limits.maxRequests(), limits.maxHeadBytes(), meters);
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))

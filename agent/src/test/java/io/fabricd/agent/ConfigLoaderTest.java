@@ -233,7 +233,7 @@ class ConfigLoaderTest {
                 + "bandwidth: {serve: ~, min_ratio: ~}\nnetdev: {all_stats: ~}\n");
         AgentConfig c = ConfigLoader.load(f);
         assertThat(c.collection().interval()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(c.http().maxConnections()).isEqualTo(256);
+        assertThat(c.http().maxConnections()).isZero(); // what the heap allows (ConnectionLimits)
         assertThat(c.listen()).isEqualTo("0.0.0.0:9530");
         assertThat(c.collectorConfig().deviceSelected("mlx5_0")).isTrue();
         assertThat(c.diagnosis().roce()).isNotNull();
@@ -253,12 +253,39 @@ class ConfigLoaderTest {
         assertThat(error(f, "listen: :9530\ncollection:\n  intervall: 5s\n")).startsWith("unknown key 'intervall' in collection (line 3)");
         assertThat(error(f, "listen: :9530\nhttpp:\n  idle_timeout: 5s\n")).startsWith("unknown key 'httpp' (line 2)");
         assertThat(error(f, "http:\n  idle_timeout: 4294967296ms\n")).contains("http.idle_timeout must be between 100ms and 24h");
-        assertThat(error(f, "http:\n  max_connections: 2\n")).contains("max_connections must be at least 4");
+        assertThat(error(f, "http:\n  max_connections: 2\n"))
+                .isEqualTo("http.max_connections must be 0 (what the heap allows) or between 4 and 1048576, not 2 (line 2)");
         assertThat(error(f, "bandwidth:\n  min_ratio: 80\n")).contains("bandwidth.min_ratio must be above 0 and at most 1");
         assertThat(error(f, "bandwidth:\n  max_duration: 2h\n")).contains("bandwidth.max_duration must be between 1ms and 60m");
         assertThat(error(f, "bandwidth:\n  max_qps: 0\n")).contains("bandwidth.max_qps must be between 1 and 64");
         assertThat(error(f, "bandwidth:\n  interval: 10s\n")).contains("bandwidth.interval must be 0s (off) or at least 1m");
         assertThat(error(f, "bandwidth:\n  serve: perhaps\n")).startsWith("bandwidth.serve: ").contains("true or false");
+    }
+
+    @Test
+    void theHttpSectionsIntegersHaveRanges(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        // four times this overflowed an int: every address's third connection was reset
+        assertThat(error(f, "listen: :9530\nhttp:\n  max_connections: 600000000\n"))
+                .isEqualTo("http.max_connections must be 0 (what the heap allows) or between 4 and 1048576, not 600000000 (line 3)");
+        assertThat(error(f, "http:\n  max_connections: -1\n")).startsWith("http.max_connections must be 0 (what the heap allows) or");
+        assertThat(error(f, "http:\n  max_requests: 0\n")).isEqualTo("http.max_requests must be between 1 and 65536, not 0 (line 2)");
+        assertThat(error(f, "http:\n  max_requests: 100000\n")).startsWith("http.max_requests must be between 1 and 65536");
+        assertThat(error(f, "http:\n  max_connections: 8\n  max_requests: 9\n"))
+                .isEqualTo("http.max_requests must be at most http.max_connections (8), not 9 (line 3)");
+        assertThat(error(f, "http:\n  max_header_bytes: 2147483647\n"))
+                .isEqualTo("http.max_header_bytes must be between 1024 and 1048576, not 2147483647 (line 2)");
+        assertThat(error(f, "http:\n  max_header_bytes: 100\n")).startsWith("http.max_header_bytes must be between 1024 and 1048576");
+        assertThat(error(f, "http:\n  max_request_line_bytes: 100000\n"))
+                .isEqualTo("http.max_request_line_bytes must be between 256 and 65536, not 100000 (line 2)");
+        assertThat(error(f, "http:\n  max_connections: 6000000000\n")).startsWith("http.max_connections: ").contains("(line 2)");
+        assertThat(error(f, "http:\n  idle_timeout: 50ms\n")).startsWith("http.idle_timeout must be between 100ms and 24h");
+        // 0 and the default: what the heap allows; max_requests is then bounded by the connections themselves
+        Files.writeString(f, "http:\n  max_connections: 0\n  max_requests: 5000\n");
+        assertThat(ConfigLoader.load(f).http().maxConnections()).isZero();
+        Files.writeString(f, "http:\n  max_connections: 1048576\n  max_requests: 65536\n  max_header_bytes: 1048576\n"
+                + "  max_request_line_bytes: 65536\n");
+        assertThat(ConfigLoader.load(f).http().maxHeadBytes()).isEqualTo(1048576 + 65536);
     }
 
     @Test

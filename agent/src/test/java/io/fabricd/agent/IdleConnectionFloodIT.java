@@ -2,11 +2,13 @@ package io.fabricd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import io.fabricd.testing.PromText;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.channels.SocketChannel;
@@ -24,11 +26,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * 20 000 idle TCP connections to a real {@code bin/fabricd run --demo} (its own JVM flags: a 96 MiB
- * heap that exits on OutOfMemoryError) while a scraper keeps scraping: every scrape is answered,
- * the agent holds at most http.max_connections and survives. Loopback only, bounded in count and
- * time. The idle connections come from two other processes ({@link Holder}), 10 000 each: one
- * process may hold 20 000 descriptors on the CI machines.
+ * Idle TCP connection floods against a real {@code bin/fabricd run --demo} (its own JVM flags: a
+ * small heap that exits on OutOfMemoryError) while a scraper keeps scraping: every scrape is
+ * answered, the agent holds at most http.max_connections and survives. 20 000 connections from 20
+ * addresses; up to 18 000 from 9 000 addresses into a 48 MiB heap. Loopback only, bounded in count
+ * and time. The idle connections come from two other processes ({@link Holder}), up to 10 000 each:
+ * one process may hold 20 000 descriptors on the CI machines.
  */
 class IdleConnectionFloodIT {
     private static final int IDLE = 20_000;
@@ -61,7 +64,7 @@ class IdleConnectionFloodIT {
             String classes = Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
             for (int h = 0; h < 2; h++) {
                 holders.add(new ProcessBuilder(java, "-cp", classes, Holder.class.getName(), Integer.toString(port),
-                        Integer.toString(IDLE / 2), Integer.toString(1 + 10 * h)).redirectErrorStream(true).start());
+                        Integer.toString(IDLE / 2), Integer.toString(257 + 10 * h), "10").redirectErrorStream(true).start());
             }
             for (Process h : holders) {
                 String line = new BufferedReader(new InputStreamReader(h.getInputStream())).readLine();
@@ -107,19 +110,141 @@ class IdleConnectionFloodIT {
     }
 
     /**
-     * A flood client: opens COUNT connections to 127.0.0.1:PORT from 127.0.1.FIRST.. (ten source
-     * addresses), says "holding COUNT", and keeps them until its input ends (at most 3 minutes). A
-     * connection the agent resets while it is being made counts as made.
+     * A flood from thousands of source addresses, two connections each (127.2.x.y and 127.3.x.y, as
+     * many as the descriptor limit lets two holder processes keep), against an agent with a 48 MiB
+     * heap and no http.max_connections (what the heap allows): a bound per address alone let them
+     * all in, and the connections waiting for the event loop filled the heap (OutOfMemoryError, the
+     * agent exited). Now the agent stays up, every scrape meanwhile is answered, and the flood is
+     * shed or refused at accept.
+     */
+    @Test
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void aFloodFromThousandsOfAddressesDoesNotFillASmallHeap() throws Exception {
+        Requirements.require(descriptorLimit() >= 3_000, "a limit of 3000 open files or more (ulimit -n)");
+        int perHolder = (int) Math.min(9_000, descriptorLimit() - 1_000);
+        int total = 2 * perHolder;
+        Path repo = Requirements.repoRoot();
+        int port = NodeExporterParityIT.freePort();
+        Path cfg = Files.createTempFile("fabricd", ".yaml");
+        Files.writeString(cfg, "collection:\n  interval: 1s\n");
+        Path log = Files.createTempFile("fabricd-flood", ".log");
+        ProcessBuilder pb = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
+                "--listen", "127.0.0.1:" + port, "--config", cfg.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("FABRICD_EXTRA_JAVA_OPTS", "-Xmx48m"); // after the launcher's flags: a smaller heap
+        Process agent = pb.start();
+        List<Process> holders = new ArrayList<>();
+        try {
+            awaitReady(port);
+            AtomicBoolean flooding = new AtomicBoolean(true);
+            List<String> scrapes = new CopyOnWriteArrayList<>();
+            Thread scraper = new Thread(() -> {
+                while (flooding.get()) {
+                    scrapes.add(scrape(port, "/metrics"));
+                }
+            }, "scraper");
+            scraper.start();
+            String java = ProcessHandle.current().info().command().orElse("java");
+            String classes = Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+            for (int h = 0; h < 2; h++) {
+                holders.add(new ProcessBuilder(java, "-cp", classes, Holder.class.getName(), Integer.toString(port),
+                        Integer.toString(perHolder), Integer.toString((2 + h) << 16 | 1), Integer.toString(perHolder / 2))
+                        .redirectErrorStream(true).start());
+            }
+            for (Process h : holders) {
+                String line = new BufferedReader(new InputStreamReader(h.getInputStream())).readLine();
+                assertThat(line).isEqualTo("holding " + perHolder);
+            }
+            for (int i = 0; i < 5; i++) {
+                scrapes.add(scrape(port, "/metrics"));
+            }
+            flooding.set(false);
+            scraper.join(30_000);
+            assertThat(agent.isAlive()).as("the agent survived the flood:\n" + Files.readString(log)).isTrue();
+            assertThat(scrapes).hasSizeGreaterThanOrEqualTo(5);
+            assertThat(scrapes.stream().map(s -> s.lines().findFirst().orElse("(nothing)")).filter(s -> !s.startsWith("HTTP/1.1 200")))
+                    .as("scrapes not answered 200, of " + scrapes.size()).isEmpty();
+            // a 48 MiB heap allows some 230 connections (HeapBudget); every other one of the flood
+            // is shed or refused, those still in the kernel's accept queue after the holders are done too
+            int bound = 400;
+            Map<String, Double> m = Map.of();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                String last = scrape(port, "/metrics?name[]=fabric_agent_http_connections&name[]=fabric_agent_http_connections_shed_total"
+                        + "&name[]=fabric_agent_http_connections_refused_total");
+                assertThat(last).startsWith("HTTP/1.1 200");
+                m = PromText.parse(last.substring(last.indexOf("\r\n\r\n") + 4));
+                assertThat(m.get("fabric_agent_http_connections")).isLessThanOrEqualTo(bound);
+                if (closedForRoom(m) >= total - bound) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(closedForRoom(m)).isGreaterThanOrEqualTo(total - bound);
+            assertThat(m.get("fabric_agent_http_connections_shed_total")).isPositive();
+            assertThat(agent.isAlive()).isTrue();
+            System.out.printf("%d connections from %d addresses, %d scrapes answered meanwhile; %.0f shed, %.0f refused at accept%n",
+                    total, total / 2, scrapes.size(), m.get("fabric_agent_http_connections_shed_total"),
+                    m.get("fabric_agent_http_connections_refused_total"));
+        } finally {
+            for (Process h : holders) {
+                h.getOutputStream().close();
+                if (!h.waitFor(20, TimeUnit.SECONDS)) {
+                    h.destroyForcibly();
+                }
+            }
+            agent.destroy();
+            assertThat(agent.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    /**
+     * http.max_connections 600 000 000: four times it overflowed an int and every address's third
+     * connection was reset. It is refused at start, in one line naming the key and its range.
+     */
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aConnectionLimitBeyondItsRangeIsRefusedAtStart() throws Exception {
+        Path repo = Requirements.repoRoot();
+        int port = NodeExporterParityIT.freePort();
+        Path cfg = Files.createTempFile("fabricd", ".yaml");
+        Files.writeString(cfg, "http:\n  max_connections: 600000000\n");
+        Path log = Files.createTempFile("fabricd-range", ".log");
+        Process agent = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
+                "--listen", "127.0.0.1:" + port, "--config", cfg.toString()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            boolean exited = agent.waitFor(60, TimeUnit.SECONDS);
+            String out = Files.readString(log);
+            assertThat(exited).as("the agent started:\n" + out).isTrue();
+            assertThat(agent.exitValue()).as(out).isEqualTo(2);
+            assertThat(out).contains("http.max_connections must be 0 (what the heap allows) or between 4 and 1048576, not 600000000")
+                    .doesNotContain("Exception");
+        } finally {
+            agent.destroyForcibly();
+        }
+    }
+
+    /** How many descriptors a process may open here (a child's limit is its parent's). */
+    private static long descriptorLimit() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean u ? u.getMaxFileDescriptorCount() : 4_096;
+    }
+
+    /**
+     * A flood client: opens COUNT connections to 127.0.0.1:PORT from ADDRESSES source addresses
+     * (round robin), the first 127.0.0.0 + FIRST (FIRST 257: 127.0.1.1), says "holding COUNT", and
+     * keeps them until its input ends (at most 3 minutes). A connection the agent resets while it is
+     * being made counts as made.
      */
     public static final class Holder {
         public static void main(String[] args) throws Exception {
             int port = Integer.parseInt(args[0]);
             int count = Integer.parseInt(args[1]);
             int first = Integer.parseInt(args[2]);
+            int addresses = Integer.parseInt(args[3]);
             List<SocketChannel> held = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
+                int n = first + i % addresses;
                 SocketChannel ch = SocketChannel.open();
-                ch.bind(new InetSocketAddress("127.0.1." + (first + i % 10), 0));
+                ch.bind(new InetSocketAddress("127." + (n >> 16 & 255) + "." + (n >> 8 & 255) + "." + (n & 255), 0));
                 try {
                     ch.connect(new InetSocketAddress("127.0.0.1", port));
                     held.add(ch);

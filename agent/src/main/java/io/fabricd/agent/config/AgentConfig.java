@@ -181,19 +181,22 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
     }
 
     /**
-     * The {@code http:} section: limits of the HTTP server (docs/configuration.md).
+     * The {@code http:} section: limits of the HTTP server (docs/configuration.md, docs/security.md).
      *
      * @param idleTimeout         a connection the server has not written to for this long is closed
-     *                            (30s), however much the client sends: idle sockets and slowloris
-     *                            clients that trickle a request head never answered cannot pile up. A
-     *                            keep-alive scraper idle longer than this reconnects
-     * @param maxHeaderBytes      largest request head (16 KiB); a larger one gets 431
-     * @param maxRequestLineBytes largest request line (8 KiB); a larger one gets 414
-     * @param maxConnections      most connections open at once (256); one more closes the oldest idle
-     *                            connection, so an idle-connection flood costs bounded memory and
-     *                            scrapes are still answered
+     *                            (30s; 100ms to 24h), however much the client sends: idle sockets and
+     *                            slowloris clients that trickle a request head never answered cannot
+     *                            pile up. A keep-alive scraper idle longer than this reconnects
+     * @param maxHeaderBytes      largest request head (16 KiB; 1 KiB to 1 MiB); a larger one gets 431
+     * @param maxRequestLineBytes largest request line (8 KiB; 256 B to 64 KiB); a larger one gets 414
+     * @param maxConnections      most connections open at once; 0 (the default): what the heap
+     *                            allows (HeapBudget: 459 with the launcher's 96 MiB), and a larger
+     *                            value is lowered to that with a warning at start (4 to 1048576). One
+     *                            more closes a never-used or the longest idle connection, so a
+     *                            connection flood costs bounded memory and scrapes are still answered
      * @param maxRequests         most requests in flight at once (40, node_exporter's
-     *                            --web.max-requests); one more gets 503
+     *                            --web.max-requests; 1 to 65536, at most max_connections); one more
+     *                            gets 503. /healthz and /readyz are answered outside it
      * @param webConfigFile       a web configuration file in the Prometheus exporters' format (TLS,
      *                            client certificates, basic auth; docs/security.md); none: plain HTTP for
      *                            everyone. --web.config.file overrides it
@@ -202,16 +205,52 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
                        @JsonProperty("max_request_line_bytes") Integer maxRequestLineBytes,
                        @JsonProperty("max_connections") Integer maxConnections, @JsonProperty("max_requests") Integer maxRequests,
                        @JsonProperty("web_config_file") String webConfigFile) {
+        /** The most max_connections may be set to (the heap may allow less). */
+        public static final int MAX_CONNECTIONS = 1 << 20;
+
         public Http {
             idleTimeout = idleTimeout == null ? Duration.ofSeconds(30) : idleTimeout;
             maxHeaderBytes = maxHeaderBytes == null ? 16 * 1024 : maxHeaderBytes;
             maxRequestLineBytes = maxRequestLineBytes == null ? 8 * 1024 : maxRequestLineBytes;
-            maxConnections = maxConnections == null ? 256 : maxConnections;
+            maxConnections = maxConnections == null ? 0 : maxConnections;
             maxRequests = maxRequests == null ? 40 : maxRequests;
         }
 
         public Http withWebConfigFile(String file) {
             return new Http(idleTimeout, maxHeaderBytes, maxRequestLineBytes, maxConnections, maxRequests, file);
+        }
+
+        /** The most bytes of request head (request line and headers) one connection may send. */
+        public int maxHeadBytes() {
+            return maxHeaderBytes + maxRequestLineBytes; // at most 1 MiB + 64 KiB once validated
+        }
+
+        /** Each integer within its range: one line naming the key and the range. */
+        void validate() {
+            if (idleTimeout.toMillis() < 100 || idleTimeout.compareTo(Duration.ofDays(1)) > 0) {
+                // the server takes milliseconds as an int: a larger value would wrap (4294967296ms is 0, no timeout)
+                throw new IllegalArgumentException("http.idle_timeout must be between 100ms and 24h");
+            }
+            range("http.max_header_bytes", maxHeaderBytes, 1024, 1 << 20);
+            range("http.max_request_line_bytes", maxRequestLineBytes, 256, 1 << 16);
+            if (maxConnections != 0) {
+                range("http.max_connections", maxConnections, 4, MAX_CONNECTIONS, "0 (what the heap allows) or ");
+            }
+            range("http.max_requests", maxRequests, 1, 1 << 16);
+            if (maxConnections != 0 && maxRequests > maxConnections) {
+                throw new IllegalArgumentException("http.max_requests must be at most http.max_connections (" + maxConnections
+                        + "), not " + maxRequests);
+            }
+        }
+
+        private static void range(String key, int value, int min, int max) {
+            range(key, value, min, max, "");
+        }
+
+        private static void range(String key, int value, int min, int max, String or) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(key + " must be " + or + "between " + min + " and " + max + ", not " + value);
+            }
         }
     }
 
@@ -247,16 +286,7 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
         if (collection.identityRefresh().isNegative()) {
             throw new IllegalArgumentException("collection.identity_refresh must be 0s or more");
         }
-        if (http.idleTimeout().toMillis() < 100 || http.idleTimeout().compareTo(Duration.ofDays(1)) > 0) {
-            // the server takes milliseconds as an int: a larger value would wrap (4294967296ms is 0, no timeout)
-            throw new IllegalArgumentException("http.idle_timeout must be between 100ms and 24h");
-        }
-        if (http.maxHeaderBytes() < 1024 || http.maxRequestLineBytes() < 256) {
-            throw new IllegalArgumentException("http: max_header_bytes must be at least 1024, max_request_line_bytes at least 256");
-        }
-        if (http.maxConnections() < 4 || http.maxRequests() < 1 || http.maxRequests() > http.maxConnections()) {
-            throw new IllegalArgumentException("http: max_connections must be at least 4, max_requests between 1 and max_connections");
-        }
+        http.validate();
         ListenAddress.parse(listen);
         HostCollection.validate(collectorConfig());
         diagnosis.validate(Diagnosis.checkIds());

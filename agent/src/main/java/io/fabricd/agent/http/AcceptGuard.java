@@ -22,23 +22,40 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The bound below {@link ConnectionLimits}: Vert.x's NIO transport with a server socket that
- * closes a new connection at accept, before Netty or Vert.x build anything for it, while
- * {@code hardCap} accepted connections are still open and its source address holds two or more.
+ * closes a new connection at accept, before Netty or Vert.x build anything for it:
+ *
+ * <ul>
+ *   <li>while {@code acceptCap} accepted connections are open, whatever its source (the absolute
+ *       cap, sized from the heap by {@link HeapBudget}), but for sources answered recently
+ *       ({@link KnownSources}: scrapers, the kubelet), which have {@link #KNOWN_ROOM} more;</li>
+ *   <li>while {@code heavySourceCap} are open, when its source address holds two or more.</li>
+ * </ul>
  *
  * <p>Why: the acceptor thread hands every accepted socket to the event loop, which builds its
  * pipeline and connection object (~8 KiB) and only then runs the connection handler that closes
- * the oldest. A local flood accepts faster than one event loop builds and closes, and the queue in
- * between grew until a 96 MiB heap ran out (IdleConnectionFloodIT). Counted here from accept to
- * close, the connections in that queue are bounded too.
+ * one for room. A local flood accepts faster than one event loop builds and closes, and the queue
+ * in between grew until a 96 MiB heap ran out (IdleConnectionFloodIT); a bound per source address
+ * alone let a flood from thousands of addresses through. Counted here from accept to close, the
+ * connections in that queue are bounded too.
  */
 final class AcceptGuard implements io.vertx.core.transport.Transport {
-    private final int hardCap;
+    /** Connections beyond the absolute cap let in from known sources. */
+    static final int KNOWN_ROOM = HeapBudget.MIN_ACCEPT_ROOM;
+    private final int heavySourceCap;
+    private final int acceptCap;
+    private final KnownSources known;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
     private final Transport nio = NioTransport.INSTANCE;
 
-    AcceptGuard(int hardCap) {
-        this.hardCap = hardCap;
+    /**
+     * @param heavySourceCap beyond this many open, a source holding two or more gets no more
+     * @param acceptCap      beyond this many open, only known sources get in, {@link #KNOWN_ROOM} more
+     */
+    AcceptGuard(int heavySourceCap, int acceptCap, KnownSources known) {
+        this.heavySourceCap = heavySourceCap;
+        this.acceptCap = acceptCap;
+        this.known = known;
     }
 
     /** Connections closed at accept so far. */
@@ -113,23 +130,32 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
     }
 
     /**
-     * A source holding fewer connections than this is let in even beyond the cap: a scraper (one
-     * connection at a time) keeps getting answers while a flood's sources are refused.
+     * A source holding fewer connections than this is let in beyond the heavy-source cap: a
+     * scraper (one connection at a time) keeps getting answers while a flood's sources are refused.
      */
     private static final int LIGHT_SOURCE = 2;
     /** Open connections per source address (from accept to close). */
-    private final ConcurrentHashMap<Object, Integer> perSource = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Integer> perSource = new ConcurrentHashMap<>();
 
-    /** The source address of a connection ("" when the socket cannot say). */
-    private static Object remote(SocketChannel ch) {
+    /** The source address of a connection, as Vert.x writes it ("" when the socket cannot say). */
+    private static String remote(SocketChannel ch) {
         try {
-            return ch.getRemoteAddress() instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress() : "";
+            return ch.getRemoteAddress() instanceof InetSocketAddress a && a.getAddress() != null ? a.getAddress().getHostAddress() : "";
         } catch (IOException e) {
             return "";
         }
     }
 
-    /** The server socket: accepts as Netty's does, and closes at once beyond the cap. */
+    /** Whether a new connection from {@code source} is closed at accept; see the class comment. */
+    private boolean refuse(String source) {
+        int n = open.get();
+        if (n >= acceptCap && (n - acceptCap >= KNOWN_ROOM || !known.known(source))) {
+            return true;
+        }
+        return n >= heavySourceCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE;
+    }
+
+    /** The server socket: accepts as Netty's does, and closes at once beyond the caps. */
     private final class Guarded extends NioServerSocketChannel {
         @Override
         protected int doReadMessages(List<Object> buf) throws Exception {
@@ -138,8 +164,8 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
                 if (ch == null) {
                     return 0;
                 }
-                Object source = remote(ch);
-                if (open.get() >= hardCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE) {
+                String source = remote(ch);
+                if (refuse(source)) {
                     refused.incrementAndGet();
                     try {
                         ch.setOption(StandardSocketOptions.SO_LINGER, 0); // a reset: no TIME_WAIT kept for a flood

@@ -9,29 +9,34 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.transport.Transport;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.logging.Logger;
 
 /**
- * Bounds what clients can make the HTTP server hold, so that a flood of connections sheds load
- * instead of exhausting the heap (each open connection costs the JVM several KiB):
+ * Bounds what clients can make the HTTP server hold, so that a flood of connections, from however
+ * many source addresses, sheds load instead of exhausting the heap ({@link HeapBudget}):
  *
  * <ul>
- *   <li>at most {@code maxConnections} open. One more closes a connection of the source address
- *       that holds the most: its oldest that never sent a request, else its oldest without a
- *       request in flight. A flood's sockets go, a scraper's (one or two connections from its
- *       address) stay, even one whose request the server has not read yet: the event loop
- *       registers a flood's accepts in batches of up to ~1 000 before it reads again, so "the
- *       oldest unread connection anywhere" would often be a scrape's (IdleConnectionFloodIT).
- *       When every connection of the heaviest source is busy, the oldest idle one anywhere goes,
- *       else the new one. Below that, {@link AcceptGuard} closes new connections at accept while
- *       four times as many are open, so that those the event loop has not handled yet are
- *       bounded too;</li>
+ *   <li>at most {@code maxConnections} open (by default, and at most, what the heap allows). One
+ *       more closes, in this order: a connection that never sent a request, from a source not
+ *       answered recently ({@link KnownSources}), the oldest of the source holding the most such
+ *       ({@link FreshConnections}: a flood's go, a new scraper's one unread connection stays, even
+ *       while the event loop registers a flood's accepts in batches of ~1 000 before it reads
+ *       again); else a never-used one of a known source (a scraper's or the kubelet's new
+ *       connection whose request is not read yet), the oldest; else the connection idle longest
+ *       among those that were served (a kept-alive scraper's, just used, is the last of them to
+ *       go); else the new one. A connection with a request in flight is never closed for room.
+ *       Below that, {@link AcceptGuard} closes new connections at accept beyond an absolute cap,
+ *       so that those the event loop has not handled yet are bounded too;</li>
  *   <li>at most {@code maxRequests} requests in flight (node_exporter's {@code --web.max-requests}):
- *       one beyond it gets 503 at once.</li>
+ *       one beyond it gets 503 at once. {@code GET /healthz} and {@code /readyz} are outside that
+ *       budget: answered at once on the event loop, they hold nothing, and a client holding every
+ *       request slot cannot make the kubelet restart the agent.</li>
  * </ul>
  *
  * Needs a server with h2c off (the agent's): with h2c on, Vert.x makes the connection, and calls
@@ -42,35 +47,58 @@ import java.util.Map;
  * the same should the server ever get more event loops.
  */
 public final class ConnectionLimits {
+    private static final Logger LOG = Logger.getLogger(ConnectionLimits.class.getName());
     private final int maxConnections;
     private final int maxRequests;
-    /** Open connections, oldest first. */
-    private final Map<HttpConnection, Conn> open = new LinkedHashMap<>();
-    /** Open connections per source address. */
-    private final Map<String, Integer> perSource = new HashMap<>();
+    /** Every open connection. */
+    private final Map<HttpConnection, Conn> open = new HashMap<>();
+    /** Never used, of sources not answered recently: closed for room first, then freshKnown, then idle. */
+    private final FreshConnections<HttpConnection> fresh = new FreshConnections<>();
+    /** Served, nothing in flight; idle longest first. */
+    private final LinkedHashSet<HttpConnection> idle = new LinkedHashSet<>();
+    /** Never used, of known sources, oldest first. */
+    private final LinkedHashSet<HttpConnection> freshKnown = new LinkedHashSet<>();
     private int inFlight;
     private final Counter shed;
     private final Counter rejected;
+    private final KnownSources known = new KnownSources();
+    private final AcceptGuard guard;
 
     /** One open connection: where from, requests in flight, requests received. */
     private static final class Conn {
         final String source;
+        final boolean known;
         int inFlight;
         int served;
 
-        Conn(String source) {
+        Conn(String source, boolean known) {
             this.source = source;
+            this.known = known;
         }
     }
 
-    /** Accepted connections beyond this many open are closed at accept (AcceptGuard). */
-    static final int HARD_CAP_FACTOR = 4;
-    private final AcceptGuard guard;
-
+    /** With the default limits of a request head (16 KiB of headers, 8 KiB of request line). */
     public ConnectionLimits(int maxConnections, int maxRequests, MeterRegistry meters) {
-        this.maxConnections = maxConnections;
+        this(maxConnections, maxRequests, 24 << 10, meters);
+    }
+
+    /**
+     * @param maxConnections 0: what the heap allows; more than that: capped to it, with a warning
+     * @param headBytes      the largest request head a connection may send (headers and request
+     *                       line): the heap a connection may hold grows with it
+     */
+    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, MeterRegistry meters) {
+        long heap = Runtime.getRuntime().maxMemory();
+        int allowed = HeapBudget.maxConnections(heap, headBytes);
+        if (maxConnections > allowed) {
+            LOG.warning("http.max_connections " + maxConnections + " is more than a " + (heap >> 20) + " MiB heap holds at "
+                    + (HeapBudget.connectionBytes(headBytes) >> 10) + " KiB a connection: " + allowed
+                    + " (raise -Xmx, or lower max_header_bytes and max_request_line_bytes, for more)");
+        }
+        this.maxConnections = maxConnections <= 0 ? allowed : Math.min(maxConnections, allowed);
         this.maxRequests = maxRequests;
-        this.guard = new AcceptGuard(maxConnections * HARD_CAP_FACTOR);
+        int cap = HeapBudget.acceptCap(heap, this.maxConnections);
+        this.guard = new AcceptGuard(HeapBudget.heavySourceCap(this.maxConnections, cap), cap, known);
         FunctionCounter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_REFUSED), guard, AcceptGuard::refused)
                 .description(AgentMetrics.HTTP_CONNECTIONS_REFUSED.help()).register(meters);
         Gauge.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS), this, l -> l.openConnections())
@@ -81,9 +109,14 @@ public final class ConnectionLimits {
                 .description(AgentMetrics.HTTP_REQUESTS_REJECTED.help()).register(meters);
     }
 
+    /** The connections kept open at most: the configured limit, or what the heap allows. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
     /**
      * The Vert.x transport to build the server's Vertx with: NIO, its server socket closing new
-     * connections at accept beyond four times maxConnections.
+     * connections at accept beyond the absolute cap.
      */
     public Transport transport() {
         return guard;
@@ -98,10 +131,17 @@ public final class ConnectionLimits {
         HttpConnection victim = null;
         synchronized (this) {
             String source = c.remoteAddress() == null ? "" : String.valueOf(c.remoteAddress().hostAddress());
-            open.put(c, new Conn(source));
-            perSource.merge(source, 1, Integer::sum);
-            if (open.size() > maxConnections) {
+            Conn s = new Conn(source, known.known(source));
+            if (open.size() >= maxConnections) { // chosen among the others: the new one only when none of them may go
                 victim = victim(c);
+            }
+            open.put(c, s);
+            if (s.known) {
+                freshKnown.add(c);
+            } else {
+                fresh.add(c, source);
+            }
+            if (victim != null) {
                 forget(victim);
             }
         }
@@ -112,31 +152,23 @@ public final class ConnectionLimits {
         }
     }
 
-    /** The connection to close for room; see the class comment. */
+    /** The connection to close for room, {@code newest} not counted in yet; see the class comment. */
     private HttpConnection victim(HttpConnection newest) {
-        int most = 0;
-        for (int n : perSource.values()) {
-            most = Math.max(most, n);
+        HttpConnection v = fresh.first();
+        if (v == null && !freshKnown.isEmpty()) {
+            v = freshKnown.iterator().next();
         }
-        HttpConnection idle = null;
-        HttpConnection idleAnywhere = null;
-        for (Map.Entry<HttpConnection, Conn> e : open.entrySet()) {
-            Conn s = e.getValue();
-            if (e.getKey() == newest || s.inFlight > 0) {
-                continue;
-            }
-            if (perSource.get(s.source) == most) { // one of the heaviest sources: its oldest first
-                if (s.served == 0) {
-                    return e.getKey();
-                }
-                idle = idle == null ? e.getKey() : idle;
-            }
-            idleAnywhere = idleAnywhere == null ? e.getKey() : idleAnywhere;
+        if (v == null && !idle.isEmpty()) {
+            v = idle.iterator().next();
         }
-        if (idle != null) {
-            return idle;
+        return v == null ? newest : v;
+    }
+
+    /** Takes a connection out of the shedding order: a request came, or it closed. */
+    private void unqueue(HttpConnection c, Conn s) {
+        if (!idle.remove(c) && !freshKnown.remove(c)) {
+            fresh.remove(c, s.source);
         }
-        return idleAnywhere != null ? idleAnywhere : newest;
     }
 
     /** Takes a connection out of the books (its requests out of inFlight). */
@@ -144,7 +176,7 @@ public final class ConnectionLimits {
         Conn s = open.remove(c);
         if (s != null) {
             inFlight -= s.inFlight;
-            perSource.computeIfPresent(s.source, (k, n) -> n == 1 ? null : n - 1);
+            unqueue(c, s);
         }
     }
 
@@ -152,18 +184,39 @@ public final class ConnectionLimits {
         forget(c);
     }
 
+    /** {@code GET} or {@code HEAD} of /healthz or /readyz: answered outside the request budget. */
+    static boolean health(HttpServerRequest req) {
+        String p = req.path();
+        return (req.method() == HttpMethod.GET || req.method() == HttpMethod.HEAD) && p != null
+                && (p.equals("/healthz") || p.equals("/readyz") || p.equals("/healthz/") || p.equals("/readyz/"));
+    }
+
     /**
      * Wraps the request handler: counts the request in flight on its connection until its response
-     * ends or the connection closes; 503 beyond {@code maxRequests}.
+     * ends or the connection closes; 503 beyond {@code maxRequests}. Health checks are not counted.
      */
     public Handler<HttpServerRequest> limit(Handler<HttpServerRequest> handler) {
         return req -> {
             HttpConnection c = req.connection();
+            if (health(req)) {
+                synchronized (this) {
+                    Conn s = open.get(c);
+                    if (s != null && s.inFlight == 0) { // used: to the back of the idle ones
+                        unqueue(c, s);
+                        s.served++;
+                        idle.add(c);
+                    }
+                }
+                req.response().endHandler(v -> answered(c, req));
+                handler.handle(req);
+                return;
+            }
             boolean over;
             synchronized (this) {
                 over = inFlight >= maxRequests;
                 Conn s = open.get(c);
                 if (!over && s != null) {
+                    unqueue(c, s);
                     inFlight++;
                     s.inFlight++;
                     s.served++;
@@ -177,11 +230,20 @@ public final class ConnectionLimits {
                 return;
             }
             boolean[] done = new boolean[1];
-            Handler<Void> finished = v -> finished(c, done);
-            req.response().endHandler(finished);
-            req.response().closeHandler(finished);
+            req.response().endHandler(v -> {
+                answered(c, req);
+                finished(c, done);
+            });
+            req.response().closeHandler(v -> finished(c, done));
             handler.handle(req);
         };
+    }
+
+    /** Remembers the source of a request answered below 400 ({@link KnownSources}). */
+    private void answered(HttpConnection c, HttpServerRequest req) {
+        if (req.response().getStatusCode() < 400 && c.remoteAddress() != null) {
+            known.answered(String.valueOf(c.remoteAddress().hostAddress()));
+        }
     }
 
     private synchronized void finished(HttpConnection c, boolean[] done) {
@@ -193,6 +255,9 @@ public final class ConnectionLimits {
         if (s != null && s.inFlight > 0) { // else the connection was closed first and took its requests along
             s.inFlight--;
             inFlight--;
+            if (s.inFlight == 0) {
+                idle.add(c);
+            }
         }
     }
 

@@ -17,6 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -221,5 +224,137 @@ class ConnectionLimitsTest {
                 x.close();
             }
         }
+    }
+
+    @Test
+    void healthChecksAreAnsweredWhileEveryRequestSlotIsHeld() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Socket h = connect();
+                s.add(h);
+                send(h, "/hold");
+            }
+            awaitHeld(2);
+            for (String path : List.of("/healthz", "/readyz", "/healthz/")) {
+                Socket probe = connect();
+                s.add(probe);
+                send(probe, path);
+                assertThat(statusLine(probe)).as(path).isEqualTo("HTTP/1.1 200 OK");
+            }
+            Socket other = connect();
+            s.add(other);
+            send(other, "/metrics");
+            assertThat(statusLine(other)).isEqualTo("HTTP/1.1 503 Service Unavailable");
+            assertThat(limits.inFlight()).isEqualTo(2);
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+
+    @Test
+    void aKnownSourcesUnreadConnectionOutlivesAFloodFromManyAddresses() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try (Socket first = connect("127.0.0.1")) {
+            send(first, "/"); // answered: 127.0.0.1 is a known source from now on
+            assertThat(statusLine(first)).isEqualTo("HTTP/1.1 200 OK");
+        }
+        try {
+            Socket scraper = connect("127.0.0.1"); // its request not read yet, as under a flood
+            s.add(scraper);
+            for (int i = 0; i < 8; i++) {
+                s.add(connect("127.0.3." + (1 + i))); // one connection from each of eight addresses
+                Thread.sleep(50);
+            }
+            assertThat(closedByPeer(scraper)).isFalse();
+            send(scraper, "/");
+            assertThat(statusLine(scraper)).isEqualTo("HTTP/1.1 200 OK");
+            // the flood's oldest went
+            assertThat(closedByPeer(s.get(1))).isTrue();
+            assertThat(closedByPeer(s.get(8))).isFalse();
+            assertThat(limits.openConnections()).isEqualTo(4);
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+
+    @Test
+    void aConnectionLimitOverTheHeapsIsLoweredAndNothingOverflows() throws Exception {
+        long heap = Runtime.getRuntime().maxMemory();
+        int allowed = HeapBudget.maxConnections(heap, 24 << 10);
+        List<String> warnings = new ArrayList<>();
+        Logger log = Logger.getLogger(ConnectionLimits.class.getName());
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                warnings.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(h);
+        try {
+            assertThat(new ConnectionLimits(0, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(warnings).isEmpty();
+            assertThat(new ConnectionLimits(600_000_000, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(warnings).singleElement().asString().startsWith("http.max_connections 600000000 is more than a ")
+                    .contains(": " + allowed + " (raise -Xmx");
+        } finally {
+            log.removeHandler(h);
+        }
+        assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, new SimpleMeterRegistry()).maxConnections()).isEqualTo(4);
+        // 600 000 000 x 4 was negative: every address's third connection was closed at accept
+        ConnectionLimits big = new ConnectionLimits(600_000_000, 8, new SimpleMeterRegistry());
+        Vertx guarded = Vertx.builder().withTransport(big.transport()).build();
+        try {
+            HttpServer srv = guarded.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
+                    .connectionHandler(big.connectionHandler())
+                    .requestHandler(big.limit(req -> req.response().end("ok\n")))
+                    .listen(0, "127.0.0.1").await();
+            List<Socket> s = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    Socket x = new Socket("127.0.0.1", srv.actualPort());
+                    x.setSoTimeout(5_000);
+                    s.add(x);
+                }
+                for (Socket x : s) {
+                    send(x, "/");
+                    assertThat(statusLine(x)).isEqualTo("HTTP/1.1 200 OK");
+                }
+            } finally {
+                for (Socket x : s) {
+                    x.close();
+                }
+            }
+        } finally {
+            guarded.close().await();
+        }
+    }
+
+    @Test
+    void theHeapBudgetsArithmetic() {
+        long mib96 = 96L << 20;
+        assertThat(HeapBudget.connectionBytes(24 << 10)).isEqualTo(80 << 10);
+        assertThat(HeapBudget.maxConnections(mib96, 24 << 10)).isEqualTo(460);
+        assertThat(HeapBudget.acceptCap(mib96, 460)).isEqualTo(460 + 768);
+        assertThat(HeapBudget.heavySourceCap(460, 1228)).isEqualTo(844);
+        // no overflow at the extremes
+        assertThat(HeapBudget.maxConnections(Long.MAX_VALUE, 0)).isEqualTo(HeapBudget.MAX_CONNECTIONS);
+        assertThat(HeapBudget.maxConnections(1, Integer.MAX_VALUE)).isEqualTo(4);
+        assertThat(HeapBudget.acceptCap(Long.MAX_VALUE, Integer.MAX_VALUE)).isEqualTo(Integer.MAX_VALUE - HeapBudget.MIN_ACCEPT_ROOM);
+        assertThat(HeapBudget.acceptCap(0, 4)).isEqualTo(4 + HeapBudget.MIN_ACCEPT_ROOM);
+        int cap = HeapBudget.acceptCap(Long.MAX_VALUE, Integer.MAX_VALUE);
+        assertThat(HeapBudget.heavySourceCap(Integer.MAX_VALUE, cap)).isBetween(cap, Integer.MAX_VALUE);
     }
 }

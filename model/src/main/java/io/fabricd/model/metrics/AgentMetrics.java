@@ -31,10 +31,10 @@ public final class AgentMetrics {
     public static final MetricFamily HTTP_CONNECTIONS = gauge("fabric_agent_http_connections", null,
             "HTTP connections open (at most http.max_connections)");
     public static final MetricFamily HTTP_CONNECTIONS_SHED = counter("fabric_agent_http_connections_shed", null,
-            "HTTP connections closed because http.max_connections were open (the heaviest source's oldest idle one)");
+            "HTTP connections closed because http.max_connections were open (never-used ones of unknown sources first)");
     public static final MetricFamily HTTP_CONNECTIONS_REFUSED = counter("fabric_agent_http_connections_refused", null,
-            "TCP connections closed at accept because four times http.max_connections were still open (a flood faster than the "
-                    + "server closes)");
+            "TCP connections closed at accept beyond the absolute cap sized from the heap (a flood faster than the server "
+                    + "closes)");
     public static final MetricFamily HTTP_REQUESTS_REJECTED = counter("fabric_agent_http_requests_rejected", null,
             "HTTP requests answered 503 because http.max_requests were in flight");
     public static final MetricFamily HTTP_AUTH_FAILURES = counter("fabric_agent_http_auth_failures", null,

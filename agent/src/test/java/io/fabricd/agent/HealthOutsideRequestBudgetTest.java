@@ -1,0 +1,93 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.collectors.Fixtures;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.bandwidth.BandwidthMessages;
+import io.fabricd.probes.peers.EndpointAuth;
+import io.fabricd.testing.PrivateFiles;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real agent with http.max_requests 2, both requests held by clients that never finish their
+ * body (a bandwidth start, signed with the probe key, whose body stops half way): other requests
+ * get 503, but /healthz and /readyz are answered outside that budget, so the kubelet does not
+ * restart an agent someone keeps busy.
+ */
+class HealthOutsideRequestBudgetTest {
+    @Test
+    void healthAndReadinessAreAnsweredWhileEveryRequestSlotIsHeld(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 2}")
+                .withProbe(AgentProbeTest.probe(key));
+        List<Socket> held = new ArrayList<>();
+        try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start()) {
+            assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+            int port = a.port();
+            EndpointAuth auth = new EndpointAuth(new ProbeKey(AgentProbeTest.KEY.getBytes(StandardCharsets.UTF_8)));
+            byte[] body = new byte[200];
+            Arrays.fill(body, (byte) ' ');
+            for (int i = 0; i < 2; i++) {
+                String target = "127.0.0.1:" + port;
+                String header = auth.request("POST", EndpointAuth.signedPath(BandwidthMessages.START_PATH, body), target,
+                        System.currentTimeMillis() / 1000).header();
+                Socket s = connect(port);
+                held.add(s);
+                s.getOutputStream().write(("POST " + BandwidthMessages.START_PATH + " HTTP/1.1\r\nHost: " + target + "\r\n"
+                        + EndpointAuth.REQUEST_HEADER + ": " + header + "\r\nContent-Type: application/json\r\nContent-Length: "
+                        + body.length + "\r\n\r\n{\"client\":").getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+            }
+            // both slots are taken: a scrape waits its turn (503, Retry-After)
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            int scrape = get(port, "GET", "/metrics");
+            while (scrape != 503 && System.nanoTime() < deadline) {
+                Thread.sleep(50); // the held requests' heads not read yet
+                scrape = get(port, "GET", "/metrics");
+            }
+            assertThat(scrape).as("the two unfinished requests hold both slots").isEqualTo(503);
+            for (int i = 0; i < 3; i++) {
+                assertThat(get(port, "GET", "/healthz")).isEqualTo(200);
+                assertThat(get(port, "GET", "/readyz")).isEqualTo(200);
+                assertThat(get(port, "HEAD", "/healthz")).isEqualTo(200);
+            }
+            assertThat(get(port, "GET", "/metrics")).isEqualTo(503);
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    /** The status of one request over a new connection. */
+    private static int get(int port, String method, String path) throws IOException {
+        try (Socket s = connect(port)) {
+            s.getOutputStream().write((method + " " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            InputStream in = s.getInputStream();
+            String status = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
+            return status.startsWith("HTTP/1.1 ") ? Integer.parseInt(status.substring(9, 12)) : -1;
+        }
+    }
+}
