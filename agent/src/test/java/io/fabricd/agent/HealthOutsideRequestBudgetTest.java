@@ -43,7 +43,7 @@ class HealthOutsideRequestBudgetTest {
             Arrays.fill(body, (byte) ' ');
             for (int i = 0; i < 2; i++) {
                 String target = "127.0.0.1:" + port;
-                String header = auth.request("POST", EndpointAuth.signedPath(BandwidthMessages.START_PATH, body), target,
+                String header = auth.request("POST", BandwidthMessages.START_PATH, a.probes().endpointAuth().agentId(), body,
                         System.currentTimeMillis() / 1000).header();
                 Socket s = connect(port);
                 held.add(s);
