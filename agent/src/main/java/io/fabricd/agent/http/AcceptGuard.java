@@ -152,7 +152,8 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
         if (n >= acceptCap && (n - acceptCap >= KNOWN_ROOM || !known.known(source))) {
             return true;
         }
-        return n >= heavySourceCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE;
+        // a known source (the kubelet's node address, a scraper) is not refused for holding two
+        return n >= heavySourceCap && perSource.getOrDefault(source, 0) >= LIGHT_SOURCE && !known.known(source);
     }
 
     /** The server socket: accepts as Netty's does, and closes at once beyond the caps. */

@@ -8,13 +8,28 @@ import java.util.Map;
  * kubelet's probes, which come back from the same address every few seconds. Their new connections
  * are closed for room after those of other sources, and let in at accept beyond the absolute cap
  * ({@link AcceptGuard}). At most {@link #CAPACITY} addresses, the least recently answered forgotten
- * first: a flood that never completes a request never gets in here, and one that does must keep
- * completing requests from more addresses than this, between two scrapes, to push a scraper out.
+ * first: a flood that never completes a request never gets in here. New addresses join at most
+ * {@link #JOINS_PER_SECOND} a second (one already known is refreshed at any rate), so that turning
+ * the whole table over takes {@code CAPACITY / JOINS_PER_SECOND} = 128 s, longer than any scrape
+ * or probe interval: a flood answered from thousands of addresses cannot push a scraper or the
+ * kubelet out between two of their requests.
  *
  * <p>Asked from the acceptor thread and the event loop: synchronized.
  */
 final class KnownSources {
     static final int CAPACITY = 1024;
+    static final int JOINS_PER_SECOND = 8;
+    private long second = -1;
+    private int joined;
+    private final java.util.function.LongSupplier nanos;
+
+    KnownSources() {
+        this(System::nanoTime);
+    }
+
+    KnownSources(java.util.function.LongSupplier nanos) {
+        this.nanos = nanos;
+    }
 
     private final Map<String, Boolean> recent = new LinkedHashMap<>(64, 0.75f, true) {
         private static final long serialVersionUID = 1L;
@@ -27,7 +42,18 @@ final class KnownSources {
 
     /** A request from {@code source} was answered with a status below 400. */
     synchronized void answered(String source) {
-        recent.put(source, Boolean.TRUE);
+        if (recent.get(source) != null) { // refreshed: the most recent now
+            return;
+        }
+        long now = nanos.getAsLong() / 1_000_000_000L;
+        if (now != second) {
+            second = now;
+            joined = 0;
+        }
+        if (joined < JOINS_PER_SECOND) {
+            joined++;
+            recent.put(source, Boolean.TRUE);
+        }
     }
 
     synchronized boolean known(String source) {
