@@ -108,6 +108,9 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if and $chart (not .Values.web.certManager.enabled) (or (not .Values.web.basicAuth.username) (not .Values.web.basicAuth.bcryptHash)) -}}
 {{- fail "web.basicAuth needs username and bcryptHash (htpasswd -nbBC 10 \"\" \"$PASSWORD\" | tr -d ':\\n')" -}}
 {{- end -}}
+{{- if and .Values.web.basicAuth.bcryptHash (not .Values.web.basicAuth.username) -}}
+{{- fail "web.basicAuth.bcryptHash needs web.basicAuth.username (the user Prometheus scrapes as)" -}}
+{{- end -}}
 {{- if and .Values.web.basicAuth.username (not .Values.web.basicAuth.bcryptHash) -}}
 {{- fail "web.basicAuth.username needs web.basicAuth.bcryptHash (htpasswd -nbBC 10 \"\" \"$PASSWORD\" | tr -d ':\\n')" -}}
 {{- end -}}

@@ -227,6 +227,25 @@ class SnapshotOutTest {
         assertThat(mine.resolve("snap/fabricd-snapshot.json")).isRegularFile();
     }
 
+    @Test
+    void aLinkAnotherUserPlantedOnTheWayIsRefusedNotFollowed(@TempDir Path tmp) throws Exception {
+        Requirements.require(isRoot(tmp), "root, to give a link to another user");
+        // /tmp-like: root's, sticky, everybody may make entries; theirs is a link to a root-only folder
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777, LinkOption.NOFOLLOW_LINKS);
+        Path rootOnly = Files.createDirectory(tmp.resolve("root-only"));
+        Files.setPosixFilePermissions(rootOnly, PosixFilePermissions.fromString("rwx------"));
+        Path link = Files.createSymbolicLink(sticky.resolve("x"), rootOnly);
+        Files.setAttribute(link, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
+        CliTest.Result r = snapshot(link.resolve("snap"));
+        oneLineExitTwo(r, "the link " + link + " belongs to uid 65534, who can point it anywhere");
+        assertThat(names(rootOnly)).as("written through the planted link").isEmpty();
+        // the same link, root's: followed
+        Files.setAttribute(link, "unix:uid", 0, LinkOption.NOFOLLOW_LINKS);
+        assertThat(snapshot(link.resolve("snap")).code()).isZero();
+        assertThat(rootOnly.resolve("snap/fabricd-snapshot.json")).isRegularFile();
+    }
+
     private static boolean isRoot(Path any) throws IOException {
         return Integer.valueOf(0).equals(Files.getAttribute(any, "unix:uid"));
     }

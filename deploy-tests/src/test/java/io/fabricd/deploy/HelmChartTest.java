@@ -510,6 +510,9 @@ class HelmChartTest {
         assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.existingSecret", "mine")))
                 .hasMessageContaining("web.existingSecret");
         assertThatThrownBy(() -> render(t -> t.set("web.basicAuth.bcryptHash", "plain"))).hasMessageContaining("bcryptHash");
+        // a hash without a user would silently mean no auth beside TLS
+        assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.basicAuth.bcryptHash", hash)))
+                .hasMessageContaining("needs web.basicAuth.username");
         assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("kubeRbacProxy.enabled", "true")))
                 .hasMessageContaining("choose one");
     }

@@ -7,7 +7,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
@@ -19,9 +18,11 @@ import java.util.Map;
  * instead of writing through it. A sticky folder ({@code /tmp}) passes: there only the owner of an
  * entry can rename it, and the next folder down must be root's or ours like every other.
  *
- * <p>The check runs on the folder's real path and callers write through that path: a link on the
- * way given is resolved once, here, and nobody else can change a folder of the checked chain
- * afterwards (only its owner, root or us, can chmod, chown or rename in it).
+ * <p>The check walks the path as given, name by name: every folder reached is checked, and a link
+ * on the way is followed only when it sits in a folder that passes and, in a sticky folder, is
+ * root's or ours (so a link another user planted is refused, not followed). Callers write through
+ * the real path returned; nobody else can change a folder of the checked chain afterwards (only
+ * its owner, root or us, can chmod, chown or rename in it).
  */
 public final class FolderChain {
     private static final int STICKY = 01000;
@@ -47,17 +48,11 @@ public final class FolderChain {
      * top; other IOExceptions when the folder cannot be looked at (missing, permissions).
      */
     public static Path check(Path folder) throws IOException {
-        Path real = folder.toRealPath();
-        long self = effectiveUid();
-        List<Path> chain = new ArrayList<>();
-        for (Path p = real; p != null; p = p.getParent()) {
-            chain.add(p);
+        Walk w = walk(folder);
+        if (!w.rest().isEmpty()) {
+            throw new NoSuchFileException(folder.toString());
         }
-        Collections.reverse(chain);
-        for (Path p : chain) {
-            checkOne(p, self);
-        }
-        return real;
+        return w.real();
     }
 
     /**
@@ -65,11 +60,84 @@ public final class FolderChain {
      * will be made in); its real path. For a folder to be made: check again once it is.
      */
     public static Path checkNearest(Path folder) throws IOException {
-        Path p = folder.toAbsolutePath().normalize();
-        while (p.getParent() != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
-            p = p.getParent();
+        return walk(folder).real();
+    }
+
+    /** The real path reached, and the names below it that do not exist. */
+    private record Walk(Path real, List<String> rest) {
+    }
+
+    /** Links followed on one walk at most, as the kernel's ELOOP limit. */
+    private static final int MAX_LINKS = 40;
+
+    /**
+     * Walks the path as given, from {@code /}, one name at a time, checking each folder reached and
+     * each link met: a link counts only when the folder holding it passes (only root and we can
+     * make links there) and, in a sticky folder anyone may write (/tmp), when root or we own the
+     * link itself; the kernel's protected_symlinks rule, so a link another user planted on the way
+     * is refused rather than followed. {@code ..} goes up from where the walk really is, as the
+     * kernel does after a link.
+     */
+    private static Walk walk(Path folder) throws IOException {
+        long self = effectiveUid();
+        java.util.ArrayDeque<String> names = new java.util.ArrayDeque<>();
+        push(names, folder.toAbsolutePath());
+        Path cur = folder.toAbsolutePath().getRoot();
+        checkOne(cur, self);
+        int links = 0;
+        while (!names.isEmpty()) {
+            String name = names.pop();
+            if (name.isEmpty() || name.equals(".")) {
+                continue;
+            }
+            if (name.equals("..")) {
+                cur = cur.getParent() == null ? cur : cur.getParent();
+                continue;
+            }
+            Path next = cur.resolve(name);
+            Map<String, Object> a;
+            try {
+                a = Files.readAttributes(next, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            } catch (NoSuchFileException e) {
+                List<String> rest = new ArrayList<>();
+                rest.add(name);
+                rest.addAll(names);
+                return new Walk(cur, rest);
+            } catch (UnsupportedOperationException e) {
+                return new Walk(folder.toRealPath(), List.of()); // not a POSIX file system: no owners to check
+            }
+            int mode = (Integer) a.get("mode");
+            if ((mode & 0170000) == 0120000) {
+                int uid = (Integer) a.get("uid");
+                if (uid != 0 && uid != self && (modeOf(cur) & STICKY) != 0) {
+                    throw new Refused("the link " + next + " belongs to " + who(null, "user", uid)
+                            + ", who can point it anywhere" + WHAT_TO_DO);
+                }
+                if (++links > MAX_LINKS) {
+                    throw new IOException(folder + ": too many levels of symbolic links");
+                }
+                Path target = Files.readSymbolicLink(next);
+                push(names, target);
+                if (target.isAbsolute()) {
+                    cur = target.getRoot();
+                }
+                continue;
+            }
+            checkOne(next, self);
+            cur = next;
         }
-        return check(p);
+        return new Walk(cur, List.of());
+    }
+
+    /** Puts the names of {@code p} in front of those still to walk. */
+    private static void push(java.util.ArrayDeque<String> names, Path p) {
+        for (int i = p.getNameCount() - 1; i >= 0; i--) {
+            names.push(p.getName(i).toString());
+        }
+    }
+
+    private static int modeOf(Path p) throws IOException {
+        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
     }
 
     private static void checkOne(Path p, long self) throws IOException {
