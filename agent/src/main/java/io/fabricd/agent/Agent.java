@@ -76,6 +76,7 @@ public final class Agent implements AutoCloseable {
     private final HostSource source;
     private final AgentConfig config;
     private final ProbeKey probeKey;
+    private final String osHostname = readOsHostname();
     /** libc and the verbs shim, loaded once here and handed to the probes and bandwidth tests. */
     private final Natives natives = Natives.load();
     /** TLS and basic auth; null: plain HTTP for everyone. */
@@ -284,6 +285,23 @@ public final class Agent implements AutoCloseable {
         CollectionLoop.Published p = loop.latest();
         if (p != null) {
             return p.model().hostname();
+        }
+        return osHostname;
+    }
+
+    /**
+     * The kernel's host name, read once at construction: {@link #hostname()} is asked on the event
+     * loop (a signed request's agent id) before the first collection, where a resolver lookup must
+     * not run.
+     */
+    private static String readOsHostname() {
+        try {
+            String n = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            if (!n.isEmpty()) {
+                return n;
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: ask the JDK
         }
         try {
             return InetAddress.getLocalHost().getHostName();

@@ -169,6 +169,6 @@ public final class BandwidthApi {
     }
 
     private static void text(HttpServerRequest req, int status, String body) {
-        req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
+        EndpointRefusal.text(req, status, body);
     }
 }

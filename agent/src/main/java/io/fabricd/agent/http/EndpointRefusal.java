@@ -38,14 +38,7 @@ final class EndpointRefusal {
             why += ": a request of an older fabricd; agents exchange endpoints with agents of their own release only, upgrade "
                     + "them together (roll the DaemonSet)";
         }
-        String body = what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n";
-        if (bodyUnread(req)) {
-            // the body is never read: close rather than let the sender stream it into a kept-alive connection
-            req.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
-                    .putHeader(HttpHeaders.CONNECTION, "close").end(body).onComplete(x -> req.connection().close());
-            return;
-        }
-        text(req, 401, body);
+        text(req, 401, what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n");
     }
 
     /** A body is announced and not read to its end. */
@@ -55,7 +48,16 @@ final class EndpointRefusal {
         return announced && !req.isEnded();
     }
 
+    /**
+     * A text answer; when the request announced a body that is not read, the connection is closed
+     * after it, rather than the sender streaming the body into a kept-alive connection.
+     */
     static void text(HttpServerRequest req, int status, String body) {
-        req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
+        req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (bodyUnread(req)) {
+            req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body).onComplete(x -> req.connection().close());
+            return;
+        }
+        req.response().end(body);
     }
 }

@@ -56,7 +56,7 @@ public final class TlsReload {
         return watch(vertx, server, options, files, PERIOD_MS);
     }
 
-    private boolean changed() {
+    private synchronized boolean changed() {
         byte[] now = digest();
         if (now == null || Arrays.equals(now, seen)) {
             return false;
