@@ -92,6 +92,9 @@ public final class Agent implements AutoCloseable {
     private NodeNameLock nodeLock;
     /** How often the TLS files are looked at for a renewal (TlsReload). */
     private Duration tlsReloadEvery = Duration.ofMillis(TlsReload.PERIOD_MS);
+    /** The bytes of answers clients leave unread held at most (ConnectionLimits); 0: from the heap. */
+    private long unreadBudget;
+    private ConnectionLimits bounds;
 
     public Agent(HostSource source, AgentConfig config, ListenAddress listen) {
         this.source = source;
@@ -144,14 +147,20 @@ public final class Agent implements AutoCloseable {
         return this;
     }
 
+    /** Lowers the budget of answers clients leave unread (tests). */
+    Agent unreadBudget(long bytes) {
+        this.unreadBudget = bytes;
+        return this;
+    }
+
     /** Starts collecting and listening; returns once the server listens. */
     public Agent start() {
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
         AgentConfig.Http limits = config.http();
-        ConnectionLimits bounds = new ConnectionLimits(limits.maxConnections(),
-                limits.maxRequests(), limits.maxHeadBytes(), meters);
+        bounds = new ConnectionLimits(limits.maxConnections(),
+                limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, meters);
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
@@ -162,6 +171,7 @@ public final class Agent implements AutoCloseable {
                         .setBlockedThreadCheckInterval(5000))
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
+        bounds.watchUnread(vertx);
         if (probeKey != null) {
             try {
                 probes = new ProbeService(config.probe(), probeKey, udpHost(), this::hostname,
@@ -313,6 +323,11 @@ public final class Agent implements AutoCloseable {
     /** The HTTP paths; null before {@link #start()}. */
     HttpApi http() {
         return http;
+    }
+
+    /** The HTTP server's connection and request limits; null before {@link #start()}. */
+    ConnectionLimits connectionLimits() {
+        return bounds;
     }
 
     /** The probe service; null when probing is off. */

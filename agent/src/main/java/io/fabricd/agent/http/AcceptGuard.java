@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * one for room. A local flood accepts faster than one event loop builds and closes, and the queue
  * in between grew until a 96 MiB heap ran out (IdleConnectionFloodIT); a bound per source address
  * alone let a flood from thousands of addresses through. Counted here from accept to close, the
- * connections in that queue are bounded too.
+ * connections in that queue are bounded too. Each connection let in is handed to
+ * {@link UnreadAnswers}, which bounds the answers they leave unread.
  */
 final class AcceptGuard implements io.vertx.core.transport.Transport {
     /** Connections beyond the absolute cap let in from known sources. */
@@ -44,6 +45,7 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
     private final int heavySourceCap;
     private final int acceptCap;
     private final KnownSources known;
+    private final UnreadAnswers unread;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
     private final Transport nio = NioTransport.INSTANCE;
@@ -51,11 +53,13 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
     /**
      * @param heavySourceCap beyond this many open, a source holding two or more gets no more
      * @param acceptCap      beyond this many open, only known sources get in, {@link #KNOWN_ROOM} more
+     * @param unread         told of every connection accepted, to bound the answers they leave unread
      */
-    AcceptGuard(int heavySourceCap, int acceptCap, KnownSources known) {
+    AcceptGuard(int heavySourceCap, int acceptCap, KnownSources known, UnreadAnswers unread) {
         this.heavySourceCap = heavySourceCap;
         this.acceptCap = acceptCap;
         this.known = known;
+        this.unread = unread;
     }
 
     /** Connections closed at accept so far. */
@@ -184,6 +188,7 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
                         open.decrementAndGet();
                         perSource.computeIfPresent(source, (k, n) -> n == 1 ? null : n - 1);
                     });
+                    unread.add(child);
                     buf.add(child);
                     return 1;
                 } catch (Throwable t) {

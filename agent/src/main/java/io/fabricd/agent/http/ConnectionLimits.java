@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
@@ -36,7 +37,9 @@ import java.util.logging.Logger;
  *   <li>at most {@code maxRequests} requests in flight (node_exporter's {@code --web.max-requests}):
  *       one beyond it gets 503 at once. {@code GET /healthz} and {@code /readyz} are outside that
  *       budget: answered at once on the event loop, they hold nothing, and a client holding every
- *       request slot cannot make the kubelet restart the agent.</li>
+ *       request slot cannot make the kubelet restart the agent;</li>
+ *   <li>at most a quarter of the heap of answers written and not read by their clients yet
+ *       (a request's slot is free once its answer is written): {@link UnreadAnswers}.</li>
  * </ul>
  *
  * Needs a server with h2c off (the agent's): with h2c on, Vert.x makes the connection, and calls
@@ -63,6 +66,7 @@ public final class ConnectionLimits {
     private final Counter rejected;
     private final KnownSources known = new KnownSources();
     private final AcceptGuard guard;
+    private final UnreadAnswers unread;
 
     /** One open connection: where from, requests in flight, requests received. */
     private static final class Conn {
@@ -88,6 +92,14 @@ public final class ConnectionLimits {
      *                       line): the heap a connection may hold grows with it
      */
     public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, MeterRegistry meters) {
+        this(maxConnections, maxRequests, headBytes, 0, meters);
+    }
+
+    /**
+     * @param unreadBudget the bytes of answers clients leave unread held at most; 0: what the heap
+     *                     allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
+     */
+    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, long unreadBudget, MeterRegistry meters) {
         long heap = Runtime.getRuntime().maxMemory();
         int allowed = HeapBudget.maxConnections(heap, headBytes);
         if (maxConnections > allowed) {
@@ -98,13 +110,14 @@ public final class ConnectionLimits {
         this.maxConnections = maxConnections <= 0 ? allowed : Math.min(maxConnections, allowed);
         this.maxRequests = maxRequests;
         int cap = HeapBudget.acceptCap(heap, this.maxConnections);
-        this.guard = new AcceptGuard(HeapBudget.heavySourceCap(this.maxConnections, cap), cap, known);
+        shed = Counter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_SHED)).description(AgentMetrics.HTTP_CONNECTIONS_SHED.help())
+                .register(meters);
+        this.unread = new UnreadAnswers(unreadBudget > 0 ? unreadBudget : HeapBudget.unreadBytes(heap), shed);
+        this.guard = new AcceptGuard(HeapBudget.heavySourceCap(this.maxConnections, cap), cap, known, unread);
         FunctionCounter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_REFUSED), guard, AcceptGuard::refused)
                 .description(AgentMetrics.HTTP_CONNECTIONS_REFUSED.help()).register(meters);
         Gauge.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS), this, l -> l.openConnections())
                 .description(AgentMetrics.HTTP_CONNECTIONS.help()).register(meters);
-        shed = Counter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_SHED)).description(AgentMetrics.HTTP_CONNECTIONS_SHED.help())
-                .register(meters);
         rejected = Counter.builder(Meters.name(AgentMetrics.HTTP_REQUESTS_REJECTED))
                 .description(AgentMetrics.HTTP_REQUESTS_REJECTED.help()).register(meters);
     }
@@ -120,6 +133,16 @@ public final class ConnectionLimits {
      */
     public Transport transport() {
         return guard;
+    }
+
+    /** Keeps the answers clients leave unread within their budget ({@link UnreadAnswers}), shedding connections. */
+    public void watchUnread(Vertx vertx) {
+        unread.watch(vertx);
+    }
+
+    /** The bytes of answers written and not read by their clients yet, across all connections. */
+    public long unreadBytes() {
+        return unread.pending();
     }
 
     /** The server's connection handler. */
@@ -207,7 +230,10 @@ public final class ConnectionLimits {
                         idle.add(c);
                     }
                 }
-                req.response().endHandler(v -> answered(c, req));
+                req.response().endHandler(v -> {
+                    answered(c, req);
+                    unread.answered(req.response());
+                });
                 handler.handle(req);
                 return;
             }
@@ -233,6 +259,7 @@ public final class ConnectionLimits {
             req.response().endHandler(v -> {
                 answered(c, req);
                 finished(c, done);
+                unread.answered(req.response());
             });
             req.response().closeHandler(v -> finished(c, done));
             handler.handle(req);

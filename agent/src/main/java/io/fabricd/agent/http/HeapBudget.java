@@ -20,6 +20,10 @@ package io.fabricd.agent.http;
  * 15 000 connections from as many addresses left at most 27 MiB live in a 48 MiB heap
  * (IdleConnectionFloodIT). All in long arithmetic: no product here overflows, whatever the heap or
  * the configuration.
+ *
+ * <p>Answers written and not read by their clients yet ({@link UnreadAnswers}) sit in direct
+ * memory, whose limit is the heap's size by default: at most a quarter of the heap, at least
+ * {@link #MIN_UNREAD_BYTES} (24 MiB with 96 MiB).
  */
 final class HeapBudget {
     /** An idle connection's heap, rounded down from the 8.3 KiB measured. */
@@ -36,6 +40,8 @@ final class HeapBudget {
     static final int MAX_CONNECTIONS = 1 << 20;
     /** The least room at accept beyond max_connections, however small the heap. */
     static final int MIN_ACCEPT_ROOM = 64;
+    /** The least budget of unread answers, however small the heap: a few large answers. */
+    static final long MIN_UNREAD_BYTES = 8L << 20;
 
     private HeapBudget() {
     }
@@ -69,5 +75,10 @@ final class HeapBudget {
      */
     static int heavySourceCap(int maxConnections, int acceptCap) {
         return (int) (maxConnections + ((long) acceptCap - maxConnections) / 2);
+    }
+
+    /** The bytes of unread answers held at most: a quarter of the heap, at least {@link #MIN_UNREAD_BYTES}. */
+    static long unreadBytes(long heapBytes) {
+        return Math.max(MIN_UNREAD_BYTES, heapBytes / 4);
     }
 }

@@ -2,6 +2,7 @@ package io.fabricd.agent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.Test;
 class AcceptGuardTest {
     private Vertx vertx;
     private final List<Socket> sockets = new ArrayList<>();
+    /** No budget to speak of: not what these tests look at. */
+    private final UnreadAnswers unread = new UnreadAnswers(Long.MAX_VALUE, new SimpleMeterRegistry().counter("shed"));
 
     @AfterEach
     void stop() throws IOException {
@@ -59,7 +62,7 @@ class AcceptGuardTest {
     void beyondTheAbsoluteCapOnlyKnownSourcesGetIn() throws Exception {
         KnownSources known = new KnownSources();
         known.answered("127.0.0.1");
-        AcceptGuard guard = new AcceptGuard(6, 6, known);
+        AcceptGuard guard = new AcceptGuard(6, 6, known, unread);
         HttpServer server = serve(guard);
         // six addresses, one connection each: all in
         for (int i = 1; i <= 6; i++) {
@@ -77,7 +80,7 @@ class AcceptGuardTest {
 
     @Test
     void beyondTheHeavySourceCapASourceHoldingTwoGetsNoThird() throws Exception {
-        AcceptGuard guard = new AcceptGuard(2, 100, new KnownSources());
+        AcceptGuard guard = new AcceptGuard(2, 100, new KnownSources(), unread);
         HttpServer server = serve(guard);
         assertThat(answered(server, "127.0.5.1")).isTrue();
         assertThat(answered(server, "127.0.5.1")).isTrue();

@@ -31,7 +31,8 @@ public final class AgentMetrics {
     public static final MetricFamily HTTP_CONNECTIONS = gauge("fabric_agent_http_connections", null,
             "HTTP connections open (at most http.max_connections)");
     public static final MetricFamily HTTP_CONNECTIONS_SHED = counter("fabric_agent_http_connections_shed", null,
-            "HTTP connections closed because http.max_connections were open (never-used ones of unknown sources first)");
+            "HTTP connections closed because http.max_connections were open (never-used ones of unknown sources first), "
+                    + "or because answers their clients left unread held more than the budget sized from the heap");
     public static final MetricFamily HTTP_CONNECTIONS_REFUSED = counter("fabric_agent_http_connections_refused", null,
             "TCP connections closed at accept beyond the absolute cap sized from the heap (a flood faster than the server "
                     + "closes)");
