@@ -27,14 +27,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * first. A scrape that reads its answer holds it for milliseconds, which no look sees but by
  * chance, and is closed only when the stalled ones are not enough. It looks every time answers of
  * a quarter of the budget were written since the last look (so that a burst of answers adds at
- * most that, and one answer, between two looks) and every second (for answers written elsewhere).
+ * most that, and one answer, between two looks) and every five seconds (small answers written
+ * elsewhere, such as refusals: a wake-up of an idle agent every five seconds, as often as Vert.x's
+ * blocked-thread check).
  *
  * <p>Reading a channel's pending bytes from another thread is safe (a volatile); {@link #check()}
  * is synchronized; {@link #add} and the removal on close from any thread.
  */
 final class UnreadAnswers {
     /** How often to look, whatever was written. */
-    static final long PERIOD_MS = 1000;
+    static final long PERIOD_MS = 5000;
     /** Bytes unread this long are a stalled client's, closed first. */
     static final long STALLED_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private final long budget;
