@@ -1,0 +1,58 @@
+package io.fabricd.preflight;
+
+import java.util.List;
+import java.util.Locale;
+
+/** How the gate's reasons write numbers, names and what the agents said: one line each, bounded. */
+final class Texts {
+    /** The most characters taken of a text an agent sent (a summary, a remediation, a why). */
+    static final int MAX_TEXT = 200;
+    private static final int MAX_LISTED = 5;
+
+    private Texts() {
+    }
+
+    /** {@code 12 %}, {@code 0.5 %}, {@code 0 %}. */
+    static String percent(double ratio) {
+        double v = ratio * 100;
+        if (v == 0) {
+            return "0 %";
+        }
+        return (v >= 9.95 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.1f", v)) + " %";
+    }
+
+    /** {@code 31 µs}, {@code 12.3 ms}. */
+    static String time(double seconds) {
+        double us = seconds * 1e6;
+        return us < 10_000 ? String.format(Locale.ROOT, "%.0f µs", us) : String.format(Locale.ROOT, "%.1f ms", us / 1000);
+    }
+
+    /** An agent's text on one line: control characters as spaces, at most {@link #MAX_TEXT} characters, no end stop. */
+    static String line(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder(Math.min(s.length(), MAX_TEXT));
+        for (int i = 0; i < s.length() && b.length() < MAX_TEXT; i++) {
+            char c = s.charAt(i);
+            b.append(Character.isISOControl(c) ? ' ' : c);
+        }
+        String t = b.toString().strip();
+        while (t.endsWith(".")) {
+            t = t.substring(0, t.length() - 1);
+        }
+        return t;
+    }
+
+    /** {@code a, b, c} or {@code a, b, c, d, e and 3 more}. */
+    static String names(List<String> names) {
+        if (names.size() <= MAX_LISTED) {
+            return String.join(", ", names);
+        }
+        return String.join(", ", names.subList(0, MAX_LISTED)) + " and " + (names.size() - MAX_LISTED) + " more";
+    }
+
+    static String link(String a, String b) {
+        return "link " + a + "<->" + b;
+    }
+}
