@@ -42,7 +42,8 @@ public final class PreflightCommand implements Callable<Integer> {
                     + "an entry NAME=HOST:PORT reaches that node's agent at another address.")
     String nodes;
 
-    @Option(names = "--port", defaultValue = "9530", description = "The agents' HTTP port (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", paramLabel = "PORT", defaultValue = "9530",
+            description = "The agents' HTTP port (default: ${DEFAULT-VALUE}).")
     int port;
 
     @Option(names = "--key-file", paramLabel = "FILE",
@@ -52,11 +53,12 @@ public final class PreflightCommand implements Callable<Integer> {
     @Option(names = "--tls", description = "Talk to the agents over HTTPS.")
     boolean tls;
 
-    @Option(names = "--bandwidth", defaultValue = "ring", description = "ring: test every adjacent pair of a ring both ways; none "
+    @Option(names = "--bandwidth", paramLabel = "ring|none", defaultValue = "ring",
+            description = "ring: test every adjacent pair of a ring both ways; none "
             + "(default: ${DEFAULT-VALUE}).")
     Bandwidth bandwidth;
 
-    @Option(names = "--bandwidth-duration", defaultValue = "2s", description = "How long each bandwidth test writes "
+    @Option(names = "--bandwidth-duration", paramLabel = "TIME", defaultValue = "2s", description = "How long each bandwidth test writes "
             + "(default: ${DEFAULT-VALUE}).")
     String bandwidthDuration;
 
@@ -69,11 +71,13 @@ public final class PreflightCommand implements Callable<Integer> {
                     + "known-good nodes (default: on; --no-probe-round judges the agents' recent probes only).")
     boolean probeRound;
 
-    @Option(names = "--unknown", defaultValue = "exclude", description = "What a node the gate cannot judge is: exclude or pass "
+    @Option(names = "--unknown", paramLabel = "exclude|pass", defaultValue = "exclude",
+            description = "What a node the gate cannot judge is: exclude or pass "
             + "(default: ${DEFAULT-VALUE}).")
     Unknown unknown;
 
-    @Option(names = "--exclude-severity", defaultValue = "critical", description = "Findings at this severity or above exclude "
+    @Option(names = "--exclude-severity", paramLabel = "critical|warning", defaultValue = "critical",
+            description = "Findings at this severity or above exclude "
             + "their node: critical or warning (default: ${DEFAULT-VALUE}).")
     String excludeSeverity;
 
@@ -84,29 +88,36 @@ public final class PreflightCommand implements Callable<Integer> {
     @Option(names = "--ignore-checks", split = ",", paramLabel = "CHECK", description = "Findings of these checks never exclude.")
     List<String> ignoreChecks;
 
-    @Option(names = "--loss-factor", defaultValue = "3.0", description = "A link's probe loss above this x the set's median (and "
+    @Option(names = "--loss-factor", paramLabel = "F", defaultValue = "3.0",
+            description = "A link's probe loss above this x the set's median (and "
             + "above 1 %%) is bad (default: ${DEFAULT-VALUE}).")
     double lossFactor;
 
-    @Option(names = "--latency-factor", defaultValue = "3.0", description = "A link's median RTT above this x the set's median "
+    @Option(names = "--latency-factor", paramLabel = "F", defaultValue = "3.0",
+            description = "A link's median RTT above this x the set's median "
             + "(and 50 us more) is slow (default: ${DEFAULT-VALUE}).")
     double latencyFactor;
 
-    @Option(names = "--bandwidth-ratio", defaultValue = "0.8", description = "A link below this share of its ceiling is bad "
+    @Option(names = "--bandwidth-ratio", paramLabel = "R", defaultValue = "0.8",
+            description = "A link below this share of its ceiling is bad "
             + "(default: ${DEFAULT-VALUE}).")
     double bandwidthRatio;
 
-    @Option(names = "--min-samples", defaultValue = "20", description = "Probes a link needs to be judged (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--min-samples", paramLabel = "N", defaultValue = "20",
+            description = "Probes a link needs to be judged (default: ${DEFAULT-VALUE}).")
     int minSamples;
 
-    @Option(names = "--min-nodes", defaultValue = "1", description = "Fewest nodes the job can run on: fewer kept is exit 2 "
+    @Option(names = "--min-nodes", paramLabel = "N", defaultValue = "1",
+            description = "Fewest nodes the job can run on: fewer kept is exit 2 "
             + "(default: ${DEFAULT-VALUE}).")
     int minNodes;
 
-    @Option(names = "--timeout", defaultValue = "60s", description = "The whole run's time budget (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "TIME", defaultValue = "60s",
+            description = "The whole run's time budget (default: ${DEFAULT-VALUE}).")
     String timeout;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
+            description = "text or json (default: ${DEFAULT-VALUE}).")
     Format format;
 
     @Option(names = "--exclude-file", paramLabel = "FILE", description = "Write the excluded nodes there as one Slurm hostlist "

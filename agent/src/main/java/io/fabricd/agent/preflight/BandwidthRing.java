@@ -49,7 +49,7 @@ final class BandwidthRing {
             Duration d = wave == 0 ? left.dividedBy(2) : left;
             long deadline = System.nanoTime() + d.toNanos();
             Map<List<String>, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
-            for (List<String> p : pairs) {
+            for (Pair p : pairs) {
                 String from = wave == 0 ? p.a() : p.b();
                 String to = wave == 0 ? p.b() : p.a();
                 Map<String, Object> body = Map.of("peer", address.get(to), "duration_ms", duration.toMillis(), "size", size);

@@ -86,9 +86,12 @@ public final class GateRun {
         }
     }
 
-    /** The state phase's share: a quarter of the budget, at least 2 s and at most 10 s (an agent answers in milliseconds). */
+    /**
+     * The state phase's share: 40 % of the budget, at least 2 s and at most 10 s (an agent answers in
+     * milliseconds; the cap is for those that do not answer at all).
+     */
     private Duration stateCap() {
-        Duration q = budget.share(0.25);
+        Duration q = budget.share(0.4);
         return q.compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : q.compareTo(Duration.ofSeconds(2)) < 0
                 ? Duration.ofSeconds(2) : q;
     }
