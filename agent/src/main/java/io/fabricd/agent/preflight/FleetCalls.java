@@ -16,13 +16,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Calls to many agents at once: at most {@link #PARALLEL} in flight, every one ended by the phase's
- * deadline (a call still running then is cancelled and says so). Each call's outcome is its value or
- * one line saying what went wrong.
+ * Calls to many agents at once on a bounded pool, every one ended by the phase's deadline (a call
+ * still running then is cancelled and says so). Each call's outcome is its value or one line saying
+ * what went wrong.
  */
 public final class FleetCalls implements AutoCloseable {
-    /** Calls in flight at once: enough for a thousand nodes in a few waves, few enough for one host's sockets. */
-    public static final int PARALLEL = 64;
+    /** Quick calls in flight at once (the state: milliseconds each): a thousand nodes in a few waves. */
+    public static final int QUICK = 64;
+    /**
+     * Calls that wait on the agents in flight at once (a probe round takes seconds, a bandwidth test
+     * its duration): a thousand nodes in two waves, and half of the usual 1024 file descriptors.
+     */
+    public static final int WAITING = 512;
 
     /** What one call gave: a value, or why not (one line). */
     public record Outcome<T>(T value, String error) {
@@ -39,14 +44,15 @@ public final class FleetCalls implements AutoCloseable {
 
     private final ExecutorService pool;
 
-    public FleetCalls() {
+    /** At most {@code parallel} calls in flight. */
+    public FleetCalls(int parallel) {
         AtomicInteger n = new AtomicInteger();
         ThreadFactory f = r -> {
             Thread t = new Thread(r, "preflight-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         };
-        this.pool = Executors.newFixedThreadPool(PARALLEL, f);
+        this.pool = Executors.newFixedThreadPool(parallel, f);
     }
 
     /**

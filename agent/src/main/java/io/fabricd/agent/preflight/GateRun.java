@@ -50,8 +50,8 @@ public final class GateRun {
         EndpointClient client = new EndpointClient(s.key(), budget.total(), s.tls());
         AgentAsk ask = new AgentAsk(client);
         LinkEvidence links = new LinkEvidence();
-        try (FleetCalls calls = new FleetCalls()) {
-            NodeStates states = new NodeStates(nodes, ask, calls);
+        try (FleetCalls quick = new FleetCalls(FleetCalls.QUICK); FleetCalls calls = new FleetCalls(FleetCalls.WAITING)) {
+            NodeStates states = new NodeStates(nodes, ask, quick);
             states.gather(budget.phase(stateCap(), reserve()));
             say(states.summary() + " (" + Texts.seconds(budget.elapsed()) + ")");
             for (String w : states.warnings()) {
