@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -272,6 +273,37 @@ class GateTest {
         Verdicts v = Gate.decide(nodes, links, DEFAULTS);
         assertThat(link(v, "s", "n3").badLink()).isTrue();
         assertThat(v.excluded()).isEmpty();
+    }
+
+    @Test
+    void aGoodNodeBetweenTwoBadCablesIsClearedByRepair() {
+        List<String> names = Hostlist.parse("n[01-12]");
+        List<LinkInput> links = new ArrayList<>(cleanRing(names));
+        links.removeIf(l -> l.a().equals("n05") || l.b().equals("n05"));
+        links.addAll(both("n04", "n05", 100, 10, 30 * US));
+        links.addAll(both("n05", "n06", 100, 10, 30 * US));
+        Verdicts ring = Gate.decide(reachable(names), links, DEFAULTS);
+        // a ring alone cannot tell this from a bad NIC: n05 goes, and is worth re-pairing
+        assertThat(ring.excluded()).containsExactly("n05");
+        assertThat(ring.suspectNodes()).containsExactly("n05");
+
+        Set<Pair> tested = new HashSet<>(RingPlan.ring(names));
+        for (Pair p : RingPlan.repair(ring.suspectNodes(), ring.knownGood(), tested)) {
+            links.addAll(both(p.a(), p.b(), 100, 0, 30 * US));
+        }
+        Verdicts repaired = Gate.decide(reachable(names), links, DEFAULTS);
+        assertThat(repaired.excluded()).isEmpty();
+        assertThat(repaired.badLinks()).extracting(l -> l.a() + "-" + l.b()).containsExactly("n04-n05", "n05-n06");
+    }
+
+    @Test
+    void aNodeExcludedForItsFindingsIsNotReRun() {
+        List<String> names = Hostlist.parse("n[1-6]");
+        List<NodeInput> nodes = new ArrayList<>(reachable(names));
+        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Map.of()))));
+        Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
+        assertThat(v.suspectNodes()).isEmpty();
+        assertThat(v.knownGood()).containsExactly("n2", "n3", "n4", "n5", "n6");
     }
 
     @Test
