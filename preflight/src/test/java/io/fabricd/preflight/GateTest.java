@@ -331,6 +331,19 @@ class GateTest {
     }
 
     @Test
+    void theLargestSetWithEveryLinkBadIsDecidedGreedily() {
+        List<String> names = Hostlist.parse("n[00001-20000]");
+        List<LinkInput> links = new ArrayList<>();
+        for (Pair p : RingPlan.ring(names)) {
+            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, 0.5, null));
+        }
+        Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
+        // the first goes, its neighbours then have one bad partner left, the next but one goes, ...
+        assertThat(v.excluded()).hasSize(10_000).startsWith("n00001", "n00003");
+        assertThat(v.links()).allMatch(l -> l.verdict() == Verdict.EXCLUDE && !l.badLink());
+    }
+
+    @Test
     void nothingMeasuredJudgesNodesOnTheirFindingsAlone() {
         Verdicts v = Gate.decide(reachable(List.of("a", "b")), List.of(), DEFAULTS);
         assertThat(v.allPass()).isTrue();
