@@ -50,15 +50,17 @@ final class Localiser {
             partners.computeIfAbsent(l.b, k -> new TreeSet<>()).add(l.a);
         }
         Map<String, List<String>> excluded = new LinkedHashMap<>();
-        for (String worst = worst(partners, passed, order); worst != null; worst = worst(partners, passed, order)) {
+        TreeSet<Rank> queue = new TreeSet<>();
+        partners.forEach((node, bad) -> offer(queue, node, bad.size(), passed, order));
+        while (!queue.isEmpty()) {
+            String worst = queue.pollFirst().node();
             Set<String> bad = partners.remove(worst);
             excluded.put(worst, inOrder(bad, order));
             for (String p : bad) {
                 Set<String> theirs = partners.get(p);
+                queue.remove(new Rank(p, theirs.size(), passed.getOrDefault(p, 0), order.get(p)));
                 theirs.remove(worst);
-                if (theirs.isEmpty()) {
-                    partners.remove(p);
-                }
+                offer(queue, p, theirs.size(), passed, order);
             }
         }
         Map<String, List<String>> undecided = new LinkedHashMap<>();
@@ -88,28 +90,25 @@ final class Localiser {
     }
 
     /**
-     * The node with the most bad partners (at least two, and more than its links that passed: a node
-     * that re-pairing found good elsewhere is not excluded for two bad cables), then the fewest good
-     * links, then first in the set.
+     * Queues a node while it may be excluded: at least two bad partners, and more of them than its
+     * links that passed (a node that re-pairing found good elsewhere is not excluded for two bad
+     * cables). Its bad partners only go down, so a node leaves the queue for good.
      */
-    private static String worst(Map<String, Set<String>> partners, Map<String, Integer> passed, Map<String, Integer> order) {
-        String best = null;
-        for (Map.Entry<String, Set<String>> e : partners.entrySet()) {
-            int n = e.getValue().size();
-            if (n < 2 || n <= passed.getOrDefault(e.getKey(), 0)) {
-                continue;
-            }
-            if (best == null || n > partners.get(best).size() || n == partners.get(best).size() && better(e.getKey(), best, passed, order)) {
-                best = e.getKey();
-            }
+    private static void offer(TreeSet<Rank> queue, String node, int bad, Map<String, Integer> passed, Map<String, Integer> order) {
+        int good = passed.getOrDefault(node, 0);
+        if (bad >= 2 && bad > good) {
+            queue.add(new Rank(node, bad, good, order.get(node)));
         }
-        return best;
     }
 
-    private static boolean better(String x, String y, Map<String, Integer> passed, Map<String, Integer> order) {
-        int px = passed.getOrDefault(x, 0);
-        int py = passed.getOrDefault(y, 0);
-        return px != py ? px < py : order.get(x) < order.get(y);
+    /** The most bad partners first, then the fewest links passed, then first in the set. */
+    private record Rank(String node, int bad, int passed, int order) implements Comparable<Rank> {
+        @Override
+        public int compareTo(Rank o) {
+            int c = Integer.compare(o.bad, bad);
+            c = c != 0 ? c : Integer.compare(passed, o.passed);
+            return c != 0 ? c : Integer.compare(order, o.order);
+        }
     }
 
     private static List<String> inOrder(Set<String> names, Map<String, Integer> order) {

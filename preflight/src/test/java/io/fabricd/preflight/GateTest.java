@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -275,6 +276,37 @@ class GateTest {
     }
 
     @Test
+    void aGoodNodeBetweenTwoBadCablesIsClearedByRepair() {
+        List<String> names = Hostlist.parse("n[01-12]");
+        List<LinkInput> links = new ArrayList<>(cleanRing(names));
+        links.removeIf(l -> l.a().equals("n05") || l.b().equals("n05"));
+        links.addAll(both("n04", "n05", 100, 10, 30 * US));
+        links.addAll(both("n05", "n06", 100, 10, 30 * US));
+        Verdicts ring = Gate.decide(reachable(names), links, DEFAULTS);
+        // a ring alone cannot tell this from a bad NIC: n05 goes, and is worth re-pairing
+        assertThat(ring.excluded()).containsExactly("n05");
+        assertThat(ring.suspectNodes()).containsExactly("n05");
+
+        Set<Pair> tested = new HashSet<>(RingPlan.ring(names));
+        for (Pair p : RingPlan.repair(ring.suspectNodes(), ring.knownGood(), tested)) {
+            links.addAll(both(p.a(), p.b(), 100, 0, 30 * US));
+        }
+        Verdicts repaired = Gate.decide(reachable(names), links, DEFAULTS);
+        assertThat(repaired.excluded()).isEmpty();
+        assertThat(repaired.badLinks()).extracting(l -> l.a() + "-" + l.b()).containsExactly("n04-n05", "n05-n06");
+    }
+
+    @Test
+    void aNodeExcludedForItsFindingsIsNotReRun() {
+        List<String> names = Hostlist.parse("n[1-6]");
+        List<NodeInput> nodes = new ArrayList<>(reachable(names));
+        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Map.of()))));
+        Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
+        assertThat(v.suspectNodes()).isEmpty();
+        assertThat(v.knownGood()).containsExactly("n2", "n3", "n4", "n5", "n6");
+    }
+
+    @Test
     void reasonsStayOneBoundedLineWhateverAnAgentSent() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("x\ny", Severity.CRITICAL, "line one\r\nline two",
                 "z".repeat(5000), Map.of("device", "d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
@@ -296,6 +328,19 @@ class GateTest {
         assertThat(v.links()).hasSize(1);
         assertThat(v.allPass()).isTrue();
         assertThat(v.kept()).isEqualTo(2);
+    }
+
+    @Test
+    void theLargestSetWithEveryLinkBadIsDecidedGreedily() {
+        List<String> names = Hostlist.parse("n[00001-20000]");
+        List<LinkInput> links = new ArrayList<>();
+        for (Pair p : RingPlan.ring(names)) {
+            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, 0.5, null));
+        }
+        Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
+        // the first goes, its neighbours then have one bad partner left, the next but one goes, ...
+        assertThat(v.excluded()).hasSize(10_000).startsWith("n00001", "n00003");
+        assertThat(v.links()).allMatch(l -> l.verdict() == Verdict.EXCLUDE && !l.badLink());
     }
 
     @Test
