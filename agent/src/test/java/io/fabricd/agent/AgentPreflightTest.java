@@ -7,7 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.preflight.Answer;
+import io.fabricd.agent.preflight.PreflightState;
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.EndpointAuth;
 import io.fabricd.probes.peers.EndpointClient;
@@ -30,6 +33,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -133,6 +138,35 @@ class AgentPreflightTest {
     }
 
     @Test
+    void aStateLargerThanARequesterReadsLeavesOutTheWindowsOutsideTheSetFirst(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
+            // a pingmesh of 1000 peers: ~150 KB of windows
+            List<ProbeResults.Window> many = IntStream.range(0, 1000).mapToObj(i -> new ProbeResults.Window("10.0." + i / 250 + "."
+                    + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5)).toList();
+            PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(many, List.of(), List.of()), Map::of,
+                    () -> "node-e");
+            Answer r = state.answer("{\"peers\":[\"10.0.0.1:9530\",\"10.0.0.2:9530\"]}".getBytes(StandardCharsets.UTF_8));
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.body().length).isLessThanOrEqualTo(64 * 1024);
+            JsonNode j = JSON.readTree(r.body());
+            assertThat(j.get("probes").findValuesAsText("peer_address")).containsExactly("10.0.0.1:9530", "10.0.0.2:9530");
+            assertThat(j.at("/left_out/probes").asInt()).isEqualTo(998);
+            assertThat(j.at("/left_out/findings").asInt()).isZero();
+            assertThat(j.get("findings")).isEqualTo(JSON.readTree(Http.get(a.port(), "/api/v1/findings").body()).get("findings"));
+            // without a set to keep, the info and then the warning findings go before anything critical
+            // and then the windows that still do not fit
+            Answer all = state.answer(new byte[0]);
+            assertThat(all.body().length).isLessThanOrEqualTo(64 * 1024);
+            JsonNode k = JSON.readTree(all.body());
+            assertThat(k.at("/left_out/findings").asInt()).isPositive();
+            assertThat(k.at("/left_out/probes").asInt()).isBetween(1, 999);
+            assertThat(k.get("probes").size() + k.at("/left_out/probes").asInt()).isEqualTo(1000);
+            assertThat(k.get("findings").findValuesAsText("severity")).contains("critical").doesNotContain("info");
+        }
+    }
+
+    @Test
     void unsignedOrWronglySignedRequestsGet401BeforeTheirBodyIsRead(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         try (Agent a = agent(key, "host-a-ib", List.of())) {
@@ -171,12 +205,19 @@ class AgentPreflightTest {
     void aProbeRoundToTwoPeersAnswersAndASecondAtTheSameTimeGets429(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         try (Agent a = agent(key, "host-a-ib", List.of()); Agent c = agent(key, "host-c-rxe", List.of());
-             // 1000 probes 4 ms apart: a round of 4 s
-             Agent b = agent(key, "host-b-roce", List.of(), "pacing: 4ms")) {
+             // its pingmesh probes C all along; a round's 1000 probes 4 ms apart take 4 s
+             Agent b = agent(key, "host-b-roce", List.of(at(c)), "pacing: 4ms")) {
             String body = "{\"peers\":[\"" + at(a) + "\",\"" + at(c) + "\",\"127.0.0.1:1\"],\"count\":1000,\"size\":64}";
-            CompletableFuture<Reply> one = CompletableFuture.supplyAsync(() -> call(b, PROBE, body));
-            CompletableFuture<Reply> two = CompletableFuture.supplyAsync(() -> call(b, PROBE, body));
-            List<Reply> both = List.of(one.get(), two.get());
+            ExecutorService two = Executors.newFixedThreadPool(2);
+            List<Reply> both;
+            try {
+                // sent together: whichever comes second finds the other's round running
+                CompletableFuture<Reply> first = CompletableFuture.supplyAsync(() -> call(b, PROBE, body), two);
+                CompletableFuture<Reply> second = CompletableFuture.supplyAsync(() -> call(b, PROBE, body), two);
+                both = List.of(first.get(), second.get());
+            } finally {
+                two.shutdownNow();
+            }
             Reply ran = both.stream().filter(r -> r.status() == 200).findFirst().orElseThrow(() -> new AssertionError(both));
             Reply busy = both.stream().filter(r -> r.status() == 429).findFirst().orElseThrow(() -> new AssertionError(both));
             assertThat(busy.body()).contains("a preflight probe round is running", "one at a time").doesNotContain("\n\n");
@@ -201,9 +242,14 @@ class AgentPreflightTest {
             assertThat(nobody.get("sent").asInt()).isZero();
             assertThat(nobody.get("p50_seconds").isNull()).isTrue();
             assertThat(nobody.get("peer_host").isNull()).isTrue();
-            // the round was the agent's own: its pingmesh plans nobody and kept no windows of it
-            assertThat(b.probes().planned()).isEmpty();
-            assertThat(b.probes().results().windows()).isEmpty();
+            // the round was the agent's own: the pingmesh still plans C alone, and its windows hold its own rounds
+            // of 20 probes, none of the round's 1000 to A or C, and lost none meanwhile
+            assertThat(b.probes().planned()).containsExactly(at(c));
+            assertThat(b.probes().results().windows()).isNotEmpty().allSatisfy(w -> {
+                assertThat(w.peer()).isEqualTo(at(c));
+                assertThat(w.sent() % 20).as(w.toString()).isZero();
+                assertThat(w.lost()).as(w.toString()).isZero();
+            });
             // over: the next round runs
             assertThat(post(b, PROBE, "{\"peers\":[\"" + at(a) + "\"],\"count\":5,\"size\":1024}").status()).isEqualTo(200);
         }

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  *
  * <p>The answer is kept within what a requester reads ({@link #MAX_ANSWER}, as EndpointClient): past
  * it, the windows to agents outside the request's {@code peers} are left out first, then the info
- * findings, then the warnings; {@code left_out} counts them. Critical findings always go.
+ * findings, then the warnings, then the windows that still do not fit; {@code left_out} counts
+ * them. Critical findings always go.
  */
 public final class PreflightState {
     public static final String PATH = "/api/v1/preflight/state";
@@ -96,6 +97,12 @@ public final class PreflightState {
             });
             findings = kept;
             out = render(p, findings, windows, allFindings - kept.size(), allWindows - windows.size());
+        }
+        // the set's own windows alone too many (or no set named): as many as fit, in the order of their peers
+        while (out.length > MAX_ANSWER && !windows.isEmpty()) {
+            int keep = (int) Math.min(windows.size() - 1L, (long) windows.size() * (MAX_ANSWER - 1024) / out.length);
+            windows = windows.subList(0, Math.max(0, keep));
+            out = render(p, findings, windows, allFindings - findings.size(), allWindows - windows.size());
         }
         return Answer.json(out);
     }
