@@ -109,6 +109,8 @@ class AgentPreflightTest {
             assertThat(s.get("node").asText()).isEqualTo("roce-node-07");
             assertThat(s.get("host").asText()).isEqualTo("roce-node-07");
             assertThat(s.get("collected_at").asText()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+            // what the gate holds a collection stale against: 3 of these
+            assertThat(s.get("collection_interval_seconds").asDouble()).isEqualTo(3600.0);
             // the very objects of the diagnose JSON (as /api/v1/findings has them), a critical one among them
             JsonNode diagnose = JSON.readTree(Http.get(b.port(), "/api/v1/findings").body()).get("findings");
             assertThat(s.get("findings")).isEqualTo(diagnose);

@@ -49,6 +49,8 @@ class PreflightCliTest {
         cases.put("--min-nodes 3 is more than the 2 nodes", List.of("--nodes", "gpu[1-2]", "--min-nodes", "3"));
         cases.put("critical or warning", List.of("--nodes", "gpu1", "--exclude-severity", "info"));
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
+        // an agent answers a test when it is over and closes a connection idle for http.idle_timeout (30 s)
+        cases.put("--bandwidth-duration 25s outside 100 ms .. 20 s", List.of("--nodes", "gpu1", "--bandwidth-duration", "25s"));
         for (Map.Entry<String, List<String>> c : cases.entrySet()) {
             String[] args = concat(c.getValue(), "--key-file", key.toString());
             CliTest.Result r = CliTest.run(args);

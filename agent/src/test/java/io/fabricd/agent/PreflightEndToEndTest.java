@@ -121,8 +121,9 @@ class PreflightEndToEndTest {
             }
             assertThat(relay.dropped.get()).isPositive();
             assertThat(Files.readString(excluded)).isEqualTo("gpu[03-04]\n");
-            assertThat(Files.readAllLines(list)).hasSize(2).anySatisfy(l -> assertThat(l).startsWith("gpu03\t").contains("pfc_missing"))
-                    .anySatisfy(l -> assertThat(l).startsWith("gpu04\t"));
+            assertThat(Files.readAllLines(list)).hasSize(2)
+                    .anySatisfy(l -> assertThat(l).startsWith("gpu03\texclude\tgpu03: ").contains("pfc_missing"))
+                    .anySatisfy(l -> assertThat(l).startsWith("gpu04\texclude\tgpu04: "));
             assertThat(r.err()).contains("fabricd preflight: state: 5 of 5 agents answered");
 
             slurmProlog(tmp, nodes.toString(), key);

@@ -2,7 +2,7 @@ package io.fabricd.preflight;
 
 /** The names of the verdicts' evidence (the JSON keys of {@code fabricd preflight --format json}). */
 public final class Evidence {
-    /** A node's agent's answer: reachable, unreachable, garbage, refused. */
+    /** A node's agent's answer: reachable, unreachable, garbage, refused, unavailable, stale. */
     public static final String STATE = "state";
     /** Why the agent did not answer well. */
     public static final String WHY = "why";
@@ -24,6 +24,8 @@ public final class Evidence {
     public static final String MEDIAN_LOSS_RATIO = "median_loss_ratio";
     public static final String P50_SECONDS = "p50_seconds";
     public static final String MEDIAN_P50_SECONDS = "median_p50_seconds";
+    /** A link probed over more than one transport: each one's p50 and its set median (a round trip is compared within its transport). */
+    public static final String P50_BY_TRANSPORT = "p50_by_transport";
     public static final String BANDWIDTH_RATIO = "bandwidth_ratio";
     public static final String BANDWIDTH_WHY = "bandwidth_why";
     public static final String TRANSPORTS = "transports";

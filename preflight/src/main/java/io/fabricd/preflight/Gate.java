@@ -9,9 +9,11 @@ import java.util.Map;
 /**
  * The job gate's decision: which nodes of a set and which links between them a job may use. A node
  * is excluded for its findings (the policy's severities and checks), unknown when its agent did not
- * answer well or none of its links was measured enough, excluded when it is in bad links with two or
- * more partners that are otherwise good ({@link Localiser}). A link is bad for its loss or latency
- * against the set's medians, or its bandwidth against its ceiling.
+ * answer well or when links of its were measured but none enough to judge, excluded when it is in
+ * bad links with two or more partners that are otherwise good ({@link Localiser}). A node none of
+ * whose links was measured or tried is judged on its agent's answer alone: evidence about other
+ * nodes says nothing of it. A link is bad for its loss or latency against the set's medians, or its
+ * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it).
  */
 public final class Gate {
     private Gate() {
@@ -38,6 +40,9 @@ public final class Gate {
 
         Map<String, int[]> counts = new HashMap<>(); // judged, passed
         for (LinkJudge.Call c : calls) {
+            for (String end : List.of(c.stats().a, c.stats().b)) {
+                counts.computeIfAbsent(end, x -> new int[2]);
+            }
             if (c.verdict() != Verdict.UNKNOWN) {
                 boolean pass = c.verdict() == Verdict.PASS;
                 for (String end : List.of(c.stats().a, c.stats().b)) {
@@ -51,7 +56,8 @@ public final class Gate {
         List<String> excluded = new ArrayList<>();
         Map<String, Verdict> finals = new HashMap<>();
         pre.forEach((node, call) -> {
-            NodeVerdict v = node(node, call, counts.getOrDefault(node, new int[2]), !stats.isEmpty(), loc, policy);
+            int[] k = counts.get(node);
+            NodeVerdict v = node(node, call, k == null ? new int[2] : k, k != null, loc, policy);
             verdicts.add(v);
             finals.put(node, v.verdict());
             if (v.verdict() == Verdict.EXCLUDE || v.verdict() == Verdict.UNKNOWN && !policy.unknownPasses()) {
@@ -62,6 +68,7 @@ public final class Gate {
         return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects());
     }
 
+    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
     private static NodeVerdict node(String node, NodeJudge.Call call, int[] counts, boolean measured, Localiser.Result loc, Policy policy) {
         List<String> reasons = new ArrayList<>(call.reasons());
         Map<String, Object> evidence = new LinkedHashMap<>(call.evidence());
@@ -78,8 +85,8 @@ public final class Gate {
             List<String> with = loc.undecided().get(node);
             verdict = Verdict.UNKNOWN;
             evidence.put(Evidence.BAD_PARTNERS, with);
-            reasons.add(node + ": bad link with " + Texts.names(with) + " and no good link to another node: could not tell which end is bad;"
-                    + " rerun to pair it with others");
+            reasons.add(node + ": bad link with " + Texts.names(with) + " and no other link that passed on what that one failed (probes,"
+                    + " bandwidth): could not tell which end is bad; rerun to pair it with others");
         } else if (verdict == Verdict.PASS && measured && counts[0] == 0) {
             verdict = Verdict.UNKNOWN;
             reasons.add(node + ": no link measured enough to judge (fewer than " + policy.minSamples()

@@ -17,8 +17,16 @@ public record NodeInput(String node, State state, String why, List<FindingInput>
         UNREACHABLE,
         /** An answer that is not a preflight answer (or not signed by the fabric's key). */
         GARBAGE,
-        /** It refused the request (the key, the authentication). */
-        REFUSED;
+        /** It refused the request's authentication (401: the key, the clocks, another release). */
+        REFUSED,
+        /**
+         * It answered that it cannot answer, or not now (an older release without preflight, no
+         * collection yet, busy, a request too large, a failure of its own): {@code why} says which and
+         * what to do.
+         */
+        UNAVAILABLE,
+        /** It answered, but with a collection too old to judge the node by: {@code why} says how old. */
+        STALE;
 
         /** {@code reachable}, {@code unreachable}, ...: the evidence's form. */
         public String id() {

@@ -9,7 +9,7 @@ import java.util.Map;
 final class NodeJudge {
     private static final List<String> SUBJECT_ORDER = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer", "direction");
 
-    /** PASS (so far), EXCLUDE (findings) or UNKNOWN (the agent did not answer well). */
+    /** PASS (so far), EXCLUDE (findings) or UNKNOWN (the agent did not answer well, or with a stale collection). */
     record Call(Verdict verdict, List<String> reasons, Map<String, Object> evidence) {
     }
 
@@ -44,7 +44,11 @@ final class NodeJudge {
             case UNREACHABLE -> n.node() + ": agent unreachable" + said + ": check that fabricd runs there and its port is open, then rerun";
             case GARBAGE -> n.node() + ": agent's answer is not a preflight answer" + said
                     + ": check that the port is fabricd's and its version, then rerun";
-            case REFUSED -> n.node() + ": agent refused the request" + said + ": check that the probe key is the fabric's, then rerun";
+            case REFUSED -> n.node() + ": agent refused the probe key" + said + ": check that the key is the fabric's, that both clocks are"
+                    + " right (NTP) and that the agent and this command are the same fabricd release, then rerun";
+            case UNAVAILABLE -> n.node() + ": agent could not answer" + said + ", then rerun";
+            case STALE -> n.node() + ": its collection is stale" + said + ": check the agent's log and its /readyz (a collection that"
+                    + " hangs or fails), then rerun";
             case REACHABLE -> throw new IllegalStateException("answered");
         };
     }

@@ -1,5 +1,6 @@
 package io.fabricd.preflight;
 
+import io.fabricd.model.OneLine;
 import java.util.List;
 
 /** How the gate's reasons write numbers, names and what the agents said: one line each, bounded. */
@@ -32,21 +33,17 @@ final class Texts {
         return t / 10 + "." + t % 10;
     }
 
-    /** An agent's text on one line: control characters as spaces, at most {@link #MAX_TEXT} characters, no end stop. */
+    /**
+     * An agent's text on one line ({@link OneLine}: control characters as '?', at most
+     * {@link #MAX_TEXT} characters) without an end stop, to go inside a reason.
+     */
     static String line(String s) {
-        if (s == null) {
-            return "";
+        String t = OneLine.of(s, MAX_TEXT);
+        int end = t.length();
+        while (end > 0 && t.charAt(end - 1) == '.') {
+            end--;
         }
-        StringBuilder b = new StringBuilder(Math.min(s.length(), MAX_TEXT));
-        for (int i = 0; i < s.length() && b.length() < MAX_TEXT; i++) {
-            char c = s.charAt(i);
-            b.append(Character.isISOControl(c) ? ' ' : c);
-        }
-        String t = b.toString().strip();
-        while (t.endsWith(".")) {
-            t = t.substring(0, t.length() - 1);
-        }
-        return t;
+        return t.substring(0, end).strip();
     }
 
     /** {@code a, b, c} or {@code a, b, c, d, e and 3 more}. */

@@ -30,9 +30,22 @@ public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<St
         return nodes.size() - excluded.size();
     }
 
-    /** No node excluded and no link bad. */
+    /**
+     * No node excluded and no link bad. A link measured too little to judge (UNKNOWN) is not a bad
+     * link: what it leaves open is its ends' verdicts.
+     */
     public boolean allPass() {
-        return excluded.isEmpty() && links.stream().allMatch(l -> l.verdict() == Verdict.PASS);
+        return excluded.isEmpty() && links.stream().noneMatch(l -> l.verdict() == Verdict.EXCLUDE);
+    }
+
+    /** The links found bad (verdict EXCLUDE), whoever is to blame; UNKNOWN ones are not among them. */
+    public List<LinkVerdict> excludedLinks() {
+        return links.stream().filter(l -> l.verdict() == Verdict.EXCLUDE).toList();
+    }
+
+    /** The nodes the gate could not judge (UNKNOWN), in the set's order: among {@link #excluded} unless the policy lets them pass. */
+    public List<String> unknown() {
+        return nodes.stream().filter(n -> n.verdict() == Verdict.UNKNOWN).map(NodeVerdict::node).toList();
     }
 
     /** The links held bad in themselves (both ends otherwise good). */

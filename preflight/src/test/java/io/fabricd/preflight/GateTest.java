@@ -101,13 +101,23 @@ class GateTest {
     }
 
     @Test
-    void garbageAndRefusalSayWhatToCheck() {
+    void garbageRefusalUnavailableAndStaleSayWhatToCheck() {
         List<NodeInput> nodes = List.of(new NodeInput("a", NodeInput.State.GARBAGE, "not JSON\nat all", List.of()),
-                new NodeInput("b", NodeInput.State.REFUSED, "403", List.of()));
+                new NodeInput("b", NodeInput.State.REFUSED, "answered 401", List.of()),
+                new NodeInput("c", NodeInput.State.UNAVAILABLE, "answered 404: an older fabricd without preflight: upgrade it", List.of()),
+                new NodeInput("d", NodeInput.State.STALE, "collected at 2025-06-01T10:00:00Z, 12 min ago", List.of()));
         Verdicts v = Gate.decide(nodes, List.of(), DEFAULTS);
         assertThat(node(v, "a").reasons()).containsExactly(
-                "a: agent's answer is not a preflight answer (not JSON at all): check that the port is fabricd's and its version, then rerun");
-        assertThat(node(v, "b").reasons()).containsExactly("b: agent refused the request (403): check that the probe key is the fabric's, then rerun");
+                "a: agent's answer is not a preflight answer (not JSON?at all): check that the port is fabricd's and its version, then rerun");
+        assertThat(node(v, "b").reasons()).containsExactly("b: agent refused the probe key (answered 401): check that the key is the fabric's,"
+                + " that both clocks are right (NTP) and that the agent and this command are the same fabricd release, then rerun");
+        assertThat(node(v, "c").reasons()).containsExactly(
+                "c: agent could not answer (answered 404: an older fabricd without preflight: upgrade it), then rerun");
+        assertThat(node(v, "d").reasons()).containsExactly("d: its collection is stale (collected at 2025-06-01T10:00:00Z, 12 min ago):"
+                + " check the agent's log and its /readyz (a collection that hangs or fails), then rerun");
+        assertThat(v.nodes()).extracting(n -> n.evidence().get(Evidence.STATE))
+                .containsExactly("garbage", "refused", "unavailable", "stale");
+        assertThat(v.unknown()).containsExactly("a", "b", "c", "d");
         assertThat(v.kept()).isZero();
     }
 
@@ -219,6 +229,9 @@ class GateTest {
         List<LinkInput> links = new ArrayList<>(cleanRing(names));
         links.add(LinkInput.bandwidth("n1", "n2", 0.93, null));
         links.add(LinkInput.bandwidth("n2", "n1", 0.85, null));
+        // n4 and n5 pass on bandwidth with their other neighbours: the link between them is the slow one
+        links.add(LinkInput.bandwidth("n3", "n4", 0.92, null));
+        links.add(LinkInput.bandwidth("n5", "n6", 0.92, null));
         links.add(LinkInput.bandwidth("n4", "n5", 0.91, null));
         links.add(LinkInput.bandwidth("n5", "n4", 0.79, null));
         links.add(LinkInput.bandwidth("n6", "n7", null, "peer busy"));
@@ -244,7 +257,8 @@ class GateTest {
         assertThat(first.suspects()).containsExactly(new Pair("n3", "s"));
         assertThat(node(first, "s").verdict()).isEqualTo(Verdict.UNKNOWN);
         assertThat(node(first, "s").reasons()).containsExactly(
-                "s: bad link with n3 and no good link to another node: could not tell which end is bad; rerun to pair it with others");
+                "s: bad link with n3 and no other link that passed on what that one failed (probes, bandwidth): could not tell which end is"
+                        + " bad; rerun to pair it with others");
         assertThat(node(first, "n3").verdict()).isEqualTo(Verdict.PASS);
         assertThat(link(first, "s", "n3").blame()).isEqualTo(Evidence.BLAME_UNKNOWN);
         assertThat(first.suspectNodes()).containsExactly("s");
@@ -340,6 +354,7 @@ class GateTest {
         Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
         // the first goes, its neighbours then have one bad partner left, the next but one goes, ...
         assertThat(v.excluded()).hasSize(10_000).startsWith("n00001", "n00003");
+        assertThat(v.unknown()).isEmpty();
         assertThat(v.links()).allMatch(l -> l.verdict() == Verdict.EXCLUDE && !l.badLink());
     }
 

@@ -16,7 +16,8 @@ import java.util.stream.IntStream;
  * of them lossy too), unreachable agents, nodes whose NIC is slow (every pair they are in is slow in
  * latency, bandwidth or both), bad links on the ring, and healthy noise (a little loss, latency
  * jitter, bandwidth spread, now and then a short probe round). {@link #measure} gives what a
- * preflight round would measure on some pairs, from the same truth every time.
+ * preflight round would measure on some pairs, from the same truth every time: the ring round
+ * probes and tests the bandwidth, a repair round probes only (as {@code fabricd preflight} does).
  */
 final class SimulatedFabric {
     static final int PROBES = 100;
@@ -112,23 +113,30 @@ final class SimulatedFabric {
         return out;
     }
 
-    /** Both directions of each pair, as each end's agent reports them (an unreachable one reports nothing). */
-    List<LinkInput> measure(List<Pair> pairs) {
+    /**
+     * Both directions of each pair, as each end's agent reports them (an unreachable one reports
+     * nothing): UDP probes, and with {@code bandwidth} a bandwidth test each way too, as the ring
+     * round measures; a repair round probes alone.
+     */
+    List<LinkInput> measure(List<Pair> pairs, boolean bandwidth) {
         List<LinkInput> out = new ArrayList<>();
         for (Pair p : pairs) {
-            direction(p.a(), p.b(), out);
-            direction(p.b(), p.a(), out);
+            direction(p.a(), p.b(), bandwidth, out);
+            direction(p.b(), p.a(), bandwidth, out);
         }
         return out;
     }
 
-    private void direction(String from, String to, List<LinkInput> out) {
+    private void direction(String from, String to, boolean bandwidth, List<LinkInput> out) {
         if (unreachable.contains(from)) {
             return;
         }
         int sent = random.nextDouble() < 0.01 ? 10 : PROBES;
         if (unreachable.contains(to)) {
-            out.add(new LinkInput(from, to, "udp", sent, sent, null, null, "peer " + to + ": connect timed out"));
+            out.add(LinkInput.probes(from, to, "udp", sent, sent, null));
+            if (bandwidth) {
+                out.add(LinkInput.bandwidth(from, to, null, "not measured: peer " + to + ": connect timed out"));
+            }
             return;
         }
         double[] fault = linkFault.getOrDefault(new Pair(from, to).unordered(), new double[] {0, 0, 1});
@@ -139,9 +147,12 @@ final class SimulatedFabric {
         }
         double p50 = (base.get(from) + base.get(to)) * Math.exp(random.nextGaussian() * 0.15) + fault[1]
                 + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0);
-        double ratio = Math.min(0.97, 0.92 + random.nextGaussian() * 0.02) * fault[2]
-                * slowBandwidth.getOrDefault(from, 1.0) * slowBandwidth.getOrDefault(to, 1.0);
-        out.add(new LinkInput(from, to, "udp", sent, lost, lost == sent ? null : p50, ratio, null));
+        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50));
+        if (bandwidth) {
+            double ratio = Math.min(0.97, 0.92 + random.nextGaussian() * 0.02) * fault[2]
+                    * slowBandwidth.getOrDefault(from, 1.0) * slowBandwidth.getOrDefault(to, 1.0);
+            out.add(LinkInput.bandwidth(from, to, ratio, null));
+        }
     }
 
     private static String pad(int v, int n) {

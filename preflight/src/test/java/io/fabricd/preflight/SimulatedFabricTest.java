@@ -74,7 +74,7 @@ class SimulatedFabricTest {
         long t0 = System.nanoTime();
         List<Pair> ring = RingPlan.ring(fabric.names);
         long plan = System.nanoTime() - t0;
-        List<LinkInput> links = new ArrayList<>(fabric.measure(ring));
+        List<LinkInput> links = new ArrayList<>(fabric.measure(ring, true));
         t0 = System.nanoTime();
         Verdicts first = Gate.decide(nodes, links, policy);
         long decide = System.nanoTime() - t0;
@@ -82,7 +82,7 @@ class SimulatedFabricTest {
         t0 = System.nanoTime();
         List<Pair> repair = RingPlan.repair(first.suspectNodes(), first.knownGood(), new HashSet<>(ring));
         plan += System.nanoTime() - t0;
-        links.addAll(fabric.measure(repair));
+        links.addAll(fabric.measure(repair, false));
         t0 = System.nanoTime();
         Verdicts last = Gate.decide(nodes, links, policy);
         decide += System.nanoTime() - t0;

@@ -31,6 +31,13 @@ import picocli.CommandLine.Spec;
         exitCodeList = {"0:every node and link passed", "1:some excluded (the reasons on stdout, --exclude-file)",
             "2:bad input, or the gate could not run (fewer than --min-nodes kept)"})
 public final class PreflightCommand implements Callable<Integer> {
+    /**
+     * The longest bandwidth test asked for: an agent answers when its test is over, and closes a
+     * connection it has not written to for http.idle_timeout (30 s by default); the test's setup
+     * (queue pairs, the peer's exchanges: a few seconds) comes on top.
+     */
+    static final Duration MAX_BANDWIDTH_DURATION = Duration.ofSeconds(20);
+
     enum Format { text, json }
 
     enum Bandwidth { ring, none }
@@ -58,8 +65,8 @@ public final class PreflightCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).")
     Bandwidth bandwidth;
 
-    @Option(names = "--bandwidth-duration", paramLabel = "TIME", defaultValue = "2s", description = "How long each bandwidth test writes "
-            + "(default: ${DEFAULT-VALUE}).")
+    @Option(names = "--bandwidth-duration", paramLabel = "TIME", defaultValue = "2s", description = "How long each bandwidth test writes, "
+            + "100ms to 20s: the agents' http.idle_timeout must exceed it and the test's setup (default: ${DEFAULT-VALUE}).")
     String bandwidthDuration;
 
     @Option(names = "--bandwidth-size", defaultValue = "65536", paramLabel = "BYTES",
@@ -125,7 +132,8 @@ public final class PreflightCommand implements Callable<Integer> {
     Path excludeFile;
 
     @Option(names = "--exclude-list", paramLabel = "FILE", description = "Write the excluded nodes there one per line: the name, a "
-            + "tab, the first reason (for scripts that drain or cordon node by node), atomically.")
+            + "tab, the verdict (exclude, or unknown: not judged), a tab, the first reason (for scripts that drain or cordon node by "
+            + "node), atomically.")
     Path excludeList;
 
     @Spec
@@ -134,7 +142,7 @@ public final class PreflightCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Duration budget = duration("--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(1));
-        Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), Duration.ofSeconds(30));
+        Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), MAX_BANDWIDTH_DURATION);
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("--port " + port + " is not a port (1-65535)");
         }
@@ -221,7 +229,9 @@ public final class PreflightCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": " + e.getMessage());
         }
         if (d.compareTo(least) < 0 || d.compareTo(most) > 0) {
-            throw new IllegalArgumentException(option + " " + text + " outside " + least.toMillis() + " ms .. " + most.toSeconds() + " s");
+            throw new IllegalArgumentException(option + " " + text + " outside " + least.toMillis() + " ms .. " + most.toSeconds() + " s"
+                    + (option.equals("--bandwidth-duration") ? " (an agent closes a connection idle for its http.idle_timeout, 30 s by"
+                    + " default: the test and its setup must end before)" : ""));
         }
         return d;
     }

@@ -3,6 +3,7 @@ package io.fabricd.agent.http;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.model.OneLine;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.peers.EndpointAuth;
@@ -72,7 +73,7 @@ public final class BandwidthApi {
             s.check();
             return server == null ? Answer.text(503, why) : new Answer(200, JSON.writeValueAsBytes(server.stop(s)));
         } catch (JacksonException e) {
-            return Answer.text(400, "not a bandwidth request: " + SignedPost.oneLine(e.getOriginalMessage()));
+            return Answer.text(400, "not a bandwidth request: " + (e.getOriginalMessage() == null ? "unreadable JSON" : OneLine.of(e.getOriginalMessage())));
         } catch (BandwidthServer.Refused e) {
             return Answer.text(e.status(), e.getMessage());
         } catch (IOException e) {

@@ -117,13 +117,6 @@ final class SignedPost {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(Buffer.buffer(body));
     }
 
-    /** At most 200 characters of a parser's message, control characters shown as '?' (it may quote the body). */
-    static String oneLine(String s) {
-        String t = s == null ? "unreadable JSON" : s.strip();
-        t = t.length() > 200 ? t.substring(0, 200) + "..." : t;
-        return t.replaceAll("\\p{Cntrl}", "?");
-    }
-
     static byte[] line(String s) {
         return (s + "\n").getBytes(StandardCharsets.UTF_8);
     }

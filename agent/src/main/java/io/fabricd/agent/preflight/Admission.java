@@ -59,11 +59,6 @@ final class Admission {
         return null;
     }
 
-    /** Whether the slot is taken now. */
-    synchronized boolean busy() {
-        return busy;
-    }
-
     synchronized void leave() {
         busy = false;
     }

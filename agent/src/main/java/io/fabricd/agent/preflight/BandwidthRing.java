@@ -16,10 +16,12 @@ import java.util.Map;
  * The bandwidth ring: one RDMA WRITE test per adjacent pair of a ring over the reachable nodes, in
  * two waves (every node writes to its next neighbour, then to its previous one), so that each agent
  * runs one test at a time and every link is measured both ways. An agent busy with another test is
- * asked again every second within the wave's time.
+ * asked again after its Retry-After within the wave's time.
  */
 final class BandwidthRing {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The agent's status for a test the peer accepted that then failed (docs/preflight.md). */
+    static final int FAILED_AFTER_ACCEPTED = 502;
 
     private final Map<String, String> address = new HashMap<>();
     private final AgentAsk ask;
@@ -37,11 +39,16 @@ final class BandwidthRing {
         this.size = size;
     }
 
-    /** Both waves within {@code within}; a summary line. */
+    /**
+     * Both waves within {@code within}; a summary line. A test the peer accepted that then failed
+     * (the agent's 502) is held against the link; one refused, busy past the budget, without verbs
+     * or not asked in time is not measured.
+     */
     String run(List<String> up, LinkEvidence links, Duration within) {
         List<Pair> pairs = RingPlan.ring(up);
         long end = System.nanoTime() + within.toNanos();
         int measured = 0;
+        int failed = 0;
         int not = 0;
         String firstWhy = null;
         for (int wave = 0; wave < 2; wave++) {
@@ -55,24 +62,35 @@ final class BandwidthRing {
                 Map<String, Object> body = Map.of("peer", address.get(to), "duration_ms", duration.toMillis(), "size", size);
                 todo.put(List.of(from, to), () -> ask.postUntilFree(address.get(from), AgentAsk.BANDWIDTH, body, deadline));
             }
-            Map<List<String>, FleetCalls.Outcome<byte[]>> done = d.compareTo(duration) > 0 ? calls.run(todo, d) : Map.of();
+            Map<List<String>, FleetCalls.Outcome<byte[]>> done = d.compareTo(duration) > 0 && System.nanoTime() - deadline < 0
+                    ? calls.run(todo, Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))) : Map.of();
             for (List<String> ft : todo.keySet()) {
                 FleetCalls.Outcome<byte[]> o = done.get(ft);
-                String why = o == null ? "not measured: no time left for it (--timeout)" : o.ok() ? read(ft, o.value(), links)
-                        : "not measured: " + o.error();
+                String why;
+                if (o == null) {
+                    why = "not measured: no time left for it (--timeout)";
+                    links.bandwidth(ft.get(0), ft.get(1), null, why);
+                } else if (o.ok()) {
+                    why = read(ft, o.value(), links);
+                } else if (o.cause() instanceof AgentAsk.Failed f && f.status() == FAILED_AFTER_ACCEPTED) {
+                    why = o.error();
+                    failed++;
+                    links.bandwidthFailed(ft.get(0), ft.get(1), why);
+                } else {
+                    why = "not measured: " + o.error();
+                    links.bandwidth(ft.get(0), ft.get(1), null, why);
+                }
                 if (why == null) {
                     measured++;
                 } else {
                     not++;
                     firstWhy = firstWhy == null ? ft.get(0) + "->" + ft.get(1) + " " + why : firstWhy;
-                    if (o == null || !o.ok()) {
-                        links.bandwidth(ft.get(0), ft.get(1), null, why);
-                    }
                 }
             }
         }
         return "bandwidth ring: " + pairs.size() + " links both ways, " + measured + " tests measured"
-                + (not > 0 ? ", " + not + " not (" + firstWhy + ")" : "");
+                + (failed > 0 ? ", " + failed + " failed once the peer accepted them" : "")
+                + (not > failed ? ", " + (not - failed) + " not measured" : "") + (not > 0 ? " (" + firstWhy + ")" : "");
     }
 
     /** One test's answer as link evidence; null when it gave a ratio, else why not. */

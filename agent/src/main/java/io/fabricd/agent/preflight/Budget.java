@@ -19,6 +19,11 @@ public final class Budget {
         return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
+    /** The System.nanoTime by which what is left less {@code keep} is over (a loop's deadline). */
+    public long deadline(Duration keep) {
+        return deadline - keep.toNanos();
+    }
+
     /** Time since the start. */
     public Duration elapsed() {
         return Duration.ofNanos(System.nanoTime() - start);

@@ -16,8 +16,10 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * {@code --exclude-file F}: the excluded nodes as one Slurm hostlist and a newline (an empty file
- * when none is); {@code --exclude-list F}: one line per excluded node. Written whole or not at all: a temporary file in the same folder renamed over F,
- * in a folder only root and this user can change ({@link FolderChain}), as every file fabricd writes.
+ * when none is); {@code --exclude-list F}: one line per excluded node, name, verdict and reason
+ * ({@link GateReport#excludedLines()}). Written whole or not at all: a temporary file in the same
+ * folder renamed over F, in a folder only root and this user can change ({@link FolderChain}), as
+ * every file fabricd writes.
  */
 public final class ExcludeFile {
     private ExcludeFile() {

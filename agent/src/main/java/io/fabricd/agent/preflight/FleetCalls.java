@@ -29,8 +29,12 @@ public final class FleetCalls implements AutoCloseable {
      */
     public static final int WAITING = 512;
 
-    /** What one call gave: a value, or why not (one line). */
-    public record Outcome<T>(T value, String error) {
+    /** What one call gave: a value, or why not (one line) and what the call threw (null when it threw nothing). */
+    public record Outcome<T>(T value, String error, Throwable cause) {
+        public Outcome(T value, String error) {
+            this(value, error, null);
+        }
+
         public boolean ok() {
             return error == null;
         }
@@ -94,7 +98,7 @@ public final class FleetCalls implements AutoCloseable {
         } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
             String m = c.getMessage();
-            return new Outcome<>(null, Texts.line(m == null || m.isBlank() ? c.getClass().getSimpleName() : m));
+            return new Outcome<>(null, Texts.line(m == null || m.isBlank() ? c.getClass().getSimpleName() : m), c);
         }
     }
 

@@ -11,10 +11,13 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** The output of {@code fabricd preflight}: a table for people, or JSON (docs/preflight.md). */
 public final class GateReport {
@@ -38,16 +41,29 @@ public final class GateReport {
         return v.excluded().isEmpty() ? "" : Hostlist.compress(v.excluded());
     }
 
+    /** The unknown nodes (not judged) as one Slurm hostlist ("" when none): among {@link #excluded()} unless --unknown pass. */
+    public String unknown() {
+        List<String> u = v.unknown();
+        return u.isEmpty() ? "" : Hostlist.compress(u);
+    }
+
     /**
-     * One line per excluded node: its name, a tab, its first reason (tabs and control characters
-     * in it as spaces), for scripts that drain or cordon nodes one by one (deploy/slurm, deploy/kubernetes).
+     * One line per node the job must not use: its name, a tab, its verdict ({@code exclude}: judged
+     * bad; {@code unknown}: not judged, e.g. its agent unreachable), a tab, its first reason (tabs and
+     * control characters in it as spaces), for scripts that drain or cordon nodes one by one
+     * (deploy/slurm, deploy/kubernetes): they drain only what was judged bad.
      */
     public String excludedLines() {
+        Map<String, NodeVerdict> byName = new HashMap<>();
+        for (NodeVerdict n : v.nodes()) {
+            byName.putIfAbsent(n.node(), n);
+        }
         StringBuilder b = new StringBuilder();
         for (String name : v.excluded()) {
-            String why = v.nodes().stream().filter(n -> n.node().equals(name)).findFirst().map(n -> n.reasons().isEmpty() ? ""
-                    : n.reasons().get(0)).orElse("");
-            b.append(name).append('\t').append(why.replaceAll("[\\p{Cntrl}]", " ")).append('\n');
+            NodeVerdict n = byName.get(name);
+            String why = n == null || n.reasons().isEmpty() ? "" : n.reasons().get(0);
+            b.append(name).append('\t').append(n == null ? Verdict.EXCLUDE.id() : n.verdict().id()).append('\t')
+                    .append(why.replaceAll("\\p{Cntrl}", " ")).append('\n');
         }
         return b.toString();
     }
@@ -58,6 +74,7 @@ public final class GateReport {
         doc.put("nodes", v.nodes());
         doc.put("links", v.links());
         doc.put("excluded", excluded());
+        doc.put("unknown", unknown());
         doc.put("kept", v.kept());
         doc.put("elapsed_seconds", Math.round(elapsed.toMillis() / 10.0) / 100.0);
         try {
@@ -79,29 +96,36 @@ public final class GateReport {
         for (NodeVerdict n : v.nodes()) {
             rows(out, row, n.node(), n.verdict(), n.reasons());
         }
-        List<LinkVerdict> bad = v.links().stream().filter(l -> l.verdict() != Verdict.PASS).toList();
-        if (!bad.isEmpty()) {
+        List<LinkVerdict> shown = v.links().stream().filter(l -> l.verdict() != Verdict.PASS).toList();
+        if (!shown.isEmpty()) {
             int lw = 4;
-            for (LinkVerdict l : bad) {
+            for (LinkVerdict l : shown) {
                 lw = Math.max(lw, Math.min(60, l.a().length() + l.b().length() + 3));
             }
             String lrow = "%-" + lw + "s  %-7s  %s%n";
             out.println();
             out.printf(lrow, "link", "verdict", "reason");
-            for (LinkVerdict l : bad) {
+            for (LinkVerdict l : shown) {
                 rows(out, lrow, l.a() + "<->" + l.b(), l.verdict(), l.reasons());
             }
         }
+        int bad = v.excludedLinks().size();
         out.println();
         int n = v.nodes().size();
         String t = String.format(Locale.ROOT, "%.1f s", elapsed.toMillis() / 1000.0);
+        Set<String> unjudged = new HashSet<>(v.unknown());
+        long unknownOut = v.excluded().stream().filter(unjudged::contains).count();
+        long unknownKept = unjudged.size() - unknownOut;
+        String keptNote = unknownKept == 0 ? "" : "; " + unknownKept + " of them unknown, kept (--unknown pass)";
         if (v.allPass()) {
-            out.printf(Locale.ROOT, "pass: all %d nodes and %d links measured passed (%s)%n", n, v.links().size(), t);
+            out.printf(Locale.ROOT, "pass: all %d nodes kept, no link bad (%d measured)%s (%s)%n", n, v.links().size(), keptNote, t);
         } else if (v.excluded().isEmpty()) {
-            out.printf(Locale.ROOT, "exclude: no node, but %d links are bad: see the link lines; %d of %d nodes kept (%s)%n", bad.size(),
-                    v.kept(), n, t);
+            out.printf(Locale.ROOT, "exclude: no node, but %d links are bad: see the link lines; %d of %d nodes kept%s (%s)%n", bad,
+                    v.kept(), n, keptNote, t);
         } else {
-            out.printf(Locale.ROOT, "exclude: %s (%d of %d nodes); %d kept (%s)%n", excluded(), v.excluded().size(), n, v.kept(), t);
+            out.printf(Locale.ROOT, "exclude: %s (%d of %d nodes: %d excluded, %d unknown); %d kept%s%s (%s)%n", excluded(),
+                    v.excluded().size(), n, v.excluded().size() - unknownOut, unknownOut, v.kept(), keptNote,
+                    bad > 0 ? "; " + bad + " links bad" : "", t);
         }
         out.flush();
     }

@@ -7,6 +7,7 @@ import io.fabricd.preflight.Verdicts;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -35,20 +36,31 @@ public final class GateRun {
     private final Settings s;
     private final PrintWriter progress;
     private final Budget budget;
+    private final AgentAsk.Transport transport;
+    private final Clock clock;
 
     public GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress) {
+        this(nodes, settings, progress, null, Clock.systemUTC());
+    }
+
+    /**
+     * @param transport how requests reach the agents; null: {@link EndpointClient} with the settings' key
+     * @param clock     what a stale collection is judged against
+     */
+    GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
         this.nodes = List.copyOf(nodes);
         this.s = settings;
         this.progress = progress;
         this.budget = new Budget(settings.timeout());
+        this.transport = transport;
+        this.clock = clock;
     }
 
     public Result run() {
         say(String.format(Locale.ROOT, "%d nodes, %s budget: asking every agent for its findings and probe windows", nodes.size(),
                 Texts.seconds(s.timeout())));
         // the per-request cap of the client; each phase ends its calls by its own deadline besides
-        EndpointClient client = new EndpointClient(s.key(), budget.total(), s.tls());
-        AgentAsk ask = new AgentAsk(client);
+        AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
         LinkEvidence links = new LinkEvidence();
         try (FleetCalls quick = new FleetCalls(FleetCalls.QUICK); FleetCalls calls = new FleetCalls(FleetCalls.WAITING)) {
             NodeStates states = new NodeStates(nodes, ask, quick);
@@ -57,7 +69,9 @@ public final class GateRun {
             for (String w : states.warnings()) {
                 say(w);
             }
-            states.windowsInto(links);
+            if (!states.windowsInto(links, budget.deadline(reserve()))) {
+                say("probe windows: not all read: no time left (--timeout)");
+            }
             List<String> up = states.reachable();
             ProbeRounds rounds = new ProbeRounds(nodes, ask, calls, s.policy().minSamples());
             if (s.probeRound() && up.size() >= 2) {
@@ -70,7 +84,7 @@ public final class GateRun {
                 say(new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d)
                         + " (" + Texts.seconds(budget.elapsed()) + ")");
             }
-            List<NodeInput> inputs = states.inputs();
+            List<NodeInput> inputs = states.inputs(clock.instant());
             Verdicts first = Gate.decide(inputs, links.inputs(), s.policy());
             Verdicts last = first;
             if (s.probeRound() && !first.suspectNodes().isEmpty()) {

@@ -15,8 +15,9 @@ import java.util.Map;
 
 /**
  * The node set of {@code fabricd preflight --nodes EXPR}: a Slurm hostlist ({@code gpu[001-064,070]}),
- * or a file ({@code @FILE}, or a path that names a file) with one entry per line and {@code #}
- * comments. An entry is a name (its agent at NAME:PORT) or NAME=HOST:PORT (its agent elsewhere,
+ * or a file ({@code @FILE}, or a value with a '/', which no node name has: {@code ./nodes.txt}) with
+ * one entry per line and {@code #} comments; a bare name is a node's even when a file of that name
+ * lies in the working folder. An entry is a name (its agent at NAME:PORT) or NAME=HOST:PORT (its agent elsewhere,
  * for agents behind other addresses or on one test host). Order kept, duplicates counted once.
  */
 public final class NodeSet {
@@ -41,7 +42,7 @@ public final class NodeSet {
             throw new IllegalArgumentException("--nodes is empty: give a hostlist like gpu[001-064] or @FILE with one name per line");
         }
         String e = expr.strip();
-        Path file = e.startsWith("@") ? Path.of(e.substring(1)) : asFile(e);
+        Path file = e.startsWith("@") ? path(e.substring(1)) : e.indexOf('/') >= 0 ? path(e) : null;
         Map<String, Node> nodes = new LinkedHashMap<>();
         if (file == null) {
             entries(e, port, "--nodes", nodes);
@@ -63,13 +64,12 @@ public final class NodeSet {
         return List.copyOf(nodes.values());
     }
 
-    /** The path {@code expr} names when it is a regular file (a hostlist never holds '/'; a bare name may be a file). */
-    private static Path asFile(String expr) {
+    /** The file {@code text} names; a one-line IllegalArgumentException when it names none. */
+    private static Path path(String text) {
         try {
-            Path p = Path.of(expr);
-            return Files.isRegularFile(p) ? p : null;
+            return Path.of(text);
         } catch (java.nio.file.InvalidPathException x) {
-            return null;
+            throw new IllegalArgumentException("--nodes " + quote(text) + " is not a file name: give @FILE or a hostlist", x);
         }
     }
 

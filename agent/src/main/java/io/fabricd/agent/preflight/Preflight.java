@@ -45,7 +45,7 @@ public final class Preflight {
      */
     public static Preflight of(AgentConfig config, HostSource source, CollectionLoop loop, ProbeService probes, Natives natives,
                                Semaphore writes, BandwidthServer served, Supplier<VerbsPorts.Port> port, Supplier<String> node) {
-        PreflightState state = new PreflightState(loop::latest, probes::results, probes::peerHosts, node);
+        PreflightState state = new PreflightState(loop::latest, probes::results, probes::peerHosts, node, config.collection().interval());
         ProbeRound round = new ProbeRound(probes.key(), natives.libc(), probes.endpointTlsOn(), config.probe().pacing(),
                 config.probe().timeout(), node);
         String why = natives.verbs().rcUnavailable();

@@ -2,6 +2,7 @@ package io.fabricd.agent.preflight;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.fabricd.model.OneLine;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthResult;
 import io.fabricd.probes.bandwidth.BandwidthSchedule;
@@ -25,7 +26,10 @@ import java.util.regex.Pattern;
  * pair); the peer serves it as any test, one at a time and within its {@code bandwidth.*} limits.
  * Here too one at a time: the slot is the one the agent's own scheduled tests take, and none starts
  * while a test into this host runs (429 with when to ask again, never a queue). An agent that
- * cannot write (a snapshot, no verbs) says why (503). The test runs on a thread of its own.
+ * cannot write (a snapshot, no verbs) says why (503), and so does one whose test did not start (the
+ * peer refused it or could not be asked: 503); a test the peer accepted that then failed (the queue
+ * pairs did not connect, the writes did not complete) is 502, the link's failure. The test runs on
+ * a thread of its own.
  */
 public final class PreflightBandwidth {
     public static final String PATH = "/api/v1/preflight/bandwidth";
@@ -109,7 +113,7 @@ public final class PreflightBandwidth {
             try {
                 done.complete(run(r.peer(), duration, size));
             } catch (RuntimeException e) {
-                done.complete(Answer.line(500, "the bandwidth test failed here: " + Requests.oneLine(String.valueOf(e))));
+                done.complete(Answer.line(500, "the bandwidth test failed here: " + OneLine.of(String.valueOf(e))));
             } finally {
                 writes.release();
             }
@@ -127,13 +131,18 @@ public final class PreflightBandwidth {
         List<BandwidthResult> results;
         try {
             results = runner.run(peer, p, local.get(), new BandwidthClient.Options(null, size, Duration.ofMillis(duration), 1, false, false));
+        } catch (BandwidthClient.Failed e) {
+            // the peer took the test, then the queue pairs did not connect or the writes did not complete: the link's
+            return Answer.line(502, "the bandwidth test to " + OneLine.of(peer) + " failed after the peer accepted it: "
+                    + OneLine.of(e.getMessage()));
         } catch (IOException e) {
-            String why = Requests.oneLine(e.getMessage());
+            String why = OneLine.of(e.getMessage());
             if (PEER_BUSY.matcher(why).find()) {
                 Matcher m = SECONDS.matcher(why);
                 return Answer.busy("the peer is busy: " + why, m.find() ? Long.parseLong(m.group(1)) : 10);
             }
-            return Answer.line(502, "the bandwidth test to " + Requests.oneLine(peer) + " failed: " + why);
+            // refused by the peer, the peer not asked, or this host's verbs: no test ran
+            return Answer.line(503, "the bandwidth test to " + OneLine.of(peer) + " did not start: " + why);
         }
         BandwidthResult tx = results.get(0);
         Map<String, Object> doc = new LinkedHashMap<>();

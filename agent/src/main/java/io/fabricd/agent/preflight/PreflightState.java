@@ -9,6 +9,7 @@ import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,6 +35,8 @@ public final class PreflightState {
     public static final int MAX_PEERS = 1024;
     /** The most a requester reads of an answer (EndpointClient's bound). */
     static final int MAX_ANSWER = 64 * 1024;
+    /** The answer's field with the agent's collection interval in seconds (the gate's bound for a stale collection). */
+    static final String INTERVAL = "collection_interval_seconds";
 
     /** The body: the agents of the set (HOST:PORT), whose windows go first when the answer must be cut. */
     record Request(List<String> peers) {
@@ -43,18 +46,27 @@ public final class PreflightState {
     private final Supplier<ProbeResults> probes;
     private final Supplier<Map<String, String>> hosts;
     private final Supplier<String> node;
+    private final Duration interval;
 
-    /**
-     * @param probes the pingmesh's windows
-     * @param hosts  the host name each probed peer's endpoint gave, by its HOST:PORT
-     * @param node   the name this agent goes by among its peers
-     */
+    /** An agent whose collection interval goes unsaid (the gate then holds a collection stale after 5 minutes). */
     public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
                           Supplier<String> node) {
+        this(latest, probes, hosts, node, null);
+    }
+
+    /**
+     * @param probes   the pingmesh's windows
+     * @param hosts    the host name each probed peer's endpoint gave, by its HOST:PORT
+     * @param node     the name this agent goes by among its peers
+     * @param interval collection.interval, said in the answer; null to leave it out
+     */
+    public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
+                          Supplier<String> node, Duration interval) {
         this.latest = latest;
         this.probes = probes;
         this.hosts = hosts;
         this.node = node;
+        this.interval = interval;
     }
 
     /** The answer to an authenticated body (off the event loop: it renders JSON). */
@@ -126,6 +138,9 @@ public final class PreflightState {
         root.put("node", node.get());
         root.put("host", p.model().hostname());
         root.put("collected_at", p.model().collectedAt().toString());
+        if (interval != null) {
+            root.put(INTERVAL, interval.toMillis() / 1000.0);
+        }
         root.set("findings", findings);
         root.set("probes", Requests.JSON.valueToTree(windows));
         if (leftFindings != null) {

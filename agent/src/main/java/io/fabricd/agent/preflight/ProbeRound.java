@@ -3,6 +3,7 @@ package io.fabricd.agent.preflight;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.fabricd.model.OneLine;
 import io.fabricd.natives.LibC;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbeResult;
@@ -58,7 +59,7 @@ public final class ProbeRound {
     record PeerResult(String peer, @JsonProperty("peer_host") String peerHost, int sent, int lost, int late,
                       @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds, String error) {
         static PeerResult failed(String peer, String host, String why) {
-            return new PeerResult(peer, host, 0, 0, 0, null, null, Requests.oneLine(why));
+            return new PeerResult(peer, host, 0, 0, 0, null, null, OneLine.of(why));
         }
     }
 
@@ -119,7 +120,7 @@ public final class ProbeRound {
                 doc.put("results", run(pool, peers, r.count(), r.size()));
                 done.complete(Answer.json(Requests.JSON.writeValueAsBytes(doc)));
             } catch (JsonProcessingException | RuntimeException e) {
-                done.complete(Answer.line(500, "the probe round failed: " + Requests.oneLine(String.valueOf(e))));
+                done.complete(Answer.line(500, "the probe round failed: " + OneLine.of(String.valueOf(e))));
             } finally {
                 pool.shutdownNow();
                 try {
@@ -189,10 +190,5 @@ public final class ProbeRound {
             LOG.fine("preflight probe of " + peer + ": " + e);
             return PeerResult.failed(peer, ep.host(), peer + ": " + e.getMessage());
         }
-    }
-
-    /** Whether a round is running now. */
-    boolean busy() {
-        return admission.busy();
     }
 }

@@ -8,6 +8,7 @@ import io.fabricd.preflight.Verdicts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -45,66 +46,76 @@ final class ProbeRounds {
 
     /** Every node of {@code up} probes its ring neighbours; a summary line. */
     String ring(List<String> up, LinkEvidence links, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
         Map<String, Set<String>> peers = new LinkedHashMap<>();
         for (Pair p : RingPlan.ring(up)) {
+            if (System.nanoTime() - deadline > 0) {
+                return "probe round: not run: planning it took the phase's time (--timeout)";
+            }
             peers.computeIfAbsent(p.a(), k -> new LinkedHashSet<>()).add(p.b());
             peers.computeIfAbsent(p.b(), k -> new LinkedHashSet<>()).add(p.a());
         }
-        return "probe round: " + run(peers, links, within);
+        return "probe round: " + run(peers, links, deadline);
     }
 
-    /** The suspects of {@code first} probed from and to known-good nodes they were not paired with; a summary line. */
+    /**
+     * The suspects of {@code first} probed from and to known-good nodes they were not paired with
+     * (the pairs measured or tried so far, as {@code links} keeps them); a summary line.
+     */
     String repair(Verdicts first, List<String> up, LinkEvidence links, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
         List<String> suspects = first.suspectNodes();
-        List<String> good = first.knownGood().stream().filter(up::contains).toList();
-        Set<Pair> tested = new LinkedHashSet<>();
-        for (int i = 0; i < up.size(); i++) {
-            for (int k = i + 1; k < up.size(); k++) {
-                if (links.tested(up.get(i), up.get(k))) {
-                    tested.add(new Pair(up.get(i), up.get(k)));
-                }
-            }
-        }
+        Set<String> reachable = new HashSet<>(up);
+        List<String> good = first.knownGood().stream().filter(reachable::contains).toList();
         Map<String, Set<String>> peers = new LinkedHashMap<>();
-        for (Pair p : RingPlan.repair(suspects, good, tested)) {
+        for (Pair p : RingPlan.repair(suspects, good, links.testedPairs())) {
+            if (System.nanoTime() - deadline > 0) {
+                return "repair round: not run: planning it took the phase's time (--timeout)";
+            }
             peers.computeIfAbsent(p.a(), k -> new LinkedHashSet<>()).add(p.b());
             peers.computeIfAbsent(p.b(), k -> new LinkedHashSet<>()).add(p.a());
         }
         if (peers.isEmpty()) {
             return "repair round: " + suspects.size() + " suspects, no known-good node left to pair them with";
         }
-        return "repair round: " + suspects.size() + " suspects re-paired with known-good nodes, " + run(peers, links, within);
+        return "repair round: " + suspects.size() + " suspects re-paired with known-good nodes, " + run(peers, links, deadline);
     }
 
-    /** Each requester probes its peers, all at once, within {@code within}; what came of it. */
-    private String run(Map<String, Set<String>> peers, LinkEvidence links, Duration within) {
-        long deadline = System.nanoTime() + within.toNanos();
+    /** Each requester probes its peers, all at once, by {@code deadline} (System.nanoTime); what came of it. */
+    private String run(Map<String, Set<String>> peers, LinkEvidence links, long deadline) {
         Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
+        Map<String, List<String>> asked = new LinkedHashMap<>();
         int pairs = 0;
         for (Map.Entry<String, Set<String>> e : peers.entrySet()) {
-            List<String> to = e.getValue().stream().limit(MAX_PEERS).map(address::get).toList();
+            List<String> to = e.getValue().stream().limit(MAX_PEERS).toList();
+            asked.put(e.getKey(), to);
             pairs += to.size();
-            Map<String, Object> body = Map.of("peers", to, "count", count, "size", SIZE);
+            Map<String, Object> body = Map.of("peers", to.stream().map(address::get).toList(), "count", count, "size", SIZE);
             todo.put(e.getKey(), () -> ask.postUntilFree(address.get(e.getKey()), AgentAsk.PROBE, body, deadline));
         }
+        Duration within = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         int failed = 0;
         String firstError = null;
-        for (Map.Entry<String, FleetCalls.Outcome<byte[]>> e : calls.run(todo, within).entrySet()) {
-            String error = e.getValue().error();
+        Map<String, FleetCalls.Outcome<byte[]>> done = within.isZero() ? Map.of() : calls.run(todo, within);
+        for (String from : todo.keySet()) {
+            FleetCalls.Outcome<byte[]> o = done.get(from);
+            String error = o == null ? "not asked: no time left (--timeout)" : o.error();
             if (error == null) {
-                error = read(e.getKey(), e.getValue().value(), links);
+                error = read(from, asked.get(from), o.value(), links);
             }
             if (error != null) {
                 failed++;
-                firstError = firstError == null ? e.getKey() + ": " + error : firstError;
+                firstError = firstError == null ? from + ": " + error : firstError;
+                // what it was to probe is no evidence, but the pairs were meant to be measured
+                asked.get(from).forEach(to -> links.tried(from, to));
             }
         }
         return peers.size() + " agents probed " + pairs + " peers (" + count + " x " + SIZE + " B)"
                 + (failed > 0 ? "; " + failed + " could not (" + firstError + ")" : "");
     }
 
-    /** The round's results as link evidence; an error line when the answer cannot be read. */
-    private String read(String from, byte[] answer, LinkEvidence links) {
+    /** The round's results as link evidence (a peer it could not probe, an attempt); an error line when the answer cannot be read. */
+    private String read(String from, List<String> asked, byte[] answer, LinkEvidence links) {
         JsonNode j;
         try {
             j = JSON.readTree(answer);
@@ -114,13 +125,23 @@ final class ProbeRounds {
         if (j == null || !j.path("results").isArray()) {
             return "answered a probe round without results";
         }
+        Set<String> answered = new HashSet<>();
         for (JsonNode r : j.get("results")) {
             String peer = byAddress.get(r.path("peer").asText(""));
-            if (peer == null || peer.equals(from) || !r.path("error").isNull() && r.has("error")) {
-                continue; // a peer it could not probe is no evidence about the link
+            if (peer == null || peer.equals(from) || !asked.contains(peer) || !answered.add(peer)) {
+                continue; // not a peer it was asked to probe: no evidence of this round
+            }
+            if (r.has("error") && !r.path("error").isNull()) {
+                links.tried(from, peer); // it could not probe this peer: no evidence about the link, but it was tried
+                continue;
             }
             JsonNode p50 = r.path("p50_seconds");
             links.round(from, peer, r.path("sent").asLong(0), r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null);
+        }
+        for (String peer : asked) {
+            if (!answered.contains(peer)) {
+                links.tried(from, peer);
+            }
         }
         return null;
     }

@@ -3,6 +3,7 @@ package io.fabricd.agent.preflight;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.model.OneLine;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -42,9 +43,9 @@ final class Requests {
             }
             return t;
         } catch (JacksonException e) {
-            throw new Bad("not a preflight request: " + oneLine(e.getOriginalMessage()));
+            throw new Bad("not a preflight request: " + unreadable(e.getOriginalMessage()));
         } catch (java.io.IOException e) {
-            throw new Bad("not a preflight request: " + oneLine(e.getMessage()));
+            throw new Bad("not a preflight request: " + unreadable(e.getMessage()));
         }
     }
 
@@ -73,7 +74,7 @@ final class Requests {
         if (peer == null) {
             return "a peer is null, not HOST:PORT";
         }
-        String shown = oneLine(peer.length() > 40 ? peer.substring(0, 40) + "..." : peer);
+        String shown = OneLine.of(peer, 40);
         if (peer.isEmpty() || peer.length() > MAX_PEER_CHARS || peer.chars().anyMatch(c -> c <= ' ' || c >= 0x7f)) {
             return "peer '" + shown + "' is not HOST:PORT (another agent's HTTP address, like 10.0.0.2:9530)";
         }
@@ -90,10 +91,8 @@ final class Requests {
         return null;
     }
 
-    /** At most 200 characters, control characters shown as '?' (a message may quote the body). */
-    static String oneLine(String s) {
-        String t = s == null ? "unreadable" : s.strip();
-        t = t.length() > 200 ? t.substring(0, 200) + "..." : t;
-        return t.replaceAll("\\p{Cntrl}", "?");
+    /** A parser's message as {@link OneLine} (it may quote the body), "unreadable" when there is none. */
+    private static String unreadable(String s) {
+        return s == null ? "unreadable" : OneLine.of(s);
     }
 }

@@ -17,9 +17,10 @@ import java.util.Map;
  *
  * @param host    the host name of the agent's latest collection (what its probe endpoint says, and
  *                so what its peers' probe windows name it)
+ * @param intervalSeconds the agent's collection interval, when it says it (agents of this release do)
  * @param windows the agent's probe windows, each to a peer named by that peer's host name
  */
-record StateAnswer(String node, String host, String collectedAt, List<FindingInput> findings, List<Window> windows) {
+record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
@@ -58,7 +59,9 @@ record StateAnswer(String node, String host, String collectedAt, List<FindingInp
             windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), p.path("sent").asLong(0),
                     p.path("lost").asLong(0), p.path("p50_seconds").isNumber() ? p.get("p50_seconds").asDouble() : null));
         }
-        return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"), findings, windows);
+        JsonNode interval = j.path(PreflightState.INTERVAL);
+        return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"),
+                interval.isNumber() && interval.asDouble() > 0 ? interval.asDouble() : null, findings, windows);
     }
 
     private static Severity severity(String id) {

@@ -32,6 +32,17 @@ class NodeSetTest {
     }
 
     @Test
+    void onlyAtFileOrAValueWithASlashIsAFile(@TempDir Path tmp) throws IOException {
+        // the module's folder, where the tests run, holds pom.xml: a bare name is still a node's
+        assertThat(Files.isRegularFile(Path.of("pom.xml"))).as("the working folder has a pom.xml").isTrue();
+        assertThat(NodeSet.parse("pom.xml", 9530)).containsExactly(new NodeSet.Node("pom.xml", "pom.xml:9530"));
+        Path f = Files.writeString(tmp.resolve("nodes"), "n1\n");
+        assertThat(NodeSet.parse(f.toString(), 9530)).extracting(NodeSet.Node::name).containsExactly("n1");
+        assertThatThrownBy(() -> NodeSet.parse("./no-such-nodes-file", 9530)).isInstanceOf(IOException.class)
+                .hasMessage("--nodes ./no-such-nodes-file: no such file");
+    }
+
+    @Test
     void badSetsAreOneLine(@TempDir Path tmp) throws IOException {
         for (String bad : new String[] {"", "  ", "gpu[1-", "gpu1]", "a,,b", "a=b", "a=host:99999", "a b", "x=1.2.3.4:5,x=1.2.3.4:6"}) {
             assertThatThrownBy(() -> NodeSet.parse(bad, 9530)).as(bad).isInstanceOf(IllegalArgumentException.class)
