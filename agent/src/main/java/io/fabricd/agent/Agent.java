@@ -15,6 +15,8 @@ import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
 import io.fabricd.agent.http.HttpApi;
+import io.fabricd.agent.http.PreflightApi;
+import io.fabricd.agent.preflight.Preflight;
 import io.fabricd.agent.http.TlsReload;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
@@ -58,6 +60,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
@@ -83,6 +86,10 @@ public final class Agent implements AutoCloseable {
     private final WebConfig web;
     private ProbeService probes;
     private BandwidthServing bandwidth;
+    /** The one slot for the bandwidth tests this agent writes: its schedule's and the preflight gate's. */
+    private final Semaphore writes = new Semaphore(1);
+    /** What the job gate asks (fabricd preflight); null when probing is off. */
+    private Preflight preflight;
     private Vertx vertx;
     private HttpServer server;
     private HttpApi http;
@@ -189,8 +196,9 @@ public final class Agent implements AutoCloseable {
                     probes.startVerbs(Path.of("/sys"));
                 }
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
-                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()),
-                        () -> config.probe().nodeName() != null && !config.probe().nodeName().isBlank() ? config.probe().nodeName() : hostname());
+                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
+                preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth == null ? null : bandwidth.server(),
+                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName);
             } catch (IOException e) {
                 close();
                 throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
@@ -224,9 +232,10 @@ public final class Agent implements AutoCloseable {
         }
         try {
             http = new HttpApi(vertx, loop, registry, probes);
-            Handler<HttpServerRequest> api = bounds.limit(BandwidthApi.wrap(http.handler(), vertx,
+            Handler<HttpServerRequest> api = bounds.limit(PreflightApi.wrap(BandwidthApi.wrap(http.handler(), vertx,
                     bandwidth == null ? null : bandwidth.server(), probes == null ? null : probes.endpointAuth(),
-                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs())));
+                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs())),
+                    vertx, preflight, probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats()));
             if (web != null && !web.basicAuthUsers().isEmpty()) {
                 // outside the request limit: a request waiting for bcrypt, or refused, holds none of
                 // http.max_requests, and a remembered password goes straight to one
@@ -288,6 +297,11 @@ public final class Agent implements AutoCloseable {
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
     private String udpHost() {
         return config.probe().udpHost() != null && !config.probe().udpHost().isBlank() ? config.probe().udpHost() : listen.host();
+    }
+
+    /** The name this agent goes by among its peers: probe.node_name, else the host's name. */
+    private String nodeName() {
+        return config.probe().nodeName() != null && !config.probe().nodeName().isBlank() ? config.probe().nodeName() : hostname();
     }
 
     /** This host's name: the latest collection's, else the OS's. */

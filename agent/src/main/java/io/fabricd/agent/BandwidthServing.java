@@ -17,10 +17,12 @@ import io.fabricd.probes.verbs.VerbsPorts;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.probes.bandwidth.BandwidthResult;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -55,16 +57,13 @@ final class BandwidthServing implements AutoCloseable {
      * and their results judged with the loop's collections; null when neither runs ({@link #off} says why).
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
-                                  ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname) {
+                                  ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname,
+                                  Semaphore writes) {
         AgentConfig.Bandwidth b = config.bandwidth();
         if (!b.serve() && b.interval().isZero() || source.isSnapshot() || verbs.rcUnavailable() != null) {
             return null;
         }
-        Path sys = Path.of("/sys");
-        Integer gid = config.probe().gidIndex();
-        Function<String, VerbsPorts.Port> ports = device -> VerbsPorts.discover(sys).stream()
-                .filter(p -> device == null || p.device().equals(device)).findFirst()
-                .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null);
+        Function<String, VerbsPorts.Port> ports = ports(config.probe().gidIndex());
         Supplier<Ceiling.Local> local = () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model());
         BandwidthServer server = null;
         if (b.serve()) {
@@ -77,7 +76,18 @@ final class BandwidthServing implements AutoCloseable {
         ScheduledExecutorService scheduler = null;
         if (!b.interval().isZero()) {
             BandwidthClient client = new BandwidthClient(verbs, endpoints, hostname.get());
-            schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, client::run,
+            BandwidthSchedule.Runner one = (peer, port, l, o) -> {
+                // the agent's one slot for tests it writes, shared with the preflight gate's
+                if (!writes.tryAcquire()) {
+                    throw new IOException("another bandwidth test from this agent is running");
+                }
+                try {
+                    return client.run(peer, port, l, o);
+                } finally {
+                    writes.release();
+                }
+            };
+            schedule = new BandwidthSchedule(probes::planned, () -> ports.apply(null), local, one,
                     new BandwidthClient.Options(null, b.size(), b.duration(), b.qps(), false, false));
             scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "fabricd-bandwidth-schedule");
@@ -102,6 +112,14 @@ final class BandwidthServing implements AutoCloseable {
         };
         serve(results, loop, registry);
         return new BandwidthServing(server, scheduler);
+    }
+
+    /** The ACTIVE port of a device of this host (null: the first), sending from GID {@code gid} when given; null when none. */
+    static Function<String, VerbsPorts.Port> ports(Integer gid) {
+        Path sys = Path.of("/sys");
+        return device -> VerbsPorts.discover(sys).stream()
+                .filter(p -> device == null || p.device().equals(device)).findFirst()
+                .map(p -> gid == null ? p : new VerbsPorts.Port(p.device(), p.port(), gid, p.linkLayer())).orElse(null);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.fabricd.agent.cli.DiagnoseCommand;
 import io.fabricd.agent.cli.InventoryCommand;
 import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.BwCommand;
+import io.fabricd.agent.cli.PreflightCommand;
 import io.fabricd.agent.cli.ProbeCommand;
 import io.fabricd.agent.cli.RunCommand;
 import io.fabricd.agent.cli.SnapshotCommand;
@@ -24,7 +25,7 @@ import picocli.CommandLine;
 @Command(name = "fabricd", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Fabric operations and telemetry for RDMA hosts (InfiniBand, RoCE).",
         subcommands = {RunCommand.class, MetricsCommand.class, SnapshotCommand.class, DiagnoseCommand.class, InventoryCommand.class,
-                ProbeCommand.class, BwCommand.class},
+                ProbeCommand.class, BwCommand.class, PreflightCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})
 public final class Main implements Runnable {

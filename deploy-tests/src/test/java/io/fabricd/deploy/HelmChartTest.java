@@ -537,7 +537,7 @@ class HelmChartTest {
         });
         assertThat(proxy.getArgs()).contains("--secure-listen-address=0.0.0.0:9530", "--upstream=http://127.0.0.1:9532/",
                 "--ignore-paths=/healthz,/readyz,/api/v1/probe/endpoint,/api/v1/bandwidth/start,/api/v1/bandwidth/go,"
-                        + "/api/v1/bandwidth/stop");
+                        + "/api/v1/bandwidth/stop,/api/v1/preflight/state,/api/v1/preflight/probe,/api/v1/preflight/bandwidth");
         assertThat(proxy.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(proxy.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(agent.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");

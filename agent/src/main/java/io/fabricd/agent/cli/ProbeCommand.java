@@ -9,6 +9,7 @@ import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.mesh.ProbeSession;
+import io.fabricd.probes.mesh.UdpPeerProbe;
 import io.fabricd.probes.peers.Endpoint;
 import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.probes.udp.StampedSocket;
@@ -18,7 +19,6 @@ import io.fabricd.probes.verbs.VerbsTransport;
 import io.fabricd.probes.verbs.VerbsUd;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -116,19 +116,14 @@ public final class ProbeCommand implements Callable<Integer> {
                 errors.add(peer + " runs no UDP responder");
                 continue;
             }
-            InetSocketAddress target = new InetSocketAddress(EndpointClient.host(peer), ep.udpPort());
-            // one socket for every size: after the first answer the peer's responder gives it a socket of its own
-            try (UdpTransport t = new UdpTransport(LibC.load(), target)) {
-                for (int size : sz.isEmpty() ? List.of(64, 1024) : sz) {
-                    if (format == Format.text) {
-                        err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
-                        err.flush();
-                    }
-                    try {
-                        results.add(new ProbeSession(t, key, pace, to).run(peer, null, null, size, count));
-                    } catch (IOException e) {
-                        errors.add(peer + ": " + e.getMessage());
-                        results.add(Map.of("peer", peer, "size", size, "error", String.valueOf(e.getMessage())));
+            try {
+                for (UdpPeerProbe.Sized r : UdpPeerProbe.run(LibC.load(), key, peer, ep, sz.isEmpty() ? List.of(64, 1024) : sz, count, pace, to,
+                        size -> progress(err, peer, ep, size))) {
+                    if (r.result() != null) {
+                        results.add(r.result());
+                    } else {
+                        errors.add(peer + ": " + r.error());
+                        results.add(Map.of("peer", peer, "size", r.size(), "error", r.error()));
                     }
                 }
             } catch (IOException e) {
@@ -164,6 +159,13 @@ public final class ProbeCommand implements Callable<Integer> {
         err.flush();
         // loss is a measurement, not an error; a peer that could not be asked is unusable input
         return errors.isEmpty() ? 0 : 2;
+    }
+
+    private void progress(PrintWriter err, String peer, Endpoint ep, int size) {
+        if (format == Format.text) {
+            err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
+            err.flush();
+        }
     }
 
     /** The verbs shim, loaded when --transport verbs asks for it. */

@@ -3,6 +3,9 @@ package io.fabricd.agent.http;
 import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.fabricd.agent.Meters;
 import io.fabricd.model.metrics.AgentMetrics;
+import io.fabricd.agent.preflight.PreflightBandwidth;
+import io.fabricd.agent.preflight.PreflightState;
+import io.fabricd.agent.preflight.ProbeRound;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.fabricd.probes.peers.EndpointClient;
 import io.micrometer.core.instrument.Counter;
@@ -27,8 +30,8 @@ import java.util.Set;
  *
  * <ul>
  *   <li>every path but {@code /healthz} and {@code /readyz} (the kubelet's probes, which tell
- *       nothing) and the probe endpoint (authenticated with the fabric's key, by agents that hold
- *       no scrape password) needs a user and its password; others get 401 with
+ *       nothing) and the probe endpoint, bandwidth and preflight paths (authenticated with the
+ *       fabric's key, by agents that hold no scrape password) needs a user and its password; others get 401 with
  *       {@code WWW-Authenticate};</li>
  *   <li>it is decided before anything reads the request's body and before the request takes one of
  *       {@code http.max_requests} (the agent wraps {@link ConnectionLimits#limit} in it): a request
@@ -46,9 +49,9 @@ import java.util.Set;
  * </ul>
  */
 public final class BasicAuth {
-    /** Paths served without a password (the endpoint and bandwidth paths are authenticated by the probe key). */
+    /** Paths served without a password (the endpoint, bandwidth and preflight paths are authenticated by the probe key). */
     static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH, BandwidthMessages.START_PATH,
-            BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH);
+            BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH, PreflightState.PATH, ProbeRound.PATH, PreflightBandwidth.PATH);
     private static final int MAX_REMEMBERED = 1024;
     /** Failed users and passwords remembered (~150 bytes each): a repeated one costs no bcrypt. */
     private static final int MAX_FAILED = 4096;

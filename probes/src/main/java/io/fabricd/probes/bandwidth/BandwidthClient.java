@@ -37,6 +37,19 @@ public final class BandwidthClient {
         public static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
     }
 
+    /**
+     * A test the peer accepted (it offered its queue pairs) that then failed: the queue pairs did not
+     * connect, or the writes did not complete. Every other IOException of {@link #run} comes before
+     * the peer took the test (it refused, was busy, could not be asked) or from this host.
+     */
+    public static final class Failed extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public Failed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     private final VerbsShim verbs;
     private final EndpointClient endpoints;
     private final String hostname;
@@ -70,7 +83,7 @@ public final class BandwidthClient {
                 }
                 moved = rc.write(o.send(), offer.qp(), (int) o.duration().toMillis());
             } catch (IOException e) {
-                throw new IOException("bandwidth test with " + peer + " (" + offer.device() + ") failed: " + e.getMessage(), e);
+                throw new Failed("bandwidth test with " + peer + " (" + offer.device() + ") failed: " + e.getMessage(), e);
             }
             Double link = min(local.linkBps(port.device(), port.port()), offer.linkBps());
             Ceiling c = new Ceiling(link, localPcie, offer.pcieBps());

@@ -195,6 +195,11 @@ public final class ProbeService implements AutoCloseable {
         return windows.snapshot();
     }
 
+    /** The host name each probed peer's endpoint gave, by peer (its HOST:PORT as in the windows). */
+    public Map<String, String> peerHosts() {
+        return windows.hosts();
+    }
+
     public List<String> planned() {
         return planned;
     }
@@ -255,7 +260,7 @@ public final class ProbeService implements AutoCloseable {
                 ProbeResult r = new ProbeSession(transports.udp(peer, target), key, config.pacing(), config.timeout()).run(peer, null, null, size,
                         config.count());
                 metrics.record(r, ep.rack());
-                windows.record(r, ep.rack());
+                windows.record(r, ep.rack(), ep.host());
             } catch (IOException | RuntimeException e) {
                 transports.closeUdp(peer);
                 problems.accept(peer + ": " + e.getMessage());
@@ -285,7 +290,7 @@ public final class ProbeService implements AutoCloseable {
                 ProbeResult r = new ProbeSession(t, key, config.pacing(), config.timeout()).run(peer, local.device(), remote.device(),
                         size, config.count());
                 metrics.record(r, ep.rack());
-                windows.record(r, ep.rack());
+                windows.record(r, ep.rack(), ep.host());
             }
         } catch (IOException | RuntimeException e) {
             problems.accept(peer + " (verbs): " + e.getMessage());

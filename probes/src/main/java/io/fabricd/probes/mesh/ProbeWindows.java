@@ -19,6 +19,8 @@ public final class ProbeWindows {
     private final int window;
     private final Map<String, Deque<ProbeResult>> rounds = new TreeMap<>();
     private final Map<String, String> racks = new TreeMap<>();
+    /** The host name each peer's endpoint gave, by peer (its HOST:PORT). */
+    private final Map<String, String> hosts = new TreeMap<>();
     private final Map<String, ProbeResults.PathMtu> mtus = new TreeMap<>();
 
     public ProbeWindows(int window) {
@@ -26,6 +28,14 @@ public final class ProbeWindows {
     }
 
     public synchronized void record(ProbeResult r, String rack) {
+        record(r, rack, null);
+    }
+
+    /** @param host the host name the peer's endpoint gave; null when not known */
+    public synchronized void record(ProbeResult r, String rack, String host) {
+        if (host != null) {
+            hosts.put(r.peer(), host);
+        }
         Deque<ProbeResult> d = rounds.computeIfAbsent(r.peer() + "|" + r.transport() + "|" + r.size(), x -> new ArrayDeque<>());
         d.addLast(r);
         while (d.size() > window) {
@@ -43,7 +53,13 @@ public final class ProbeWindows {
     public synchronized void retain(Set<String> peers) {
         rounds.keySet().removeIf(k -> !peers.contains(k.substring(0, k.indexOf('|'))));
         racks.keySet().retainAll(peers);
+        hosts.keySet().retainAll(peers);
         mtus.keySet().retainAll(peers);
+    }
+
+    /** The host name each peer's endpoint gave, by peer (HOST:PORT), for the peers with windows. */
+    public synchronized Map<String, String> hosts() {
+        return Map.copyOf(hosts);
     }
 
     /** Each window added up, with the quantiles of all its RTTs. */

@@ -3,6 +3,7 @@ package io.fabricd.probes.peers;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.model.OneLine;
 import io.fabricd.probes.ProbeKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -119,14 +120,15 @@ public final class EndpointClient {
             }
         }
         HttpResponse<byte[]> r = x.answer();
-        String body = new String(r.body(), StandardCharsets.UTF_8);
+        String body = OneLine.of(new String(r.body(), StandardCharsets.UTF_8));
+        long retryAfter = retryAfter(r.headers().firstValue("Retry-After").orElse(null));
         if (r.statusCode() == 401) {
-            throw new IOException(peer + " refused the probe key (401): " + printable(body) + "; the agents' keys differ, their clocks by "
+            throw new Refused(peer + " refused the probe key (401): " + body + "; the agents' keys differ, their clocks by "
                     + "more than " + EndpointAuth.WINDOW_SECONDS + " s, or one is an older fabricd (agents exchange endpoints with "
-                    + "agents of their own release only: upgrade them together)");
+                    + "agents of their own release only: upgrade them together)", 401, body, retryAfter);
         }
         if (r.statusCode() != 200) {
-            throw new IOException(peer + " answered " + r.statusCode() + ": " + printable(body));
+            throw new Refused(peer + " answered " + r.statusCode() + ": " + body, r.statusCode(), body, retryAfter);
         }
         if (!auth.checkAnswer(x.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
             throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
@@ -163,11 +165,43 @@ public final class EndpointClient {
         }
     }
 
-    /** At most 200 characters of a peer's text, control characters shown as '?'. */
-    private static String printable(String s) {
-        String t = s.strip();
-        t = t.length() > 200 ? t.substring(0, 200) + "..." : t;
-        return t.replaceAll("\\p{Cntrl}", "?");
+    /**
+     * A peer's answer other than 200: its status, its one line of text and its {@code Retry-After}
+     * in seconds (0 when it sent none); the message says all of it, as before.
+     */
+    public static final class Refused extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+        private final String text;
+        private final long retryAfterSeconds;
+
+        public Refused(String message, int status, String text, long retryAfterSeconds) {
+            super(message);
+            this.status = status;
+            this.text = text;
+            this.retryAfterSeconds = retryAfterSeconds;
+        }
+
+        public int status() {
+            return status;
+        }
+
+        /** The peer's text: one line, at most 200 characters. */
+        public String text() {
+            return text;
+        }
+
+        public long retryAfterSeconds() {
+            return retryAfterSeconds;
+        }
+    }
+
+    /** Retry-After as seconds (its delay form; a date or garbage as 0), at most a day. */
+    private static long retryAfter(String v) {
+        if (v == null || !v.strip().matches("\\d{1,9}")) {
+            return 0;
+        }
+        return Math.min(86_400, Long.parseLong(v.strip()));
     }
 
     /** A body subscriber that gives up beyond {@code max} bytes (a rogue peer's endless answer). */

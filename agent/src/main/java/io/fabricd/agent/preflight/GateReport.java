@@ -1,0 +1,139 @@
+package io.fabricd.agent.preflight;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabricd.preflight.Hostlist;
+import io.fabricd.preflight.LinkVerdict;
+import io.fabricd.preflight.NodeVerdict;
+import io.fabricd.preflight.Verdict;
+import io.fabricd.preflight.Verdicts;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** The output of {@code fabricd preflight}: a table for people, or JSON (docs/preflight.md). */
+public final class GateReport {
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final Verdicts v;
+    private final Duration elapsed;
+
+    public GateReport(Verdicts verdicts, Duration elapsed) {
+        this.v = verdicts;
+        this.elapsed = elapsed;
+    }
+
+    /** "pass" when every node and link passed, else "exclude". */
+    public String verdict() {
+        return v.allPass() ? "pass" : "exclude";
+    }
+
+    /** The excluded nodes as one Slurm hostlist ("" when none). */
+    public String excluded() {
+        return v.excluded().isEmpty() ? "" : Hostlist.compress(v.excluded());
+    }
+
+    /** The unknown nodes (not judged) as one Slurm hostlist ("" when none): among {@link #excluded()} unless --unknown pass. */
+    public String unknown() {
+        List<String> u = v.unknown();
+        return u.isEmpty() ? "" : Hostlist.compress(u);
+    }
+
+    /**
+     * One line per node the job must not use: its name, a tab, its verdict ({@code exclude}: judged
+     * bad; {@code unknown}: not judged, e.g. its agent unreachable), a tab, its first reason (tabs and
+     * control characters in it as spaces), for scripts that drain or cordon nodes one by one
+     * (deploy/slurm, deploy/kubernetes): they drain only what was judged bad.
+     */
+    public String excludedLines() {
+        Map<String, NodeVerdict> byName = new HashMap<>();
+        for (NodeVerdict n : v.nodes()) {
+            byName.putIfAbsent(n.node(), n);
+        }
+        StringBuilder b = new StringBuilder();
+        for (String name : v.excluded()) {
+            NodeVerdict n = byName.get(name);
+            String why = n == null || n.reasons().isEmpty() ? "" : n.reasons().get(0);
+            b.append(name).append('\t').append(n == null ? Verdict.EXCLUDE.id() : n.verdict().id()).append('\t')
+                    .append(why.replaceAll("\\p{Cntrl}", " ")).append('\n');
+        }
+        return b.toString();
+    }
+
+    public void json(PrintWriter out) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("verdict", verdict());
+        doc.put("nodes", v.nodes());
+        doc.put("links", v.links());
+        doc.put("excluded", excluded());
+        doc.put("unknown", unknown());
+        doc.put("kept", v.kept());
+        doc.put("elapsed_seconds", Math.round(elapsed.toMillis() / 10.0) / 100.0);
+        try {
+            out.print(JSON.writeValueAsString(doc) + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        out.flush();
+    }
+
+    /** One row per node (its first reason; more reasons on lines of their own), the links that did not pass, a summary. */
+    public void text(PrintWriter out) {
+        int w = 4;
+        for (NodeVerdict n : v.nodes()) {
+            w = Math.max(w, Math.min(40, n.node().length()));
+        }
+        String row = "%-" + w + "s  %-7s  %s%n";
+        out.printf(row, "node", "verdict", "reason");
+        for (NodeVerdict n : v.nodes()) {
+            rows(out, row, n.node(), n.verdict(), n.reasons());
+        }
+        List<LinkVerdict> shown = v.links().stream().filter(l -> l.verdict() != Verdict.PASS).toList();
+        if (!shown.isEmpty()) {
+            int lw = 4;
+            for (LinkVerdict l : shown) {
+                lw = Math.max(lw, Math.min(60, l.a().length() + l.b().length() + 3));
+            }
+            String lrow = "%-" + lw + "s  %-7s  %s%n";
+            out.println();
+            out.printf(lrow, "link", "verdict", "reason");
+            for (LinkVerdict l : shown) {
+                rows(out, lrow, l.a() + "<->" + l.b(), l.verdict(), l.reasons());
+            }
+        }
+        int bad = v.excludedLinks().size();
+        out.println();
+        int n = v.nodes().size();
+        String t = String.format(Locale.ROOT, "%.1f s", elapsed.toMillis() / 1000.0);
+        Set<String> unjudged = new HashSet<>(v.unknown());
+        long unknownOut = v.excluded().stream().filter(unjudged::contains).count();
+        long unknownKept = unjudged.size() - unknownOut;
+        String keptNote = unknownKept == 0 ? "" : "; " + unknownKept + " of them unknown, kept (--unknown pass)";
+        if (v.allPass()) {
+            out.printf(Locale.ROOT, "pass: all %d nodes kept, no link bad (%d measured)%s (%s)%n", n, v.links().size(), keptNote, t);
+        } else if (v.excluded().isEmpty()) {
+            out.printf(Locale.ROOT, "exclude: no node, but %d links are bad: see the link lines; %d of %d nodes kept%s (%s)%n", bad,
+                    v.kept(), n, keptNote, t);
+        } else {
+            out.printf(Locale.ROOT, "exclude: %s (%d of %d nodes: %d excluded, %d unknown); %d kept%s%s (%s)%n", excluded(),
+                    v.excluded().size(), n, v.excluded().size() - unknownOut, unknownOut, v.kept(), keptNote,
+                    bad > 0 ? "; " + bad + " links bad" : "", t);
+        }
+        out.flush();
+    }
+
+    private static void rows(PrintWriter out, String row, String name, Verdict verdict, List<String> reasons) {
+        out.printf(row, name, verdict.id(), reasons.isEmpty() ? "" : reasons.get(0));
+        for (int i = 1; i < reasons.size(); i++) {
+            out.printf(row, "", "", reasons.get(i));
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.fabricd.agent.preflight;
+
+import io.fabricd.preflight.Gate;
+import io.fabricd.preflight.NodeInput;
+import io.fabricd.preflight.Policy;
+import io.fabricd.preflight.Verdicts;
+import io.fabricd.probes.ProbeKey;
+import io.fabricd.probes.peers.EndpointClient;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One preflight run over a node set: every agent's state, the on-demand probe round over a ring
+ * and the repair round for suspects, the bandwidth ring, then the gate's decision. Every phase
+ * ends within its share of the time budget; one progress line per phase goes to {@code progress}.
+ */
+public final class GateRun {
+    /** What the command line sets. */
+    public record Settings(ProbeKey key, boolean tls, boolean probeRound, boolean bandwidth, Duration bandwidthDuration,
+                           int bandwidthSize, Policy policy, Duration timeout) {
+    }
+
+    /** The decision and how long it took. */
+    public record Result(Verdicts verdicts, Duration elapsed) {
+    }
+
+    /** The least time worth a probe round. */
+    private static final Duration ENOUGH = Duration.ofSeconds(2);
+    /** Most peers in one state request (the agents' limit). */
+    static final int MAX_STATE_PEERS = 1024;
+
+    private final List<NodeSet.Node> nodes;
+    private final Settings s;
+    private final PrintWriter progress;
+    private final Budget budget;
+    private final AgentAsk.Transport transport;
+    private final Clock clock;
+
+    public GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress) {
+        this(nodes, settings, progress, null, Clock.systemUTC());
+    }
+
+    /**
+     * @param transport how requests reach the agents; null: {@link EndpointClient} with the settings' key
+     * @param clock     what a stale collection is judged against
+     */
+    GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
+        this.nodes = List.copyOf(nodes);
+        this.s = settings;
+        this.progress = progress;
+        this.budget = new Budget(settings.timeout());
+        this.transport = transport;
+        this.clock = clock;
+    }
+
+    public Result run() {
+        say(String.format(Locale.ROOT, "%d nodes, %s budget: asking every agent for its findings and probe windows", nodes.size(),
+                Texts.seconds(s.timeout())));
+        // the per-request cap of the client; each phase ends its calls by its own deadline besides
+        AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
+        LinkEvidence links = new LinkEvidence();
+        try (FleetCalls quick = new FleetCalls(FleetCalls.QUICK); FleetCalls calls = new FleetCalls(FleetCalls.WAITING)) {
+            NodeStates states = new NodeStates(nodes, ask, quick);
+            states.gather(budget.phase(stateCap(), reserve()));
+            say(states.summary() + " (" + Texts.seconds(budget.elapsed()) + ")");
+            for (String w : states.warnings()) {
+                say(w);
+            }
+            if (!states.windowsInto(links, budget.deadline(reserve()))) {
+                say("probe windows: not all read: no time left (--timeout)");
+            }
+            List<String> up = states.reachable();
+            ProbeRounds rounds = new ProbeRounds(nodes, ask, calls, s.policy().minSamples());
+            if (s.probeRound() && up.size() >= 2) {
+                Duration d = budget.phase(min(ProbeRounds.ROUND_CAP, budget.partOfLeft(s.bandwidth() ? 0.4 : 0.7)), reserve());
+                say(d.compareTo(ENOUGH) >= 0 ? rounds.ring(up, links, d) + " (" + Texts.seconds(budget.elapsed()) + ")"
+                        : "probe round skipped: no time left (--timeout)");
+            }
+            if (s.bandwidth() && up.size() >= 2) {
+                Duration d = budget.phase(budget.partOfLeft(s.probeRound() ? 0.75 : 1), reserve());
+                say(new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d)
+                        + " (" + Texts.seconds(budget.elapsed()) + ")");
+            }
+            List<NodeInput> inputs = states.inputs(clock.instant());
+            Verdicts first = Gate.decide(inputs, links.inputs(), s.policy());
+            Verdicts last = first;
+            if (s.probeRound() && !first.suspectNodes().isEmpty()) {
+                Duration d = budget.phase(ProbeRounds.ROUND_CAP, reserve());
+                if (d.compareTo(ENOUGH) >= 0) {
+                    say(rounds.repair(first, up, links, d) + " (" + Texts.seconds(budget.elapsed()) + ")");
+                    last = Gate.decide(inputs, links.inputs(), s.policy());
+                } else {
+                    say("repair round skipped: no time left (--timeout)");
+                }
+            }
+            return new Result(last, budget.elapsed());
+        }
+    }
+
+    /**
+     * The state phase's share: 40 % of the budget, at least 2 s and at most 10 s (an agent answers in
+     * milliseconds; the cap is for those that do not answer at all).
+     */
+    private Duration stateCap() {
+        Duration q = budget.share(0.4);
+        return q.compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : q.compareTo(Duration.ofSeconds(2)) < 0
+                ? Duration.ofSeconds(2) : q;
+    }
+
+    /** Time kept for deciding and printing. */
+    private Duration reserve() {
+        Duration r = budget.share(0.03);
+        return r.compareTo(Duration.ofMillis(500)) < 0 ? Duration.ofMillis(500) : r;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private void say(String line) {
+        progress.println("fabricd preflight: " + line);
+        progress.flush();
+    }
+}

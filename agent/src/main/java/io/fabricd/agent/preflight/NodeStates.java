@@ -1,0 +1,193 @@
+package io.fabricd.agent.preflight;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.preflight.NodeInput;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every node's state (findings and probe windows), asked of all agents at once; a node whose agent
+ * could not be asked, refused, could not answer or answered garbage is a NodeInput of that kind with
+ * the reason, and so is one whose latest collection is stale ({@link #staleAfter}).
+ */
+final class NodeStates {
+    /** The most a request body may be: the agents read no more (64 KiB). */
+    static final int MAX_BODY = 64 * 1024;
+    /** A collection older than this is stale, when the agent does not say its interval. */
+    static final Duration STALE_AFTER = Duration.ofMinutes(5);
+    /** A collection older than this many of the agent's intervals is stale. */
+    static final int STALE_INTERVALS = 3;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final List<NodeSet.Node> nodes;
+    private final AgentAsk ask;
+    private final FleetCalls calls;
+    private final Map<String, FleetCalls.Outcome<StateAnswer>> answers = new LinkedHashMap<>();
+    private final List<String> warnings = new ArrayList<>();
+    /** Host name (as the agents' probe windows name their peers) to node name, for the hosts only one node answered as. */
+    private final Map<String, String> byHost = new HashMap<>();
+    private final Map<String, String> byAddress = new HashMap<>();
+
+    NodeStates(List<NodeSet.Node> nodes, AgentAsk ask, FleetCalls calls) {
+        this.nodes = nodes;
+        this.ask = ask;
+        this.calls = calls;
+        for (NodeSet.Node n : nodes) {
+            byAddress.put(n.address(), n.name());
+        }
+    }
+
+    /**
+     * The set's agents to name in the state request (whose windows an agent keeps first when its
+     * answer must be cut): the set in its order, as many as the agents take
+     * ({@link GateRun#MAX_STATE_PEERS}) and fit a body of {@link #MAX_BODY}.
+     */
+    static List<String> peers(List<NodeSet.Node> nodes) {
+        List<String> out = new ArrayList<>();
+        long size = "{\"peers\":[]}".length();
+        for (NodeSet.Node n : nodes) {
+            if (out.size() >= GateRun.MAX_STATE_PEERS) {
+                break;
+            }
+            long more;
+            try {
+                more = JSON.writeValueAsBytes(n.address()).length + (out.isEmpty() ? 0 : 1);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+            if (size + more > MAX_BODY) {
+                break;
+            }
+            size += more;
+            out.add(n.address());
+        }
+        return out;
+    }
+
+    void gather(Duration within) {
+        Map<String, Object> body = Map.of("peers", peers(nodes));
+        long deadline = System.nanoTime() + within.toNanos();
+        Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
+        for (NodeSet.Node n : nodes) {
+            todo.put(n.name(), () -> {
+                byte[] answer = ask.postUntilFree(n.address(), AgentAsk.STATE, body, deadline);
+                try {
+                    return StateAnswer.parse(answer);
+                } catch (IOException x) {
+                    throw new IOException(n.address() + " " + x.getMessage());
+                }
+            });
+        }
+        if (within.isZero()) {
+            for (NodeSet.Node n : nodes) {
+                answers.put(n.name(), new FleetCalls.Outcome<>(null, "not asked: no time left (--timeout)"));
+            }
+        } else {
+            answers.putAll(calls.run(todo, within));
+        }
+        Map<String, List<String>> hosts = new LinkedHashMap<>();
+        for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
+            StateAnswer a = e.getValue().value();
+            if (a != null && a.host() != null) {
+                hosts.computeIfAbsent(a.host(), h -> new ArrayList<>()).add(e.getKey());
+            }
+        }
+        for (Map.Entry<String, List<String>> h : hosts.entrySet()) {
+            if (h.getValue().size() == 1) {
+                byHost.put(h.getKey(), h.getValue().get(0));
+            } else {
+                warnings.add("nodes " + Texts.names(h.getValue()) + " all answered as host " + Texts.line(h.getKey())
+                        + ": one agent under several names? their probe windows are left out");
+            }
+        }
+    }
+
+    /** The nodes whose agents answered, in set order (a stale collection's too: its agent and its probes work). */
+    List<String> reachable() {
+        List<String> out = new ArrayList<>();
+        answers.forEach((n, o) -> {
+            if (o.ok()) {
+                out.add(n);
+            }
+        });
+        return out;
+    }
+
+    /** The gate's node inputs, in set order; a collection is judged stale against {@code now}. */
+    List<NodeInput> inputs(Instant now) {
+        List<NodeInput> out = new ArrayList<>();
+        for (NodeSet.Node n : nodes) {
+            FleetCalls.Outcome<StateAnswer> o = answers.get(n.name());
+            if (!o.ok()) {
+                out.add(new NodeInput(n.name(), AgentAsk.state(o.cause(), o.error()), o.error(), List.of()));
+                continue;
+            }
+            String stale = stale(o.value(), now);
+            out.add(stale == null ? new NodeInput(n.name(), NodeInput.State.REACHABLE, null, o.value().findings())
+                    : new NodeInput(n.name(), NodeInput.State.STALE, stale, List.of()));
+        }
+        return out;
+    }
+
+    /**
+     * Why the answer's collection is too old to judge the node by, or null: older than
+     * {@link #STALE_INTERVALS} of the agent's collection intervals, or {@link #STALE_AFTER} when it
+     * does not say its interval, by this host's clock. An answer without a time is garbage.
+     */
+    static String stale(StateAnswer a, Instant now) {
+        Instant at;
+        try {
+            at = Instant.parse(String.valueOf(a.collectedAt()));
+        } catch (DateTimeParseException e) {
+            return "its answer's collected_at '" + Texts.line(String.valueOf(a.collectedAt())) + "' is not a time";
+        }
+        Duration bound = a.intervalSeconds() == null ? STALE_AFTER
+                : Duration.ofMillis((long) (a.intervalSeconds() * 1000 * STALE_INTERVALS));
+        Duration age = Duration.between(at, now);
+        if (age.compareTo(bound) <= 0) {
+            return null;
+        }
+        return "collected at " + at + ", " + Texts.age(age) + " ago, more than " + (a.intervalSeconds() == null ? Texts.age(bound)
+                : STALE_INTERVALS + " x its collection interval of " + Texts.age(Duration.ofMillis((long) (a.intervalSeconds() * 1000))));
+    }
+
+    /** Each agent's probe windows to other nodes of the set, as link evidence; stops at {@code deadline} (System.nanoTime). */
+    boolean windowsInto(LinkEvidence links, long deadline) {
+        for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            StateAnswer a = e.getValue().value();
+            if (a == null) {
+                continue;
+            }
+            for (StateAnswer.Window w : a.windows()) {
+                String peer = byHost.get(w.peer());
+                if (peer == null) {
+                    peer = byAddress.get(w.peerAddress() != null ? w.peerAddress() : w.peer());
+                }
+                if (peer != null && !peer.equals(e.getKey())) {
+                    links.window(e.getKey(), peer, w);
+                }
+            }
+        }
+        return true;
+    }
+
+    String summary() {
+        long ok = answers.values().stream().filter(FleetCalls.Outcome::ok).count();
+        return "state: " + ok + " of " + nodes.size() + " agents answered" + (ok < nodes.size() ? ", " + (nodes.size() - ok) + " unknown" : "");
+    }
+
+    List<String> warnings() {
+        return warnings;
+    }
+}

@@ -1,0 +1,155 @@
+package io.fabricd.agent.preflight;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabricd.agent.CollectionLoop;
+import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.probes.peers.EndpointClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * {@code POST /api/v1/preflight/state}: what this agent knows of its host and its paths, for the
+ * gate: the latest collection's findings (the objects {@code fabricd diagnose --format json} prints)
+ * and the pingmesh's recent probe windows, each named by the host its peer's endpoint gave. Reads
+ * what the collection loop and the pingmesh published; measures nothing.
+ *
+ * <p>The answer is kept within what a requester reads ({@link #MAX_ANSWER}, as EndpointClient): past
+ * it, the windows to agents outside the request's {@code peers} are left out first, then the info
+ * findings, then the warnings, then the windows that still do not fit; {@code left_out} counts
+ * them. Critical findings always go.
+ */
+public final class PreflightState {
+    public static final String PATH = "/api/v1/preflight/state";
+    /** Most agents a request may name. */
+    public static final int MAX_PEERS = 1024;
+    /** The most a requester reads of an answer (EndpointClient's bound). */
+    static final int MAX_ANSWER = 64 * 1024;
+    /** The answer's field with the agent's collection interval in seconds (the gate's bound for a stale collection). */
+    static final String INTERVAL = "collection_interval_seconds";
+
+    /** The body: the agents of the set (HOST:PORT), whose windows go first when the answer must be cut. */
+    record Request(List<String> peers) {
+    }
+
+    private final Supplier<CollectionLoop.Published> latest;
+    private final Supplier<ProbeResults> probes;
+    private final Supplier<Map<String, String>> hosts;
+    private final Supplier<String> node;
+    private final Duration interval;
+
+    /** An agent whose collection interval goes unsaid (the gate then holds a collection stale after 5 minutes). */
+    public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
+                          Supplier<String> node) {
+        this(latest, probes, hosts, node, null);
+    }
+
+    /**
+     * @param probes   the pingmesh's windows
+     * @param hosts    the host name each probed peer's endpoint gave, by its HOST:PORT
+     * @param node     the name this agent goes by among its peers
+     * @param interval collection.interval, said in the answer; null to leave it out
+     */
+    public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
+                          Supplier<String> node, Duration interval) {
+        this.latest = latest;
+        this.probes = probes;
+        this.hosts = hosts;
+        this.node = node;
+        this.interval = interval;
+    }
+
+    /** The answer to an authenticated body (off the event loop: it renders JSON). */
+    public Answer answer(byte[] body) {
+        List<String> peers;
+        try {
+            peers = Requests.peers(Requests.read(body, Request.class, new Request(List.of())).peers(), 0, MAX_PEERS);
+        } catch (Requests.Bad e) {
+            return Answer.line(400, e.getMessage());
+        }
+        CollectionLoop.Published p = latest.get();
+        if (p == null) {
+            return Answer.line(503, "first collection not finished: ask again in a few seconds");
+        }
+        JsonNode findings;
+        try {
+            findings = Requests.JSON.readTree(p.findingsJson()).get("findings");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // the agent's own rendering
+        }
+        List<Window> windows = windows(probes.get(), hosts.get());
+        int allFindings = findings.size();
+        int allWindows = windows.size();
+        Set<String> wanted = new HashSet<>(peers);
+        peers.forEach(x -> wanted.add(EndpointClient.host(x)));
+        // what to leave out when the whole does not fit, in this order
+        List<Predicate<Object>> cuts = List.of(
+                o -> o instanceof Window w && !peers.isEmpty() && !wanted.contains(w.peerAddress()) && !wanted.contains(w.peer()),
+                o -> o instanceof JsonNode f && "info".equals(f.path("severity").asText()),
+                o -> o instanceof JsonNode f && "warning".equals(f.path("severity").asText()));
+        byte[] out = render(p, findings, windows, null, null);
+        for (int i = 0; i < cuts.size() && out.length > MAX_ANSWER; i++) {
+            Predicate<Object> cut = cuts.get(i);
+            windows = windows.stream().filter(w -> !cut.test(w)).toList();
+            ArrayNode kept = Requests.JSON.createArrayNode();
+            findings.forEach(f -> {
+                if (!cut.test(f)) {
+                    kept.add(f);
+                }
+            });
+            findings = kept;
+            out = render(p, findings, windows, allFindings - kept.size(), allWindows - windows.size());
+        }
+        // the set's own windows alone too many (or no set named): as many as fit, in the order of their peers
+        while (out.length > MAX_ANSWER && !windows.isEmpty()) {
+            int keep = (int) Math.min(windows.size() - 1L, (long) windows.size() * (MAX_ANSWER - 1024) / out.length);
+            windows = windows.subList(0, Math.max(0, keep));
+            out = render(p, findings, windows, allFindings - findings.size(), allWindows - windows.size());
+        }
+        return Answer.json(out);
+    }
+
+    /** One probe window, as the gate reads it. */
+    record Window(String peer, @JsonProperty("peer_address") String peerAddress, String transport, int size, int sent, int lost, int late,
+                  @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds) {
+    }
+
+    private static List<Window> windows(ProbeResults r, Map<String, String> hosts) {
+        List<Window> out = new ArrayList<>();
+        for (ProbeResults.Window w : r.windows()) {
+            out.add(new Window(hosts.getOrDefault(w.peer(), w.peer()), w.peer(), w.transport(), w.size(), w.sent(), w.lost(), w.late(),
+                    w.p50Seconds(), w.p99Seconds()));
+        }
+        return out;
+    }
+
+    private byte[] render(CollectionLoop.Published p, JsonNode findings, List<Window> windows, Integer leftFindings, Integer leftProbes) {
+        ObjectNode root = Requests.JSON.createObjectNode();
+        root.put("node", node.get());
+        root.put("host", p.model().hostname());
+        root.put("collected_at", p.model().collectedAt().toString());
+        if (interval != null) {
+            root.put(INTERVAL, interval.toMillis() / 1000.0);
+        }
+        root.set("findings", findings);
+        root.set("probes", Requests.JSON.valueToTree(windows));
+        if (leftFindings != null) {
+            root.putObject("left_out").put("findings", leftFindings).put("probes", leftProbes);
+        }
+        try {
+            return Requests.JSON.writeValueAsBytes(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.fabricd.agent.preflight;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.model.finding.Severity;
+import io.fabricd.preflight.FindingInput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An agent's answer to {@code POST /api/v1/preflight/state}: its node and host name, its findings
+ * and its recent probe windows. Anything else is garbage (an IOException saying so).
+ *
+ * @param host    the host name of the agent's latest collection (what its probe endpoint says, and
+ *                so what its peers' probe windows name it)
+ * @param intervalSeconds the agent's collection interval, when it says it (agents of this release do)
+ * @param windows the agent's probe windows, each to a peer named by that peer's host name
+ */
+record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * One probe window: to {@code peer} (a host name, as the peer's endpoint gave it) at
+     * {@code peerAddress} (HOST:PORT as the agent probes it, or null) over {@code transport} at
+     * {@code size} bytes.
+     */
+    record Window(String peer, String peerAddress, String transport, int size, long sent, long lost, Double p50Seconds) {
+    }
+
+    static StateAnswer parse(byte[] body) throws IOException {
+        JsonNode j;
+        try {
+            j = JSON.readTree(body);
+        } catch (IOException e) {
+            throw new IOException("answered something that is not JSON: not a fabricd agent of this release?");
+        }
+        if (j == null || !j.isObject() || !j.path("findings").isArray() || !j.path("probes").isArray()) {
+            throw new IOException("answered JSON without findings and probes: not a fabricd agent of this release?");
+        }
+        List<FindingInput> findings = new ArrayList<>();
+        for (JsonNode f : j.get("findings")) {
+            Severity sev = severity(text(f, "severity"));
+            String check = text(f, "check");
+            if (sev == null || check == null) {
+                throw new IOException("answered a finding without a check or a known severity: not a fabricd agent of this release?");
+            }
+            findings.add(new FindingInput(check, sev, text(f, "summary"), text(f, "remediation"), subject(f)));
+        }
+        List<Window> windows = new ArrayList<>();
+        for (JsonNode p : j.get("probes")) {
+            String peer = text(p, "peer");
+            if (peer == null) {
+                continue;
+            }
+            windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), p.path("sent").asLong(0),
+                    p.path("lost").asLong(0), p.path("p50_seconds").isNumber() ? p.get("p50_seconds").asDouble() : null));
+        }
+        JsonNode interval = j.path(PreflightState.INTERVAL);
+        return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"),
+                interval.isNumber() && interval.asDouble() > 0 ? interval.asDouble() : null, findings, windows);
+    }
+
+    private static Severity severity(String id) {
+        for (Severity s : Severity.values()) {
+            if (s.id().equals(id)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private static String text(JsonNode n, String field) {
+        JsonNode v = n.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    /** The finding's subject as strings ({"device":"mlx5_0","port":"1"}). */
+    private static Map<String, String> subject(JsonNode f) {
+        Map<String, String> m = new LinkedHashMap<>();
+        JsonNode s = f.path("subject");
+        for (Iterator<Map.Entry<String, JsonNode>> it = s.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            m.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString());
+        }
+        return m;
+    }
+}

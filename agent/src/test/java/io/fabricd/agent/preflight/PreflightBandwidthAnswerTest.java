@@ -1,0 +1,59 @@
+package io.fabricd.agent.preflight;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabricd.probes.bandwidth.BandwidthClient;
+import io.fabricd.probes.bandwidth.BandwidthSchedule;
+import io.fabricd.probes.bandwidth.Ceiling;
+import io.fabricd.probes.peers.EndpointClient;
+import io.fabricd.probes.verbs.VerbsPorts;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Semaphore;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An agent's answer to a bandwidth test that did not give a result: 502 only for a test the peer
+ * accepted that then failed (the link's failure), 503 for one that did not start (the peer refused,
+ * could not be asked), 429 for a busy peer.
+ */
+class PreflightBandwidthAnswerTest {
+    private static Answer answer(BandwidthSchedule.Runner runner) throws Exception {
+        Ceiling.Local none = Ceiling.Local.of(null);
+        PreflightBandwidth bw = new PreflightBandwidth(null, runner, () -> new VerbsPorts.Port("mlx5_0", 1, 3, "Ethernet"), () -> none,
+                new Semaphore(1), () -> false, () -> "gpu01");
+        return bw.answer("{\"peer\":\"10.0.0.2:9530\",\"duration_ms\":100}".getBytes(StandardCharsets.UTF_8)).get();
+    }
+
+    private static String body(Answer a) {
+        return new String(a.body(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void failedAfterTheAcceptanceIs502AndNotStartedIs503() throws Exception {
+        Answer failed = answer((peer, port, local, o) -> {
+            throw new BandwidthClient.Failed("bandwidth test with 10.0.0.2:9530 (mlx5_0) failed: the queue pairs did not connect", null);
+        });
+        assertThat(failed.status()).isEqualTo(502);
+        assertThat(body(failed)).isEqualTo("the bandwidth test to 10.0.0.2:9530 failed after the peer accepted it: bandwidth test with "
+                + "10.0.0.2:9530 (mlx5_0) failed: the queue pairs did not connect\n");
+
+        Answer refused = answer((peer, port, local, o) -> {
+            throw new EndpointClient.Refused("10.0.0.2:9530 answered 503: no verbs", 503, "no verbs", 0);
+        });
+        assertThat(refused.status()).isEqualTo(503);
+        assertThat(body(refused)).isEqualTo("the bandwidth test to 10.0.0.2:9530 did not start: 10.0.0.2:9530 answered 503: no verbs\n");
+
+        Answer unreachable = answer((peer, port, local, o) -> {
+            throw new IOException("cannot reach 10.0.0.2:9530: connection refused (no agent listening there?)");
+        });
+        assertThat(unreachable.status()).isEqualTo(503);
+
+        Answer busy = answer((peer, port, local, o) -> {
+            throw new EndpointClient.Refused("10.0.0.2:9530 answered 429: one test at a time: ask again in 7 s", 429,
+                    "one test at a time: ask again in 7 s", 7);
+        });
+        assertThat(busy.status()).isEqualTo(429);
+        assertThat(busy.retryAfterSeconds()).isEqualTo(7);
+    }
+}

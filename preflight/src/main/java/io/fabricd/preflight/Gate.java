@@ -1,0 +1,118 @@
+package io.fabricd.preflight;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The job gate's decision: which nodes of a set and which links between them a job may use. A node
+ * is excluded for its findings (the policy's severities and checks), unknown when its agent did not
+ * answer well or when links of its were measured but none enough to judge, excluded when it is in
+ * bad links with two or more partners that are otherwise good ({@link Localiser}). A node none of
+ * whose links was measured or tried is judged on its agent's answer alone: evidence about other
+ * nodes says nothing of it. A link is bad for its loss or latency against the set's medians, or its
+ * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it).
+ */
+public final class Gate {
+    private Gate() {
+    }
+
+    /**
+     * @param nodes the set, in its order (a name given twice counts once)
+     * @param links the measurements; those of pairs outside the set are left out
+     */
+    public static Verdicts decide(List<NodeInput> nodes, List<LinkInput> links, Policy policy) {
+        Map<String, Integer> order = new HashMap<>();
+        Map<String, NodeJudge.Call> pre = new LinkedHashMap<>();
+        for (NodeInput n : nodes) {
+            if (!pre.containsKey(n.node())) {
+                order.put(n.node(), order.size());
+                pre.put(n.node(), NodeJudge.judge(n, policy));
+            }
+        }
+        List<LinkStats> stats = LinkStats.collect(order, links);
+        List<LinkJudge.Call> calls = LinkJudge.judge(policy, stats);
+        Map<String, Verdict> preVerdicts = new HashMap<>();
+        pre.forEach((n, c) -> preVerdicts.put(n, c.verdict()));
+        Localiser.Result loc = Localiser.run(order, preVerdicts, calls);
+
+        Map<String, int[]> counts = new HashMap<>(); // judged, passed
+        for (LinkJudge.Call c : calls) {
+            for (String end : List.of(c.stats().a, c.stats().b)) {
+                counts.computeIfAbsent(end, x -> new int[2]);
+            }
+            if (c.verdict() != Verdict.UNKNOWN) {
+                boolean pass = c.verdict() == Verdict.PASS;
+                for (String end : List.of(c.stats().a, c.stats().b)) {
+                    int[] k = counts.computeIfAbsent(end, x -> new int[2]);
+                    k[0]++;
+                    k[1] += pass ? 1 : 0;
+                }
+            }
+        }
+        List<NodeVerdict> verdicts = new ArrayList<>();
+        List<String> excluded = new ArrayList<>();
+        Map<String, Verdict> finals = new HashMap<>();
+        pre.forEach((node, call) -> {
+            int[] k = counts.get(node);
+            NodeVerdict v = node(node, call, k == null ? new int[2] : k, k != null, loc, policy);
+            verdicts.add(v);
+            finals.put(node, v.verdict());
+            if (v.verdict() == Verdict.EXCLUDE || v.verdict() == Verdict.UNKNOWN && !policy.unknownPasses()) {
+                excluded.add(node);
+            }
+        });
+        List<LinkVerdict> linkVerdicts = calls.stream().map(c -> link(c, loc.blame().get(c.stats().pair()), finals, policy)).toList();
+        return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects());
+    }
+
+    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
+    private static NodeVerdict node(String node, NodeJudge.Call call, int[] counts, boolean measured, Localiser.Result loc, Policy policy) {
+        List<String> reasons = new ArrayList<>(call.reasons());
+        Map<String, Object> evidence = new LinkedHashMap<>(call.evidence());
+        evidence.put(Evidence.LINKS_JUDGED, counts[0]);
+        evidence.put(Evidence.LINKS_PASSED, counts[1]);
+        Verdict verdict = call.verdict();
+        if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
+            List<String> bad = loc.excluded().get(node);
+            verdict = Verdict.EXCLUDE;
+            evidence.put(Evidence.BAD_PARTNERS, bad);
+            reasons.add(node + ": bad links with " + bad.size() + " nodes that are otherwise good (" + Texts.names(bad)
+                    + "): check its NIC, cable and switch port, then rerun");
+        } else if (verdict == Verdict.PASS && loc.undecided().containsKey(node)) {
+            List<String> with = loc.undecided().get(node);
+            verdict = Verdict.UNKNOWN;
+            evidence.put(Evidence.BAD_PARTNERS, with);
+            reasons.add(node + ": bad link with " + Texts.names(with) + " and no other link that passed on what that one failed (probes,"
+                    + " bandwidth): could not tell which end is bad; rerun to pair it with others");
+        } else if (verdict == Verdict.PASS && measured && counts[0] == 0) {
+            verdict = Verdict.UNKNOWN;
+            reasons.add(node + ": no link measured enough to judge (fewer than " + policy.minSamples()
+                    + " probes, no bandwidth test): check its probe responder and UDP port, then rerun");
+        }
+        return new NodeVerdict(node, verdict, reasons, evidence);
+    }
+
+    private static LinkVerdict link(LinkJudge.Call c, String blame, Map<String, Verdict> nodes, Policy policy) {
+        LinkStats l = c.stats();
+        Map<String, Object> evidence = new LinkedHashMap<>(c.evidence());
+        List<String> reasons = new ArrayList<>();
+        if (c.verdict() == Verdict.UNKNOWN) {
+            reasons.add(LinkJudge.tooFew(policy, l));
+        }
+        if (c.bad()) {
+            evidence.put(Evidence.BLAME, blame);
+            for (LinkJudge.Problem p : c.problems()) {
+                String then = switch (blame) {
+                    case Evidence.BLAME_LINK -> p.advice();
+                    case Evidence.BLAME_UNKNOWN -> "could not tell whether " + l.a + ", " + l.b + " or the link is bad; rerun to re-pair them";
+                    default -> "explained by " + blame + " (" + nodes.get(blame).id() + ")";
+                };
+                reasons.add(Texts.link(l.a, l.b) + ": " + p.what() + ": " + then);
+            }
+        }
+        return new LinkVerdict(l.a, l.b, c.verdict(), reasons, evidence);
+    }
+}

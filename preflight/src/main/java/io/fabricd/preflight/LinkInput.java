@@ -1,0 +1,57 @@
+package io.fabricd.preflight;
+
+/**
+ * One measurement of a pair in one direction, from {@code a} (the node that measured) to {@code b}.
+ * Several for one pair are added up: probes counted together (the round trips per transport), the
+ * worst bandwidth ratio kept. A measurement with {@code sent} 0 and no ratio is an attempt that
+ * gave nothing: the pair was meant to be measured, so its ends are judged on their links.
+ *
+ * @param transport the probes' transport ({@code udp}, {@code rdma}; their round trips are compared
+ *        with those of the same transport only), or {@code verbs} for a bandwidth test
+ * @param sent probes sent; 0 for a bandwidth test alone
+ * @param lost of those, lost
+ * @param p50Seconds the median round trip of the probes answered; null when none was
+ * @param bandwidthRatio bits per second over the link's ceiling; null when not measured; 0 with a
+ *        {@code bandwidthWhy} for a test that failed after the peer accepted it ({@link #failedTest()})
+ * @param bandwidthWhy why there is no ratio, or why the test failed (one line); else null
+ */
+public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double bandwidthRatio,
+                        String bandwidthWhy) {
+    public LinkInput {
+        if (a == null || b == null) {
+            throw new IllegalArgumentException("a link input needs both node names");
+        }
+        if (sent < 0 || lost < 0 || lost > sent) {
+            throw new IllegalArgumentException("link " + a + "->" + b + ": " + lost + " probes lost of " + sent + " sent is not a count");
+        }
+        if (p50Seconds != null && !(p50Seconds >= 0 && p50Seconds < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("link " + a + "->" + b + ": p50 " + p50Seconds + " s is not a time");
+        }
+        if (bandwidthRatio != null && !(bandwidthRatio >= 0 && bandwidthRatio < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("link " + a + "->" + b + ": bandwidth ratio " + bandwidthRatio + " is not a ratio");
+        }
+    }
+
+    /** Probes alone. */
+    public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds) {
+        return new LinkInput(a, b, transport, sent, lost, p50Seconds, null, null);
+    }
+
+    /** A bandwidth test alone: its ratio, or null and why there is none (refused, busy, no verbs: not measured). */
+    public static LinkInput bandwidth(String a, String b, Double ratio, String why) {
+        return new LinkInput(a, b, "verbs", 0, 0, null, ratio, why);
+    }
+
+    /**
+     * A bandwidth test the peer accepted that then failed (the queue pairs did not connect, the writes
+     * did not complete): nothing moved, so the link is bad, {@code why} saying how it failed.
+     */
+    public static LinkInput bandwidthFailed(String a, String b, String why) {
+        return new LinkInput(a, b, "verbs", 0, 0, null, 0.0, why == null || why.isBlank() ? "the test failed" : why);
+    }
+
+    /** Whether this is a bandwidth test that failed after the peer accepted it ({@link #bandwidthFailed}). */
+    public boolean failedTest() {
+        return bandwidthRatio != null && bandwidthRatio == 0 && bandwidthWhy != null;
+    }
+}

@@ -1,0 +1,153 @@
+package io.fabricd.preflight;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Judges each link on its own measurements against the set's medians and the policy: its loss against
+ * the median loss, its round trip per transport against that transport's median (UDP and RDMA round
+ * trips differ by nature), its bandwidth against its ceiling.
+ */
+final class LinkJudge {
+    /** What a link's probes tell: loss and round trips. */
+    static final int PROBES = 1;
+    /** What a link's bandwidth tests tell. */
+    static final int BANDWIDTH = 2;
+
+    /**
+     * What is wrong with a link, and what to do when the link itself is to blame.
+     *
+     * @param kind {@link #PROBES} or {@link #BANDWIDTH}: what measured it
+     */
+    record Problem(String what, String advice, int kind) {
+    }
+
+    /**
+     * A link's call before anything is blamed: PASS, EXCLUDE (problems) or UNKNOWN (too little measured).
+     *
+     * @param judged what was measured enough to judge: {@link #PROBES}, {@link #BANDWIDTH}, both or neither
+     */
+    record Call(LinkStats stats, Verdict verdict, List<Problem> problems, Map<String, Object> evidence, int judged) {
+        boolean bad() {
+            return verdict == Verdict.EXCLUDE;
+        }
+
+        /** What its problems were found by: {@link #PROBES}, {@link #BANDWIDTH} or both (0 when none). */
+        int badKinds() {
+            int k = 0;
+            for (Problem p : problems) {
+                k |= p.kind();
+            }
+            return k;
+        }
+    }
+
+    private final Policy policy;
+    private final double medianLoss;
+    /** Per transport, the median of the round trips of the links with enough of its probes. */
+    private final Map<String, Double> medianP50 = new TreeMap<>();
+
+    private LinkJudge(Policy policy, List<LinkStats> links) {
+        this.policy = policy;
+        this.medianLoss = median(links.stream().filter(this::enoughProbes).mapToDouble(LinkStats::loss).toArray());
+        Map<String, List<Double>> p50s = new TreeMap<>();
+        for (LinkStats l : links) {
+            l.byTransport.forEach((t, p) -> {
+                if (p.sent >= policy.minSamples() && p.p50() != null) {
+                    p50s.computeIfAbsent(t, k -> new ArrayList<>()).add(p.p50());
+                }
+            });
+        }
+        p50s.forEach((t, v) -> medianP50.put(t, median(v.stream().mapToDouble(Double::doubleValue).toArray())));
+    }
+
+    static List<Call> judge(Policy policy, List<LinkStats> links) {
+        LinkJudge j = new LinkJudge(policy, links);
+        return links.stream().map(j::call).toList();
+    }
+
+    private boolean enoughProbes(LinkStats l) {
+        return l.sent >= policy.minSamples();
+    }
+
+    private Call call(LinkStats l) {
+        List<Problem> problems = new ArrayList<>();
+        boolean probes = enoughProbes(l);
+        if (probes && l.loss() > Math.max(policy.lossFactor() * medianLoss, Policy.LOSS_FLOOR)) {
+            problems.add(new Problem(Texts.percent(l.loss()) + " probe loss (set median " + Texts.percent(medianLoss) + ")",
+                    "check cables/optics on both ends and the switch ports' error counters", PROBES));
+        }
+        for (Map.Entry<String, LinkStats.Probes> e : l.byTransport.entrySet()) {
+            Double p50 = e.getValue().p50();
+            Double median = medianP50.get(e.getKey());
+            if (e.getValue().sent >= policy.minSamples() && p50 != null && median != null && p50 > policy.latencyFactor() * median
+                    && p50 - median >= Policy.LATENCY_MARGIN_SECONDS) {
+                String over = medianP50.size() > 1 ? e.getKey() + " " : "";
+                problems.add(new Problem(over + "p50 " + Texts.time(p50) + " (set median " + Texts.time(median) + ")",
+                        "check the switch path for congestion and both ends' NIC (firmware, PCIe, interrupts)", PROBES));
+            }
+        }
+        if (l.bandwidthFailure != null) {
+            problems.add(new Problem("bandwidth test failed after the peer accepted it (" + l.bandwidthFailure + ")",
+                    "check both ends' RDMA ports (state, GIDs, MTU) and the path between them", BANDWIDTH));
+        } else if (l.bandwidth != null && l.bandwidth < policy.bandwidthRatio()) {
+            problems.add(new Problem(Texts.percent(l.bandwidth) + " of the link's ceiling (at least "
+                    + Texts.percent(policy.bandwidthRatio()) + " expected)",
+                    "check link speed and width, cables/optics and PCIe on both ends", BANDWIDTH));
+        }
+        int judged = (probes ? PROBES : 0) | (l.bandwidth != null ? BANDWIDTH : 0);
+        Verdict v = !problems.isEmpty() ? Verdict.EXCLUDE : judged != 0 ? Verdict.PASS : Verdict.UNKNOWN;
+        return new Call(l, v, List.copyOf(problems), evidence(l), judged);
+    }
+
+    private Map<String, Object> evidence(LinkStats l) {
+        Map<String, Object> e = new LinkedHashMap<>();
+        e.put(Evidence.SENT, l.sent);
+        e.put(Evidence.LOST, l.lost);
+        e.put(Evidence.LOSS_RATIO, l.loss());
+        e.put(Evidence.MEDIAN_LOSS_RATIO, medianLoss);
+        String main = l.mainTransport();
+        e.put(Evidence.P50_SECONDS, main == null ? null : l.byTransport.get(main).p50());
+        e.put(Evidence.MEDIAN_P50_SECONDS, main == null ? null : medianP50.get(main));
+        Map<String, Map<String, Object>> each = new TreeMap<>();
+        l.byTransport.forEach((t, p) -> {
+            if (p.p50() != null) {
+                Map<String, Object> x = new LinkedHashMap<>();
+                x.put(Evidence.P50_SECONDS, p.p50());
+                x.put(Evidence.MEDIAN_P50_SECONDS, medianP50.get(t));
+                each.put(t, x);
+            }
+        });
+        if (each.size() > 1) {
+            e.put(Evidence.P50_BY_TRANSPORT, each);
+        }
+        e.put(Evidence.BANDWIDTH_RATIO, l.bandwidth);
+        if (l.bandwidthFailure != null) {
+            e.put(Evidence.BANDWIDTH_WHY, l.bandwidthFailure);
+        } else if (l.bandwidth == null && l.bandwidthWhy != null) {
+            e.put(Evidence.BANDWIDTH_WHY, l.bandwidthWhy);
+        }
+        e.put(Evidence.TRANSPORTS, List.copyOf(l.transports));
+        return e;
+    }
+
+    /** The reason of a link measured too little to judge. */
+    static String tooFew(Policy policy, LinkStats l) {
+        return Texts.link(l.a, l.b) + ": " + l.sent + " probes, fewer than " + policy.minSamples()
+                + ", and no bandwidth measured: rerun with a longer probe round (--timeout)";
+    }
+
+    private static double median(double[] v) {
+        if (v.length == 0) {
+            return 0;
+        }
+        double[] s = v.clone();
+        Arrays.sort(s);
+        int m = s.length / 2;
+        return s.length % 2 == 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+    }
+}

@@ -1,0 +1,77 @@
+package io.fabricd.preflight;
+
+import io.fabricd.model.finding.Severity;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What the gate holds against a node or a link.
+ *
+ * @param excludeSeverities a finding at one of these excludes its node (default: critical)
+ * @param excludeChecks only findings of these checks exclude (empty, the default: every check)
+ * @param ignoreChecks findings of these checks never exclude
+ * @param lossFactor a link whose probe loss is above max(this x the set's median loss, {@link #LOSS_FLOOR}) is bad (3)
+ * @param latencyFactor a link whose p50 is above this x the set's median p50, and at least
+ *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3)
+ * @param bandwidthRatio a link measured below this share of its ceiling is bad (0.8)
+ * @param minSamples probes a link needs, both directions together, to be judged on them (20)
+ * @param unknownPasses whether a node the gate cannot judge is kept (false: excluded)
+ * @param minNodes the fewest nodes the job can run on; the caller fails when fewer are kept (1)
+ */
+public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks, Set<String> ignoreChecks, double lossFactor,
+                     double latencyFactor, double bandwidthRatio, int minSamples, boolean unknownPasses, int minNodes) {
+    /** Loss at or below this is never held against a link, whatever the set's median. */
+    public static final double LOSS_FLOOR = 0.01;
+    /** A p50 less than this above the set's median is never slow. */
+    public static final double LATENCY_MARGIN_SECONDS = 50e-6;
+
+    public Policy {
+        excludeSeverities = excludeSeverities == null ? Set.of(Severity.CRITICAL) : Set.copyOf(excludeSeverities);
+        excludeChecks = excludeChecks == null ? Set.of() : Set.copyOf(excludeChecks);
+        ignoreChecks = ignoreChecks == null ? Set.of() : Set.copyOf(ignoreChecks);
+        positive("loss factor", lossFactor);
+        positive("latency factor", latencyFactor);
+        if (!(bandwidthRatio >= 0 && bandwidthRatio <= 1)) {
+            throw new IllegalArgumentException("bandwidth ratio " + bandwidthRatio + " is not between 0 and 1");
+        }
+        if (minSamples < 1) {
+            throw new IllegalArgumentException("min samples " + minSamples + " is below 1");
+        }
+        if (minNodes < 0) {
+            throw new IllegalArgumentException("min nodes " + minNodes + " is below 0");
+        }
+    }
+
+    /** Critical findings of every check exclude; loss and latency 3x the median; 80 % of the ceiling; 20 probes. */
+    public static Policy defaults() {
+        return new Policy(Set.of(Severity.CRITICAL), Set.of(), Set.of(), 3.0, 3.0, 0.8, 20, false, 1);
+    }
+
+    /** {@code critical} gives {critical}, {@code warning} gives {critical, warning}. */
+    public static Set<Severity> atLeast(Severity least) {
+        Set<Severity> s = EnumSet.noneOf(Severity.class);
+        for (Severity v : Severity.values()) {
+            if (v.atLeast(least)) {
+                s.add(v);
+            }
+        }
+        return s;
+    }
+
+    /** Whether this finding excludes its node. */
+    public boolean excludes(FindingInput f) {
+        return excludeSeverities.contains(f.severity()) && !ignoreChecks.contains(f.check())
+                && (excludeChecks.isEmpty() || excludeChecks.contains(f.check()));
+    }
+
+    public Policy withUnknownPasses(boolean passes) {
+        return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, bandwidthRatio, minSamples,
+                passes, minNodes);
+    }
+
+    private static void positive(String name, double v) {
+        if (!(v > 0 && v < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException(name + " " + v + " is not a number above 0");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.fabricd.preflight;
+
+import io.fabricd.model.finding.Severity;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.IntStream;
+
+/**
+ * A seeded fabric of {@code n} nodes whose ground truth is known: nodes with critical findings (some
+ * of them lossy too), unreachable agents, nodes whose NIC is slow (every pair they are in is slow in
+ * latency, bandwidth or both), bad links on the ring, and healthy noise (a little loss, latency
+ * jitter, bandwidth spread, now and then a short probe round). {@link #measure} gives what a
+ * preflight round would measure on some pairs, from the same truth every time: the ring round
+ * probes and tests the bandwidth, a repair round probes only (as {@code fabricd preflight} does).
+ */
+final class SimulatedFabric {
+    static final int PROBES = 100;
+    private static final double BASE_SECONDS = 18e-6;
+
+    final List<String> names;
+    final Set<String> critical = new HashSet<>();
+    final Set<String> unreachable = new HashSet<>();
+    final Set<String> slow = new HashSet<>();
+    /** Bad links, {@link Pair#unordered()}. */
+    final Set<Pair> badLinks = new HashSet<>();
+
+    private final Random random;
+    private final Map<String, Double> base = new HashMap<>();
+    private final Map<String, Double> lossyNic = new HashMap<>();
+    private final Map<String, Double> slowLatency = new HashMap<>();
+    private final Map<String, Double> slowBandwidth = new HashMap<>();
+    private final Map<Pair, double[]> linkFault = new HashMap<>(); // loss, added seconds, bandwidth factor
+
+    SimulatedFabric(long seed, int n) {
+        this(seed, n, 1);
+    }
+
+    /** {@code density} times the usual faults: 1 to 3 % critical, 0.5 to 1.5 % each of unreachable, slow, bad links. */
+    SimulatedFabric(long seed, int n, int density) {
+        random = new Random(seed);
+        names = Hostlist.parse("gpu[" + pad(1, n) + "-" + pad(n, n) + "]");
+        List<Integer> idx = new ArrayList<>(IntStream.range(0, n).boxed().toList());
+        Collections.shuffle(idx, random);
+        int at = 0;
+        int nCritical = density * (n / 100 + random.nextInt(n / 50 + 1));
+        int nUnreachable = density * (n / 200 + random.nextInt(n / 100 + 1));
+        int nSlow = density * (n / 200 + random.nextInt(n / 100 + 1));
+        for (int i = 0; i < nCritical; i++) {
+            String c = names.get(idx.get(at++));
+            critical.add(c);
+            if (random.nextDouble() < 0.3) {
+                lossyNic.put(c, 0.02 + random.nextDouble() * 0.1);
+            }
+        }
+        for (int i = 0; i < nUnreachable; i++) {
+            unreachable.add(names.get(idx.get(at++)));
+        }
+        for (int i = 0; i < nSlow; i++) {
+            String s = names.get(idx.get(at++));
+            slow.add(s);
+            int kind = random.nextInt(3); // 0 latency, 1 bandwidth, 2 both
+            if (kind != 1) {
+                slowLatency.put(s, 150e-6 + random.nextDouble() * 250e-6);
+            }
+            if (kind != 0) {
+                slowBandwidth.put(s, 0.35 + random.nextDouble() * 0.45);
+            }
+        }
+        for (String name : names) {
+            base.put(name, BASE_SECONDS + random.nextDouble() * 6e-6);
+        }
+        int nBadLinks = density * (n / 200 + random.nextInt(n / 100 + 1));
+        while (badLinks.size() < nBadLinks) {
+            int i = random.nextInt(n);
+            Pair p = new Pair(names.get(i), names.get((i + 1) % n)).unordered();
+            if (badLinks.add(p)) {
+                int kind = random.nextInt(3); // 0 loss, 1 bandwidth, 2 latency
+                linkFault.put(p, new double[] {kind == 0 ? 0.02 + random.nextDouble() * 0.25 : 0,
+                    kind == 2 ? 200e-6 + random.nextDouble() * 600e-6 : 0, kind == 1 ? 0.3 + random.nextDouble() * 0.5 : 1});
+            }
+        }
+    }
+
+    /** Every node bad in truth: a critical finding, an unreachable agent, a slow NIC. */
+    Set<String> badNodes() {
+        Set<String> all = new HashSet<>(critical);
+        all.addAll(unreachable);
+        all.addAll(slow);
+        return all;
+    }
+
+    List<NodeInput> nodeInputs() {
+        List<NodeInput> out = new ArrayList<>();
+        for (String name : names) {
+            if (unreachable.contains(name)) {
+                out.add(NodeInput.unreachable(name, "connect timed out after 5 s"));
+            } else if (critical.contains(name)) {
+                out.add(NodeInput.reachable(name, List.of(new FindingInput("pfc_missing", Severity.CRITICAL,
+                        "RoCE traffic class 3 has no PFC", "fix the switch/NIC PFC config", Map.of("device", "mlx5_0", "port", "1")))));
+            } else if (random.nextDouble() < 0.05) {
+                out.add(NodeInput.reachable(name, List.of(new FindingInput("ecn_disabled", Severity.WARNING,
+                        "ECN is off on priority 3", "enable ECN", Map.of("device", "mlx5_0")))));
+            } else {
+                out.add(NodeInput.reachable(name, List.of()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Both directions of each pair, as each end's agent reports them (an unreachable one reports
+     * nothing): UDP probes, and with {@code bandwidth} a bandwidth test each way too, as the ring
+     * round measures; a repair round probes alone.
+     */
+    List<LinkInput> measure(List<Pair> pairs, boolean bandwidth) {
+        List<LinkInput> out = new ArrayList<>();
+        for (Pair p : pairs) {
+            direction(p.a(), p.b(), bandwidth, out);
+            direction(p.b(), p.a(), bandwidth, out);
+        }
+        return out;
+    }
+
+    private void direction(String from, String to, boolean bandwidth, List<LinkInput> out) {
+        if (unreachable.contains(from)) {
+            return;
+        }
+        int sent = random.nextDouble() < 0.01 ? 10 : PROBES;
+        if (unreachable.contains(to)) {
+            out.add(LinkInput.probes(from, to, "udp", sent, sent, null));
+            if (bandwidth) {
+                out.add(LinkInput.bandwidth(from, to, null, "not measured: peer " + to + ": connect timed out"));
+            }
+            return;
+        }
+        double[] fault = linkFault.getOrDefault(new Pair(from, to).unordered(), new double[] {0, 0, 1});
+        double loss = random.nextDouble() * 0.001 + fault[0] + lossyNic.getOrDefault(from, 0.0) + lossyNic.getOrDefault(to, 0.0);
+        int lost = 0;
+        for (int i = 0; i < sent; i++) {
+            lost += random.nextDouble() < loss ? 1 : 0;
+        }
+        double p50 = (base.get(from) + base.get(to)) * Math.exp(random.nextGaussian() * 0.15) + fault[1]
+                + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0);
+        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50));
+        if (bandwidth) {
+            double ratio = Math.min(0.97, 0.92 + random.nextGaussian() * 0.02) * fault[2]
+                    * slowBandwidth.getOrDefault(from, 1.0) * slowBandwidth.getOrDefault(to, 1.0);
+            out.add(LinkInput.bandwidth(from, to, ratio, null));
+        }
+    }
+
+    private static String pad(int v, int n) {
+        return Hostlist.pad(v, Integer.toString(n).length());
+    }
+}
