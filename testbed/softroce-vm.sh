@@ -9,17 +9,23 @@
 # How it is built and the pitfalls it avoids: docs/spec/softroce-pitfalls.md.
 # usage:   softroce-vm.sh 'shell command line'      (runs with sh -c semantics, cwd = your cwd)
 # env:     ACCEL=tcg|kvm (default tcg; kvm only with hardware virtualisation, see the pitfalls)
+#          CPU=model (TCG's guest CPU; default Nehalem: x86-64-v2, no AVX, all of it emulated by TCG;
+#          `-cpu max` advertised AVX/AVX2/FMA that qemu 7.2's TCG emulates imperfectly, see the pitfalls)
 #          TIMEOUT=seconds (default 600)  SMP=2  MEM=2048 (MiB)  VERBOSE=1 (echo full console)
 #          SOFTROCE_DIR=${TMPDIR:-/tmp}/softroce-vm (work dir: kernel, initramfs, runs)
 # stderr:  [host] lines, and "[guest +Ns] NAME" when the guest prints a line =====NAME=====
 # exit status: the guest command's exit status (124 on timeout, 125 if the guest never ran it).
+# crashes: every guest process a signal kills with a core dump (SIGABRT, SIGILL, SIGSEGV, ...) is
+#          listed in /mnt/out/crashes.log (kernel.core_pattern pipes it to a hook that keeps one
+#          line, no core); JVMs started through bin/fabricd write their fatal error report to
+#          /mnt/out/hs_err_pid<pid>.log. Both are named on stderr as "[host] guest crash: ..." lines.
 # one-time setup (done automatically): apt-get install qemu-system-x86 busybox-static cpio kmod
 #          rdma-core ibverbs-utils ibverbs-providers perftest iproute2; apt-get download + dpkg -x
 #          of the kernel package linux-image-amd64 points to; depmod; build initramfs.
 #          `softroce-vm.sh --setup` does only the setup (CI runs it before the tests).
 set -euo pipefail
 B=${SOFTROCE_DIR:-${TMPDIR:-/tmp}/softroce-vm}
-ACCEL=${ACCEL:-tcg}; TIMEOUT=${TIMEOUT:-600}; SMP=${SMP:-2}; MEM=${MEM:-2048}
+ACCEL=${ACCEL:-tcg}; CPU=${CPU:-Nehalem}; TIMEOUT=${TIMEOUT:-600}; SMP=${SMP:-2}; MEM=${MEM:-2048}
 [ $# -ge 1 ] || { echo "usage: $0 'command to run in the guest' | --setup" >&2; exit 2; }
 mkdir -p "$B"
 
@@ -81,6 +87,15 @@ mount -t tmpfs tmpfs /run
 mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
 mkdir -p /lib/modules && mount --bind "$SOFTROCE_DIR/kpkg/lib/modules" /lib/modules
 for m in rdma_rxe ib_uverbs rdma_ucm veth dummy; do modprobe $m || log "modprobe $m failed"; done
+# a process killed by a core-dumping signal, foreground or background: one line in /mnt/out/crashes.log
+# (the hook exits without reading the core, which ends the dump)
+cat > /run/core-hook <<'HOOK'
+#!/bin/sh
+pid=$1 sig=$2 exe=$(echo "$3" | tr '!' /); shift 3
+echo "$(cut -d' ' -f1 /proc/uptime)s: $exe (pid $pid, thread \"$*\") killed by SIG$(kill -l "$sig")" >> /mnt/out/crashes.log
+HOOK
+chmod 755 /run/core-hook
+echo '|/run/core-hook %p %s %E %e' > /proc/sys/kernel/core_pattern
 ip link set lo up
 ip link add veth0 type veth peer name veth1
 ip addr add 10.0.0.1/24 dev veth0
@@ -111,12 +126,16 @@ fi
 
 # ---------- run ----------
 RUN=$(mktemp -d "$B/run.XXXXXX"); mkdir -p "$RUN/out"
-{ printf 'cd %q 2>/dev/null || cd /\n' "$PWD"; printf '%s\n' "$*"; } > "$RUN/out/cmd.sh"
+# fabricd's JVMs (bin/fabricd adds FABRICD_EXTRA_JAVA_OPTS) write a crash report where the host finds it
+{ printf 'cd %q 2>/dev/null || cd /\n' "$PWD"
+  printf 'export FABRICD_EXTRA_JAVA_OPTS="${FABRICD_EXTRA_JAVA_OPTS:+$FABRICD_EXTRA_JAVA_OPTS }%s"\n' \
+    '-XX:ErrorFile=/mnt/out/hs_err_pid%p.log -XX:-CreateCoredumpOnCrash'
+  printf '%s\n' "$*"; } > "$RUN/out/cmd.sh"
 case "$ACCEL" in
   kvm) ACC=(-machine q35 -accel kvm -cpu host) ;;
-  *)   ACC=(-machine q35 -accel tcg,thread=multi -cpu max) ;;
+  *)   ACC=(-machine q35 -accel tcg,thread=multi -cpu "$CPU") ;;
 esac
-echo "[host] run dir $RUN, accel=$ACCEL, kernel $KV" >&2
+echo "[host] run dir $RUN, accel=$ACCEL$([ "$ACCEL" = kvm ] || echo " cpu=$CPU"), kernel $KV" >&2
 t0=$(date +%s.%N); rc=0
 # the guest script's =====NAME===== markers as they reach the serial console, on stderr as
 # "[guest +Ns] NAME" (seconds since qemu started): which stage of a run takes the time; the
@@ -136,6 +155,13 @@ t1=$(date +%s.%N)
 [ -f "$RUN/out/output.log" ] && cat "$RUN/out/output.log"
 printf '[host] qemu exit %s; guest ready at %ss uptime; wall time %.1fs; console log %s\n' \
   "$rc" "$(cat "$RUN/out/boot_s" 2>/dev/null || echo '?')" "$(echo "$t1 - $t0" | bc)" "$RUN/console.log" >&2
+# what crashed in the guest, named before the exit status so that a timeout caused by it says so
+[ -f "$RUN/out/crashes.log" ] && sed 's/^/[host] guest crash: /' "$RUN/out/crashes.log" >&2
+for f in "$RUN"/out/hs_err_pid*.log; do
+  [ -f "$f" ] || continue
+  printf '[host] guest crash: JVM fatal error, %s: %s\n' "$f" \
+    "$(grep -m1 -E '^# +(SIG[A-Z]+ |Internal Error|Out of Memory|There is insufficient memory)' "$f" | sed 's/^# *//')" >&2
+done
 if [ "$rc" = 124 ]; then echo "[host] TIMEOUT after ${TIMEOUT}s" >&2; exit 124; fi
 [ -f "$RUN/out/rc" ] || { echo "[host] guest did not run the command; see $RUN/console.log" >&2; tail -20 "$RUN/console.log" >&2; exit 125; }
 exit "$(cat "$RUN/out/rc")"

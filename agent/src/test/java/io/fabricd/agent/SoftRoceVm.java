@@ -14,6 +14,11 @@ import java.util.concurrent.TimeUnit;
  * A run takes minutes under TCG: its stages (the harness' {@code [host]}/{@code [stage2]} lines and
  * its {@code [guest +Ns] NAME} line for each {@code =====NAME=====} marker the script prints) are
  * echoed to the test log as they happen.
+ *
+ * <p>A guest process that crashed (a JVM's fatal error report, a process killed by SIGABRT, SIGILL,
+ * SIGSEGV, ...; {@link GuestCrash}) fails the run with a line naming the crash and its file, whatever
+ * the guest's exit status: a crash in a background agent otherwise surfaces as a missing section or a
+ * timeout. A run past its time is ended (qemu and the harness) and fails with the output so far.
  */
 final class SoftRoceVm {
     private SoftRoceVm() {
@@ -44,11 +49,28 @@ final class SoftRoceVm {
             }
         });
         pump.start();
-        assertThat(p.waitFor(timeoutSeconds + 60L, TimeUnit.SECONDS)).as("VM finished in time").isTrue();
-        pump.join();
+        long limit = timeoutSeconds + 60L;
+        boolean finished = p.waitFor(limit, TimeUnit.SECONDS);
+        if (!finished) {
+            // the harness and its qemu, which the harness' own timeout failed to end
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            p.waitFor(30, TimeUnit.SECONDS);
+        }
+        pump.join(TimeUnit.SECONDS.toMillis(30));
         String out;
         synchronized (buf) {
             out = buf.toString();
+        }
+        String crash = GuestCrash.describe(out);
+        if (crash != null) {
+            throw new AssertionError(crash + "\n--- guest output:\n" + out);
+        }
+        if (!finished) {
+            throw new AssertionError("the VM ran past " + limit + " s and was killed; output so far:\n" + out);
+        }
+        if (p.exitValue() == 124) {
+            throw new AssertionError("the guest command ran past the VM's TIMEOUT of " + timeoutSeconds + " s; output:\n" + out);
         }
         assertThat(p.exitValue()).as("guest exit status; output:\n" + out).isZero();
         return out;
