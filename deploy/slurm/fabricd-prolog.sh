@@ -1,9 +1,13 @@
 #!/bin/bash
 # fabricd preflight as Slurm's PrologSlurmctld (docs/preflight.md): before a job starts, gate its
 # node set. Every node passes: the job starts. Some are excluded: they are drained, each with its
-# reason, and the job is requeued (the scheduler places it again, without them). The gate could not
-# run (bad input, too few nodes kept, fabricd itself failing or running out of time): logged, and the
-# job runs or is failed as FABRICD_PREFLIGHT_ON_ERROR says.
+# reason, and the job is requeued (the scheduler places it again, without them). Nodes the gate could
+# not judge (unknown: an agent restarting, of an older release, refusing the key, busy) are not
+# drained unless FABRICD_PREFLIGHT_ON_UNKNOWN says so. The gate could not run (bad input, too few
+# nodes kept, fabricd itself failing or running out of time) or a drain failed: logged, nothing more
+# is drained, and the job runs or is failed as FABRICD_PREFLIGHT_ON_ERROR says. A job is sent back
+# at most FABRICD_PREFLIGHT_MAX_REQUEUE times; then it is held, or runs, as
+# FABRICD_PREFLIGHT_ON_MAX_REQUEUE says.
 #
 # slurm.conf:   PrologSlurmctld=/usr/share/fabricd/slurm/fabricd-prolog.sh
 #               PrologEpilogTimeout=120     (more than FABRICD_PREFLIGHT_TIMEOUT)
@@ -19,12 +23,20 @@
 #   FABRICD_PREFLIGHT_MIN_NODES  jobs with fewer nodes are not gated (default: 2: the fabric matters
 #                              between nodes)
 #   FABRICD_PREFLIGHT_MAX_DRAIN  drain at most this many nodes for one job (default: 8); more
-#                              excluded is taken for a problem of the gate or the whole fabric
+#                              to drain is taken for a problem of the gate or the whole fabric
 #                              (a wrong key, the controller cut off) and handled as an error
+#   FABRICD_PREFLIGHT_ON_UNKNOWN  what an unknown node does: run (default): logged, not drained, the
+#                              job may run on it; drain: drained like an excluded one; fail: the job
+#                              does not start (the prolog fails)
 #   FABRICD_PREFLIGHT_ON_ERROR run (default): the job starts ungated; fail: the prolog fails, and
 #                              Slurm requeues a batch job and cancels an interactive one
-#   FABRICD_PREFLIGHT_LOG_DIR  where each job's verdict JSON and the log go (default:
-#                              /var/log/fabricd/preflight)
+#   FABRICD_PREFLIGHT_MAX_REQUEUE  how many times one job is sent back, by a requeue or a failed
+#                              prolog (default: 3); counted in the log folder, job-<id>.attempts
+#   FABRICD_PREFLIGHT_ON_MAX_REQUEUE  past that: hold (default): the job is requeued held
+#                              (scontrol requeuehold), pending until someone releases it; run: the
+#                              job starts on the nodes it has
+#   FABRICD_PREFLIGHT_LOG_DIR  where each job's verdict JSON, its attempt count and the log go
+#                              (default: /var/log/fabricd/preflight)
 #   FABRICD_PREFLIGHT_GUARD_SECONDS  how long past the budget fabricd may take before timeout(1)
 #                              stops it (default: 30; the JVM's start, a stall)
 #   SCONTROL                   the scontrol command (default: scontrol on PATH)
@@ -40,7 +52,10 @@ port=${FABRICD_PREFLIGHT_PORT:-9530}
 budget=${FABRICD_PREFLIGHT_TIMEOUT:-60s}
 min_nodes=${FABRICD_PREFLIGHT_MIN_NODES:-2}
 max_drain=${FABRICD_PREFLIGHT_MAX_DRAIN:-8}
+on_unknown=${FABRICD_PREFLIGHT_ON_UNKNOWN:-run}
 on_error=${FABRICD_PREFLIGHT_ON_ERROR:-run}
+max_requeue=${FABRICD_PREFLIGHT_MAX_REQUEUE:-3}
+on_max=${FABRICD_PREFLIGHT_ON_MAX_REQUEUE:-hold}
 log_dir=${FABRICD_PREFLIGHT_LOG_DIR:-/var/log/fabricd/preflight}
 scontrol=${SCONTROL:-scontrol}
 job=${SLURM_JOB_ID:-unknown}
@@ -48,6 +63,7 @@ nodes=${SLURM_JOB_NODELIST:-}
 
 mkdir -p "$log_dir" 2>/dev/null
 log_file=$log_dir/preflight.log
+attempts_file=$log_dir/job-$job.attempts
 
 log() {
   local line
@@ -57,14 +73,66 @@ log() {
   echo "fabricd-prolog: $*" >&2
 }
 
+# A setting out of its range is a configuration error: said once, and the default used.
+case $on_unknown in run|drain|fail) ;; *) log "FABRICD_PREFLIGHT_ON_UNKNOWN=$on_unknown is not run, drain or fail: using run"; on_unknown=run ;; esac
+case $on_error in run|fail) ;; *) log "FABRICD_PREFLIGHT_ON_ERROR=$on_error is not run or fail: using run"; on_error=run ;; esac
+case $on_max in hold|run) ;; *) log "FABRICD_PREFLIGHT_ON_MAX_REQUEUE=$on_max is not hold or run: using hold"; on_max=hold ;; esac
+case $max_requeue in ''|*[!0-9]*) log "FABRICD_PREFLIGHT_MAX_REQUEUE=$max_requeue is not a number: using 3"; max_requeue=3 ;; esac
+case $max_drain in ''|*[!0-9]*) log "FABRICD_PREFLIGHT_MAX_DRAIN=$max_drain is not a number: using 8"; max_drain=8 ;; esac
+
+# The job starts: its attempt count is done with.
+start() {
+  rm -f "$attempts_file" 2>/dev/null
+  exit 0
+}
+
+# Sent back too often (or the count cannot be kept): the job is held for a person, or runs.
+give_up() {
+  if [ "$on_max" = run ]; then
+    log "$*: starting the job on the nodes it has (FABRICD_PREFLIGHT_ON_MAX_REQUEUE=run)"
+    start
+  fi
+  if "$scontrol" requeuehold "$job"; then
+    rm -f "$attempts_file" 2>/dev/null
+    log "$*: the job is requeued held; check the nodes in $log_dir/job-$job.json, then release it with: scontrol release $job"
+    exit 0
+  fi
+  log "$*: scontrol requeuehold $job failed: failing the prolog"
+  exit 1
+}
+
+# The job does not start now: requeued by this script (requeue) or by Slurm after a failed prolog
+# (fail). Counted per job, so that a fabric that keeps failing cannot cycle a job without end.
+send_back() {
+  local how=$1 n
+  shift
+  n=$(cat "$attempts_file" 2>/dev/null)
+  case $n in ''|*[!0-9]*) n=0 ;; esac
+  if [ "$n" -ge "$max_requeue" ]; then
+    give_up "$*: sent back $n times already (FABRICD_PREFLIGHT_MAX_REQUEUE=$max_requeue)"
+  fi
+  if ! echo $((n + 1)) 2>/dev/null >"$attempts_file"; then
+    give_up "$*: cannot count the job's attempts in $attempts_file"
+  fi
+  if [ "$how" = fail ]; then
+    log "$* (attempt $((n + 1)) of $max_requeue): failing the prolog, so that Slurm requeues (batch) or cancels the job"
+    exit 1
+  fi
+  if "$scontrol" requeue "$job"; then
+    log "$* (attempt $((n + 1)) of $max_requeue): requeued, to be placed again without the drained nodes"
+    exit 0
+  fi
+  log "scontrol requeue $job failed: failing the prolog, so that Slurm requeues (batch) or cancels the job"
+  exit 1
+}
+
 # The gate could not decide: let the job run, or fail the prolog.
 gate_error() {
   if [ "$on_error" = fail ]; then
-    log "error: $* (FABRICD_PREFLIGHT_ON_ERROR=fail: failing the prolog)"
-    exit 1
+    send_back fail "error: $* (FABRICD_PREFLIGHT_ON_ERROR=fail)"
   fi
   log "error: $* (the job runs ungated; FABRICD_PREFLIGHT_ON_ERROR=fail stops it instead)"
-  exit 0
+  start
 }
 
 if [ -z "$nodes" ]; then
@@ -75,6 +143,8 @@ count=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-}}
 if [ -n "$count" ] && [ "$count" -lt "$min_nodes" ] 2>/dev/null; then
   exit 0
 fi
+# attempt counts of jobs that never came back (cancelled while pending)
+find "$log_dir" -maxdepth 1 -name 'job-*.attempts' -mtime +30 -delete 2>/dev/null
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fabricd-preflight.XXXXXX") || gate_error "cannot make a temporary folder"
 trap 'rm -rf "$work"' EXIT
@@ -98,7 +168,7 @@ why=$(tail -n 1 "$work/stderr")
 case $rc in
   0)
     log "pass: $nodes"
-    exit 0
+    start
     ;;
   1)
     ;;
@@ -106,38 +176,66 @@ case $rc in
     gate_error "fabricd preflight ran past its time budget ($budget + ${FABRICD_PREFLIGHT_GUARD_SECONDS:-30} s) and was stopped"
     ;;
   *)
-    gate_error "fabricd preflight exit $rc: ${why:-no message}"
+    # exit 2 with a list (too few nodes kept): the nodes it named are reported, never drained
+    named=$(cut -f 1 "$work/excluded.tsv" 2>/dev/null | paste -sd , -)
+    gate_error "fabricd preflight exit $rc: ${why:-no message}${named:+ (nothing drained; it named $named)}"
     ;;
 esac
 
-excluded=$(cat "$work/excluded" 2>/dev/null)
-if [ -z "$excluded" ]; then
-  log "bad links but no node excluded (see $verdict): the job runs; check the links named there"
-  exit 0
-fi
-n=$(grep -c . "$work/excluded.tsv")
-if [ "$n" -gt "$max_drain" ]; then
-  gate_error "$n nodes excluded ($excluded), more than FABRICD_PREFLIGHT_MAX_DRAIN=$max_drain: not draining them (a wrong key or a cut-off controller looks like this; see $verdict)"
-fi
-log "exclude: $excluded ($n of the job's nodes; verdict $verdict)"
-failed=0
-while IFS=$'\t' read -r node reason; do
-  [ -n "$node" ] || continue
+# The list: name, tab, verdict (exclude or unknown), tab, reason. Anything else (a fabricd of another
+# release, a name Slurm would expand to several nodes) and nothing is drained.
+[ -f "$work/excluded.tsv" ] || gate_error "fabricd preflight exit 1 without its exclude list: ${why:-no message}"
+drain=()
+reasons=()
+unknown=()
+while IFS=$'\t' read -r node state reason; do
+  [ -n "$node$state" ] || continue
+  if ! [[ $node =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || { [ "$state" != exclude ] && [ "$state" != unknown ]; }; then
+    gate_error "the exclude list has a line that is not name, tab, exclude|unknown, tab, reason: '${node:0:40}'; is fabricd of the same release as this script?"
+  fi
+  reason=${reason//[^[:print:]]/}
   reason=${reason//\"/\'}
-  reason="fabricd preflight: ${reason:0:200}"
-  if "$scontrol" update NodeName="$node" State=DRAIN Reason="$reason"; then
-    log "drained $node: $reason"
+  if [ "$state" = exclude ] || [ "$on_unknown" = drain ]; then
+    drain+=("$node")
+    if [ "$state" = exclude ]; then
+      reasons+=("fabricd preflight: ${reason:0:200}")
+    else
+      reasons+=("fabricd preflight: unknown: ${reason:0:200}")
+    fi
   else
-    log "could not drain $node (scontrol update failed)"
-    failed=1
+    unknown+=("$node (${reason:0:200})")
   fi
 done <"$work/excluded.tsv"
-if [ "$failed" = 1 ]; then
-  log "some excluded nodes could not be drained: the requeued job may be placed on them again"
+
+for u in ${unknown[@]+"${unknown[@]}"}; do
+  log "unknown, not drained: $u"
+done
+if [ ${#drain[@]} -eq 0 ]; then
+  if [ ${#unknown[@]} -gt 0 ] && [ "$on_unknown" = fail ]; then
+    send_back fail "${#unknown[@]} nodes unknown (FABRICD_PREFLIGHT_ON_UNKNOWN=fail)"
+  fi
+  if [ ${#unknown[@]} -gt 0 ]; then
+    log "${#unknown[@]} nodes unknown, none excluded: the job runs (FABRICD_PREFLIGHT_ON_UNKNOWN=run; verdict $verdict)"
+  else
+    log "bad links but no node excluded (see $verdict): the job runs; check the links named there"
+  fi
+  start
 fi
-if "$scontrol" requeue "$job"; then
-  log "requeued: the job is placed again without the drained nodes"
-  exit 0
+names=$(IFS=,; echo "${drain[*]}")
+if [ ${#drain[@]} -gt "$max_drain" ]; then
+  gate_error "${#drain[@]} nodes to drain ($names), more than FABRICD_PREFLIGHT_MAX_DRAIN=$max_drain: not draining them (a wrong key or a cut-off controller looks like this; see $verdict)"
 fi
-log "scontrol requeue $job failed: failing the prolog, so that Slurm requeues (batch) or cancels the job"
-exit 1
+log "drain: $names (${#drain[@]} of the job's nodes; verdict $verdict)"
+failed=()
+for i in "${!drain[@]}"; do
+  if "$scontrol" update NodeName="${drain[$i]}" State=DRAIN Reason="${reasons[$i]}"; then
+    log "drained ${drain[$i]}: ${reasons[$i]}"
+  else
+    failed+=("${drain[$i]}")
+  fi
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  # requeued, the job could be placed on the very nodes that failed the gate
+  gate_error "could not drain $(IFS=,; echo "${failed[*]}") (scontrol update failed): not requeueing the job"
+fi
+send_back requeue "drained $names"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # A batch job that gates its own allocation with fabricd preflight before its real work, for sites
 # without the PrologSlurmctld (deploy/slurm/fabricd-prolog.sh; docs/preflight.md). Users cannot drain
-# nodes: on exclusion the job resubmits itself without the excluded nodes and ends.
+# nodes, and a script cannot resubmit itself with the options it was given on the command line: on
+# exclusion the job does not run its work and ends FAILED, exit code 3, with one line saying which
+# nodes to leave out when you submit it again (sbatch --exclude=...).
 #
 #   sbatch deploy/slurm/sbatch-example.sh
 #SBATCH --job-name=train
@@ -24,18 +26,10 @@ case $rc in
   1)
     if [ ! -s "$excluded" ]; then
       echo "fabricd preflight found bad links but excluded no node (see above): running" >&2
-    elif [ "${FABRICD_RESUBMITS:-0}" -ge 3 ]; then
-      echo "fabricd preflight excluded $(cat "$excluded") again, after 3 resubmissions: giving up" >&2
-      exit 1
     else
-      # the same script again, without these nodes and the ones excluded before (sbatch passes the
-      # environment on: FABRICD_EXCLUDED and FABRICD_RESUBMITS reach the next run)
-      FABRICD_EXCLUDED="$(cat "$excluded")${FABRICD_EXCLUDED:+,$FABRICD_EXCLUDED}"
-      FABRICD_RESUBMITS=$((${FABRICD_RESUBMITS:-0} + 1))
-      export FABRICD_EXCLUDED FABRICD_RESUBMITS
-      echo "fabricd preflight excluded $(cat "$excluded"): resubmitting without $FABRICD_EXCLUDED" >&2
-      sbatch --exclude="$FABRICD_EXCLUDED" "$0"
-      exit 0
+      nodes=$(tr -d '\n' <"$excluded")
+      echo "fabricd preflight: job ${SLURM_JOB_ID:-?} did not run: nodes $nodes failed the gate or could not be judged (reasons above); submit it again with the same options and --exclude=$nodes" >&2
+      exit 3
     fi
     ;;
   *)

@@ -173,7 +173,7 @@ class PreflightEndToEndTest {
                 .contains("update\nNodeName=gpu04\nState=DRAIN\nReason=fabricd preflight: gpu04")
                 .endsWith("requeue\n4242\n---");
         assertThat(new ObjectMapper().readTree(logDir.resolve("job-4242.json").toFile()).get("excluded").asText()).isEqualTo("gpu[03-04]");
-        assertThat(Files.readString(logDir.resolve("preflight.log"))).contains("job=4242 exclude: gpu[03-04]").contains("requeued");
+        assertThat(Files.readString(logDir.resolve("preflight.log"))).contains("job=4242 drain: gpu03,gpu04").contains("(attempt 1 of 3): requeued");
     }
 
     /** Until the agent has sent 80 probes to {@code peer}. */

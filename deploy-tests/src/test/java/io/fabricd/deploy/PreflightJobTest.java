@@ -62,11 +62,12 @@ class PreflightJobTest {
         Role role = HelmChartTest.one(o, Role.class);
         assertThat(rb.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
         assertThat(rb.getSubjects()).singleElement().satisfies(s -> assertThat(s.getName()).isEqualTo(pod.getServiceAccountName()));
-        // the role: create configmaps, and change only the result
+        // the role: create configmaps, and read or delete only the result (what kubectl replace --force does)
         for (PolicyRule r : role.getRules()) {
             assertThat(r.getResources()).containsExactly("configmaps");
             if (!r.getVerbs().equals(List.of("create"))) {
                 assertThat(r.getResourceNames()).containsExactly("fabricd-preflight-result");
+                assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "delete");
             }
         }
         // the nodes ConfigMap and the chart's probe key Secret, as mounted where the script reads them
@@ -88,12 +89,16 @@ class PreflightJobTest {
         assertThat(pod.getContainers().get(0).getImage()).isEqualTo(gate.getImage());
         // cordon and taint are printed, never run
         assertThat(script.lines().filter(l -> l.strip().startsWith("kubectl"))).isEmpty();
-        assertThat(pod.getInitContainers().get(1).getCommand()).containsExactly("kubectl", "apply", "--cache-dir=/tmp/kube", "-f",
-                "/work/configmap.yaml");
+        // replaced whole: a client-side apply would copy the result into an annotation of 256 KiB at most
+        assertThat(pod.getInitContainers().get(1).getCommand()).containsExactly("kubectl", "replace", "--force", "--cache-dir=/tmp/kube",
+                "-f", "/work/configmap.yaml");
     }
 
-    @Test
-    void theGateScriptWritesTheResultAndPrintsTheCommands(@TempDir Path tmp) throws Exception {
+    record Gate(String log, Path work) {
+    }
+
+    /** The gate step's script with a fake java that writes the verdict pretty-printed, FAKE_BIG bytes of padding in it. */
+    private static Gate gate(Path tmp, String big) throws Exception {
         Job job = HelmChartTest.one(objects(), Job.class);
         PodSpec pod = job.getSpec().getTemplate().getSpec();
         Path work = Files.createDirectories(tmp.resolve("work"));
@@ -102,44 +107,88 @@ class PreflightJobTest {
                 "echo \"$@\" >" + tmp.resolve("args"),
                 "while [ $# -gt 0 ]; do",
                 "  case $1 in",
-                "    --exclude-file) printf 'gpu-node-[002,004]\\n' >\"$2\"; shift ;;",
-                "    --exclude-list) printf 'gpu-node-002\\tgpu-node-002: critical finding pfc_missing: fix PFC\\n"
-                        + "gpu-node-004\\tgpu-node-004: 12 %% probe loss\\n' >\"$2\"; shift ;;",
+                "    --exclude-file) printf 'gpu-node-[002-004]\\n' >\"$2\"; shift ;;",
+                "    --exclude-list) printf 'gpu-node-002\\texclude\\tgpu-node-002: critical finding pfc_missing: fix PFC\\n"
+                        + "gpu-node-003\\tunknown\\tgpu-node-003: agent unreachable: is fabricd running there?\\n"
+                        + "gpu-node-004\\texclude\\tgpu-node-004: 12 %% probe loss\\n' >\"$2\"; shift ;;",
                 "  esac",
                 "  shift",
                 "done",
-                "echo '{\"verdict\" : \"exclude\",'",
-                "echo '  \"excluded\" : \"gpu-node-[002,004]\"}'",
-                "echo 'fabricd preflight: state: 4 of 4 agents answered' >&2",
+                "echo '{'",
+                "echo '  \"verdict\" : \"exclude\",'",
+                "echo '  \"nodes\" : [ {'",
+                "echo '    \"node\" : \"gpu-node-002\", \"reasons\" : [ \"a: b, c\" ]'",
+                "echo '  } ],'",
+                "printf '  \"padding\" : \"'", "head -c \"${FAKE_BIG:-0}\" /dev/zero | tr '\\0' x", "printf '\",\\n'",
+                "echo '  \"excluded\" : \"gpu-node-[002-004]\"'",
+                "echo '}'",
+                "echo 'fabricd preflight: state: 3 of 4 agents answered' >&2",
                 "exit 1", ""));
         fake.toFile().setExecutable(true);
         String script = pod.getInitContainers().get(0).getArgs().get(0).replace(JAVA, fake.toString()).replace("/work", work.toString());
         ProcessBuilder pb = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true);
         pb.environment().put("TIMEOUT", "60s");
         pb.environment().put("PREFLIGHT_ARGS", "--bandwidth none");
+        pb.environment().put("FAKE_BIG", big);
         Process p = pb.start();
         String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(log).isZero();
+        return new Gate(log, work);
+    }
+
+    @Test
+    void theGateScriptWritesTheResultAndPrintsTheCommands(@TempDir Path tmp) throws Exception {
+        Gate g = gate(tmp, "0");
+        Path work = g.work();
+        String log = g.log();
         assertThat(Files.readString(tmp.resolve("args"))).contains("preflight --nodes @/etc/fabricd/preflight/nodes")
                 .contains("--timeout 60s").contains("--bandwidth none");
-        assertThat(log).contains("fabricd preflight: exclude: gpu-node-[002,004]")
-                .contains("kubectl cordon gpu-node-002").contains("kubectl taint nodes gpu-node-004 fabricd.io/preflight=excluded:NoSchedule");
+        assertThat(log).contains("fabricd preflight: exclude: gpu-node-[002-004]")
+                .contains("kubectl cordon gpu-node-002").contains("kubectl taint nodes gpu-node-004 fabricd.io/preflight=excluded:NoSchedule")
+                .doesNotContain("kubectl cordon gpu-node-003");
         ConfigMap result = (ConfigMap) HelmChartTest.K8S.unmarshal(Files.readString(work.resolve("configmap.yaml")));
         assertThat(result.getMetadata().getName()).isEqualTo("fabricd-preflight-result");
-        assertThat(result.getData()).containsEntry("exit_code", "1").containsEntry("excluded", "gpu-node-[002,004]\n");
-        assertThat(result.getData().get("excluded.tsv").lines()).containsExactly("gpu-node-002\tgpu-node-002: critical finding pfc_missing: "
-                + "fix PFC", "gpu-node-004\tgpu-node-004: 12 % probe loss");
-        assertThat(result.getData().get("commands")).contains("# gpu-node-002: critical finding", "kubectl cordon gpu-node-004");
-        assertThat(new ObjectMapper().readTree(result.getData().get("verdict.json")).get("excluded").asText()).isEqualTo("gpu-node-[002,004]");
+        assertThat(result.getData()).containsEntry("exit_code", "1").containsEntry("excluded", "gpu-node-[002-004]\n");
+        assertThat(result.getData().get("excluded.tsv").lines()).containsExactly(
+                "gpu-node-002\texclude\tgpu-node-002: critical finding pfc_missing: fix PFC",
+                "gpu-node-003\tunknown\tgpu-node-003: agent unreachable: is fabricd running there?",
+                "gpu-node-004\texclude\tgpu-node-004: 12 % probe loss");
+        // unknown nodes are named in the commands, never cordoned or tainted
+        assertThat(result.getData().get("commands")).contains("# gpu-node-002: gpu-node-002: critical finding", "kubectl cordon gpu-node-004",
+                "# gpu-node-003: unknown, left alone: gpu-node-003: agent unreachable").doesNotContain("cordon gpu-node-003");
+        // the verdict compact: one line, no indentation, the same JSON
+        String verdict = result.getData().get("verdict.json");
+        assertThat(verdict).isEqualTo("{\"verdict\" : \"exclude\",\"nodes\" : [ {\"node\" : \"gpu-node-002\", \"reasons\" : [ \"a: b, c\" ]"
+                + "} ],\"padding\" : \"\",\"excluded\" : \"gpu-node-[002-004]\"}\n");
+        assertThat(new ObjectMapper().readTree(verdict).get("excluded").asText()).isEqualTo("gpu-node-[002-004]");
 
         // the Job's last container: its exit code is the gate's (1: some excluded, the Job fails)
+        PodSpec pod = HelmChartTest.one(objects(), Job.class).getSpec().getTemplate().getSpec();
         String resultCmd = pod.getContainers().get(0).getCommand().get(2).replace("/work", work.toString());
         Process r = new ProcessBuilder("sh", "-c", resultCmd).redirectErrorStream(true).start();
         String out = new String(r.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(r.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(r.exitValue()).isEqualTo(1);
-        assertThat(out).contains("exclude: gpu-node-[002,004]");
+        assertThat(out).contains("exclude: gpu-node-[002-004]");
+    }
+
+    @Test
+    void aVerdictTooLargeForTheConfigMapIsKeptAsItsSummaryAndLoggedInFull(@TempDir Path tmp) throws Exception {
+        Gate g = gate(tmp, String.valueOf(1200 * 1024));
+        String yaml = Files.readString(g.work().resolve("configmap.yaml"));
+        ConfigMap result = (ConfigMap) HelmChartTest.K8S.unmarshal(yaml);
+        // what the API server takes: 1 MiB of data in all
+        assertThat(result.getData().values().stream().mapToInt(v -> v.getBytes(StandardCharsets.UTF_8).length).sum()).isLessThan(1024 * 1024);
+        var summary = new ObjectMapper().readTree(result.getData().get("verdict.json"));
+        assertThat(summary.get("verdict").asText()).isEqualTo("exclude");
+        assertThat(summary.get("exit_code").asInt()).isEqualTo(1);
+        assertThat(summary.get("excluded").asText()).isEqualTo("gpu-node-[002-004]");
+        assertThat(summary.get("full_verdict").asText()).contains("in full in the Job's log: kubectl logs job/fabricd-preflight -c preflight");
+        assertThat(result.getData().get("excluded.tsv")).contains("gpu-node-004\texclude");
+        // the log has it whole
+        assertThat(g.log()).contains("verdict.json (").contains("does not fit in the result ConfigMap; in full:")
+                .contains("\"excluded\" : \"gpu-node-[002-004]\"}").contains("x".repeat(1200 * 1024));
     }
 
     private static String mount(Container c, String path) {

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/slurm/fabricd-prolog.sh with a fake fabricd (its exit code, exclude files and stderr set by
- * the test) and a fake scontrol that records its calls: what it drains, with which reason, and when
- * it requeues. The real command line against real agents drives it in the agent module's
- * PreflightEndToEndTest.
+ * the test) and a fake scontrol that records its calls: what it drains, with which reason, when it
+ * requeues and when it holds. The real command line against real agents drives it in the agent
+ * module's PreflightEndToEndTest. deploy/slurm/sbatch-example.sh with a fake fabricd, sbatch and srun.
  */
 class SlurmPrologTest {
     static final Path PROLOG = Paths.repo().resolve("deploy/slurm/fabricd-prolog.sh");
@@ -28,8 +28,9 @@ class SlurmPrologTest {
         Path bin = Files.createDirectories(tmp.resolve("bin"));
         Path calls = tmp.resolve("scontrol.calls");
         Files.deleteIfExists(calls);
+        // the fake scontrol: records every call; fails those whose first word is FAKE_SCONTROL_FAIL
         Files.writeString(bin.resolve("scontrol"), "#!/bin/bash\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done >>'" + calls
-                + "'\necho --- >>'" + calls + "'\nexit ${FAKE_SCONTROL_RC:-0}\n");
+                + "'\necho --- >>'" + calls + "'\n[ \"$1\" = \"${FAKE_SCONTROL_FAIL:-}\" ] && exit 1\nexit 0\n");
         // the fake fabricd: writes the files it is asked for from FAKE_EXCLUDED / FAKE_TSV, exits FAKE_RC
         Files.writeString(bin.resolve("fabricd"), String.join("\n", "#!/bin/bash",
                 "printf '%s\\n' \"$@\" >'" + tmp.resolve("fabricd.args") + "'",
@@ -80,8 +81,8 @@ class SlurmPrologTest {
     @Test
     void excludedNodesAreDrainedWithTheirReasonsAndTheJobRequeued(@TempDir Path tmp) throws Exception {
         Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu[002,004]\\n",
-                "FAKE_TSV", "gpu002\\tgpu002: critical finding pfc_missing on mlx5_0 port 1: fix PFC, then rerun\\n"
-                        + "gpu004\\tlink gpu004<->gpu001: 12 % probe \"loss\"\\n",
+                "FAKE_TSV", "gpu002\\texclude\\tgpu002: critical finding pfc_missing on mlx5_0 port 1: fix PFC, then rerun\\n"
+                        + "gpu004\\texclude\\tlink gpu004<->gpu001: 12 % probe \"loss\"\\n",
                 "FABRICD_PREFLIGHT_ARGS", "--bandwidth none --unknown pass"));
         assertThat(r.code()).as(r.out()).isZero();
         assertThat(r.calls()).isEqualTo(String.join("\n",
@@ -89,17 +90,116 @@ class SlurmPrologTest {
                 "Reason=fabricd preflight: gpu002: critical finding pfc_missing on mlx5_0 port 1: fix PFC, then rerun", "---",
                 "update", "NodeName=gpu004", "State=DRAIN", "Reason=fabricd preflight: link gpu004<->gpu001: 12 % probe 'loss'", "---",
                 "requeue", "77", "---", ""));
-        assertThat(r.log()).contains("job=77 exclude: gpu[002,004] (2 of the job's nodes").contains("drained gpu002")
-                .contains("requeued");
+        assertThat(r.log()).contains("job=77 drain: gpu002,gpu004 (2 of the job's nodes; verdict").contains("drained gpu002")
+                .contains("(attempt 1 of 3): requeued");
         assertThat(Files.readAllLines(tmp.resolve("fabricd.args"))).contains("--bandwidth", "none", "--unknown", "pass");
     }
 
     @Test
     void aFailedRequeueFailsTheProlog(@TempDir Path tmp) throws Exception {
-        Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu002\\n", "FAKE_TSV", "gpu002\\tgpu002: down\\n",
-                "FAKE_SCONTROL_RC", "1"));
+        Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu002\\n", "FAKE_TSV", "gpu002\\texclude\\tgpu002: down\\n",
+                "FAKE_SCONTROL_FAIL", "requeue"));
         assertThat(r.code()).isEqualTo(1);
-        assertThat(r.log()).contains("could not drain gpu002").contains("scontrol requeue 77 failed");
+        assertThat(r.log()).contains("drained gpu002").contains("scontrol requeue 77 failed");
+    }
+
+    @Test
+    void aFailedDrainDoesNotRequeueTheJob(@TempDir Path tmp) throws Exception {
+        Map<String, String> env = Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu[002,004]\\n",
+                "FAKE_TSV", "gpu002\\texclude\\tgpu002: down\\ngpu004\\texclude\\tgpu004: lossy\\n", "FAKE_SCONTROL_FAIL", "update");
+        Run r = run(tmp, env);
+        assertThat(r.code()).as(r.out()).isZero();
+        assertThat(r.calls()).contains("NodeName=gpu002", "NodeName=gpu004").doesNotContain("requeue");
+        assertThat(r.log()).contains("error: could not drain gpu002,gpu004 (scontrol update failed): not requeueing the job")
+                .contains("the job runs ungated");
+        Map<String, String> fail = new java.util.HashMap<>(env);
+        fail.put("FABRICD_PREFLIGHT_ON_ERROR", "fail");
+        Run f = run(tmp, fail);
+        assertThat(f.code()).isEqualTo(1);
+        assertThat(f.calls()).doesNotContain("requeue");
+        assertThat(f.log()).contains("FABRICD_PREFLIGHT_ON_ERROR=fail) (attempt 1 of 3): failing the prolog");
+    }
+
+    @Test
+    void unknownNodesAreNotDrainedUnlessSet(@TempDir Path tmp) throws Exception {
+        String tsv = "gpu001\\texclude\\tgpu001: critical finding pfc_missing\\n"
+                + "gpu003\\tunknown\\tgpu003: agent unreachable (connection refused): is fabricd running there?\\n";
+        Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu[001,003]\\n", "FAKE_TSV", tsv));
+        assertThat(r.code()).as(r.out()).isZero();
+        assertThat(r.calls()).isEqualTo(String.join("\n", "update", "NodeName=gpu001", "State=DRAIN",
+                "Reason=fabricd preflight: gpu001: critical finding pfc_missing", "---", "requeue", "77", "---", ""));
+        assertThat(r.log()).contains("unknown, not drained: gpu003 (gpu003: agent unreachable");
+        // only unknown nodes: nothing drained, the job runs on them
+        Run only = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu003\\n", "FAKE_TSV", "gpu003\\tunknown\\tgpu003: 429 busy\\n"));
+        assertThat(only.code()).isZero();
+        assertThat(only.calls()).isEmpty();
+        assertThat(only.log()).contains("1 nodes unknown, none excluded: the job runs (FABRICD_PREFLIGHT_ON_UNKNOWN=run");
+        // drain: like an excluded node, its reason marked unknown
+        Run drain = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu003\\n", "FAKE_TSV", "gpu003\\tunknown\\tgpu003: 429 busy\\n",
+                "FABRICD_PREFLIGHT_ON_UNKNOWN", "drain"));
+        assertThat(drain.calls()).startsWith(String.join("\n", "update", "NodeName=gpu003", "State=DRAIN",
+                "Reason=fabricd preflight: unknown: gpu003: 429 busy", "---", "requeue"));
+        // fail: nothing drained, the prolog fails
+        Run fail = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu003\\n", "FAKE_TSV", "gpu003\\tunknown\\tgpu003: 429 busy\\n",
+                "FABRICD_PREFLIGHT_ON_UNKNOWN", "fail"));
+        assertThat(fail.code()).isEqualTo(1);
+        assertThat(fail.calls()).isEmpty();
+    }
+
+    @Test
+    void anExitTwoNeverDrainsEvenWithAList(@TempDir Path tmp) throws Exception {
+        for (String rc : List.of("2", "3", "127")) {
+            Run r = run(tmp, Map.of("FAKE_RC", rc, "FAKE_EXCLUDED", "gpu[001-002]\\n",
+                    "FAKE_TSV", "gpu001\\texclude\\tgpu001: down\\ngpu002\\texclude\\tgpu002: down\\n",
+                    "FAKE_ERR", "fabricd preflight: 2 of 4 nodes kept, fewer than --min-nodes 3: fix or replace the excluded nodes"));
+            assertThat(r.code()).as(r.out()).isZero();
+            assertThat(r.calls()).as(rc).isEmpty();
+            assertThat(r.log()).contains("error: fabricd preflight exit " + rc + ": fabricd preflight: 2 of 4 nodes kept")
+                    .contains("(nothing drained; it named gpu001,gpu002)");
+        }
+    }
+
+    @Test
+    void aListOfAnotherFormatDrainsNothing(@TempDir Path tmp) throws Exception {
+        // name, tab, reason (no verdict): which of them are unknown cannot be told; a name Slurm would expand
+        for (String tsv : List.of("gpu002\\tgpu002: down\\n", "gpu[001-004]\\texclude\\tall of them\\n")) {
+            Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu002\\n", "FAKE_TSV", tsv));
+            assertThat(r.code()).isZero();
+            assertThat(r.calls()).as(tsv).isEmpty();
+            assertThat(r.log()).contains("the exclude list has a line that is not name, tab, exclude|unknown, tab, reason");
+        }
+    }
+
+    @Test
+    void requeueingStopsAfterTheLimitAndTheJobIsHeld(@TempDir Path tmp) throws Exception {
+        Map<String, String> env = Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu002\\n", "FAKE_TSV", "gpu002\\texclude\\tgpu002: down\\n");
+        for (int i = 1; i <= 3; i++) {
+            Run r = run(tmp, env);
+            assertThat(r.code()).isZero();
+            assertThat(r.calls()).endsWith("requeue\n77\n---\n");
+            assertThat(r.log()).contains("(attempt " + i + " of 3): requeued");
+        }
+        Path attempts = tmp.resolve("log/job-77.attempts");
+        assertThat(Files.readString(attempts).strip()).isEqualTo("3");
+        Run held = run(tmp, env);
+        assertThat(held.code()).isZero();
+        assertThat(held.calls()).endsWith("requeuehold\n77\n---\n").doesNotContain("requeue\n77");
+        assertThat(held.log()).contains("sent back 3 times already (FABRICD_PREFLIGHT_MAX_REQUEUE=3): the job is requeued held")
+                .contains("scontrol release 77");
+        // released by a person: it is gated afresh
+        assertThat(attempts).doesNotExist();
+        assertThat(run(tmp, env).calls()).endsWith("requeue\n77\n---\n");
+
+        // a failing prolog counts too (Slurm requeues the job itself); run: the job starts past the limit
+        Map<String, String> error = Map.of("FAKE_RC", "2", "FABRICD_PREFLIGHT_ON_ERROR", "fail", "FABRICD_PREFLIGHT_MAX_REQUEUE", "1",
+                "FABRICD_PREFLIGHT_ON_MAX_REQUEUE", "run", "SLURM_JOB_ID", "78");
+        assertThat(run(tmp, error).code()).isEqualTo(1);
+        Run runs = run(tmp, error);
+        assertThat(runs.code()).isZero();
+        assertThat(runs.calls()).isEmpty();
+        assertThat(runs.log()).contains("job=78 error: fabricd preflight exit 2").contains("sent back 1 times already")
+                .contains("starting the job on the nodes it has (FABRICD_PREFLIGHT_ON_MAX_REQUEUE=run)");
+        assertThat(tmp.resolve("log/job-78.attempts")).doesNotExist();
     }
 
     @Test
@@ -113,10 +213,11 @@ class SlurmPrologTest {
     @Test
     void moreExcludedThanMaxDrainIsAnErrorNotADrain(@TempDir Path tmp) throws Exception {
         Run r = run(tmp, Map.of("FAKE_RC", "1", "FAKE_EXCLUDED", "gpu[001-003]\\n",
-                "FAKE_TSV", "gpu001\\tx\\ngpu002\\tx\\ngpu003\\tx\\n", "FABRICD_PREFLIGHT_MAX_DRAIN", "2"));
+                "FAKE_TSV", "gpu001\\texclude\\tx\\ngpu002\\texclude\\tx\\ngpu003\\texclude\\tx\\ngpu004\\tunknown\\tx\\n",
+                "FABRICD_PREFLIGHT_MAX_DRAIN", "2"));
         assertThat(r.code()).isZero();
         assertThat(r.calls()).isEmpty();
-        assertThat(r.log()).contains("3 nodes excluded (gpu[001-003]), more than FABRICD_PREFLIGHT_MAX_DRAIN=2: not draining")
+        assertThat(r.log()).contains("3 nodes to drain (gpu001,gpu002,gpu003), more than FABRICD_PREFLIGHT_MAX_DRAIN=2: not draining")
                 .contains("the job runs ungated");
     }
 
@@ -148,6 +249,43 @@ class SlurmPrologTest {
         Run none = run(tmp, Map.of("SLURM_JOB_NODELIST", ""));
         assertThat(none.code()).isZero();
         assertThat(none.log()).contains("nothing to gate");
+    }
+
+    @Test
+    void theSbatchExampleFailsWithTheNodesToExcludeInsteadOfResubmitting(@TempDir Path tmp) throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Files.writeString(bin.resolve("fabricd"), String.join("\n", "#!/bin/bash",
+                "while [ $# -gt 0 ]; do [ \"$1\" = --exclude-file ] && printf '%b' \"${FAKE_EXCLUDED:-}\" >\"$2\"; shift; done",
+                "echo 'gpu002  exclude  gpu002: critical finding pfc_missing'", "exit ${FAKE_RC:-0}", ""));
+        for (String cmd : List.of("sbatch", "srun")) {
+            Files.writeString(bin.resolve(cmd), "#!/bin/bash\necho \"$@\" >>'" + tmp.resolve(cmd + ".calls") + "'\n");
+        }
+        for (String f : List.of("fabricd", "sbatch", "srun")) {
+            bin.resolve(f).toFile().setExecutable(true);
+        }
+        ProcessBuilder pb = new ProcessBuilder("bash", Paths.repo().resolve("deploy/slurm/sbatch-example.sh").toString())
+                .directory(tmp.toFile()).redirectErrorStream(true);
+        pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
+        pb.environment().put("SLURM_JOB_ID", "91");
+        pb.environment().put("SLURM_JOB_NODELIST", "gpu[001-004]");
+        pb.environment().put("FAKE_RC", "1");
+        pb.environment().put("FAKE_EXCLUDED", "gpu[002,004]\\n");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isEqualTo(3);
+        assertThat(out).contains("fabricd preflight: job 91 did not run: nodes gpu[002,004] failed the gate or could not be judged")
+                .contains("submit it again with the same options and --exclude=gpu[002,004]");
+        assertThat(tmp.resolve("sbatch.calls")).doesNotExist();
+        assertThat(tmp.resolve("srun.calls")).doesNotExist();
+        // every node passed: the work runs
+        pb.environment().put("FAKE_RC", "0");
+        pb.environment().put("FAKE_EXCLUDED", "");
+        Process ok = pb.start();
+        ok.getInputStream().readAllBytes();
+        assertThat(ok.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(ok.exitValue()).isZero();
+        assertThat(Files.readString(tmp.resolve("srun.calls"))).contains("./train.sh");
     }
 
     @Test
