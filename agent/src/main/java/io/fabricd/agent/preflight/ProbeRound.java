@@ -114,13 +114,14 @@ public final class ProbeRound {
                 p.setDaemon(true);
                 return p;
             });
+            Answer answer;
             try {
                 Map<String, Object> doc = new LinkedHashMap<>();
                 doc.put("node", node.get());
                 doc.put("results", run(pool, peers, r.count(), r.size()));
-                done.complete(Answer.json(Requests.JSON.writeValueAsBytes(doc)));
+                answer = Answer.json(Requests.JSON.writeValueAsBytes(doc));
             } catch (JsonProcessingException | RuntimeException e) {
-                done.complete(Answer.line(500, "the probe round failed: " + OneLine.of(String.valueOf(e))));
+                answer = Answer.line(500, "the probe round failed: " + OneLine.of(String.valueOf(e)));
             } finally {
                 pool.shutdownNow();
                 try {
@@ -131,6 +132,8 @@ public final class ProbeRound {
                 }
                 admission.leave();
             }
+            // answered once the round has left: a requester that asks again at once is not told "running"
+            done.complete(answer);
         }, "fabricd-preflight-round");
         t.setDaemon(true);
         t.start();
