@@ -14,7 +14,8 @@
 #          TIMEOUT=seconds (default 600)  SMP=2  MEM=2048 (MiB)  VERBOSE=1 (echo full console)
 #          SOFTROCE_DIR=${TMPDIR:-/tmp}/softroce-vm (work dir: kernel, initramfs, runs)
 # stderr:  [host] lines, and "[guest +Ns] NAME" when the guest prints a line =====NAME=====
-# exit status: the guest command's exit status (124 on timeout, 125 if the guest never ran it).
+# exit status: the guest command's exit status (124 on timeout, 125 if the guest never ran it or qemu
+#          ended before it finished).
 # crashes: every guest process a signal kills with a core dump (SIGABRT, SIGILL, SIGSEGV, ...) is
 #          listed in /mnt/out/crashes.log (kernel.core_pattern pipes it to a hook that keeps one
 #          line, no core); JVMs started through bin/fabricd write their fatal error report to
@@ -163,5 +164,12 @@ for f in "$RUN"/out/hs_err_pid*.log; do
     "$(grep -m1 -E '^# +(SIG[A-Z]+ |Internal Error|Out of Memory|There is insufficient memory)' "$f" | sed 's/^# *//')" >&2
 done
 if [ "$rc" = 124 ]; then echo "[host] TIMEOUT after ${TIMEOUT}s" >&2; exit 124; fi
-[ -f "$RUN/out/rc" ] || { echo "[host] guest did not run the command; see $RUN/console.log" >&2; tail -20 "$RUN/console.log" >&2; exit 125; }
+if [ ! -f "$RUN/out/rc" ]; then
+  if [ -f "$RUN/out/output.log" ]; then
+    echo "[host] the guest command did not finish: qemu ended first (exit $rc); see $RUN/console.log" >&2
+  else
+    echo "[host] guest did not run the command; see $RUN/console.log" >&2
+  fi
+  tail -20 "$RUN/console.log" >&2; exit 125
+fi
 exit "$(cat "$RUN/out/rc")"

@@ -159,10 +159,11 @@ class ProbeVmIT {
                 base.at("/rtt_seconds/min").asDouble() * 1e6, delayed.at("/rtt_seconds/min").asDouble() * 1e6, shift * 1e6,
                 base.at("/rtt_seconds/p50").asDouble() * 1e6, delayed.at("/rtt_seconds/p50").asDouble() * 1e6);
         assertThat(delayed.get("lost").asInt()).isZero();
-        // netem's timers under the emulator run late (+0.5 to +6.7 % in most runs, +16.5 % once, with
-        // a base minimum of 72 us); the bound still tells one injected delay from none or two. The
-        // relay of UdpRelayFaultTest holds 10 % on real time
-        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.25);
+        // netem's timers under the emulator run late (+0.5 to +6.7 % in most runs on an idle host, +26 %
+        // with another build running beside the VM: every one of 500 probes at least 1.26 ms later); the
+        // bound still tells one injected delay from none or two. The relay of UdpRelayFaultTest holds
+        // 10 % on real time
+        assertThat(shift).as(out).isBetween(0.001 * 0.9, 0.001 * 1.6);
         JsonNode verbsDelayed = result(out, "VERBS_DELAY", "VERBS_LOSS");
         assertThat(verbsDelayed.at("/rtt_seconds/min").asDouble()).as(out).isGreaterThanOrEqualTo(0.001);
 
