@@ -304,7 +304,7 @@ class AgentPreflightTest {
                     Map.entry("state peers a string", new String[] {STATE, "{\"peers\":\"a:1\"}", "not a preflight request"}),
                     Map.entry("bandwidth no peer", new String[] {BANDWIDTH, "{\"duration_ms\":1000}", "a peer is null"}),
                     Map.entry("bandwidth duration 0", new String[] {BANDWIDTH, "{\"peer\":" + peer + ",\"duration_ms\":0}",
-                        "duration_ms must be 1 to 30000"}),
+                        "duration_ms must be 1 to 20000"}),
                     Map.entry("bandwidth size 2^26+1", new String[] {BANDWIDTH, "{\"peer\":" + peer + ",\"size\":67108865}",
                         "size must be 1 to 67108864"}));
             for (Map.Entry<String, String[]> e : bad.entrySet()) {

@@ -28,6 +28,9 @@ public final class Evidence {
     public static final String P50_BY_TRANSPORT = "p50_by_transport";
     public static final String BANDWIDTH_RATIO = "bandwidth_ratio";
     public static final String BANDWIDTH_WHY = "bandwidth_why";
+    /** What the test that gave the link's worst ratio moved, and the ceiling it was held to (bits per second). */
+    public static final String BANDWIDTH_BPS = "bandwidth_bits_per_second";
+    public static final String BANDWIDTH_CEILING_BPS = "bandwidth_ceiling_bits_per_second";
     public static final String TRANSPORTS = "transports";
 
     private Evidence() {

@@ -95,8 +95,9 @@ final class LinkJudge {
             problems.add(new Problem("bandwidth test failed after the peer accepted it (" + l.bandwidthFailure + ")",
                     "check both ends' RDMA ports (state, GIDs, MTU) and the path between them", BANDWIDTH));
         } else if (l.bandwidth != null && l.bandwidth < policy.bandwidthRatio()) {
-            problems.add(new Problem(Texts.percent(l.bandwidth) + " of the link's ceiling (at least "
-                    + Texts.percent(policy.bandwidthRatio()) + " expected)",
+            problems.add(new Problem(Texts.percent(l.bandwidth) + " of the link's ceiling ("
+                    + (l.bandwidthBps != null && l.bandwidth > 0 ? Texts.rate(l.bandwidthBps) + " of " + Texts.rate(l.bandwidthBps / l.bandwidth)
+                    + ", " : "") + "at least " + Texts.percent(policy.bandwidthRatio()) + " expected)",
                     "check link speed and width, cables/optics and PCIe on both ends", BANDWIDTH));
         }
         int judged = (probes ? PROBES : 0) | (l.bandwidth != null ? BANDWIDTH : 0);
@@ -126,6 +127,10 @@ final class LinkJudge {
             e.put(Evidence.P50_BY_TRANSPORT, each);
         }
         e.put(Evidence.BANDWIDTH_RATIO, l.bandwidth);
+        if (l.bandwidthBps != null) {
+            e.put(Evidence.BANDWIDTH_BPS, l.bandwidthBps);
+            e.put(Evidence.BANDWIDTH_CEILING_BPS, l.bandwidth != null && l.bandwidth > 0 ? l.bandwidthBps / l.bandwidth : null);
+        }
         if (l.bandwidthFailure != null) {
             e.put(Evidence.BANDWIDTH_WHY, l.bandwidthFailure);
         } else if (l.bandwidth == null && l.bandwidthWhy != null) {

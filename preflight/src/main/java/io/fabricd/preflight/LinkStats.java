@@ -36,6 +36,8 @@ final class LinkStats {
     final Map<String, Probes> byTransport = new TreeMap<>();
     /** The worst bandwidth ratio measured, or null; 0 for a test that failed after the peer accepted it. */
     Double bandwidth;
+    /** What the test that gave the worst ratio moved, in bits per second; null when unknown. */
+    Double bandwidthBps;
     /** Why no ratio was measured (the first reason), when none was. */
     String bandwidthWhy;
     /** How the test that gave the worst ratio failed after the peer accepted it; null when it did not fail. */
@@ -86,6 +88,7 @@ final class LinkStats {
         }
         if (in.bandwidthRatio() != null && (bandwidth == null || in.bandwidthRatio() < bandwidth)) {
             bandwidth = in.bandwidthRatio();
+            bandwidthBps = in.bitsPerSecond();
             bandwidthFailure = in.failedTest() ? Texts.line(in.bandwidthWhy()) : null;
         } else if (in.bandwidthRatio() == null && in.bandwidthWhy() != null && bandwidthWhy == null) {
             bandwidthWhy = Texts.line(in.bandwidthWhy());

@@ -27,6 +27,19 @@ final class Texts {
         return us < 10_000 ? Math.round(us) + " µs" : tenths(us / 1000) + " ms";
     }
 
+    /** {@code 0.21 Gb/s}, {@code 12.3 Gb/s}, {@code 400 Gb/s}: two significant decimals below 10 Gb/s. */
+    static String rate(double bitsPerSecond) {
+        double g = bitsPerSecond / 1e9;
+        if (g >= 99.5) {
+            return Math.round(g) + " Gb/s";
+        }
+        if (g >= 9.95) {
+            return tenths(g) + " Gb/s";
+        }
+        long h = Math.round(g * 100);
+        return h / 100 + "." + (h % 100 < 10 ? "0" : "") + h % 100 + " Gb/s";
+    }
+
     /** One decimal, without String.format's cost (a verdict has a few per link, and a set up to 100 000 links). */
     private static String tenths(double v) {
         long t = Math.round(v * 10);

@@ -5,6 +5,7 @@ import io.fabricd.agent.preflight.ExcludeFile;
 import io.fabricd.agent.preflight.GateReport;
 import io.fabricd.agent.preflight.GateRun;
 import io.fabricd.agent.preflight.NodeSet;
+import io.fabricd.agent.preflight.PreflightBandwidth;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.Policy;
@@ -36,7 +37,7 @@ public final class PreflightCommand implements Callable<Integer> {
      * connection it has not written to for http.idle_timeout (30 s by default); the test's setup
      * (queue pairs, the peer's exchanges: a few seconds) comes on top.
      */
-    static final Duration MAX_BANDWIDTH_DURATION = Duration.ofSeconds(20);
+    static final Duration MAX_BANDWIDTH_DURATION = Duration.ofMillis(PreflightBandwidth.MAX_DURATION_MS);
 
     enum Format { text, json }
 

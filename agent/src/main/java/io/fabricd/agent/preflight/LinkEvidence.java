@@ -68,8 +68,14 @@ final class LinkEvidence {
 
     /** A bandwidth test from a to b: its ratio to the ceiling, or why there is none (not measured). */
     void bandwidth(String a, String b, Double ratio, String why) {
+        bandwidth(a, b, ratio, null, why);
+    }
+
+    /** A bandwidth test from a to b that moved {@code bps}: its ratio to the ceiling, or why there is none. */
+    void bandwidth(String a, String b, Double ratio, Double bps, String why) {
         if (note(a, b)) {
-            more.add(LinkInput.bandwidth(a, b, ratio != null && ratio >= 0 && ratio < 1e6 ? ratio : null, why));
+            more.add(LinkInput.bandwidth(a, b, ratio != null && ratio >= 0 && ratio < 1e6 ? ratio : null,
+                    bps != null && bps >= 0 && bps < 1e15 ? bps : null, why));
         }
     }
 

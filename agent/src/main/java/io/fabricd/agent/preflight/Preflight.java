@@ -55,7 +55,7 @@ public final class Preflight {
         PreflightBandwidth bw = new PreflightBandwidth(off,
                 (peer, p, local, o) -> new BandwidthClient(natives.verbs(), endpoints, node.get()).run(peer, p, local, o), port,
                 () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model()), writes,
-                served == null ? () -> false : served::busy, node);
+                served == null ? () -> false : served::busy, node, config.http().idleTimeout());
         return new Preflight(state, round, bw);
     }
 

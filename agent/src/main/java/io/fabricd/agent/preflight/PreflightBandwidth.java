@@ -33,8 +33,13 @@ import java.util.regex.Pattern;
  */
 public final class PreflightBandwidth {
     public static final String PATH = "/api/v1/preflight/bandwidth";
-    /** Longest test asked for: bandwidth.max_duration's default, which the peer holds it to anyway. */
-    public static final long MAX_DURATION_MS = 30_000;
+    /**
+     * Longest test asked for. The requester's connection waits for the answer with nothing written
+     * to it, and the agent closes a connection it has not written to for {@code http.idle_timeout}
+     * (30 s by default): the test and its setup must end before that, so an agent whose idle
+     * timeout is shorter takes less ({@link #maxDurationMs}).
+     */
+    public static final long MAX_DURATION_MS = 20_000;
     /** Largest message: bandwidth.max_buffer_bytes' default (the writer registers as much). */
     public static final long MAX_SIZE = 64L << 20;
     static final long DEFAULT_DURATION_MS = 5_000;
@@ -55,6 +60,7 @@ public final class PreflightBandwidth {
     private final Semaphore writes;
     private final BooleanSupplier written;
     private final Supplier<String> node;
+    private final long maxDurationMs;
     private volatile long runningUntilMillis;
 
     /**
@@ -63,9 +69,10 @@ public final class PreflightBandwidth {
      * @param port    the local port to write from; null when there is none ACTIVE
      * @param writes  the agent's one slot for tests it writes (shared with bandwidth.interval's)
      * @param written whether a test into this host is running
+     * @param idle    http.idle_timeout: the answer must be written before it
      */
     public PreflightBandwidth(String off, BandwidthSchedule.Runner runner, Supplier<VerbsPorts.Port> port, Supplier<Ceiling.Local> local,
-                              Semaphore writes, BooleanSupplier written, Supplier<String> node) {
+                              Semaphore writes, BooleanSupplier written, Supplier<String> node, Duration idle) {
         this.off = off;
         this.runner = runner;
         this.port = port;
@@ -73,6 +80,12 @@ public final class PreflightBandwidth {
         this.writes = writes;
         this.written = written;
         this.node = node;
+        this.maxDurationMs = maxDurationMs(idle);
+    }
+
+    /** The longest test this agent runs: {@link #MAX_DURATION_MS}, less when its idle timeout would close the requester's connection first. */
+    static long maxDurationMs(Duration idle) {
+        return Math.max(0, Math.min(MAX_DURATION_MS, idle.toMillis() - OVERHEAD_MS));
     }
 
     /** The answer to an authenticated body: at once when refused (400, 503, 429), else when the test is over. Off the event loop. */
@@ -84,8 +97,14 @@ public final class PreflightBandwidth {
             if (why != null) {
                 throw new Requests.Bad(why);
             }
-            if (r.durationMs() != null && (r.durationMs() < 1 || r.durationMs() > MAX_DURATION_MS)) {
-                throw new Requests.Bad("duration_ms must be 1 to " + MAX_DURATION_MS);
+            if (maxDurationMs < 1) {
+                throw new Requests.Bad("this agent's http.idle_timeout is too short for a bandwidth test: it would close the connection "
+                        + "before the answer (set it above " + (OVERHEAD_MS / 1000 + 1) + " s)");
+            }
+            if (r.durationMs() != null && (r.durationMs() < 1 || r.durationMs() > maxDurationMs)) {
+                throw new Requests.Bad("duration_ms must be 1 to " + maxDurationMs + (maxDurationMs < MAX_DURATION_MS
+                        ? ": this agent's http.idle_timeout closes a connection not written to for longer than that and the test's setup"
+                        : ""));
             }
             if (r.size() != null && (r.size() < 1 || r.size() > MAX_SIZE)) {
                 throw new Requests.Bad("size must be 1 to " + MAX_SIZE + " bytes");
@@ -96,7 +115,7 @@ public final class PreflightBandwidth {
         if (off != null) {
             return CompletableFuture.completedFuture(Answer.line(503, off));
         }
-        long duration = r.durationMs() == null ? DEFAULT_DURATION_MS : r.durationMs();
+        long duration = r.durationMs() == null ? Math.min(DEFAULT_DURATION_MS, maxDurationMs) : r.durationMs();
         long size = r.size() == null ? DEFAULT_SIZE : r.size();
         if (written.getAsBoolean()) {
             return CompletableFuture.completedFuture(Answer.busy("a bandwidth test into this host is running; one at a time: ask again "

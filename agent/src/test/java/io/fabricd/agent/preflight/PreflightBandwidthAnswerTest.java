@@ -9,6 +9,7 @@ import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import org.junit.jupiter.api.Test;
 
@@ -21,8 +22,33 @@ class PreflightBandwidthAnswerTest {
     private static Answer answer(BandwidthSchedule.Runner runner) throws Exception {
         Ceiling.Local none = Ceiling.Local.of(null);
         PreflightBandwidth bw = new PreflightBandwidth(null, runner, () -> new VerbsPorts.Port("mlx5_0", 1, 3, "Ethernet"), () -> none,
-                new Semaphore(1), () -> false, () -> "gpu01");
+                new Semaphore(1), () -> false, () -> "gpu01", Duration.ofSeconds(30));
         return bw.answer("{\"peer\":\"10.0.0.2:9530\",\"duration_ms\":100}".getBytes(StandardCharsets.UTF_8)).get();
+    }
+
+    private static Answer asked(Duration idle, long durationMs) throws Exception {
+        Ceiling.Local none = Ceiling.Local.of(null);
+        PreflightBandwidth bw = new PreflightBandwidth(null, (peer, port, local, o) -> {
+            throw new IOException("not reached");
+        }, () -> new VerbsPorts.Port("mlx5_0", 1, 3, "Ethernet"), () -> none, new Semaphore(1), () -> false, () -> "gpu01", idle);
+        return bw.answer(("{\"peer\":\"10.0.0.2:9530\",\"duration_ms\":" + durationMs + "}").getBytes(StandardCharsets.UTF_8)).get();
+    }
+
+    @Test
+    void aTestLongerThanTheConnectionIsKeptOpenIsRefusedWithTheReason() throws Exception {
+        // the default idle timeout (30 s) takes tests up to 20 s, the command's longest
+        assertThat(asked(Duration.ofSeconds(30), 20_000).status()).isEqualTo(503);
+        Answer tooLong = asked(Duration.ofSeconds(30), 20_001);
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(body(tooLong)).isEqualTo("duration_ms must be 1 to 20000\n");
+        // an agent that closes idle connections after 12 s answers a test of at most 7 s (5 s of setup)
+        Answer shortIdle = asked(Duration.ofSeconds(12), 8_000);
+        assertThat(shortIdle.status()).isEqualTo(400);
+        assertThat(body(shortIdle)).startsWith("duration_ms must be 1 to 7000: this agent's http.idle_timeout");
+        assertThat(asked(Duration.ofSeconds(12), 7_000).status()).isEqualTo(503);
+        Answer tooShort = asked(Duration.ofSeconds(4), 1_000);
+        assertThat(tooShort.status()).isEqualTo(400);
+        assertThat(body(tooShort)).contains("http.idle_timeout is too short for a bandwidth test");
     }
 
     private static String body(Answer a) {
