@@ -58,6 +58,9 @@ public final class Main implements Runnable {
         cl.setErr(err);
         // --format JSON, --fail-on Warning: the value is clear whatever its case
         cl.setCaseInsensitiveEnumValuesAllowed(true);
+        // an argument starting with @ is a value (preflight's --nodes @FILE reads a node file), never
+        // picocli's argument file, whose lines would become options and arguments
+        cl.setExpandAtFiles(false);
         cl.setParameterExceptionHandler(new UsageErrors(USAGE));
         cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {

@@ -42,6 +42,9 @@ class PreflightCliTest {
         cases.put("gpu[1-", List.of("--nodes", "gpu[1-"));
         cases.put("gpu[5-1]", List.of("--nodes", "gpu[5-1]"));
         cases.put("no such file", List.of("--nodes", "@" + tmp.resolve("missing")));
+        // @FILE is the node file's, never picocli's argument file: its lines are nodes, not options
+        Path two = Files.writeString(tmp.resolve("two"), "gpu1=gpu1.example:9530\na=nowhere\n");
+        cases.put(two + " line 2: 'a=nowhere' is not NAME=HOST:PORT", List.of("--nodes", "@" + two));
         cases.put("names no node", List.of("--nodes", empty.toString()));
         cases.put("is not NAME=HOST:PORT", List.of("--nodes", "a=nowhere"));
         cases.put("not a duration", List.of("--nodes", "gpu1", "--timeout", "soon"));

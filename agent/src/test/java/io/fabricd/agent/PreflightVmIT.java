@@ -48,11 +48,11 @@ class PreflightVmIT {
                 "ip netns exec peer bin/fabricd run --config /tmp/vm-b.yaml --listen 10.9.0.2:9530 > /tmp/vm-b.log 2>&1 &",
                 "set +e",
                 "get() { timeout 10 bash -c \"exec 3<>/dev/tcp/$1/9530 && printf 'GET $2 HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3\" 2>/dev/null; }",
-                "mb() { ip netns exec peer bash -c \"$(declare -f get); get 10.9.0.2 /metrics\"; }",
-                // both pingmeshes have probed the other over verbs (40 probes of 64 bytes: two rounds)
-                "verbs() { grep -E '^fabric_probe_sent_total\\{.*transport=\"verbs\".*size=\"64\".*\\} ([4-9][0-9]|[0-9]{3,})'; }",
-                "for i in $(seq 150); do get 10.9.0.1 /metrics | verbs > /dev/null && mb | verbs > /dev/null && break; sleep 2; done",
+                // both pingmeshes have probed the other over verbs (40 probes: two rounds)
+                "verbs() { grep -E '^fabric_probe_sent_total\\{.*transport=\"verbs\".*\\} ([4-9][0-9]|[0-9]{3,})'; }",
+                "for i in $(seq 150); do get 10.9.0.1 /metrics | verbs > /dev/null && get 10.9.0.2 /metrics | verbs > /dev/null && break; sleep 2; done",
                 "echo \"verbs windows after $((i * 2)) s\"",
+                "get 10.9.0.1 /metrics | grep -E '^fabric_probe_(sent|lost)_total'; get 10.9.0.2 /metrics | grep -E '^fabric_probe_(sent|lost)_total'",
                 "echo '=====DEFAULT====='",
                 gate + "; echo gate-exit=$?",
                 "echo '=====EXCLUDED====='",
