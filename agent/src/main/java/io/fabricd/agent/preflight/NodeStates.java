@@ -95,19 +95,25 @@ final class NodeStates {
         }
         Map<String, List<String>> hosts = new LinkedHashMap<>();
         for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
-            StateAnswer a = e.getValue().value();
-            if (a != null && a.host() != null) {
-                hosts.computeIfAbsent(a.host(), h -> new ArrayList<>()).add(e.getKey());
+            // the name the agent goes by among its peers (probe.node_name, else its host's name): the one
+            // its peers' windows carry, as its endpoint gives it; two agents of one host may go by two
+            String name = peerName(e.getValue().value());
+            if (name != null) {
+                hosts.computeIfAbsent(name, h -> new ArrayList<>()).add(e.getKey());
             }
         }
         for (Map.Entry<String, List<String>> h : hosts.entrySet()) {
             if (h.getValue().size() == 1) {
                 byHost.put(h.getKey(), h.getValue().get(0));
             } else {
-                warnings.add("nodes " + Texts.names(h.getValue()) + " all answered as host " + Texts.line(h.getKey())
-                        + ": one agent under several names? their probe windows are left out");
+                warnings.add("nodes " + Texts.names(h.getValue()) + " all answered as " + Texts.line(h.getKey())
+                        + ": one agent under several names? their windows are matched by address only");
             }
         }
+    }
+
+    private static String peerName(StateAnswer a) {
+        return a == null ? null : a.node() != null ? a.node() : a.host();
     }
 
     /** The nodes whose agents answered, in set order (a stale collection's too: its agent and its probes work). */

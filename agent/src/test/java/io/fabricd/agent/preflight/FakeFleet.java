@@ -46,6 +46,8 @@ final class FakeFleet implements AgentAsk.Transport {
     private final Map<String, String> byAddress = new HashMap<>();
     private final int windows;
     private volatile Instant collectedAt = Instant.now();
+    /** The host every agent says it collected (agents of one host under their own node names); null: each its node's. */
+    volatile String oneHost;
 
     /** {@code n} nodes named {@code prefix0001...}, each agent at NAME:9530. */
     FakeFleet(String prefix, int n, int windows) {
@@ -98,7 +100,8 @@ final class FakeFleet implements AgentAsk.Transport {
                 if (!quiet.contains(peer)) {
                     Map<String, Object> w = new LinkedHashMap<>();
                     w.put("peer", peer);
-                    w.put("peer_address", peer + ":9530");
+                    // agents of one host probe each other at addresses the set does not name them by
+                    w.put("peer_address", oneHost == null ? peer + ":9530" : "10.0.0." + (index(peer) + 1) + ":9530");
                     w.put("transport", "udp");
                     w.put("size", 64);
                     w.put("sent", 100);
@@ -112,7 +115,7 @@ final class FakeFleet implements AgentAsk.Transport {
         }
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("node", node);
-        doc.put("host", node);
+        doc.put("host", oneHost == null ? node : oneHost);
         doc.put("collected_at", collectedAt.toString());
         doc.put("collection_interval_seconds", 10.0);
         doc.put("findings", List.of());

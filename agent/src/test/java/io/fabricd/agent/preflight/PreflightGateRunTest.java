@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fabricd.preflight.NodeVerdict;
+import io.fabricd.preflight.Policy;
 import io.fabricd.preflight.Verdict;
+import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -58,6 +61,23 @@ class PreflightGateRunTest {
         // short names: all of them, up to the 1024 the agents take
         FakeFleet small = new FakeFleet("g", 1100, 2);
         assertThat(NodeStates.peers(small.nodes)).hasSize(GateRun.MAX_STATE_PEERS);
+    }
+
+    @Test
+    void windowsAreMatchedByTheNameTheAgentGoesByAmongItsPeers() {
+        // agents that share a host (the test bed's, containers) but each go by its own probe.node_name,
+        // probing each other at addresses the set does not list: their windows name the peers by node
+        FakeFleet fleet = new FakeFleet("gpu", 6, 2);
+        fleet.oneHost = "(none)";
+        StringWriter progress = new StringWriter();
+        GateRun.Result r = new GateRun(fleet.nodes, new GateRun.Settings(FakeFleet.settings(Duration.ofSeconds(20)).key(), false, false,
+                false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(20)), new PrintWriter(progress), fleet,
+                Clock.systemUTC()).run();
+        assertThat(progress.toString()).doesNotContain("one agent under several names");
+        // the pingmesh windows alone (no round, no bandwidth): two windows of 100 probes each way per ring pair
+        assertThat(r.verdicts().links()).as(progress.toString()).hasSize(6 + 6)
+                .allSatisfy(l -> assertThat(l.verdict()).isEqualTo(Verdict.PASS));
+        assertThat(r.verdicts().excluded()).isEmpty();
     }
 
     @Test
