@@ -82,7 +82,7 @@ class PreflightVmIT {
         double ratio = e.get("bandwidth_ratio").asDouble();
         assertThat(ratio).as(def).isGreaterThan(0).isLessThan(0.8);
         // what the test moved against the link's ceiling, in the reason and the evidence
-        assertThat(link.get("reasons").get(0).asText()).as(def).containsPattern("of the link's ceiling \\([0-9.]+ Gb/s of [0-9.]+ Gb/s,"
+        assertThat(link.get("reasons").get(0).asText()).as(def).containsPattern("of the link's ceiling \\([0-9.]+ [MG]b/s of [0-9.]+ Gb/s,"
                 + " at least 80 % expected\\)");
         assertThat(e.get("bandwidth_bits_per_second").asDouble()).as(def).isPositive();
         // veth reports 10 000 Mb/s

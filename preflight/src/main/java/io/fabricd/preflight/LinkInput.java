@@ -15,9 +15,11 @@ package io.fabricd.preflight;
  *        {@code bandwidthWhy} for a test that failed after the peer accepted it ({@link #failedTest()})
  * @param bandwidthWhy why there is no ratio, or why the test failed (one line); else null
  * @param bitsPerSecond what the bandwidth test moved; null when unknown or no test
+ * @param ceilingBitsPerSecond the ceiling the test was held to (its ratio's denominator, as the agent
+ *        gave it); null when unknown or no test
  */
 public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double bandwidthRatio,
-                        String bandwidthWhy, Double bitsPerSecond) {
+                        String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond) {
     public LinkInput {
         if (a == null || b == null) {
             throw new IllegalArgumentException("a link input needs both node names");
@@ -31,24 +33,29 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
         if (bandwidthRatio != null && !(bandwidthRatio >= 0 && bandwidthRatio < Double.POSITIVE_INFINITY)) {
             throw new IllegalArgumentException("link " + a + "->" + b + ": bandwidth ratio " + bandwidthRatio + " is not a ratio");
         }
-        if (bitsPerSecond != null && !(bitsPerSecond >= 0 && bitsPerSecond < Double.POSITIVE_INFINITY)) {
-            throw new IllegalArgumentException("link " + a + "->" + b + ": " + bitsPerSecond + " bits per second is not a rate");
+        for (Double r : new Double[] {bitsPerSecond, ceilingBitsPerSecond}) {
+            if (r != null && !(r >= 0 && r < Double.POSITIVE_INFINITY)) {
+                throw new IllegalArgumentException("link " + a + "->" + b + ": " + r + " bits per second is not a rate");
+            }
         }
     }
 
     /** Probes alone. */
     public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds) {
-        return new LinkInput(a, b, transport, sent, lost, p50Seconds, null, null, null);
+        return new LinkInput(a, b, transport, sent, lost, p50Seconds, null, null, null, null);
     }
 
     /** A bandwidth test alone: its ratio, or null and why there is none (refused, busy, no verbs: not measured). */
     public static LinkInput bandwidth(String a, String b, Double ratio, String why) {
-        return bandwidth(a, b, ratio, null, why);
+        return bandwidth(a, b, ratio, null, null, why);
     }
 
-    /** A bandwidth test alone with what it moved: its ratio (null when the ceiling is unknown) and bits per second. */
-    public static LinkInput bandwidth(String a, String b, Double ratio, Double bitsPerSecond, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, ratio, why, bitsPerSecond);
+    /**
+     * A bandwidth test alone with what it moved: its ratio (null when the ceiling is unknown), bits
+     * per second and the ceiling, each null when unknown.
+     */
+    public static LinkInput bandwidth(String a, String b, Double ratio, Double bitsPerSecond, Double ceilingBitsPerSecond, String why) {
+        return new LinkInput(a, b, "verbs", 0, 0, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond);
     }
 
     /**
@@ -56,7 +63,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * did not complete): nothing moved, so the link is bad, {@code why} saying how it failed.
      */
     public static LinkInput bandwidthFailed(String a, String b, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null);
+        return new LinkInput(a, b, "verbs", 0, 0, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null);
     }
 
     /** Whether this is a bandwidth test that failed after the peer accepted it ({@link #bandwidthFailed}). */

@@ -96,7 +96,7 @@ final class LinkJudge {
                     "check both ends' RDMA ports (state, GIDs, MTU) and the path between them", BANDWIDTH));
         } else if (l.bandwidth != null && l.bandwidth < policy.bandwidthRatio()) {
             problems.add(new Problem(Texts.percent(l.bandwidth) + " of the link's ceiling ("
-                    + (l.bandwidthBps != null && l.bandwidth > 0 ? Texts.rate(l.bandwidthBps) + " of " + Texts.rate(l.bandwidthBps / l.bandwidth)
+                    + (l.bandwidthBps != null && l.ceilingBps != null ? Texts.rate(l.bandwidthBps) + " of " + Texts.rate(l.ceilingBps)
                     + ", " : "") + "at least " + Texts.percent(policy.bandwidthRatio()) + " expected)",
                     "check link speed and width, cables/optics and PCIe on both ends", BANDWIDTH));
         }
@@ -129,7 +129,7 @@ final class LinkJudge {
         e.put(Evidence.BANDWIDTH_RATIO, l.bandwidth);
         if (l.bandwidthBps != null) {
             e.put(Evidence.BANDWIDTH_BPS, l.bandwidthBps);
-            e.put(Evidence.BANDWIDTH_CEILING_BPS, l.bandwidth != null && l.bandwidth > 0 ? l.bandwidthBps / l.bandwidth : null);
+            e.put(Evidence.BANDWIDTH_CEILING_BPS, l.ceilingBps);
         }
         if (l.bandwidthFailure != null) {
             e.put(Evidence.BANDWIDTH_WHY, l.bandwidthFailure);

@@ -36,8 +36,12 @@ final class LinkStats {
     final Map<String, Probes> byTransport = new TreeMap<>();
     /** The worst bandwidth ratio measured, or null; 0 for a test that failed after the peer accepted it. */
     Double bandwidth;
-    /** What the test that gave the worst ratio moved, in bits per second; null when unknown. */
+    /**
+     * What the test that gave the worst ratio moved and the ceiling it was held to, in bits per
+     * second; without a ratio, those of the first test that moved data. Null when unknown.
+     */
     Double bandwidthBps;
+    Double ceilingBps;
     /** Why no ratio was measured (the first reason), when none was. */
     String bandwidthWhy;
     /** How the test that gave the worst ratio failed after the peer accepted it; null when it did not fail. */
@@ -89,9 +93,14 @@ final class LinkStats {
         if (in.bandwidthRatio() != null && (bandwidth == null || in.bandwidthRatio() < bandwidth)) {
             bandwidth = in.bandwidthRatio();
             bandwidthBps = in.bitsPerSecond();
+            ceilingBps = in.ceilingBitsPerSecond();
             bandwidthFailure = in.failedTest() ? Texts.line(in.bandwidthWhy()) : null;
         } else if (in.bandwidthRatio() == null && in.bandwidthWhy() != null && bandwidthWhy == null) {
             bandwidthWhy = Texts.line(in.bandwidthWhy());
+        }
+        if (bandwidth == null && bandwidthBps == null && in.bitsPerSecond() != null) {
+            bandwidthBps = in.bitsPerSecond();
+            ceilingBps = in.ceilingBitsPerSecond();
         }
         transports.add(transport);
     }

@@ -27,17 +27,24 @@ final class Texts {
         return us < 10_000 ? Math.round(us) + " µs" : tenths(us / 1000) + " ms";
     }
 
-    /** {@code 0.21 Gb/s}, {@code 12.3 Gb/s}, {@code 400 Gb/s}: two significant decimals below 10 Gb/s. */
+    /**
+     * Three significant digits in Gb/s from 1 Gb/s up ({@code 400 Gb/s}, {@code 12.3 Gb/s},
+     * {@code 9.96 Gb/s}), in Mb/s below ({@code 431 Mb/s}, {@code 4.31 Mb/s}).
+     */
     static String rate(double bitsPerSecond) {
-        double g = bitsPerSecond / 1e9;
-        if (g >= 99.5) {
-            return Math.round(g) + " Gb/s";
+        double mb = bitsPerSecond / 1e6;
+        return Math.round(mb) >= 1000 ? threeDigits(bitsPerSecond / 1e9) + " Gb/s" : threeDigits(mb) + " Mb/s";
+    }
+
+    private static String threeDigits(double v) {
+        if (Math.round(v * 10) >= 1000) {
+            return Long.toString(Math.round(v));
         }
-        if (g >= 9.95) {
-            return tenths(g) + " Gb/s";
+        if (Math.round(v * 100) >= 1000) {
+            return tenths(v);
         }
-        long h = Math.round(g * 100);
-        return h / 100 + "." + (h % 100 < 10 ? "0" : "") + h % 100 + " Gb/s";
+        long h = Math.round(v * 100);
+        return h / 100 + "." + (h % 100 < 10 ? "0" : "") + h % 100;
     }
 
     /** One decimal, without String.format's cost (a verdict has a few per link, and a set up to 100 000 links). */

@@ -108,12 +108,13 @@ final class BandwidthRing {
         }
         double bps = j.get("bits_per_second").asDouble();
         if (j.path("ratio").isNumber()) {
-            links.bandwidth(ft.get(0), ft.get(1), j.get("ratio").asDouble(), bps, null);
+            links.bandwidth(ft.get(0), ft.get(1), j.get("ratio").asDouble(), bps,
+                    j.path("ceiling_bits_per_second").isNumber() ? j.get("ceiling_bits_per_second").asDouble() : null, null);
             return null;
         }
         String why = String.format(Locale.ROOT, "%.2f Gb/s, no ceiling known for this path (limit %s): not judged", bps / 1e9,
                 j.path("limit").asText("unknown"));
-        links.bandwidth(ft.get(0), ft.get(1), null, bps, why);
+        links.bandwidth(ft.get(0), ft.get(1), null, bps, null, why);
         return why;
     }
 }

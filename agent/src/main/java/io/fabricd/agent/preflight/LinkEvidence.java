@@ -68,15 +68,23 @@ final class LinkEvidence {
 
     /** A bandwidth test from a to b: its ratio to the ceiling, or why there is none (not measured). */
     void bandwidth(String a, String b, Double ratio, String why) {
-        bandwidth(a, b, ratio, null, why);
+        bandwidth(a, b, ratio, null, null, why);
     }
 
-    /** A bandwidth test from a to b that moved {@code bps}: its ratio to the ceiling, or why there is none. */
-    void bandwidth(String a, String b, Double ratio, Double bps, String why) {
+    /**
+     * A bandwidth test from a to b that moved {@code bps} against {@code ceiling}: its ratio to the
+     * ceiling, or why there is none. A value out of range (an agent's answer is not trusted to be
+     * sane) is unknown.
+     */
+    void bandwidth(String a, String b, Double ratio, Double bps, Double ceiling, String why) {
         if (note(a, b)) {
-            more.add(LinkInput.bandwidth(a, b, ratio != null && ratio >= 0 && ratio < 1e6 ? ratio : null,
-                    bps != null && bps >= 0 && bps < 1e15 ? bps : null, why));
+            more.add(LinkInput.bandwidth(a, b, ratio != null && ratio >= 0 && ratio < 1e6 ? ratio : null, rate(bps), rate(ceiling), why));
         }
+    }
+
+    /** A rate in bits per second up to 1 Pb/s (no link is faster), else unknown. */
+    private static Double rate(Double bps) {
+        return bps != null && bps >= 0 && bps <= 1e15 ? bps : null;
     }
 
     /** A bandwidth test from a to b the peer accepted that then failed: the link is bad, {@code why} says how. */

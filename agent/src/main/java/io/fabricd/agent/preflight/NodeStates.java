@@ -32,7 +32,11 @@ final class NodeStates {
     private final FleetCalls calls;
     private final Map<String, FleetCalls.Outcome<StateAnswer>> answers = new LinkedHashMap<>();
     private final List<String> warnings = new ArrayList<>();
-    /** Host name (as the agents' probe windows name their peers) to node name, for the hosts only one node answered as. */
+    /**
+     * The name an agent goes by among its peers (its answer's {@code node}: probe.node_name, else its
+     * host's name; the agents' probe windows name their peers so) to node name, for the names only
+     * one node answered as.
+     */
     private final Map<String, String> byHost = new HashMap<>();
     private final Map<String, String> byAddress = new HashMap<>();
 

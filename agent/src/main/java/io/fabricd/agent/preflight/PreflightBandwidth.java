@@ -99,7 +99,7 @@ public final class PreflightBandwidth {
             }
             if (maxDurationMs < 1) {
                 throw new Requests.Bad("this agent's http.idle_timeout is too short for a bandwidth test: it would close the connection "
-                        + "before the answer (set it above " + (OVERHEAD_MS / 1000 + 1) + " s)");
+                        + "before the answer (set it to more than " + OVERHEAD_MS / 1000 + " s)");
             }
             if (r.durationMs() != null && (r.durationMs() < 1 || r.durationMs() > maxDurationMs)) {
                 throw new Requests.Bad("duration_ms must be 1 to " + maxDurationMs + (maxDurationMs < MAX_DURATION_MS

@@ -15,16 +15,17 @@ import java.util.Map;
  * An agent's answer to {@code POST /api/v1/preflight/state}: its node and host name, its findings
  * and its recent probe windows. Anything else is garbage (an IOException saying so).
  *
- * @param host    the host name of the agent's latest collection (what its probe endpoint says, and
- *                so what its peers' probe windows name it)
+ * @param node    the name the agent goes by among its peers (probe.node_name, else its host's name):
+ *                what its probe endpoint says, and so what its peers' probe windows name it
+ * @param host    the host name of the agent's latest collection
  * @param intervalSeconds the agent's collection interval, when it says it (agents of this release do)
- * @param windows the agent's probe windows, each to a peer named by that peer's host name
+ * @param windows the agent's probe windows, each to a peer named as that peer's endpoint names it
  */
 record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * One probe window: to {@code peer} (a host name, as the peer's endpoint gave it) at
+     * One probe window: to {@code peer} (its name, as the peer's endpoint gave it) at
      * {@code peerAddress} (HOST:PORT as the agent probes it, or null) over {@code transport} at
      * {@code size} bytes.
      */

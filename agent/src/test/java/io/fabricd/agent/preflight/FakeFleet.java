@@ -48,6 +48,8 @@ final class FakeFleet implements AgentAsk.Transport {
     private volatile Instant collectedAt = Instant.now();
     /** The host every agent says it collected (agents of one host under their own node names); null: each its node's. */
     volatile String oneHost;
+    /** The node name every agent says it goes by; null: its own. */
+    volatile String oneNode;
 
     /** {@code n} nodes named {@code prefix0001...}, each agent at NAME:9530. */
     FakeFleet(String prefix, int n, int windows) {
@@ -114,7 +116,7 @@ final class FakeFleet implements AgentAsk.Transport {
             }
         }
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("node", node);
+        doc.put("node", oneNode == null ? node : oneNode);
         doc.put("host", oneHost == null ? node : oneHost);
         doc.put("collected_at", collectedAt.toString());
         doc.put("collection_interval_seconds", 10.0);

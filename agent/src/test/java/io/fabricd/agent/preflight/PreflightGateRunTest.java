@@ -74,10 +74,21 @@ class PreflightGateRunTest {
                 false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(20)), new PrintWriter(progress), fleet,
                 Clock.systemUTC()).run();
         assertThat(progress.toString()).doesNotContain("one agent under several names");
-        // the pingmesh windows alone (no round, no bandwidth): two windows of 100 probes each way per ring pair
+        // the pingmesh windows alone (no round, no bandwidth): each node's windows of 100 probes to the next two
         assertThat(r.verdicts().links()).as(progress.toString()).hasSize(6 + 6)
                 .allSatisfy(l -> assertThat(l.verdict()).isEqualTo(Verdict.PASS));
         assertThat(r.verdicts().excluded()).isEmpty();
+
+        // agents that answer under one name (one agent listed under several names, or misconfigured
+        // node names) are told apart by the addresses they probe only: here none is the set's, so no window counts
+        fleet.oneNode = "gpu-shared";
+        StringWriter shared = new StringWriter();
+        GateRun.Result s = new GateRun(fleet.nodes, new GateRun.Settings(FakeFleet.settings(Duration.ofSeconds(20)).key(), false, false,
+                false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(20)), new PrintWriter(shared), fleet,
+                Clock.systemUTC()).run();
+        assertThat(shared.toString()).contains("all answered as gpu-shared: one agent under several names? their windows are matched by "
+                + "address only");
+        assertThat(s.verdicts().links()).as(shared.toString()).isEmpty();
     }
 
     @Test
