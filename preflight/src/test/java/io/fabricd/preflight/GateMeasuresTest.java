@@ -1,5 +1,8 @@
 package io.fabricd.preflight;
 
+import static io.fabricd.preflight.GateFixtures.link;
+import static io.fabricd.preflight.GateFixtures.node;
+import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -20,10 +23,6 @@ class GateMeasuresTest {
     private static final double US = 1e-6;
     private static final Policy DEFAULTS = Policy.defaults();
 
-    private static List<NodeInput> reachable(List<String> names) {
-        return names.stream().map(n -> NodeInput.reachable(n, List.of())).toList();
-    }
-
     private static List<LinkInput> probes(String a, String b, long sent, long lost) {
         return List.of(LinkInput.probes(a, b, "udp", sent, lost, 30 * US), LinkInput.probes(b, a, "udp", sent, lost, 30 * US));
     }
@@ -40,14 +39,6 @@ class GateMeasuresTest {
             out.addAll(bandwidth(p.a(), p.b(), p.a().equals(slow) || p.b().equals(slow) ? 0.5 : 0.93));
         }
         return out;
-    }
-
-    private static NodeVerdict node(Verdicts v, String name) {
-        return v.nodes().stream().filter(n -> n.node().equals(name)).findFirst().orElseThrow();
-    }
-
-    private static LinkVerdict link(Verdicts v, String a, String b) {
-        return v.links().stream().filter(l -> new Pair(l.a(), l.b()).sameNodes(new Pair(a, b))).findFirst().orElseThrow();
     }
 
     @Test

@@ -1,5 +1,8 @@
 package io.fabricd.preflight;
 
+import static io.fabricd.preflight.GateFixtures.link;
+import static io.fabricd.preflight.GateFixtures.node;
+import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
@@ -14,10 +17,6 @@ class GateTest {
     private static final double US = 1e-6;
     private static final Policy DEFAULTS = Policy.defaults();
 
-    private static List<NodeInput> reachable(List<String> names) {
-        return names.stream().map(n -> NodeInput.reachable(n, List.of())).toList();
-    }
-
     /** Both directions, {@code sent} probes each, {@code lost} lost each. */
     private static List<LinkInput> both(String a, String b, long sent, long lost, double p50) {
         return List.of(LinkInput.probes(a, b, "udp", sent, lost, p50), LinkInput.probes(b, a, "udp", sent, lost, p50));
@@ -30,14 +29,6 @@ class GateTest {
             out.addAll(both(p.a(), p.b(), 100, 0, 30 * US));
         }
         return out;
-    }
-
-    private static NodeVerdict node(Verdicts v, String name) {
-        return v.nodes().stream().filter(n -> n.node().equals(name)).findFirst().orElseThrow();
-    }
-
-    private static LinkVerdict link(Verdicts v, String a, String b) {
-        return v.links().stream().filter(l -> new Pair(l.a(), l.b()).sameNodes(new Pair(a, b))).findFirst().orElseThrow();
     }
 
     @Test
