@@ -5,25 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.natives.LibC;
 import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.ProbePacket;
-import io.fabricd.probes.mesh.ProbeSession;
 import io.fabricd.probes.responder.ResponderStats;
-import io.fabricd.probes.udp.UdpTransport;
+import io.fabricd.probes.testing.CapturedProbes;
 import io.fabricd.testing.PrivateFiles;
 import io.fabricd.testing.PromText;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -67,7 +59,7 @@ class ProbeReplayStormTest {
                     assertThat(System.nanoTime()).as("B probing A within 30 s").isLessThan(deadline);
                     Thread.sleep(50);
                 }
-                List<byte[]> captured = capture(key);
+                List<byte[]> captured = CapturedProbes.capture(key, CAPTURED);
                 double sent0 = sent(b, peerA);
                 double lost0 = lost(b, peerA);
                 long opened = stats.peerSocketsOpened();
@@ -135,31 +127,5 @@ class ProbeReplayStormTest {
             n += v.getOrDefault(s(family, "peer", peer, "peer_rack", "r12", "transport", "udp", "size", size), 0.0);
         }
         return n;
-    }
-
-    /**
-     * Probes the real client made for another agent (a socket standing in for it, answering none):
-     * authenticated, fresh, and never seen by agent A.
-     */
-    private static List<byte[]> capture(ProbeKey key) throws Exception {
-        List<byte[]> got = new ArrayList<>();
-        try (DatagramSocket other = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
-             UdpTransport requester = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", other.getLocalPort()))) {
-            other.setReceiveBufferSize(4 << 20);
-            other.setSoTimeout(2000);
-            new ProbeSession(requester, key, Duration.ZERO, Duration.ofMillis(1)).run("other", null, null, 64, CAPTURED);
-            byte[] buf = new byte[ProbePacket.MAX_SIZE];
-            while (got.size() < CAPTURED) {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                try {
-                    other.receive(p);
-                } catch (SocketTimeoutException e) {
-                    break;
-                }
-                got.add(Arrays.copyOf(buf, p.getLength()));
-            }
-        }
-        assertThat(got).as("captured probes").hasSizeGreaterThan(CAPTURED * 9 / 10);
-        return got;
     }
 }

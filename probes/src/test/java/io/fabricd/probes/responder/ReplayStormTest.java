@@ -4,22 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.natives.LibC;
 import io.fabricd.probes.ProbeKey;
-import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.ProbePacketTest;
 import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.mesh.ProbeSession;
+import io.fabricd.probes.testing.CapturedProbes;
 import io.fabricd.probes.udp.UdpTransport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.DatagramPacket;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -53,7 +48,7 @@ class ReplayStormTest {
             assertThat(new ProbeSession(genuine, KEY, Duration.ofMillis(1), Duration.ofSeconds(10)).run("p", null, null, 64, 5).received())
                     .isEqualTo(5);
             assertThat(r.peerSockets()).as("the genuine peer answered from a socket of its own").isEqualTo(1);
-            List<byte[]> captured = capture(CAPTURED);
+            List<byte[]> captured = CapturedProbes.capture(KEY, CAPTURED);
             long opened = stats.peerSocketsOpened();
             long procfs = stats.procfsReads();
             long answered = stats.answeredCount();
@@ -91,32 +86,6 @@ class ReplayStormTest {
             assertThat(received).as("the genuine peer's probes answered").isEqualTo(sent);
             assertThat(last.responderOverloaded()).isFalse();
         }
-    }
-
-    /**
-     * Probes the real client made for another agent (a socket standing in for it, which answers
-     * none): authenticated and fresh, and never seen by the responder under test.
-     */
-    static List<byte[]> capture(int count) throws IOException {
-        List<byte[]> got = new ArrayList<>();
-        try (DatagramSocket other = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
-             UdpTransport requester = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", other.getLocalPort()))) {
-            other.setReceiveBufferSize(4 << 20);
-            other.setSoTimeout(2000);
-            new ProbeSession(requester, KEY, Duration.ZERO, Duration.ofMillis(1)).run("other", null, null, 64, count);
-            byte[] buf = new byte[ProbePacket.MAX_SIZE];
-            while (got.size() < count) {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                try {
-                    other.receive(p);
-                } catch (SocketTimeoutException e) {
-                    break;
-                }
-                got.add(Arrays.copyOf(buf, p.getLength()));
-            }
-        }
-        assertThat(got).as("captured probes").hasSizeGreaterThan(count * 9 / 10);
-        return got;
     }
 
     /**
