@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntUnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,74 +40,11 @@ class IdleConnectionFloodIT {
     @Test
     @Timeout(value = 240, unit = TimeUnit.SECONDS)
     void twentyThousandIdleConnectionsDoNotStopScrapes() throws Exception {
-        Path repo = Requirements.repoRoot();
-        int port = NodeExporterParityIT.freePort();
-        Path cfg = Files.createTempFile("fabricd", ".yaml");
-        Files.writeString(cfg, "collection:\n  interval: 1s\nhttp:\n  max_connections: 256\n");
-        Path log = Files.createTempFile("fabricd-flood", ".log");
-        Process agent = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
-                "--listen", "127.0.0.1:" + port, "--config", cfg.toString())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        List<Process> holders = new ArrayList<>();
-        try {
-            awaitReady(port);
-            AtomicBoolean flooding = new AtomicBoolean(true);
-            List<String> scrapes = new CopyOnWriteArrayList<>();
-            Thread scraper = new Thread(() -> {
-                while (flooding.get()) {
-                    scrapes.add(scrape(port, "/metrics"));
-                }
-            }, "scraper");
-            scraper.start();
-            // two processes of 10 000 sockets each (a process may hold 20 000 descriptors here),
-            // from 10 source addresses each: 1 000 ports per address
-            String java = ProcessHandle.current().info().command().orElse("java");
-            String classes = Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-            for (int h = 0; h < 2; h++) {
-                holders.add(new ProcessBuilder(java, "-cp", classes, Holder.class.getName(), Integer.toString(port),
-                        Integer.toString(IDLE / 2), Integer.toString(257 + 10 * h), "10").redirectErrorStream(true).start());
-            }
-            for (Process h : holders) {
-                String line = new BufferedReader(new InputStreamReader(h.getInputStream())).readLine();
-                assertThat(line).isEqualTo("holding " + IDLE / 2);
-            }
-            // all 20 000 are held; a few more scrapes with the flood in place
-            for (int i = 0; i < 5; i++) {
-                scrapes.add(scrape(port, "/metrics"));
-            }
-            flooding.set(false);
-            scraper.join(30_000);
-            assertThat(agent.isAlive()).as("the agent survived the flood:\n" + Files.readString(log)).isTrue();
-            assertThat(scrapes).hasSizeGreaterThanOrEqualTo(5);
-            assertThat(scrapes.stream().map(s -> s.lines().findFirst().orElse("(nothing)")).filter(s -> !s.startsWith("HTTP/1.1 200")))
-                    .as("scrapes not answered 200, of " + scrapes.size()).isEmpty();
-            // the connections still in the kernel's accept queue when the holders were done are
-            // accepted (and shed) after: every one of the 20 000 is shed or refused, while at most 256 stay open
-            Map<String, Double> m = Map.of();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline) {
-                String last = scrape(port, "/metrics?name[]=fabric_agent_http_connections&name[]=fabric_agent_http_connections_shed_total"
-                        + "&name[]=fabric_agent_http_connections_refused_total");
-                assertThat(last).startsWith("HTTP/1.1 200");
-                m = PromText.parse(last.substring(last.indexOf("\r\n\r\n") + 4));
-                assertThat(m.get("fabric_agent_http_connections")).isLessThanOrEqualTo(256.0);
-                if (closedForRoom(m) >= IDLE - 256.0) {
-                    break;
-                }
-                Thread.sleep(200);
-            }
-            assertThat(closedForRoom(m)).isGreaterThanOrEqualTo(IDLE - 256.0);
-            System.out.printf("%d idle connections held, %d scrapes answered meanwhile%n", IDLE, scrapes.size());
-        } finally {
-            for (Process h : holders) {
-                h.getOutputStream().close(); // end of input: the holder closes its sockets and exits
-                if (!h.waitFor(20, TimeUnit.SECONDS)) {
-                    h.destroyForcibly();
-                }
-            }
-            agent.destroy();
-            assertThat(agent.waitFor(20, TimeUnit.SECONDS)).isTrue();
-        }
+        // two processes of 10 000 sockets each (a process may hold 20 000 descriptors here), from 10
+        // source addresses each (127.0.1.1 on): 1 000 ports per address. Every one of the 20 000 is shed
+        // or refused while at most 256 stay open
+        Flooded f = flood("collection:\n  interval: 1s\nhttp:\n  max_connections: 256\n", null, IDLE / 2, h -> 257 + 10 * h, 1_000, 256);
+        System.out.printf("%d idle connections held, %d scrapes answered meanwhile%n", IDLE, f.scrapes());
     }
 
     /**
@@ -122,17 +60,43 @@ class IdleConnectionFloodIT {
     void aFloodFromThousandsOfAddressesDoesNotFillASmallHeap() throws Exception {
         Requirements.require(descriptorLimit() >= 3_000, "a limit of 3000 open files or more (ulimit -n)");
         int perHolder = (int) Math.min(9_000, descriptorLimit() - 1_000);
-        int total = 2 * perHolder;
+        // two connections per address, from 127.2.0.1 and 127.3.0.1 on. A 48 MiB heap allows some 230
+        // connections (HeapBudget): every other one of the flood is shed or refused
+        Flooded f = flood("collection:\n  interval: 1s\n", "-Xmx48m", perHolder, h -> (2 + h) << 16 | 1, 2, 400);
+        assertThat(f.metrics().get("fabric_agent_http_connections_shed_total")).isPositive();
+        System.out.printf("%d connections from %d addresses, %d scrapes answered meanwhile; %.0f shed, %.0f refused at accept%n",
+                2 * perHolder, perHolder, f.scrapes(), f.metrics().get("fabric_agent_http_connections_shed_total"),
+                f.metrics().get("fabric_agent_http_connections_refused_total"));
+    }
+
+    /** What a flood left: the agent's connection metrics once it was over, and the scrapes answered meanwhile. */
+    private record Flooded(Map<String, Double> metrics, int scrapes) {
+    }
+
+    /**
+     * Starts {@code bin/fabricd run --demo} with {@code config} (and {@code heap} flags after the
+     * launcher's, when not null), floods it from two {@link Holder} processes of {@code perHolder}
+     * idle connections each ({@code perAddress} per source address, the first address of holder h
+     * {@code firstAddress.applyAsInt(h)}) while a scraper keeps scraping, and checks that the agent
+     * survived, answered every scrape 200, never held more than {@code bound} connections, and shed or
+     * refused all but {@code bound} of the flood (those still in the kernel's accept queue when the
+     * holders were done are accepted, and shed, after).
+     */
+    private static Flooded flood(String config, String heap, int perHolder, IntUnaryOperator firstAddress,
+                                 int perAddress, int bound) throws Exception {
         Path repo = Requirements.repoRoot();
         int port = NodeExporterParityIT.freePort();
         Path cfg = Files.createTempFile("fabricd", ".yaml");
-        Files.writeString(cfg, "collection:\n  interval: 1s\n");
+        Files.writeString(cfg, config);
         Path log = Files.createTempFile("fabricd-flood", ".log");
         ProcessBuilder pb = new ProcessBuilder(repo.resolve("bin/fabricd").toString(), "run", "--demo",
                 "--listen", "127.0.0.1:" + port, "--config", cfg.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("FABRICD_EXTRA_JAVA_OPTS", "-Xmx48m"); // after the launcher's flags: a smaller heap
+        if (heap != null) {
+            pb.environment().put("FABRICD_EXTRA_JAVA_OPTS", heap);
+        }
         Process agent = pb.start();
         List<Process> holders = new ArrayList<>();
+        int total = 2 * perHolder;
         try {
             awaitReady(port);
             AtomicBoolean flooding = new AtomicBoolean(true);
@@ -147,13 +111,14 @@ class IdleConnectionFloodIT {
             String classes = Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
             for (int h = 0; h < 2; h++) {
                 holders.add(new ProcessBuilder(java, "-cp", classes, Holder.class.getName(), Integer.toString(port),
-                        Integer.toString(perHolder), Integer.toString((2 + h) << 16 | 1), Integer.toString(perHolder / 2))
+                        Integer.toString(perHolder), Integer.toString(firstAddress.applyAsInt(h)), Integer.toString(perHolder / perAddress))
                         .redirectErrorStream(true).start());
             }
             for (Process h : holders) {
                 String line = new BufferedReader(new InputStreamReader(h.getInputStream())).readLine();
                 assertThat(line).isEqualTo("holding " + perHolder);
             }
+            // all are held; a few more scrapes with the flood in place
             for (int i = 0; i < 5; i++) {
                 scrapes.add(scrape(port, "/metrics"));
             }
@@ -163,9 +128,6 @@ class IdleConnectionFloodIT {
             assertThat(scrapes).hasSizeGreaterThanOrEqualTo(5);
             assertThat(scrapes.stream().map(s -> s.lines().findFirst().orElse("(nothing)")).filter(s -> !s.startsWith("HTTP/1.1 200")))
                     .as("scrapes not answered 200, of " + scrapes.size()).isEmpty();
-            // a 48 MiB heap allows some 230 connections (HeapBudget); every other one of the flood
-            // is shed or refused, those still in the kernel's accept queue after the holders are done too
-            int bound = 400;
             Map<String, Double> m = Map.of();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (System.nanoTime() < deadline) {
@@ -180,14 +142,11 @@ class IdleConnectionFloodIT {
                 Thread.sleep(200);
             }
             assertThat(closedForRoom(m)).isGreaterThanOrEqualTo(total - bound);
-            assertThat(m.get("fabric_agent_http_connections_shed_total")).isPositive();
             assertThat(agent.isAlive()).isTrue();
-            System.out.printf("%d connections from %d addresses, %d scrapes answered meanwhile; %.0f shed, %.0f refused at accept%n",
-                    total, total / 2, scrapes.size(), m.get("fabric_agent_http_connections_shed_total"),
-                    m.get("fabric_agent_http_connections_refused_total"));
+            return new Flooded(m, scrapes.size());
         } finally {
             for (Process h : holders) {
-                h.getOutputStream().close();
+                h.getOutputStream().close(); // end of input: the holder closes its sockets and exits
                 if (!h.waitFor(20, TimeUnit.SECONDS)) {
                     h.destroyForcibly();
                 }
