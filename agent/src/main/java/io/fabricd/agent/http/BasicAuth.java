@@ -136,16 +136,15 @@ public final class BasicAuth {
     }
 
     /**
-     * Answers {@code status} without reading the request's body: when one is coming, the
-     * connection closes after the answer (rather than read and throw away what the client sends).
+     * Answers {@code status} without using the request's body: when one is coming, the connection
+     * closes after the answer ({@link LingeringClose}) rather than serve another request.
      */
     private static void refuse(HttpServerRequest req, boolean paused, int status, String message,
                                Handler<HttpServerResponse> headers) {
         HttpServerResponse r = req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
         headers.handle(r);
         if (hasBody(req)) {
-            req.pause(); // no more of it read
-            r.putHeader(HttpHeaders.CONNECTION, "close").end(message + "\n").onComplete(v -> req.connection().close());
+            LingeringClose.end(req, message + "\n");
             return;
         }
         r.end(message + "\n");

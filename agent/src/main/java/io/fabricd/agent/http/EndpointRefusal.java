@@ -50,12 +50,13 @@ final class EndpointRefusal {
 
     /**
      * A text answer; when the request announced a body that is not read, the connection is closed
-     * after it, rather than the sender streaming the body into a kept-alive connection.
+     * after it ({@link LingeringClose}), rather than the sender streaming the body into a kept-alive
+     * connection.
      */
     static void text(HttpServerRequest req, int status, String body) {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
         if (bodyUnread(req)) {
-            req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body).onComplete(x -> req.connection().close());
+            LingeringClose.end(req, body);
             return;
         }
         req.response().end(body);

@@ -1,0 +1,51 @@
+package io.fabricd.agent.http;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * The end of a refused request whose body is coming and will not be used: the answer goes out
+ * with {@code Connection: close}, and the connection closes once the sender has finished its
+ * body, at most {@link #MAX_MS} and {@link #MAX_BYTES} later; what it still sends meanwhile is
+ * read and dropped (a web server's lingering close). Closed at once, the sender's next segments
+ * would meet a closed socket, and the reset its kernel then gets can reach it before it has read
+ * the answer: a client streaming a large body would see "connection reset" instead of the 413 or
+ * 401 that says why. The connection holds no request slot meanwhile (its answer is written) and
+ * may be closed for room like any idle one.
+ */
+final class LingeringClose {
+    /** How long a refused request's body is still taken and dropped. */
+    static final long MAX_MS = 2_000;
+    /** How much of a refused request's body is taken and dropped. */
+    static final long MAX_BYTES = 1 << 20;
+
+    private LingeringClose() {
+    }
+
+    /** Ends {@code req}'s response (status and headers set) with {@code body}, then closes as above. */
+    static void end(HttpServerRequest req, String body) {
+        req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body);
+        Context context = Vertx.currentContext();
+        if (context == null) { // not on a Vert.x thread: nothing to time the linger with
+            req.connection().close();
+            return;
+        }
+        long[] dropped = new long[1];
+        long timer = context.owner().setTimer(MAX_MS, t -> req.connection().close());
+        Runnable close = () -> {
+            context.owner().cancelTimer(timer);
+            req.connection().close();
+        };
+        req.exceptionHandler(e -> close.run());
+        req.handler(chunk -> {
+            dropped[0] += chunk.length();
+            if (dropped[0] > MAX_BYTES) {
+                close.run();
+            }
+        });
+        req.endHandler(v -> close.run());
+        req.resume();
+    }
+}
