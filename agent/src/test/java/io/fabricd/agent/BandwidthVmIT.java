@@ -29,7 +29,8 @@ class BandwidthVmIT {
         String bw = "bin/fabricd bw 127.0.0.1:9530 --device rxe1 --gid-index 1 --peer-device rxe0 --size 65536";
         String guest = String.join("\n",
                 "cd " + repo,
-                "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk && echo another-key-0123456789abcdef > /tmp/wk)",
+                SoftRoceVm.PROBE_KEY,
+                "(umask 077 && echo another-key-0123456789abcdef > /tmp/wk)",
                 // GID index 1 (the IPv4 RoCE v2 GID): both rxe live in one netns, as the test bed's perftest runs.
                 // The agent that serves the measured runs collects once, at its start: a collection takes one of
                 // the VM's two emulated CPUs for about 0.3 s (9 s the first, cold one), which the runs are kept clear of

@@ -29,14 +29,9 @@ class PreflightVmIT {
         String guest = String.join("\n",
                 "cd " + repo,
                 "set -e",
-                "ip netns add peer",
-                "ip link add pa type veth peer name pb",
-                "ip link set pb netns peer",
-                "ip addr add 10.9.0.1/24 dev pa && ip link set pa up",
-                "ip netns exec peer ip addr add 10.9.0.2/24 dev pb",
-                "ip netns exec peer ip link set pb up && ip netns exec peer ip link set lo up",
+                SoftRoceVm.PEER_NAMESPACE,
                 "mkdir -p /tmp/out",
-                "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk)",
+                SoftRoceVm.PROBE_KEY,
                 // GID index 1 (the IPv4 RoCE v2 GID): both rxe live in one netns, as the test bed's perftest runs.
                 // Collections every 20 s: each takes an emulated CPU for about 0.3 s, and the gate holds one older
                 // than three intervals stale

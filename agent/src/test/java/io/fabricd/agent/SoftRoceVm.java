@@ -21,6 +21,21 @@ import java.util.concurrent.TimeUnit;
  * timeout. A run past its time is ended (qemu and the harness) and fails with the output so far.
  */
 final class SoftRoceVm {
+    /**
+     * Guest shell lines: a network namespace {@code peer} behind a veth pair, the guest's end
+     * {@code pa} at 10.9.0.1, the namespace's {@code pb} at 10.9.0.2 (with its loopback up). Both rxe
+     * devices stay in the guest's own namespace: verbs traffic between them never crosses the pair.
+     */
+    static final String PEER_NAMESPACE = String.join("\n",
+            "ip netns add peer",
+            "ip link add pa type veth peer name pb",
+            "ip link set pb netns peer",
+            "ip addr add 10.9.0.1/24 dev pa && ip link set pa up",
+            "ip netns exec peer ip addr add 10.9.0.2/24 dev pb",
+            "ip netns exec peer ip link set pb up && ip netns exec peer ip link set lo up");
+    /** Guest shell line: the probe key the guest's agents and commands share, at /tmp/pk (mode 600). */
+    static final String PROBE_KEY = "(umask 077 && echo probe-key-for-the-vm-test-0123456789 > /tmp/pk)";
+
     private SoftRoceVm() {
     }
 
