@@ -1,11 +1,11 @@
 package io.fabricd.diagnosis;
 
-import io.fabricd.model.finding.Finding;
-
-import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.finding.Finding;
 import io.fabricd.model.probe.ProbeResults;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * One check: an id of interfaces.md, what it reads, and its verdict on a host. Adding a check is
@@ -26,27 +26,22 @@ public interface Check {
     }
 
     /**
-     * @param current  the latest collection
-     * @param previous the collection before it, of the same host and strictly earlier; null when none
-     * @param config   thresholds and expectations (never null)
+     * What a check judges.
+     *
+     * @param current   the latest collection
+     * @param previous  the collection before it, of the same host and strictly earlier; null when none
+     * @param inventory the host's expected inventory (what it had and which ports were up); null when
+     *                  none is known (a one-shot run without a state folder)
+     * @param probes    what the agent's probes measured lately ({@link ProbeResults#NONE} without probes;
+     *                  null is taken as that)
      */
-    List<Finding> evaluate(HostModel current, HostModel previous, DiagnosisConfig config);
-
-    /**
-     * The verdict with the host's expected inventory (what it had and which ports were up); checks
-     * that judge against it override this. {@code inventory} is null when none is known (a
-     * one-shot run without a state folder).
-     */
-    default List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
-        return evaluate(current, previous, config);
+    record Inputs(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes) {
+        public Inputs {
+            Objects.requireNonNull(current, "current");
+            probes = probes == null ? ProbeResults.NONE : probes;
+        }
     }
 
-    /**
-     * The verdict with what the agent's probes measured lately ({@link ProbeResults#NONE} without
-     * probes); the checks that judge probe results override this.
-     */
-    default List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
-                                   DiagnosisConfig config) {
-        return evaluate(current, previous, inventory, config);
-    }
+    /** The verdict on {@code in}, with the thresholds and expectations of {@code config} (never null). */
+    List<Finding> evaluate(Inputs in, DiagnosisConfig config);
 }

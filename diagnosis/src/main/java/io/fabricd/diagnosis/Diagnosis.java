@@ -95,6 +95,7 @@ public final class Diagnosis {
         }
         List<Finding> findings = new ArrayList<>();
         List<String> noHistory = new ArrayList<>();
+        Check.Inputs in = new Check.Inputs(current, previous, inventory, probes);
         for (Check c : checks) {
             if (!config.enabled(c.id())) {
                 continue;
@@ -106,7 +107,7 @@ public final class Diagnosis {
                 }
             }
             try {
-                findings.addAll(c.evaluate(current, previous, inventory, probes, config));
+                findings.addAll(c.evaluate(in, config));
             } catch (RuntimeException | StackOverflowError e) {
                 // a check's bug must not hide the other checks' findings: reported as a finding of its own
                 findings.add(new Finding(c.id(), Severity.INFO, Subject.HOST, "check " + c.id() + " failed: " + e,

@@ -15,7 +15,7 @@ class FailureIsolationTest {
 
     private record Throwing(String id, RuntimeException thrown) implements Check {
         @Override
-        public List<Finding> evaluate(HostModel current, HostModel previous, DiagnosisConfig config) {
+        public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
             throw thrown;
         }
     }

@@ -38,7 +38,9 @@ public final class EcnDisabled implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        HostModel previous = in.previous();
         List<Finding> out = new ArrayList<>();
         boolean rates = Ports.elapsed(m, previous) > 0;
         for (RdmaPort p : m.ports()) {

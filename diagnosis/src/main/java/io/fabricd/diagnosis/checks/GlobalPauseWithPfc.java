@@ -26,7 +26,8 @@ public final class GlobalPauseWithPfc implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             NetdevInfo nd = Ports.netdev(m, p);

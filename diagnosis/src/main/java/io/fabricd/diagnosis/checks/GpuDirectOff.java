@@ -23,7 +23,8 @@ public final class GpuDirectOff implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         GpuDirect g = m.gpuDirect();
         if (g == null || g.enabled() == null || g.enabled()) {
             return List.of();

@@ -36,12 +36,9 @@ public final class HardwareMissing implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
-        return evaluate(m, previous, null, config);
-    }
-
-    @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, Inventory inv, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        Inventory inv = in.inventory();
         List<Finding> out = new ArrayList<>();
         if (m.devices().isEmpty() && (inv == null || inv.devices().isEmpty()) && config.expectRdmaDevices()
                 && (inv == null || !inv.expectsNoRdma())) {

@@ -27,7 +27,8 @@ public final class IommuTranslation implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         Iommu iommu = m.iommu();
         if (iommu == null || m.gpuDirect() == null || m.gpuDirect().enabled() == null) {
             return List.of(); // no IOMMU reading, or no GPU and RDMA device together

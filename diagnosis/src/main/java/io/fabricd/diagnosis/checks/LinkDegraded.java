@@ -28,7 +28,8 @@ public final class LinkDegraded implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (RdmaDevice d : m.devices()) {
             if (d.hcaType() == null || d.parent() != null) {

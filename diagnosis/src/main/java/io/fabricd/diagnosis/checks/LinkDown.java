@@ -34,12 +34,9 @@ public final class LinkDown implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
-        return evaluate(m, previous, null, config);
-    }
-
-    @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, Inventory inventory, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        Inventory inventory = in.inventory();
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             if (p.up() || p.state() == null) {

@@ -35,7 +35,8 @@ public final class MtuMismatch implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (RdmaDevice d : m.devices()) {
             for (RdmaPort p : d.ports()) {

@@ -26,7 +26,8 @@ public final class NumaMisaffinity implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         Map<String, List<GpuNicPath>> byGpu = new TreeMap<>();
         m.gpuNicPaths().forEach(p -> byGpu.computeIfAbsent(p.gpu(), k -> new ArrayList<>()).add(p));
         List<Finding> out = new ArrayList<>();

@@ -46,7 +46,9 @@ public final class PauseStorm implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        HostModel previous = in.previous();
         List<Finding> out = new ArrayList<>();
         double seconds = Ports.elapsed(m, previous);
         for (RdmaPort p : m.ports()) {

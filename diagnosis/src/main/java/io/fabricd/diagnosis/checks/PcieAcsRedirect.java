@@ -60,7 +60,8 @@ public final class PcieAcsRedirect implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         Map<String, List<String>> pairsByBridge = new TreeMap<>();
         Set<String> unread = new TreeSet<>();
         judgedBridges(m).forEach((bridge, pairs) -> {

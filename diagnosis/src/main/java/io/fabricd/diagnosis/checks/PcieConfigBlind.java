@@ -40,7 +40,8 @@ public final class PcieConfigBlind implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<PcieConfig> cut = m.pcieConfig().stream().filter(c -> c.truncated() && !m.readsAllOnes(c.address())).toList();
         if (cut.isEmpty()) {
             return List.of();

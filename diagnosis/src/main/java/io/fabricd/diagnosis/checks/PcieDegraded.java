@@ -25,7 +25,8 @@ public final class PcieDegraded implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (PciFunction f : m.pci()) {
             boolean narrow = f.width() != null && f.maxWidth() != null && f.width() > 0 && f.width() < f.maxWidth();

@@ -23,7 +23,8 @@ public final class PcieMaxPayload implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             Integer mps = n.config().maxPayload();

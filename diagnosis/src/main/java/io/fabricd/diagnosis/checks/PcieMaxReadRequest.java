@@ -29,7 +29,8 @@ public final class PcieMaxReadRequest implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         Map<String, String> unreadable = new java.util.TreeMap<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {

@@ -24,7 +24,8 @@ public final class PcieRelaxedOrdering implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
             if (!Boolean.FALSE.equals(n.config().relaxedOrdering())) {

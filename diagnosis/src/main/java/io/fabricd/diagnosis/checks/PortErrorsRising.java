@@ -45,7 +45,9 @@ public final class PortErrorsRising implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        HostModel previous = in.previous();
         List<Finding> out = new ArrayList<>();
         double seconds = Ports.elapsed(m, previous);
         for (RdmaPort p : m.ports()) {

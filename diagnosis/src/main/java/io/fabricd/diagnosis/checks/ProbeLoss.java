@@ -2,8 +2,6 @@ package io.fabricd.diagnosis.checks;
 
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.diagnosis.inventory.Inventory;
-import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
@@ -27,12 +25,8 @@ public final class ProbeLoss implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel current, HostModel previous, DiagnosisConfig config) {
-        return List.of(); // judges probe results only
-    }
-
-    @Override
-    public List<Finding> evaluate(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        ProbeResults probes = in.probes();
         DiagnosisConfig.Probes t = config.probes();
         List<Finding> out = new ArrayList<>();
         for (ProbeResults.Window w : probes.windows()) {

@@ -27,7 +27,8 @@ public final class RoceGidMissing implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (RdmaPort p : m.ports()) {
             if (!Ports.roce(m, p) || !p.up() || p.gids().isEmpty()) {

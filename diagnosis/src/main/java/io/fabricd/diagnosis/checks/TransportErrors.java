@@ -43,7 +43,9 @@ public final class TransportErrors implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        HostModel previous = in.previous();
         List<Finding> out = new ArrayList<>();
         double seconds = Ports.elapsed(m, previous);
         Map<String, Rate> thresholds = config.transportErrorThresholds();

@@ -30,7 +30,8 @@ public final class TrustMismatch implements Check {
     }
 
     @Override
-    public List<Finding> evaluate(HostModel m, HostModel previous, DiagnosisConfig config) {
+    public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         Map<String, String> trustOf = new TreeMap<>();
         for (RdmaPort p : m.ports()) {
