@@ -10,12 +10,12 @@ import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
-import io.fabricd.agent.http.BasicAuth;
 import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.agent.http.PreflightApi;
+import io.fabricd.agent.http.ServerSetup;
 import io.fabricd.agent.preflight.Preflight;
 import io.fabricd.agent.http.TlsReload;
 import io.fabricd.collectors.HostCollection;
@@ -43,12 +43,9 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
@@ -56,12 +53,10 @@ import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -210,50 +205,14 @@ public final class Agent implements AutoCloseable {
         if (source instanceof SimulatedHostSource) {
             BandwidthServing.demo(loop, registry);
         }
-        // idle: no traffic either way; write idle: nothing answered, however much the client sends
-        // (a slowloris trickling a request head). How many connections and requests: ConnectionLimits.
-        HttpServerOptions opts = new HttpServerOptions()
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setIdleTimeout((int) limits.idleTimeout().toMillis())
-                .setWriteIdleTimeout((int) limits.idleTimeout().toMillis())
-                .setMaxHeaderSize(limits.maxHeaderBytes())
-                .setMaxInitialLineLength(limits.maxRequestLineBytes())
-                // HTTP/1.1 only: scrapers speak it; no h2c upgrade (Java's HttpClient asks for one)
-                // means one protocol to bound and no HTTP/2 stream floods
-                .setHttp2ClearTextEnabled(false)
-                // HttpApi gzips the large answers itself, off the event loop: no compressor in
-                // every connection's pipeline
-                .setCompressionSupported(false)
-                // no WebSocket paths: no WebSocket extension handler in every connection's pipeline
-                .setPerMessageWebSocketCompressionSupported(false)
-                .setPerFrameWebSocketCompressionSupported(false);
-        if (web != null && web.tls()) {
-            tls(opts, web);
-        }
+        HttpServerOptions opts = ServerSetup.options(limits, web);
         try {
             http = new HttpApi(vertx, loop, registry, probes);
             Handler<HttpServerRequest> api = bounds.limit(PreflightApi.wrap(BandwidthApi.wrap(http.handler(), vertx,
                     bandwidth == null ? null : bandwidth.server(), probes == null ? null : probes.endpointAuth(),
                     probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs())),
                     vertx, preflight, probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats()));
-            if (web != null && !web.basicAuthUsers().isEmpty()) {
-                // outside the request limit: a request waiting for bcrypt, or refused, holds none of
-                // http.max_requests, and a remembered password goes straight to one
-                api = new BasicAuth(vertx, web.basicAuthUsers(), meters).wrap(api);
-            }
-            if (web != null && !web.headers().isEmpty()) {
-                Handler<HttpServerRequest> inner = api;
-                api = req -> {
-                    try {
-                        web.headers().forEach((k, v) -> req.response().putHeader(k, v));
-                    } catch (RuntimeException e) {
-                        // checked at load (ResponseHeaders); should the server refuse one anyway, an answer, never a hung request
-                        req.response().setStatusCode(500).end();
-                        return;
-                    }
-                    inner.handle(req);
-                };
-            }
+            api = ServerSetup.behindWebConfig(api, vertx, web, meters);
             server = vertx.createHttpServer(opts)
                     .connectionHandler(bounds.connectionHandler())
                     .requestHandler(api)
@@ -280,18 +239,6 @@ public final class Agent implements AutoCloseable {
                 + web.clientAuth().name().toLowerCase(Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
                 + (web.basicAuthUsers().isEmpty() ? "off" : "for " + web.basicAuthUsers().size() + " users") + ")"));
         return this;
-    }
-
-    /** The web config's TLS: the certificate and key, client certificates against its CA, the protocol versions. */
-    private static void tls(HttpServerOptions opts, WebConfig web) {
-        opts.setSsl(true)
-                .setKeyCertOptions(new PemKeyCertOptions().setCertPath(web.path(web.tlsServer().certFile()).toString())
-                        .setKeyPath(web.path(web.tlsServer().keyFile()).toString()))
-                .setEnabledSecureTransportProtocols(new LinkedHashSet<>(web.protocols()));
-        if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
-            opts.setTrustOptions(new PemTrustOptions().addCertPath(web.path(web.tlsServer().clientCaFile()).toString()))
-                    .setClientAuth(web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST);
-        }
     }
 
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
