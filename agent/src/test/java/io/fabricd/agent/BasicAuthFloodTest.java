@@ -246,6 +246,15 @@ class BasicAuthFloodTest {
             assertThat(c.read().status()).isEqualTo(401);
             assertThat(c.closedByServer()).isTrue();
         }
+        // Expect: 100-continue: no body comes before a 100 the agent never sends; closed once the 401 is
+        // written, not after the 2 s a body is waited for
+        try (RawHttp c = new RawHttp("127.0.0.24", agent.port())) {
+            long start = System.nanoTime();
+            c.write(post + "Expect: 100-continue\r\n\r\n");
+            assertThat(c.read().status()).isEqualTo(401);
+            assertThat(c.closedByServer()).isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(1900));
+        }
         // without a body, the connection serves the next request after a refusal
         try (RawHttp c = new RawHttp("127.0.0.22", agent.port())) {
             c.get("/metrics", RawHttp.basic(USER, "wrong-1"));

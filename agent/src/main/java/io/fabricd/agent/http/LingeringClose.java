@@ -13,7 +13,9 @@ import io.vertx.core.http.HttpServerRequest;
  * would meet a closed socket, and the reset its kernel then gets can reach it before it has read
  * the answer: a client streaming a large body would see "connection reset" instead of the 413 or
  * 401 that says why. The connection holds no request slot meanwhile (its answer is written) and
- * may be closed for room like any idle one.
+ * may be closed for room like any idle one. A request that sent {@code Expect: 100-continue} waits
+ * for a 100 the agent never sends, so it has sent no body: its connection closes once the answer
+ * is written.
  */
 final class LingeringClose {
     /** How long a refused request's body is still taken and dropped. */
@@ -26,17 +28,23 @@ final class LingeringClose {
 
     /** Ends {@code req}'s response (status and headers set) with {@code body}, then closes as above. */
     static void end(HttpServerRequest req, String body) {
-        req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body);
         Context context = Vertx.currentContext();
-        if (context == null) { // not on a Vert.x thread: nothing to time the linger with
-            req.connection().close();
+        String expect = req.getHeader(HttpHeaders.EXPECT);
+        if (context == null || expect != null && expect.equalsIgnoreCase("100-continue")) {
+            // no body is coming, or nothing to time the linger with: closed once the answer is written
+            req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body).onComplete(v -> req.connection().close());
             return;
         }
+        req.response().putHeader(HttpHeaders.CONNECTION, "close").end(body);
+        boolean[] closed = new boolean[1];
         long[] dropped = new long[1];
         long timer = context.owner().setTimer(MAX_MS, t -> req.connection().close());
         Runnable close = () -> {
-            context.owner().cancelTimer(timer);
-            req.connection().close();
+            if (!closed[0]) {
+                closed[0] = true;
+                context.owner().cancelTimer(timer);
+                req.connection().close();
+            }
         };
         req.exceptionHandler(e -> close.run());
         req.handler(chunk -> {
