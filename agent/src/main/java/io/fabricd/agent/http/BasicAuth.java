@@ -143,7 +143,7 @@ public final class BasicAuth {
                                Handler<HttpServerResponse> headers) {
         HttpServerResponse r = req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
         headers.handle(r);
-        if (hasBody(req)) {
+        if (LingeringClose.bodyComing(req)) {
             LingeringClose.end(req, message + "\n");
             return;
         }
@@ -151,12 +151,6 @@ public final class BasicAuth {
         if (paused) {
             req.resume(); // the request's end, so that the connection serves its next one
         }
-    }
-
-    /** Whether the request announces a body (a length above 0, or chunks). */
-    static boolean hasBody(HttpServerRequest req) {
-        String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
-        return req.getHeader(HttpHeaders.TRANSFER_ENCODING) != null || length != null && !"0".equals(length.strip());
     }
 
     /** User and password of a {@code Basic} Authorization header; null when there is none or it is malformed. */

@@ -41,13 +41,6 @@ final class EndpointRefusal {
         text(req, 401, what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n");
     }
 
-    /** A body is announced and not read to its end. */
-    private static boolean bodyUnread(HttpServerRequest req) {
-        String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
-        boolean announced = length != null && !length.equals("0") || req.getHeader(HttpHeaders.TRANSFER_ENCODING) != null;
-        return announced && !req.isEnded();
-    }
-
     /**
      * A text answer; when the request announced a body that is not read, the connection is closed
      * after it ({@link LingeringClose}), rather than the sender streaming the body into a kept-alive
@@ -55,7 +48,7 @@ final class EndpointRefusal {
      */
     static void text(HttpServerRequest req, int status, String body) {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
-        if (bodyUnread(req)) {
+        if (LingeringClose.bodyComing(req)) {
             LingeringClose.end(req, body);
             return;
         }

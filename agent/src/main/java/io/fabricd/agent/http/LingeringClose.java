@@ -26,6 +26,13 @@ final class LingeringClose {
     private LingeringClose() {
     }
 
+    /** Whether {@code req} announced a body (a length above 0, or chunks) that has not arrived to its end. */
+    static boolean bodyComing(HttpServerRequest req) {
+        String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+        boolean announced = req.getHeader(HttpHeaders.TRANSFER_ENCODING) != null || length != null && !"0".equals(length.strip());
+        return announced && !req.isEnded();
+    }
+
     /** Ends {@code req}'s response (status and headers set) with {@code body}, then closes as above. */
     static void end(HttpServerRequest req, String body) {
         Context context = Vertx.currentContext();
