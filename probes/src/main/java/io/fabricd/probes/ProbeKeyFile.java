@@ -40,7 +40,7 @@ final class ProbeKeyFile {
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(what + " does not exist");
         } catch (AccessDeniedException e) {
-            throw new IllegalArgumentException(denied(what, file));
+            throw new IllegalArgumentException(denied(what, file, null));
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + what + ": " + e.getMessage());
         }
@@ -62,7 +62,7 @@ final class ProbeKeyFile {
         try {
             s = Files.readString(file, StandardCharsets.UTF_8).strip();
         } catch (AccessDeniedException e) {
-            throw new IllegalArgumentException(denied(what, file));
+            throw new IllegalArgumentException(denied(what, file, a));
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + what + ": " + e.getMessage());
         }
@@ -83,17 +83,25 @@ final class ProbeKeyFile {
         return p.stream().anyMatch(TOO_OPEN::contains) ? "it is executable by others than its owner" : null;
     }
 
-    /** Permission denied on the file or on a folder above it, said so (a stat refused looks like a missing file to most tools). */
-    private static String denied(String what, Path file) {
+    /**
+     * Permission denied on a folder above the file ({@code seen} null: the file could not even be
+     * looked at, which most tools call missing) or on the file itself (its owner and mode say why).
+     */
+    private static String denied(String what, Path file, PosixFileAttributes seen) {
         String user = System.getProperty("user.name");
-        Path closed = null;
-        for (Path d = file.toAbsolutePath().getParent(); d != null; d = d.getParent()) {
-            if (!Files.isExecutable(d)) {
-                closed = d;
+        String why;
+        if (seen == null) {
+            Path closed = null;
+            for (Path d = file.toAbsolutePath().getParent(); d != null; d = d.getParent()) {
+                if (!Files.isExecutable(d)) {
+                    closed = d;
+                }
             }
+            why = closed != null ? " (the folder " + closed + " is closed to that user)" : "";
+        } else {
+            why = " (the file is " + seen.owner().getName() + ":" + seen.group().getName() + " " + octal(seen.permissions()) + ")";
         }
-        return "cannot read " + what + " as user " + user + ": permission denied"
-                + (closed != null ? " (the folder " + closed + " is closed to that user)" : "")
+        return "cannot read " + what + " as user " + user + ": permission denied" + why
                 + "; the rule: " + RULE.replace("FILE", file.toString()) + ", and every user that reads it in group fabricd"
                 + " (adduser " + user + " fabricd)";
     }

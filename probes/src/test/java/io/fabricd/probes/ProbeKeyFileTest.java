@@ -118,6 +118,16 @@ class ProbeKeyFileTest {
         assertThat(refusal(tmp.resolve("missing"))).isEqualTo("probe key file " + tmp.resolve("missing") + " does not exist");
     }
 
+    /** A key of the mode rule's stricter kind that the reader does not own (root's 0600, the agent's user reading): the file's owner and mode say why. */
+    @Test
+    void aKeyTheReaderMayNotOpenNamesItsOwnerAndMode(@TempDir Path tmp) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "needs root to read as another user");
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path key = key(tmp, KEY, "rw-------");
+        assertThat(readAsNobody(tmp, key)).contains("cannot read probe key file " + key + " as user nobody: permission denied (the file is root:root 0600)",
+                "group fabricd, mode 0640");
+    }
+
     private static String refusal(Path key) {
         try {
             ProbeKeyFile.read(key);
