@@ -38,6 +38,7 @@ import org.junit.jupiter.api.Test;
 class PreflightJobTest {
     static final Path JOB = Paths.repo().resolve("deploy/kubernetes/preflight-job.yaml");
     static final Path GUIDE = Paths.repo().resolve("docs/install-kubernetes.md");
+    static final Path GUIDE_PREFLIGHT = Paths.repo().resolve("docs/preflight.md");
 
     static List<HasMetadata> objects() throws IOException {
         List<HasMetadata> out = new ArrayList<>();
@@ -140,7 +141,7 @@ class PreflightJobTest {
         Matcher m = Pattern.compile("--for=jsonpath='([^']+)=True'").matcher(Files.readString(JOB));
         assertThat(m.find()).as("the wait in the Job's header").isTrue();
         String expr = m.group(1);
-        assertThat(Files.readString(PreflightJobTest.GUIDE_PREFLIGHT)).contains(m.group(0));
+        assertThat(Files.readString(GUIDE_PREFLIGHT)).contains(m.group(0));
         String complete = "{\"status\":{\"conditions\":[{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\"},{\"type\":\"Complete\",\"status\":\"True\"}]}}";
         String failed = "{\"status\":{\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\"},{\"type\":\"Failed\",\"status\":\"True\"}]}}";
         String running = "{\"status\":{\"active\":1}}";
@@ -150,8 +151,6 @@ class PreflightJobTest {
         assertThat(jsonPath(expr, running)).isEmpty();
         assertThat(jsonPath(expr, failing)).as("its pod not yet gone").isEmpty();
     }
-
-    static final Path GUIDE_PREFLIGHT = Paths.repo().resolve("docs/preflight.md");
 
     /** kubectl's template of concatenated {.status.conditions[?(@.type=="X")].status} parts, over a Job's JSON. */
     private static String jsonPath(String template, String json) throws IOException {
