@@ -15,6 +15,7 @@ port=19540
 [ -f agent/target/fabricd.jar ] || mvn -B -q -DskipTests package
 work=$(mktemp -d)
 openssl rand -hex 32 > "$work/key" 2>/dev/null || head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/key"
+chmod 600 "$work/key"
 printf 'probe:\n  key_file: %s\n  udp_port: 0\n  responder_rate: %d\n  responder_burst: %d\n' \
   "$work/key" $((rate * 2)) "$rate" > "$work/agent.yaml"
 bin/fabricd run --root collectors/src/test/fixtures/host-a-ib --config "$work/agent.yaml" \

@@ -21,7 +21,7 @@ port=19560
 work=$(mktemp -d)
 printf 'collection:\n  interval: 1000ms\n' > "$work/fabricd.yaml"
 if [ "${PROBE:-0}" = 1 ]; then
-  head -c 48 /dev/urandom | base64 > "$work/probe.key"
+  (umask 077 && head -c 48 /dev/urandom | base64 > "$work/probe.key")
   for side in a b; do
     other=$([ $side = a ] && echo 19562 || echo $port)
     udp=$([ $side = a ] && echo 19561 || echo 19563)

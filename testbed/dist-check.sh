@@ -7,9 +7,12 @@
 #   chart    the packaged chart holds the committed chart's files, byte for byte
 #   deb      installed into a clean Debian root (mmdebstrap, dependencies from Debian's archive):
 #            systemd-analyze verify and security of the unit, the installed fabricd diagnose --demo
-#            and metrics --demo, /etc/fabricd/fabricd.yaml a conffile, then purged: nothing left
-#            but a file the user added
-# Needs root with the right to make mount namespaces (a CI container must be privileged) and
+#            and metrics --demo, /etc/fabricd/fabricd.yaml a conffile; the Slurm prolog run as user
+#            slurm (outside group fabricd: permission denied; inside: the gate runs); then the root
+#            booted with its systemd as PID 1 in namespaces of its own: the service started at boot,
+#            stopped (not failed), restarted, refused with a probe key others may read, removed while
+#            running (not failed), installed again, purged: nothing left but a file the user added
+# Needs root with the right to make mount, PID and network namespaces (a CI container must be privileged) and
 # Debian's archive; installs with apt-get what it uses and lacks (mmdebstrap, systemd for
 # systemd-analyze, prometheus for promtool).
 #   testbed/dist-check.sh [DIST_DIR]
@@ -27,7 +30,8 @@ if [ -n "$need" ]; then
 fi
 unshare --mount true 2>/dev/null || { echo "dist-check: cannot make a mount namespace (unshare --mount): run it as root on the host or in a privileged container" >&2; exit 2; }
 work=$(mktemp -d /tmp/fabricd-dist-check.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+booted=""   # the PID of the booted root's systemd, while it runs
+trap '[ -z "$booted" ] || kill -9 "$booted" 2>/dev/null; rm -rf "$work"' EXIT
 failures=0
 ok() { echo "[dist-check] ok: $*"; }
 fail() { echo "[dist-check] FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -121,9 +125,8 @@ fi
 root="$work/debroot"
 # systemd too: the unit is verified against the units and binaries of the root it is installed in
 if mmdebstrap --variant=apt --mode=root --format=directory --include=systemd \
-     --customize-hook="copy-in $deb /tmp" \
-     --customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q /tmp/$(basename "$deb")" \
-     --customize-hook='rm -f "$1"/tmp/*.deb' \
+     --customize-hook='mkdir -p "$1/var/cache/fabricd-test"' --customize-hook="copy-in $deb /var/cache/fabricd-test" \
+     --customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q /var/cache/fabricd-test/$(basename "$deb")" \
      bookworm "$root" \
      "deb http://deb.debian.org/debian bookworm main" "deb http://deb.debian.org/debian-security bookworm-security main" \
      > "$work/mmdebstrap.log" 2>&1; then
@@ -160,12 +163,105 @@ expect "installed diagnose --demo prints findings" 'CRITICAL|WARNING|[Nn]o findi
 rc=0; in_root "$work/deb-metrics.out" fabricd metrics --demo || rc=$?
 [ $rc = 0 ] && ok "installed fabricd metrics --demo exits 0" || fail "installed metrics --demo exited $rc"
 expect "installed metrics --demo serves port metrics" '^fabric_port_up\{' "$work/deb-metrics.out"
+# --- the Slurm prolog as the Slurm user, with the key as the guide makes it (docs/preflight.md) ---
+in_root "$work/slurm-user.out" adduser --system --group slurm || { fail "adduser slurm"; cat "$work/slurm-user.out" >&2; }
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$root/etc/fabricd/probe.key"
+chroot "$root" chown root:fabricd /etc/fabricd/probe.key && chmod 0640 "$root/etc/fabricd/probe.key"
+as_slurm() { # as_slurm OUT ARGS...: ARGS as user slurm with its groups, in the installed root
+  local out=$1; shift
+  in_root "$out" setpriv --reuid=slurm --regid=slurm --init-groups env SCONTROL=true "$@"
+}
+prolog=/usr/share/fabricd/slurm/fabricd-prolog.sh
+[ -x "$root$prolog" ] && ok "the prolog is installed at $prolog (slurm.conf's PrologSlurmctld)" || fail "no $prolog"
+grep -qx /etc/fabricd/preflight.env "$root/var/lib/dpkg/info/fabricd.conffiles" && grep -q '^FABRICD_PREFLIGHT_ON_ERROR=run$' "$root/etc/fabricd/preflight.env" \
+  && ok "/etc/fabricd/preflight.env is a conffile stating FABRICD_PREFLIGHT_ON_ERROR" || fail "no preflight.env conffile with FABRICD_PREFLIGHT_ON_ERROR"
+rc=0; as_slurm "$work/check-out.out" "$prolog" --check || rc=$?
+[ $rc = 1 ] && grep -q "FAIL: the probe key /etc/fabricd/probe.key is readable: cannot read the probe key /etc/fabricd/probe.key as user slurm: permission denied" "$work/check-out.out" \
+  && ok "prolog --check as slurm outside group fabricd: permission denied, exit 1" || { fail "prolog --check outside the group (exit $rc):"; cat "$work/check-out.out" >&2; }
+in_root "$work/slurm-group.out" adduser slurm fabricd > /dev/null || fail "adduser slurm fabricd"
+rc=0; as_slurm "$work/check-in.out" "$prolog" --check || rc=$?
+[ $rc = 0 ] && ok "prolog --check as slurm in group fabricd: key, fabricd, log folder all ok" || { fail "prolog --check in the group (exit $rc):"; cat "$work/check-in.out" >&2; }
+# the real gate as slurm: two nodes nothing answers for are unknown (passed), the job runs; no error: the key was read
+rc=0; as_slurm "$work/prolog.out" env SLURM_JOB_ID=1 SLURM_JOB_NODELIST='localhost,ip6-localhost' SLURM_JOB_NUM_NODES=2 \
+  FABRICD_PREFLIGHT_PORT=1 FABRICD_PREFLIGHT_TIMEOUT=10s FABRICD_PREFLIGHT_ARGS='--bandwidth none --unknown pass' "$prolog" || rc=$?
+if [ $rc = 0 ] && grep -Eq "job=1 pass: |nodes unknown, none excluded: the job runs" "$root/var/log/fabricd/preflight/preflight.log" && ! grep -q "error:" "$work/prolog.out"; then
+  ok "the prolog as slurm reads the key and runs the gate (nodes nobody answers for: the job runs)"
+else
+  fail "the prolog as slurm (exit $rc):"; cat "$work/prolog.out" >&2
+fi
+
+# --- the unit under a real systemd: the installed root booted in namespaces of its own (PID 1 there,
+# its own network), as a container would run it; then stop, restart, the key's rule, remove, purge ---
+boot() {
+  # the root a mount point of its own (a bind of itself): systemd sets up each sandboxed unit's mount
+  # namespace from it, and fails them all (226/NAMESPACE) on a plain folder
+  unshare --pid --fork --mount --uts --ipc --net --cgroup sh -c '
+    r=$1
+    mount --make-rprivate / && mount --bind "$r" "$r" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
+    mount --rbind /dev "$r/dev" && mount -t tmpfs tmpfs "$r/run" && mount -t tmpfs tmpfs "$r/tmp" &&
+    cd "$r" && exec chroot . env container=fabricd-dist-check /lib/systemd/systemd --system --log-target=console' sh "$root" \
+    > "$work/systemd.log" 2>&1 &
+  local unshare_pid=$! i
+  for i in $(seq 1 50); do
+    booted=$(cat "/proc/$unshare_pid/task/$unshare_pid/children" 2>/dev/null | awk '{ print $1 }') || true
+    [ -n "$booted" ] && break
+    sleep 0.2
+  done
+}
+in_boot() { nsenter -t "$booted" -m -u -i -n -p -C -r -w "$@"; }
+wait_for() { # wait_for SECONDS COMMAND...: until COMMAND succeeds
+  local end=$((SECONDS + $1)); shift
+  until "$@" > /dev/null 2>&1; do [ $SECONDS -lt $end ] || return 1; sleep 1; done
+}
+healthz() { in_boot bash -c 'exec 3<>/dev/tcp/127.0.0.1/9530 && printf "GET /healthz HTTP/1.0\r\n\r\n" >&3 && grep -q "^ok" <&3'; }
+not_failed() { ! in_boot systemctl is-failed --quiet fabricd.service; }
+boot
+if [ -n "$booted" ] && wait_for 90 sh -c "nsenter -t $booted -m -u -i -n -p -C -r -w systemctl is-system-running | grep -Eq '^(running|degraded)'"; then
+  ok "systemd boots the installed root"
+  wait_for 60 healthz && ok "fabricd.service enabled and started at boot, /healthz answers" \
+    || { fail "fabricd.service not serving:"; in_boot systemctl status --no-pager fabricd >&2; }
+  in_boot systemctl stop fabricd || true
+  [ "$(in_boot systemctl show -P Result fabricd)" = success ] && not_failed && ok "systemctl stop: inactive, not failed (the JVM's 143 is a clean stop)" \
+    || { fail "systemctl stop leaves fabricd failed:"; in_boot systemctl status --no-pager fabricd >&2; }
+  in_boot systemctl restart fabricd && wait_for 60 healthz && ok "systemctl restart: serving again" || fail "restart"
+  # the key's rule under the unit: root:fabricd 0640 runs probes, 0644 is refused and said so, 0640 again runs
+  printf 'probe:\n  key_file: /etc/fabricd/probe.key\n' >> "$root/etc/fabricd/fabricd.yaml"
+  in_boot systemctl restart fabricd && wait_for 60 healthz && ! in_boot journalctl -b -u fabricd | grep -q "probe key file" \
+    && ok "a probe key root:fabricd 0640: the agent reads it without a word" || { fail "the agent with a 0640 key:"; in_boot journalctl -b -u fabricd --no-pager | tail -5 >&2; }
+  chmod 0644 "$root/etc/fabricd/probe.key"
+  in_boot systemctl restart fabricd || true
+  if wait_for 30 in_boot systemctl is-failed --quiet fabricd && in_boot journalctl -b -u fabricd | grep -q "probe key file /etc/fabricd/probe.key has mode 0644: every user can read it"; then
+    ok "a probe key others may read: the service stops, saying why"
+  else
+    fail "a 0644 probe key:"; in_boot journalctl -b -u fabricd --no-pager | tail -5 >&2
+  fi
+  chmod 0640 "$root/etc/fabricd/probe.key"
+  in_boot systemctl reset-failed fabricd || true
+  in_boot systemctl start fabricd && wait_for 60 healthz && ok "back to 0640: serving again" || fail "start after 0640"
+  # remove while it runs (prerm stops it): not failed, and nothing of it left failed
+  rc=0; in_boot env DEBIAN_FRONTEND=noninteractive dpkg -r fabricd > "$work/remove.out" 2>&1 || rc=$?
+  [ $rc = 0 ] && not_failed && ! in_boot systemctl --failed --no-legend | grep -q fabricd && ok "dpkg -r with the agent running: stopped, not failed" \
+    || { fail "dpkg -r (exit $rc):"; cat "$work/remove.out" >&2; in_boot systemctl --failed --no-pager >&2; }
+  in_boot dpkg -i "/var/cache/fabricd-test/$(basename "$deb")" > "$work/reinstall.out" 2>&1 && wait_for 60 healthz \
+    && ok "installed again: enabled and started" || { fail "reinstall:"; cat "$work/reinstall.out" >&2; }
+else
+  fail "systemd did not boot the installed root:"; tail -20 "$work/systemd.log" >&2
+fi
+
 # the user's own changes, then purge: the package's files, the unit's state and /var/lib/fabricd go
 chroot "$root" dpkg -L fabricd | sort > "$work/files.txt"
 echo "collection: {interval: 30s}" >> "$root/etc/fabricd/fabricd.yaml"
-echo "0123456789abcdef0123456789abcdef" > "$root/etc/fabricd/probe.key"
 mkdir -p "$root/var/lib/fabricd" && echo '{}' > "$root/var/lib/fabricd/inventory.json"
-in_root "$work/purge.out" dpkg --purge fabricd && ok "dpkg --purge fabricd" || { fail "purge failed"; cat "$work/purge.out" >&2; }
+if [ -n "$booted" ]; then
+  rc=0; in_boot dpkg --purge fabricd > "$work/purge.out" 2>&1 || rc=$?
+  [ $rc = 0 ] && not_failed && ok "dpkg --purge fabricd with systemd running: not failed" || { fail "purge failed (exit $rc)"; cat "$work/purge.out" >&2; }
+  in_boot systemctl poweroff > /dev/null 2>&1 || true
+  wait_for 30 sh -c "! kill -0 $booted" || kill -9 "$booted" 2>/dev/null || true
+  wait || true
+  booted=""
+else
+  in_root "$work/purge.out" dpkg --purge fabricd && ok "dpkg --purge fabricd" || { fail "purge failed"; cat "$work/purge.out" >&2; }
+fi
 left=""
 while read -r f; do
   [ -z "$f" ] && continue
@@ -173,6 +269,7 @@ while read -r f; do
 done < "$work/files.txt"
 [ -z "$left" ] && ok "no file of the package is left" || fail "left after purge:$left"
 [ ! -e "$root/var/lib/fabricd" ] && ok "/var/lib/fabricd removed on purge" || fail "/var/lib/fabricd left after purge"
+[ ! -e "$root/var/log/fabricd" ] && ok "/var/log/fabricd removed on purge" || fail "/var/log/fabricd left after purge"
 [ -f "$root/etc/fabricd/probe.key" ] && ok "the user's own /etc/fabricd/probe.key is kept" || fail "the user's probe.key was removed"
 [ ! -e "$root/etc/fabricd/fabricd.yaml" ] && ok "the conffile is gone on purge (dpkg removes conffiles, changed or not)" || fail "fabricd.yaml left after purge"
 [ ! -e "$root/etc/systemd/system/multi-user.target.wants/fabricd.service" ] && ok "no unit link left" || fail "unit link left"

@@ -9,9 +9,11 @@
 # at most FABRICD_PREFLIGHT_MAX_REQUEUE times; then it is held, or runs, as
 # FABRICD_PREFLIGHT_ON_MAX_REQUEUE says.
 #
-# slurm.conf:   PrologSlurmctld=/usr/share/fabricd/slurm/fabricd-prolog.sh
+# slurm.conf:   PrologSlurmctld=/usr/share/fabricd/slurm/fabricd-prolog.sh   (the Debian package's copy)
 #               PrologEpilogTimeout=120     (more than FABRICD_PREFLIGHT_TIMEOUT)
-# Runs as SlurmUser on the controller, which must reach the agents' port and read the probe key.
+# Runs as SlurmUser on the controller, which must reach the agents' port and read the probe key: put
+# that user in group fabricd (adduser slurm fabricd) and restart slurmctld. Check the setup as that
+# user before enabling it: sudo -u slurm /usr/share/fabricd/slurm/fabricd-prolog.sh --check
 #
 # Settings: environment variables, or the same names in /etc/fabricd/preflight.env (sourced when it
 # exists; FABRICD_PREFLIGHT_ENV names another file):
@@ -29,7 +31,9 @@
 #                              job may run on it; drain: drained like an excluded one; fail: the job
 #                              does not start (the prolog fails)
 #   FABRICD_PREFLIGHT_ON_ERROR run (default): the job starts ungated; fail: the prolog fails, and
-#                              Slurm requeues a batch job and cancels an interactive one
+#                              Slurm requeues a batch job and cancels an interactive one. Either
+#                              way the error is logged at priority err. Errors include a probe key
+#                              this user cannot read (said with the reason: missing, permission denied)
 #   FABRICD_PREFLIGHT_MAX_REQUEUE  how many times one job is sent back, by a requeue or a failed
 #                              prolog (default: 3); counted in the log folder, job-<id>.attempts
 #   FABRICD_PREFLIGHT_ON_MAX_REQUEUE  past that: hold (default): the job is requeued held
@@ -65,13 +69,17 @@ mkdir -p "$log_dir" 2>/dev/null
 log_file=$log_dir/preflight.log
 attempts_file=$log_dir/job-$job.attempts
 
-log() {
-  local line
+# One line to the log folder, syslog (at PRIORITY) and stderr.
+say() {
+  local priority=$1 line
+  shift
   line="$(date -u +%Y-%m-%dT%H:%M:%SZ) job=$job $*"
   echo "$line" >>"$log_file" 2>/dev/null
-  command -v logger >/dev/null 2>&1 && logger -t fabricd-preflight -- "job=$job $*"
+  command -v logger >/dev/null 2>&1 && logger -t fabricd-preflight -p "$priority" -- "job=$job $*"
   echo "fabricd-prolog: $*" >&2
 }
+log() { say user.notice "$@"; }
+alarm() { say user.err "$@"; }
 
 # A setting out of its range is a configuration error: said once, and the default used.
 case $on_unknown in run|drain|fail) ;; *) log "FABRICD_PREFLIGHT_ON_UNKNOWN=$on_unknown is not run, drain or fail: using run"; on_unknown=run ;; esac
@@ -115,7 +123,7 @@ send_back() {
     give_up "$*: cannot count the job's attempts in $attempts_file"
   fi
   if [ "$how" = fail ]; then
-    log "$* (attempt $((n + 1)) of $max_requeue): failing the prolog, so that Slurm requeues (batch) or cancels the job"
+    alarm "$* (attempt $((n + 1)) of $max_requeue): failing the prolog, so that Slurm requeues (batch) or cancels the job"
     exit 1
   fi
   if "$scontrol" requeue "$job"; then
@@ -126,14 +134,47 @@ send_back() {
   exit 1
 }
 
-# The gate could not decide: let the job run, or fail the prolog.
+# The gate could not decide: let the job run, or fail the prolog; at priority err either way.
 gate_error() {
   if [ "$on_error" = fail ]; then
     send_back fail "error: $* (FABRICD_PREFLIGHT_ON_ERROR=fail)"
   fi
-  log "error: $* (the job runs ungated; FABRICD_PREFLIGHT_ON_ERROR=fail stops it instead)"
+  alarm "error: $* (the job runs ungated; FABRICD_PREFLIGHT_ON_ERROR=fail stops it instead)"
   start
 }
+
+# What keeps this user from reading the probe key, in words; nothing when it can. The shell's own
+# open tells missing from permission denied (a folder it may not enter makes both look missing to
+# test -e).
+key_problem() {
+  local user why
+  user=$(id -un 2>/dev/null || id -u)
+  [ -f "$key_file" ] && [ -r "$key_file" ] && return 0
+  why=$(LC_ALL=C bash -c ': <"$1"' sh "$key_file" 2>&1)
+  case $why in
+    *'No such file or directory'*)
+      echo "the probe key $key_file does not exist: copy the fabric's key there (owner root, group fabricd, mode 0640) or set FABRICD_PREFLIGHT_KEY_FILE" ;;
+    *'Permission denied'*)
+      echo "cannot read the probe key $key_file as user $user: permission denied; the key's rule is owner root, group fabricd, mode 0640 and every user that reads it in group fabricd: adduser $user fabricd, then restart slurmctld (it keeps the groups it started with)" ;;
+    '')
+      echo "the probe key $key_file is not a regular file" ;;
+    *)
+      echo "cannot read the probe key $key_file as user $user: ${why##*: }" ;;
+  esac
+}
+
+# --check: the setup as this user sees it (run it as SlurmUser), one line each, exit 1 on a problem.
+if [ "${1:-}" = --check ]; then
+  problems=0
+  check() { if [ -z "$2" ]; then echo "ok: $1"; else echo "FAIL: $1: $2"; problems=$((problems + 1)); fi; }
+  check "the probe key $key_file is readable" "$(key_problem)"
+  check "the command $fabricd runs" "$($fabricd --version >/dev/null 2>&1 || echo "'$fabricd --version' fails: set FABRICD to the fabricd command")"
+  check "the command $scontrol is there" "$(command -v "$scontrol" >/dev/null 2>&1 || echo "not found: set SCONTROL")"
+  check "the log folder $log_dir is writable" "$([ -d "$log_dir" ] && [ -w "$log_dir" ] || echo "make it and give it to $(id -un 2>/dev/null || id -u): install -d -o $(id -un 2>/dev/null || id -u) $log_dir")"
+  echo "FABRICD_PREFLIGHT_ON_ERROR=$on_error: when the gate cannot decide, $([ "$on_error" = fail ] && echo "the job does not start" || echo "the job starts ungated")"
+  [ "$problems" = 0 ] && exit 0
+  exit 1
+fi
 
 if [ -z "$nodes" ]; then
   log "no SLURM_JOB_NODELIST: nothing to gate"
@@ -143,6 +184,8 @@ count=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-}}
 if [ -n "$count" ] && [ "$count" -lt "$min_nodes" ] 2>/dev/null; then
   exit 0
 fi
+problem=$(key_problem)
+[ -z "$problem" ] || gate_error "$problem"
 # attempt counts of jobs that never came back (cancelled while pending)
 find "$log_dir" -maxdepth 1 -name 'job-*.attempts' -mtime +30 -delete 2>/dev/null
 

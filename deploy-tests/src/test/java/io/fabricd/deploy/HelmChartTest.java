@@ -165,7 +165,8 @@ class HelmChartTest {
         var pod = ds.getSpec().getTemplate().getSpec();
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getDnsPolicy()).isEqualTo("ClusterFirstWithHostNet");
-        assertThat(pod.getPriorityClassName()).isEqualTo("system-node-critical");
+        // no PriorityClass unless asked: system-node-critical outside kube-system is refused on some clusters
+        assertThat(pod.getPriorityClassName()).isNull();
         assertThat(pod.getServiceAccountName()).isEqualTo("fab-fabricd");
         assertThat(pod.getTolerations()).extracting("key").contains("nvidia.com/gpu");
         assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()).hasSize(2);
@@ -354,6 +355,14 @@ class HelmChartTest {
         assertThat(one(existing, Role.class).getRules()).extracting("resources").noneMatch(r -> r.toString().contains("secrets"));
         var pod = one(existing, DaemonSet.class).getSpec().getTemplate().getSpec();
         assertThat(pod.getVolumes()).anySatisfy(v -> assertThat(v.getSecret() != null && "fabric-key".equals(v.getSecret().getSecretName())).isTrue());
+    }
+
+    @Test
+    void thePriorityClassIsAValue() throws Exception {
+        assertThat(one(render(t -> t.set("priorityClassName", "system-node-critical")), DaemonSet.class).getSpec().getTemplate().getSpec()
+                .getPriorityClassName()).isEqualTo("system-node-critical");
+        assertThat(one(render(t -> t.set("priorityClassName", "fabric-agents")), DaemonSet.class).getSpec().getTemplate().getSpec()
+                .getPriorityClassName()).isEqualTo("fabric-agents");
     }
 
     @Test

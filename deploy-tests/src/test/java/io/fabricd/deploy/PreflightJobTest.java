@@ -2,6 +2,7 @@ package io.fabricd.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -22,18 +23,22 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * deploy/kubernetes/preflight-job.yaml: every document a valid object of its kind (no unknown
  * field), the names it joins consistent (service account, role, the nodes ConfigMap, the chart's
- * probe key Secret, the image of this release), and its gate script run with a fake fabricd: the
- * result ConfigMap it writes, the cordon/taint commands printed and not run, the Job's exit code.
+ * probe key Secret), one image, the one bin/dist builds as docs/install-kubernetes.md pushes it, its
+ * arguments ones `fabricd preflight` takes, and the documented wait returning when the Job is over
+ * either way. What the command stores in the result ConfigMap is the agent module's
+ * PreflightResultConfigMapTest's.
  */
 class PreflightJobTest {
     static final Path JOB = Paths.repo().resolve("deploy/kubernetes/preflight-job.yaml");
-    static final String JAVA = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java";
+    static final Path GUIDE = Paths.repo().resolve("docs/install-kubernetes.md");
+    static final Path GUIDE_PREFLIGHT = Paths.repo().resolve("docs/preflight.md");
 
     static List<HasMetadata> objects() throws IOException {
         List<HasMetadata> out = new ArrayList<>();
@@ -46,6 +51,10 @@ class PreflightJobTest {
             out.add(h);
         }
         return out;
+    }
+
+    static PodSpec pod() throws IOException {
+        return HelmChartTest.one(objects(), Job.class).getSpec().getTemplate().getSpec();
     }
 
     @Test
@@ -62,7 +71,7 @@ class PreflightJobTest {
         Role role = HelmChartTest.one(o, Role.class);
         assertThat(rb.getRoleRef().getName()).isEqualTo(role.getMetadata().getName());
         assertThat(rb.getSubjects()).singleElement().satisfies(s -> assertThat(s.getName()).isEqualTo(pod.getServiceAccountName()));
-        // the role: create configmaps, and read or delete only the result (what kubectl replace --force does)
+        // the role: create configmaps, and read or delete only the result (replaced whole)
         for (PolicyRule r : role.getRules()) {
             assertThat(r.getResources()).containsExactly("configmaps");
             if (!r.getVerbs().equals(List.of("create"))) {
@@ -70,10 +79,15 @@ class PreflightJobTest {
                 assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "delete");
             }
         }
-        // the nodes ConfigMap and the chart's probe key Secret, as mounted where the script reads them
-        Container gate = pod.getInitContainers().get(0);
-        String script = gate.getArgs().get(0);
-        assertThat(script).contains("--nodes @/etc/fabricd/preflight/nodes", "--key-file /etc/fabricd/probe/key");
+        // one container, no init containers: nothing but the gate runs
+        assertThat(pod.getInitContainers()).isEmpty();
+        Container gate = pod.getContainers().get(0);
+        assertThat(pod.getContainers()).hasSize(1);
+        List<String> args = gate.getArgs();
+        assertThat(gate.getCommand()).as("the image's entry point, fabricd").isNullOrEmpty();
+        assertThat(args).startsWith("preflight").containsSequence("--nodes", "@/etc/fabricd/preflight/nodes")
+                .containsSequence("--key-file", "/etc/fabricd/probe/key").containsSequence("--result-configmap", "fabricd-preflight-result");
+        // the nodes ConfigMap and the chart's probe key Secret, as mounted where the gate reads them
         assertThat(mount(gate, "/etc/fabricd/preflight")).isEqualTo("nodes");
         assertThat(volume(pod, "nodes").getConfigMap().getName()).isEqualTo(HelmChartTest.one(o, ConfigMap.class).getMetadata().getName());
         assertThat(HelmChartTest.one(o, ConfigMap.class).getData().get("nodes")).contains("gpu-node-001");
@@ -82,113 +96,79 @@ class PreflightJobTest {
                 .filter(s -> s.getMetadata().getName().endsWith("-probe-key")).toList();
         assertThat(secrets).singleElement().satisfies(s -> assertThat(s.getMetadata().getName())
                 .isEqualTo(volume(pod, "probe-key").getSecret().getSecretName()));
-        // this release's image, as the chart's appVersion
+        // the key as its rule says (group-readable, nobody else) for the pod's non-root user and group
+        assertThat(volume(pod, "probe-key").getSecret().getDefaultMode()).isEqualTo(0440);
+        assertThat(pod.getSecurityContext().getFsGroup()).isEqualTo(pod.getSecurityContext().getRunAsGroup());
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+    }
+
+    /** The image is the one the guide builds and pushes (bin/dist's OCI archive, skopeo copy), of this release; no other image. */
+    @Test
+    void theJobRunsTheImageTheGuidePushes() throws IOException {
         String chart = Files.readString(HelmChartTest.CHART.resolve("Chart.yaml"));
         String version = chart.replaceFirst("(?s).*\nappVersion: \"([^\"]+)\".*", "$1");
-        assertThat(gate.getImage()).isEqualTo("ghcr.io/fabricd/fabricd:" + version);
-        assertThat(pod.getContainers().get(0).getImage()).isEqualTo(gate.getImage());
-        // cordon and taint are printed, never run
-        assertThat(script.lines().filter(l -> l.strip().startsWith("kubectl"))).isEmpty();
-        // replaced whole: a client-side apply would copy the result into an annotation of 256 KiB at most
-        assertThat(pod.getInitContainers().get(1).getCommand()).containsExactly("kubectl", "replace", "--force", "--cache-dir=/tmp/kube",
-                "-f", "/work/configmap.yaml");
+        Matcher push = Pattern.compile("skopeo copy oci-archive:dist/fabricd-image-([^ ]+)\\.oci\\.tar docker://(\\S+)").matcher(Files.readString(GUIDE));
+        assertThat(push.find()).as("the guide's skopeo copy").isTrue();
+        assertThat(push.group(1)).isEqualTo(version);
+        assertThat(push.group(2)).isEqualTo("registry.example.com/fabricd:" + version);
+        PodSpec pod = pod();
+        assertThat(pod.getContainers()).extracting(Container::getImage).containsOnly(push.group(2));
+        assertThat(Files.readString(JOB)).doesNotContain("kubectl:", "ghcr.io");
     }
 
-    record Gate(String log, Path work) {
-    }
-
-    /** The gate step's script with a fake java that writes the verdict pretty-printed, FAKE_BIG bytes of padding in it. */
-    private static Gate gate(Path tmp, String big) throws Exception {
-        Job job = HelmChartTest.one(objects(), Job.class);
-        PodSpec pod = job.getSpec().getTemplate().getSpec();
-        Path work = Files.createDirectories(tmp.resolve("work"));
-        Path fake = tmp.resolve("java");
-        Files.writeString(fake, String.join("\n", "#!/bin/sh",
-                "echo \"$@\" >" + tmp.resolve("args"),
-                "while [ $# -gt 0 ]; do",
-                "  case $1 in",
-                "    --exclude-file) printf 'gpu-node-[002-004]\\n' >\"$2\"; shift ;;",
-                "    --exclude-list) printf 'gpu-node-002\\texclude\\tgpu-node-002: critical finding pfc_missing: fix PFC\\n"
-                        + "gpu-node-003\\tunknown\\tgpu-node-003: agent unreachable: is fabricd running there?\\n"
-                        + "gpu-node-004\\texclude\\tgpu-node-004: 12 %% probe loss\\n' >\"$2\"; shift ;;",
-                "  esac",
-                "  shift",
-                "done",
-                "echo '{'",
-                "echo '  \"verdict\" : \"exclude\",'",
-                "echo '  \"nodes\" : [ {'",
-                "echo '    \"node\" : \"gpu-node-002\", \"reasons\" : [ \"a: b, c\" ]'",
-                "echo '  } ],'",
-                "printf '  \"padding\" : \"'", "head -c \"${FAKE_BIG:-0}\" /dev/zero | tr '\\0' x", "printf '\",\\n'",
-                "echo '  \"excluded\" : \"gpu-node-[002-004]\"'",
-                "echo '}'",
-                "echo 'fabricd preflight: state: 3 of 4 agents answered' >&2",
-                "exit 1", ""));
-        fake.toFile().setExecutable(true);
-        String script = pod.getInitContainers().get(0).getArgs().get(0).replace(JAVA, fake.toString()).replace("/work", work.toString());
-        ProcessBuilder pb = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true);
-        pb.environment().put("TIMEOUT", "60s");
-        pb.environment().put("PREFLIGHT_ARGS", "--bandwidth none");
-        pb.environment().put("FAKE_BIG", big);
-        Process p = pb.start();
-        String log = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(log).isZero();
-        return new Gate(log, work);
-    }
-
+    /** Every option of the Job's arguments is one the command takes (its --help, as the release's jar prints it). */
     @Test
-    void theGateScriptWritesTheResultAndPrintsTheCommands(@TempDir Path tmp) throws Exception {
-        Gate g = gate(tmp, "0");
-        Path work = g.work();
-        String log = g.log();
-        assertThat(Files.readString(tmp.resolve("args"))).contains("preflight --nodes @/etc/fabricd/preflight/nodes")
-                .contains("--timeout 60s").contains("--bandwidth none");
-        assertThat(log).contains("fabricd preflight: exclude: gpu-node-[002-004]")
-                .contains("kubectl cordon gpu-node-002").contains("kubectl taint nodes gpu-node-004 fabricd.io/preflight=excluded:NoSchedule")
-                .doesNotContain("kubectl cordon gpu-node-003");
-        ConfigMap result = (ConfigMap) HelmChartTest.K8S.unmarshal(Files.readString(work.resolve("configmap.yaml")));
-        assertThat(result.getMetadata().getName()).isEqualTo("fabricd-preflight-result");
-        assertThat(result.getData()).containsEntry("exit_code", "1").containsEntry("excluded", "gpu-node-[002-004]\n");
-        assertThat(result.getData().get("excluded.tsv").lines()).containsExactly(
-                "gpu-node-002\texclude\tgpu-node-002: critical finding pfc_missing: fix PFC",
-                "gpu-node-003\tunknown\tgpu-node-003: agent unreachable: is fabricd running there?",
-                "gpu-node-004\texclude\tgpu-node-004: 12 % probe loss");
-        // unknown nodes are named in the commands, never cordoned or tainted
-        assertThat(result.getData().get("commands")).contains("# gpu-node-002: gpu-node-002: critical finding", "kubectl cordon gpu-node-004",
-                "# gpu-node-003: unknown, left alone: gpu-node-003: agent unreachable").doesNotContain("cordon gpu-node-003");
-        // the verdict compact: one line, no indentation, the same JSON
-        String verdict = result.getData().get("verdict.json");
-        assertThat(verdict).isEqualTo("{\"verdict\" : \"exclude\",\"nodes\" : [ {\"node\" : \"gpu-node-002\", \"reasons\" : [ \"a: b, c\" ]"
-                + "} ],\"padding\" : \"\",\"excluded\" : \"gpu-node-[002-004]\"}\n");
-        assertThat(new ObjectMapper().readTree(verdict).get("excluded").asText()).isEqualTo("gpu-node-[002-004]");
-
-        // the Job's last container: its exit code is the gate's (1: some excluded, the Job fails)
-        PodSpec pod = HelmChartTest.one(objects(), Job.class).getSpec().getTemplate().getSpec();
-        String resultCmd = pod.getContainers().get(0).getCommand().get(2).replace("/work", work.toString());
-        Process r = new ProcessBuilder("sh", "-c", resultCmd).redirectErrorStream(true).start();
-        String out = new String(r.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(r.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(r.exitValue()).isEqualTo(1);
-        assertThat(out).contains("exclude: gpu-node-[002-004]");
+    void theArgumentsAreOptionsOfFabricdPreflight() throws Exception {
+        Process p = new ProcessBuilder(Paths.repo().resolve("bin/fabricd").toString(), "preflight", "--help").redirectErrorStream(true).start();
+        String help = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(help).isZero();
+        for (String a : pod().getContainers().get(0).getArgs()) {
+            if (a.startsWith("--")) {
+                assertThat(help).as(a).containsPattern("(?m)^\\s+(-\\w, )?" + Pattern.quote(a) + "[ =,]");
+            }
+        }
     }
 
+    /**
+     * The documented wait: kubectl's JSONPath over the Job's conditions, evaluated here for the
+     * filter form it uses ({@code {.status.conditions[?(@.type=="X")].status}}, concatenated), is
+     * "True" for a Job that completed and for one that failed (Kubernetes 1.31 adds
+     * SuccessCriteriaMet and FailureTarget first), and not while it runs.
+     */
     @Test
-    void aVerdictTooLargeForTheConfigMapIsKeptAsItsSummaryAndLoggedInFull(@TempDir Path tmp) throws Exception {
-        Gate g = gate(tmp, String.valueOf(1200 * 1024));
-        String yaml = Files.readString(g.work().resolve("configmap.yaml"));
-        ConfigMap result = (ConfigMap) HelmChartTest.K8S.unmarshal(yaml);
-        // what the API server takes: 1 MiB of data in all
-        assertThat(result.getData().values().stream().mapToInt(v -> v.getBytes(StandardCharsets.UTF_8).length).sum()).isLessThan(1024 * 1024);
-        var summary = new ObjectMapper().readTree(result.getData().get("verdict.json"));
-        assertThat(summary.get("verdict").asText()).isEqualTo("exclude");
-        assertThat(summary.get("exit_code").asInt()).isEqualTo(1);
-        assertThat(summary.get("excluded").asText()).isEqualTo("gpu-node-[002-004]");
-        assertThat(summary.get("full_verdict").asText()).contains("in full in the Job's log: kubectl logs job/fabricd-preflight -c preflight");
-        assertThat(result.getData().get("excluded.tsv")).contains("gpu-node-004\texclude");
-        // the log has it whole
-        assertThat(g.log()).contains("verdict.json (").contains("does not fit in the result ConfigMap; in full:")
-                .contains("\"excluded\" : \"gpu-node-[002-004]\"}").contains("x".repeat(1200 * 1024));
+    void theDocumentedWaitReturnsOnSuccessAndOnFailure() throws Exception {
+        Matcher m = Pattern.compile("--for=jsonpath='([^']+)=True'").matcher(Files.readString(JOB));
+        assertThat(m.find()).as("the wait in the Job's header").isTrue();
+        String expr = m.group(1);
+        assertThat(Files.readString(GUIDE_PREFLIGHT)).contains(m.group(0));
+        String complete = "{\"status\":{\"conditions\":[{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\"},{\"type\":\"Complete\",\"status\":\"True\"}]}}";
+        String failed = "{\"status\":{\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\"},{\"type\":\"Failed\",\"status\":\"True\"}]}}";
+        String running = "{\"status\":{\"active\":1}}";
+        String failing = "{\"status\":{\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\"}]}}";
+        assertThat(jsonPath(expr, complete)).isEqualTo("True");
+        assertThat(jsonPath(expr, failed)).isEqualTo("True");
+        assertThat(jsonPath(expr, running)).isEmpty();
+        assertThat(jsonPath(expr, failing)).as("its pod not yet gone").isEmpty();
+    }
+
+    /** kubectl's template of concatenated {.status.conditions[?(@.type=="X")].status} parts, over a Job's JSON. */
+    private static String jsonPath(String template, String json) throws IOException {
+        Matcher part = Pattern.compile("\\{\\.status\\.conditions\\[\\?\\(@\\.type==\"(\\w+)\"\\)\\]\\.status\\}").matcher(template);
+        JsonNode conditions = new ObjectMapper().readTree(json).path("status").path("conditions");
+        StringBuilder out = new StringBuilder();
+        int end = 0;
+        while (part.find()) {
+            assertThat(part.start()).as("only condition parts in " + template).isEqualTo(end);
+            end = part.end();
+            for (JsonNode c : conditions) {
+                if (c.path("type").asText().equals(part.group(1))) {
+                    out.append(c.path("status").asText());
+                }
+            }
+        }
+        assertThat(end).as("only condition parts in " + template).isEqualTo(template.length()).isPositive();
+        return out.toString();
     }
 
     private static String mount(Container c, String path) {

@@ -25,7 +25,16 @@ class SlurmPrologTest {
     }
 
     private static Run run(Path tmp, Map<String, String> env) throws IOException, InterruptedException {
+        return run(tmp, env, List.of());
+    }
+
+    /** The prolog run by {@code as} (a command prefix that changes the user; empty: this user) with a readable key unless env names one. */
+    private static Run run(Path tmp, Map<String, String> env, List<String> as) throws IOException, InterruptedException {
         Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Path key = tmp.resolve("probe.key");
+        if (!Files.exists(key)) {
+            Files.writeString(key, "0123456789abcdef0123456789abcdef\n");
+        }
         Path calls = tmp.resolve("scontrol.calls");
         Files.deleteIfExists(calls);
         // the fake scontrol: records every call; fails those whose first word is FAKE_SCONTROL_FAIL
@@ -46,11 +55,15 @@ class SlurmPrologTest {
                 "echo 'fabricd preflight: state: 4 of 4 agents answered' >&2",
                 "[ -n \"${FAKE_ERR:-}\" ] && echo \"$FAKE_ERR\" >&2",
                 "exit ${FAKE_RC:-0}", ""));
-        bin.resolve("scontrol").toFile().setExecutable(true);
-        bin.resolve("fabricd").toFile().setExecutable(true);
+        bin.resolve("scontrol").toFile().setExecutable(true, false);
+        bin.resolve("fabricd").toFile().setExecutable(true, false);
         Path logs = tmp.resolve("log");
-        ProcessBuilder pb = new ProcessBuilder("bash", PROLOG.toString());
+        List<String> cmd = new java.util.ArrayList<>(as);
+        cmd.addAll(List.of("bash", as.isEmpty() ? PROLOG.toString() : Files.copy(PROLOG, tmp.resolve("prolog.sh"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING).toString()));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> e = pb.environment();
+        e.put("FABRICD_PREFLIGHT_KEY_FILE", key.toString());
         e.put("PATH", bin + ":" + System.getenv("PATH"));
         e.put("SLURM_JOB_ID", "77");
         e.put("SLURM_JOB_NODELIST", "gpu[001-004]");
@@ -66,6 +79,76 @@ class SlurmPrologTest {
                 Files.exists(logs.resolve("preflight.log")) ? Files.readString(logs.resolve("preflight.log")) : "");
     }
 
+    /**
+     * The prolog as the Slurm user would run it, an unprivileged user (nobody) and the key behind a
+     * folder of the package's modes (0750, group G): not in group G, the key is "permission denied"
+     * (never "does not exist"), the job runs ungated or not as FABRICD_PREFLIGHT_ON_ERROR says, and
+     * --check says so; in group G (adduser slurm fabricd), the gate runs. Root passes every
+     * permission check, so this needs root to become nobody.
+     */
+    @Test
+    void theSlurmUserOutsideTheKeysGroupIsToldPermissionDeniedAndTheFailureModeHolds(@TempDir Path tmp) throws Exception {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
+            org.junit.jupiter.api.Assumptions.abort("needs root to run the prolog as another user (nobody)");
+        }
+        String group = "4242";
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path etc = Files.createDirectory(tmp.resolve("etc-fabricd"));
+        Path key = Files.writeString(etc.resolve("probe.key"), "0123456789abcdef0123456789abcdef\n");
+        for (Path p : List.of(etc, key)) {
+            Files.setAttribute(p, "unix:gid", Integer.parseInt(group));
+        }
+        Files.setPosixFilePermissions(etc, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        List<String> nobody = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
+        Map<String, String> env = Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_KEY_FILE", key.toString());
+
+        Run open = run(tmp, env, nobody);
+        assertThat(open.code()).as(open.out()).isZero();
+        assertThat(open.log()).contains("error: cannot read the probe key " + key + " as user nobody: permission denied",
+                "adduser nobody fabricd, then restart slurmctld", "(the job runs ungated; FABRICD_PREFLIGHT_ON_ERROR=fail stops it instead)")
+                .doesNotContain("does not exist");
+        assertThat(tmp.resolve("fabricd.args")).as("the gate is not started without its key").doesNotExist();
+
+        Map<String, String> closed = new java.util.HashMap<>(env);
+        closed.put("FABRICD_PREFLIGHT_ON_ERROR", "fail");
+        Run fail = run(tmp, closed, nobody);
+        assertThat(fail.code()).isEqualTo(1);
+        assertThat(fail.log()).contains("permission denied").contains("(FABRICD_PREFLIGHT_ON_ERROR=fail) (attempt 1 of 3): failing the prolog");
+
+        List<String> check = new java.util.ArrayList<>(nobody);
+        check.addAll(List.of("bash", tmp.resolve("prolog.sh").toString(), "--check"));
+        ProcessBuilder pb = new ProcessBuilder(check).redirectErrorStream(true);
+        pb.environment().put("FABRICD_PREFLIGHT_KEY_FILE", key.toString());
+        pb.environment().put("FABRICD_PREFLIGHT_LOG_DIR", tmp.resolve("log").toString());
+        pb.environment().put("FABRICD_PREFLIGHT_ENV", tmp.resolve("none.env").toString());
+        pb.environment().put("PATH", tmp.resolve("bin") + ":" + System.getenv("PATH"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(out).isEqualTo(1);
+        assertThat(out).contains("FAIL: the probe key " + key + " is readable: cannot read the probe key " + key + " as user nobody: permission denied")
+                .contains("ok: the command fabricd runs", "ok: the command scontrol is there", "ok: the log folder " + tmp.resolve("log") + " is writable")
+                .contains("FABRICD_PREFLIGHT_ON_ERROR=run: when the gate cannot decide, the job starts ungated");
+
+        // in the key's group: the gate runs with the key
+        List<String> member = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=" + group);
+        Run gated = run(tmp, env, member);
+        assertThat(gated.code()).as(gated.out()).isZero();
+        assertThat(gated.log()).contains("job=77 pass: gpu[001-004]");
+        assertThat(Files.readAllLines(tmp.resolve("fabricd.args"))).containsSequence("--key-file", key.toString());
+    }
+
+    @Test
+    void aMissingKeyIsSaidSoAndHandledAsAnError(@TempDir Path tmp) throws Exception {
+        Run r = run(tmp, Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_KEY_FILE", tmp.resolve("nope.key").toString()));
+        assertThat(r.code()).isZero();
+        assertThat(r.log()).contains("error: the probe key " + tmp.resolve("nope.key") + " does not exist: copy the fabric's key there")
+                .contains("the job runs ungated");
+        assertThat(tmp.resolve("fabricd.args")).doesNotExist();
+    }
+
     @Test
     void passingSetStartsTheJobUntouched(@TempDir Path tmp) throws Exception {
         Run r = run(tmp, Map.of("FAKE_RC", "0"));
@@ -74,7 +157,7 @@ class SlurmPrologTest {
         assertThat(r.log()).contains("job=77 pass: gpu[001-004]");
         List<String> args = Files.readAllLines(tmp.resolve("fabricd.args"));
         assertThat(args).containsSequence("preflight", "--nodes", "gpu[001-004]").containsSequence("--port", "9530")
-                .containsSequence("--key-file", "/etc/fabricd/probe.key").containsSequence("--timeout", "60s").contains("--format", "json");
+                .containsSequence("--key-file", tmp.resolve("probe.key").toString()).containsSequence("--timeout", "60s").contains("--format", "json");
         assertThat(Files.readString(tmp.resolve("log/job-77.json"))).contains("\"verdict\":\"fake\"");
     }
 

@@ -1,15 +1,10 @@
 package io.fabricd.probes;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.Set;
 import java.util.logging.Logger;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -36,54 +31,14 @@ public final class ProbeKey {
         this.mac = ThreadLocal.withInitial(this::newMac);
     }
 
-    /** Largest key file read: a key is a line of text, not a file to stream. */
-    private static final long MAX_KEY_FILE_BYTES = 4096;
     private static final Logger LOG = Logger.getLogger(ProbeKey.class.getName());
 
     /**
-     * The key in a file (surrounding whitespace stripped: `openssl rand -hex 32 > key` works). A
-     * folder, a pipe (its read would wait for a writer forever) or a file over 4 KiB is refused; a
-     * file others may read, or a key that is short or repetitive, is warned about once.
+     * The key in a file (surrounding whitespace stripped: `openssl rand -hex 32 > key` works), as
+     * {@link ProbeKeyFile} reads and checks it; a key that is short or repetitive is warned about once.
      */
     public static ProbeKey fromFile(Path file) {
-        String what = "probe key file " + file;
-        if (Files.isDirectory(file)) {
-            throw new IllegalArgumentException(what + " is a folder, not a file");
-        }
-        if (!Files.exists(file)) {
-            throw new IllegalArgumentException(what + " does not exist");
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException(what + " is not a regular file (a pipe or device cannot be read at start)");
-        }
-        try {
-            if (Files.size(file) > MAX_KEY_FILE_BYTES) {
-                throw new IllegalArgumentException(what + " is larger than " + MAX_KEY_FILE_BYTES + " bytes: not a key");
-            }
-            String s = Files.readString(file, StandardCharsets.UTF_8).strip();
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException(what + " is empty");
-            }
-            warnIfExposed(file);
-            return checked(s, what);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read " + what + ": " + e.getMessage());
-        }
-    }
-
-    /** A warning when users other than the owner may read the key (a Secret mounted 0644, a file made with umask 022). */
-    private static void warnIfExposed(Path file) {
-        try {
-            Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
-            if (p.contains(PosixFilePermission.OTHERS_READ)
-                    || p.contains(PosixFilePermission.GROUP_READ)) {
-                LOG.warning("probe key file " + file + " can be read by other users ("
-                        + PosixFilePermissions.toString(p) + "): anyone who reads it can forge probes and "
-                        + "endpoint answers; chmod 600 it (the Helm chart mounts it 0400)");
-            }
-        } catch (IOException | UnsupportedOperationException e) {
-            // no POSIX permissions to judge
-        }
+        return checked(ProbeKeyFile.read(file), "probe key file " + file);
     }
 
     /** The key, with a warning when it is weak: under 32 characters, or fewer than 8 distinct ones. */

@@ -3,11 +3,13 @@ package io.fabricd.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
@@ -16,8 +18,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** The probe key file: refused when it is no file (a pipe would hang the start), warned about when exposed or weak. */
+/** The probe key file: its one mode rule, refused when it is no file (a pipe would hang the start), missing told from denied, warned about when weak. */
 class ProbeKeyFileTest {
     private static final Logger LOG = Logger.getLogger(ProbeKey.class.getName());
     private final List<String> warnings = new ArrayList<>();
@@ -56,23 +60,121 @@ class ProbeKeyFileTest {
         return f;
     }
 
-    @Test
-    void aPrivateRandomKeyIsReadWithoutAWarning(@TempDir Path tmp) throws Exception {
-        ProbeKey k = ProbeKey.fromFile(key(tmp, "3f9c2b1e7d6a5f4e8c0b9a1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f\n", "rw-------"));
+    private static final String KEY = "3f9c2b1e7d6a5f4e8c0b9a1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f";
+
+    @ParameterizedTest
+    @ValueSource(strings = {"rw-r-----", "rw-------", "r--r-----", "r--------"})
+    void aKeyOfTheRuleIsReadWithoutAWarning(String mode, @TempDir Path tmp) throws Exception {
+        ProbeKey k = ProbeKey.fromFile(key(tmp, KEY + "\n", mode));
         assertThat(k.tag("x")).hasSize(ProbeKey.TAG_BYTES);
         assertThat(warnings).isEmpty();
     }
 
     @Test
-    void aKeyOthersCanReadOrAWeakOneIsWarnedAbout(@TempDir Path tmp) throws Exception {
-        ProbeKey.fromFile(key(tmp, "3f9c2b1e7d6a5f4e8c0b9a1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f", "rw-r--r--"));
-        assertThat(warnings).singleElement().asString().contains("can be read by other users (rw-r--r--)", "chmod 600");
-        warnings.clear();
+    void aKeyOthersMayReadOrChangeIsRefusedWithTheRule(@TempDir Path tmp) throws Exception {
+        assertThatThrownBy(() -> ProbeKey.fromFile(key(tmp, KEY, "rw-r--r--")))
+                .hasMessageContaining("has mode 0644: every user can read it")
+                .hasMessageContaining("can forge probes")
+                .hasMessageContaining("owner root, group fabricd, mode 0640 (chown root:fabricd " + tmp.resolve("key") + "; chmod 0640 ");
+        assertThatThrownBy(() -> ProbeKey.fromFile(key(tmp, KEY, "rw-rw----"))).hasMessageContaining("has mode 0660: users other than its owner can change it");
+        assertThatThrownBy(() -> ProbeKey.fromFile(key(tmp, KEY, "rw-----w-"))).hasMessageContaining("has mode 0602: users other than its owner");
+        assertThat(warnings).isEmpty();
+    }
+
+    @Test
+    void aWeakKeyIsWarnedAbout(@TempDir Path tmp) throws Exception {
         ProbeKey.fromFile(key(tmp, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "rw-------"));
         assertThat(warnings).singleElement().asString().contains("weak key", "1 distinct", "openssl rand -hex 32");
         warnings.clear();
         ProbeKey.fromFile(key(tmp, "0123456789abcdef", "rw-------"));
         assertThat(warnings).singleElement().asString().contains("weak key (16 bytes");
+    }
+
+    /**
+     * A key behind a folder the reader may not enter is "permission denied", naming the folder and
+     * the rule, never "does not exist". Root passes every permission check, so as root the read runs
+     * in a JVM of user nobody.
+     */
+    @Test
+    void permissionDeniedIsToldApartFromMissing(@TempDir Path tmp) throws Exception {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path closed = Files.createDirectory(tmp.resolve("closed"));
+        Path key = key(closed, KEY, "rw-r-----");
+        Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwx------"));
+        String message;
+        String user;
+        if ("root".equals(System.getProperty("user.name"))) {
+            user = "nobody";
+            message = readAsNobody(tmp, key);
+        } else {
+            user = System.getProperty("user.name");
+            Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
+            message = refusal(key);
+            Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwx------"));
+        }
+        assertThat(message).contains("cannot read probe key file " + key + " as user " + user + ": permission denied (the folder "
+                + closed + " is closed to that user)", "owner root, group fabricd, mode 0640", "adduser " + user + " fabricd")
+                .doesNotContain("does not exist");
+        assertThat(refusal(tmp.resolve("missing"))).isEqualTo("probe key file " + tmp.resolve("missing") + " does not exist");
+    }
+
+    /** A key of the mode rule's stricter kind that the reader does not own (root's 0600, the agent's user reading): the file's owner and mode say why. */
+    @Test
+    void aKeyTheReaderMayNotOpenNamesItsOwnerAndMode(@TempDir Path tmp) throws Exception {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
+            org.junit.jupiter.api.Assumptions.abort("needs root to read the key as another user (nobody)");
+        }
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path key = key(tmp, KEY, "rw-------");
+        assertThat(readAsNobody(tmp, key)).contains("cannot read probe key file " + key + " as user nobody: permission denied (the file is root:root 0600)",
+                "group fabricd, mode 0640");
+    }
+
+    private static String refusal(Path key) {
+        try {
+            ProbeKeyFile.read(key);
+            return "read";
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
+    /** ProbeKeyFile read by user nobody: its class and {@link Reader} copied where nobody can load them. */
+    private static String readAsNobody(Path tmp, Path key) throws Exception {
+        Path classes = Files.createDirectories(tmp.resolve("classes/io/fabricd/probes"));
+        for (Class<?> c : new Class<?>[] {ProbeKeyFile.class, Reader.class}) {
+            String name = c.getName().substring(c.getPackageName().length() + 1) + ".class";
+            try (var in = c.getResourceAsStream(name)) {
+                Files.write(classes.resolve(name), in.readAllBytes());
+            }
+        }
+        try (var walk = Files.walk(tmp.resolve("classes"))) {
+            for (Path p : walk.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
+            }
+        }
+        Process p = new ProcessBuilder("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Duser.name=nobody", "-cp", tmp.resolve("classes").toString(),
+                Reader.class.getName(), key.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        return out;
+    }
+
+    /** Prints what reading the key file gives: "read", or the refusal. */
+    public static final class Reader {
+        private Reader() {
+        }
+
+        public static void main(String[] args) {
+            try {
+                ProbeKeyFile.read(Path.of(args[0]));
+                System.out.println("read");
+            } catch (IllegalArgumentException e) {
+                System.out.println(e.getMessage());
+            }
+        }
     }
 
     @Test

@@ -6,17 +6,20 @@ import io.fabricd.agent.preflight.GateReport;
 import io.fabricd.agent.preflight.GateRun;
 import io.fabricd.agent.preflight.NodeSet;
 import io.fabricd.agent.preflight.PreflightBandwidth;
+import io.fabricd.agent.preflight.ResultConfigMap;
 import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -137,11 +140,60 @@ public final class PreflightCommand implements Callable<Integer> {
             + "node), atomically.")
     Path excludeList;
 
+    @Option(names = "--result-configmap", paramLabel = "NAME", description = "Also store the result in this Kubernetes ConfigMap of the "
+            + "pod's namespace, replaced whole: exit_code, excluded, excluded.tsv, verdict.json and the cordon/taint commands for the "
+            + "excluded nodes, printed, not run (the preflight Job, docs/preflight.md).")
+    String resultConfigMap;
+
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() throws IOException {
+        if (resultConfigMap == null) {
+            return gate().code();
+        }
+        Outcome o;
+        try {
+            o = gate();
+        } catch (IllegalArgumentException e) {
+            try {
+                publish(ResultConfigMap.error(e.getMessage()));
+            } catch (IllegalStateException notStored) {
+                spec.commandLine().getErr().println("fabricd preflight: the error below is not stored: " + notStored.getMessage());
+            }
+            throw e;
+        }
+        StringWriter json = new StringWriter();
+        o.report().json(new PrintWriter(json));
+        int code = o.code();
+        Map<String, String> result = ResultConfigMap.data(code, o.report(), json.toString());
+        PrintWriter err = spec.commandLine().getErr();
+        if (!result.get("commands").isEmpty()) {
+            err.print("fabricd preflight: to keep new pods off the excluded nodes (not run here; also in ConfigMap " + resultConfigMap + "):\n"
+                    + result.get("commands"));
+        }
+        try {
+            publish(result);
+        } catch (IllegalStateException e) {
+            err.println("fabricd preflight: the verdict (exit " + code + ", above) is not stored: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
+        err.flush();
+        return code;
+    }
+
+    private void publish(Map<String, String> data) {
+        ResultConfigMap.publish(null, resultConfigMap, data);
+    }
+
+    /** The gate's exit code and its report. */
+    private record Outcome(int code, GateReport report) {
+    }
+
+    /** Runs the gate, prints and writes its output. */
+    private Outcome gate() throws IOException {
         Duration budget = duration("--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(1));
         Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), MAX_BANDWIDTH_DURATION);
         if (port < 1 || port > 65535) {
@@ -183,9 +235,9 @@ public final class PreflightCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "fabricd preflight: only %d of %d nodes kept, fewer than --min-nodes %d: the job cannot run on this "
                     + "set; fix or replace the excluded nodes (reasons above) and run again%n", kept, set.size(), minNodes);
             err.flush();
-            return 2;
+            return new Outcome(2, report);
         }
-        return "pass".equals(report.verdict()) ? 0 : 1;
+        return new Outcome("pass".equals(report.verdict()) ? 0 : 1, report);
     }
 
     private Policy policy() {
