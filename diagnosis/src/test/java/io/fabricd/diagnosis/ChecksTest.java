@@ -87,7 +87,7 @@ class ChecksTest {
         List<Finding> f = of(Diagnosis.run(Hosts.model(root), null), "counter_saturated");
         assertThat(f).singleElement().satisfies(x -> {
             assertThat(Plain.subject(x)).isEqualTo(Map.of("device", "mlx5_0", "port", 1, "netdev", "ibp25s0"));
-            assertThat(Plain.evidence(x).get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed",
+            assertThat(Plain.evidence(x).get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed", "kind", "error",
                     "value", "255", "width_bits", 8)));
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
         });

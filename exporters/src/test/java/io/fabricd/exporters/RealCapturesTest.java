@@ -76,13 +76,15 @@ class RealCapturesTest {
     @Test
     void aCounterExactlyAtItsWidthsMaximumIsSaturated(@TempDir Path tmp) {
         // node_exporter's mlx4: port_xmit_wait 4294967295 (32-bit); gpud's H100: link_downed 255, excessive_buffer_overrun_errors 15
-        // mlx4's port_xmit_wait is pinned (flagged and exported as such), but it counts congestion, not
-        // errors: no counter_saturated finding hides behind it
+        // mlx4's pinned port_xmit_wait counts congestion, not errors: flagged, exported, and a finding that says congestion
         HostModel mlx4 = model(Fixtures.nodeExporter(tmp));
         assertThat(mlx4.port("mlx4_0", 1).orElseThrow().saturated()).contains("port_xmit_wait");
         assertThat(metrics(mlx4)).containsEntry(s("fabric_port_pma_saturated", "device", "mlx4_0", "port", "1", "counter",
                 "port_xmit_wait"), 1.0);
-        assertThat(findings(mlx4, "counter_saturated")).isEmpty();
+        assertThat(findings(mlx4, "counter_saturated")).singleElement().satisfies(f -> {
+            assertThat(f.severity()).isEqualTo(Severity.WARNING);
+            assertThat(f.summary()).contains("new congestion is invisible").doesNotContain("errors are invisible");
+        });
         HostModel h100 = model(Fixtures.dir().resolve("real/gpud-h100-mlx5_1"));
         assertThat(h100.port("mlx5_1", 1).orElseThrow().saturated()).containsExactly("excessive_buffer_overrun_errors", "link_downed");
         assertThat(findings(h100, "counter_saturated")).singleElement()
