@@ -158,8 +158,8 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
              "(threshold 120/h): cable, transceiver or switch port. fabric_netdev_phy_lane_errors_total shows whether one "
              "lane is to blame; `ethtool -S {{ $labels.netdev }} | grep phy` confirms.",
              "checks.md#port_errors_rising"),
-        # an error counter pinned at its maximum (a pinned port_xmit_wait or data counter hides no error)
-        finding("FabricCounterSaturated", "counter_saturated", "Error counter pinned at its maximum", "checks.md",
+        # a counter pinned at its maximum, whatever it counts (errors, congestion, traffic): blind until cleared
+        finding("FabricCounterSaturated", "counter_saturated", "Counter pinned at its maximum", "checks.md",
                 for_="10m"),
     ]),
 ])

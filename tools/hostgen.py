@@ -199,9 +199,9 @@ MLX5_HW = ["rx_write_requests", "rx_read_requests", "rx_atomic_requests", "rx_dc
            "rp_cnp_handled", "np_ecn_marked_roce_packets", "np_cnp_sent", "rx_icrc_encapsulated"]
 
 
-def mlx5_counters(h, port_dir, seed, errors=None, hw=None):
+def pma_counters(h, port_dir, seed, errors=None):
+    """counters/ of a port whose driver answers PMA queries with the extended (64-bit) counters."""
     errors = errors or {}
-    hw = hw or {}
     c = port_dir + "/counters/"
     for e in IB_ERRORS:
         h.file(c + e, str(errors.get(e, 0)))
@@ -218,6 +218,11 @@ def mlx5_counters(h, port_dir, seed, errors=None, hw=None):
     h.file(c + "unicast_rcv_packets", str(rp - 11136))
     h.file(c + "multicast_xmit_packets", "11132")
     h.file(c + "multicast_rcv_packets", "11136")
+
+
+def mlx5_counters(h, port_dir, seed, errors=None, hw=None):
+    hw = hw or {}
+    pma_counters(h, port_dir, seed, errors)
     w = port_dir + "/hw_counters/"
     h.file(w + "lifespan", "10")
     base = {"rx_write_requests": 918273645 // (seed + 1), "rx_read_requests": 120393 + seed,
@@ -838,6 +843,42 @@ def other_rdma(h, name, pci_path, node_type, fw, link_layer, rate, port_hw=None,
             h.file(nd + "/" + k, v)
 
 
+# mlx4's diagnostic counters (linux drivers/infiniband/hw/mlx4/main.c: diag_basic, diag_ext, diag_device_only). The
+# device's hw_counters/ has the basic ones and the device-only ones; diag_ext and per-port hw_counters/ only exist
+# when the firmware has per-port diagnostic counters (MLX4_DEV_CAP_FLAG2_DIAG_PER_PORT).
+MLX4_DIAG_BASIC = ["rq_num_lle", "sq_num_lle", "rq_num_lqpoe", "sq_num_lqpoe", "rq_num_lpe", "sq_num_lpe", "rq_num_wrfe",
+                   "sq_num_wrfe", "sq_num_mwbe", "sq_num_bre", "sq_num_rire", "rq_num_rire", "sq_num_rae", "rq_num_rae",
+                   "sq_num_roe", "sq_num_tree", "sq_num_rree", "rq_num_rnr", "sq_num_rnr", "rq_num_oos", "sq_num_oos"]
+MLX4_DIAG_DEVICE_ONLY = ["num_cqovf", "rq_num_udsdprd"]
+
+
+def mlx4(h, name, pci_path, guid, device_hw):
+    """A dual-port ConnectX-3 on InfiniBand (mlx4_ib): PMA counters/ on each port, its diagnostic
+    counters in the device's hw_counters/ only (firmware without per-port diagnostic counters), no
+    IPoIB netdev (ib_ipoib not loaded)."""
+    dev_real = pci_path + "/infiniband/" + name
+    h.link("sys/class/infiniband/" + name, rel("sys/class/infiniband/" + name, dev_real))
+    h.link(dev_real + "/device", rel(dev_real + "/device", pci_path))
+    for k, v in (("node_type", "1: CA"), ("node_guid", guid), ("sys_image_guid", guid), ("node_desc", "drivers-01 " + name),
+                 ("fw_ver", "2.42.5000"), ("hca_type", "MT4099"), ("hw_rev", "1"), ("board_id", "MT_1090120019")):
+        h.file(dev_real + "/" + k, v)
+    for port in (1, 2):
+        p = dev_real + "/ports/%d" % port
+        for k, v in (("state", "4: ACTIVE"), ("phys_state", "5: LinkUp"), ("rate", "56 Gb/sec (4X FDR)"),
+                     ("link_layer", "InfiniBand"), ("lid", "0x%x" % (0x20 + port)), ("sm_lid", "0x1"), ("lid_mask_count", "0"),
+                     ("sm_sl", "0"), ("cap_mask", "0x02514868"), ("pkeys/0", "0xffff")):
+            h.file(p + "/" + k, v)
+        port_guid = guid[:-1] + str(int(guid[-1]) + port)
+        h.file(p + "/gids/0", "fe80:0000:0000:0000:" + port_guid)
+        h.file(p + "/gid_attrs/types/0", "IB/RoCE v1")
+        h.bad(p + "/gid_attrs/ndevs/0")
+        h.file(p + "/gids/1", ZERO_GID)
+        pma_counters(h, p, 20 + port)
+    for k in MLX4_DIAG_BASIC + MLX4_DIAG_DEVICE_ONLY:
+        h.file(dev_real + "/hw_counters/" + k, str(device_hw.get(k, 0)))
+    h.file(dev_real + "/hw_counters/lifespan", "10")
+
+
 def stats_file(h, netdev, names, seed):
     h.file("fabricd/ethtool/%s.txt" % netdev, "NIC statistics:\n" + "".join(
         "     %s: %d\n" % (n, (i * 7 + seed) % 5) for i, n in enumerate(names)), newline=False)
@@ -847,8 +888,9 @@ def host_drivers():
     """One device of each RDMA driver besides mlx5 and rxe that fabricd must read cleanly, in the
     shapes their kernel sources give: efa (no counters/, port and device hw_counters, link layer
     Unknown, node type unspecified), irdma in RoCE mode on an ice netdev, bnxt_re on a bnxt_en
-    netdev, hns, qedr (a MAD handler that answers no PMA query: every counters/ read is EINVAL) and
-    siw (iWARP in software: no counters at all, no PCI function)."""
+    netdev, hns, qedr (a MAD handler that answers no PMA query: every counters/ read is EINVAL),
+    siw (iWARP in software: no counters at all, no PCI function) and mlx4 (InfiniBand, its
+    transport error counters in the device's hw_counters/ only)."""
     h = Host()
     manifest(h, "drivers-01")
     rp = "sys/devices/pci0000:00/0000:00:02.0"
@@ -872,6 +914,10 @@ def host_drivers():
         pci = rp + "/" + bdf
         pci_dev(h, pci, vendor, device, "0x020000", numa=0, speed="16.0 GT/s PCIe", driver=driver)
         other_rdma(h, name, pci, node_type, fw, ll, rate, **kw)
+    pci = rp + "/0000:15:00.0"
+    pci_dev(h, pci, "0x15b3", "0x1003", "0x028000", numa=0, speed="8.0 GT/s PCIe", width=8, driver="mlx4_core")
+    mlx4(h, "mlx4_0", pci, "f452:1403:0012:3450",
+         {"rq_num_oos": 57, "sq_num_tree": 2, "rq_num_wrfe": 14, "sq_num_wrfe": 9, "rq_num_rnr": 3, "rq_num_udsdprd": 31})
     stats_file(h, "ens11f0", ICE_STATS, 1)
     stats_file(h, "ens12f0np0", BNXT_EN_STATS, 2)
     # siw on a veth: iWARP, virtual, no counters

@@ -18,7 +18,8 @@ class DriversTest {
     @Test
     void everyDriverReadsCleanly() {
         HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open("host-g-drivers"));
-        assertThat(m.devices()).extracting(RdmaDevice::name).containsExactly("bnxt_re0", "efa_0", "hns_0", "irdma0", "qedr0", "siw0");
+        assertThat(m.devices()).extracting(RdmaDevice::name).containsExactly("bnxt_re0", "efa_0", "hns_0", "irdma0", "mlx4_0", "qedr0",
+                "siw0");
         for (CollectorRun r : m.collectors()) {
             assertThat(r.ok()).as(r.name()).isTrue();
             assertThat(r.errors()).as(r.name()).isEmpty();
@@ -36,6 +37,15 @@ class DriversTest {
         assertThat(m.device("siw0").orElseThrow().pciAddress()).isNull();
         assertThat(m.port("bnxt_re0", 1).orElseThrow().netdev()).isEqualTo("ens12f0np0");
         assertThat(m.port("irdma0", 1).orElseThrow().hwCounters()).containsKey("tcpRetransSegs");
+        // mlx4 without per-port diagnostic counters: its queue error counters are the device's, its ports have PMA counters only
+        RdmaDevice mlx4 = m.device("mlx4_0").orElseThrow();
+        assertThat(mlx4.hwCounters()).hasSize(23).containsEntry("rq_num_oos", 57L).containsKeys("num_cqovf", "rq_num_udsdprd")
+                .doesNotContainKey("lifespan");
+        assertThat(mlx4.ports()).hasSize(2).allSatisfy(p -> {
+            assertThat(p.hwCounters()).isEmpty();
+            assertThat(p.counters()).containsKeys("symbol_error", "port_xmit_wait", "unicast_xmit_packets");
+            assertThat(p.up()).isTrue();
+        });
     }
 
     @Test

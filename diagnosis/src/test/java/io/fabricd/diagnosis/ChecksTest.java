@@ -39,8 +39,9 @@ class ChecksTest {
     void linkDown(@TempDir Path tmp) throws Exception {
         assertThat(of(Diagnosis.run(model("host-b-roce"), null), "link_down")).isEmpty();
         // variants of host A's port: no SM, cable unplugged, administratively disabled
-        for (String[] v : new String[][] {{"2: INIT", "5: LinkUp", "no subnet manager"}, {"1: DOWN", "2: Polling", "no link partner"},
-                {"1: DOWN", "3: Disabled", null}}) {
+        // (and, when nothing expects the port up: a cabled port is still a fault, an empty one inventory)
+        for (String[] v : new String[][] {{"2: INIT", "5: LinkUp", "no subnet manager", "WARNING"},
+                {"1: DOWN", "2: Polling", "no link partner", "INFO"}, {"1: DOWN", "3: Disabled", null, null}}) {
             Path root = Hosts.copy("host-a-ib", tmp.resolve("a" + v[1].charAt(0)));
             Path port = root.resolve("sys/class/infiniband/mlx5_0/ports/1");
             Files.writeString(port.resolve("state"), v[0] + "\n");
@@ -59,13 +60,13 @@ class ChecksTest {
                     assertThat(x.summary()).contains(v[2]);
                     assertThat(Plain.evidence(x)).containsEntry("expected_up", true);
                 });
-                // nothing expects it up (no inventory, no sibling card): inventory, not an outage
+                // nothing expects it up (no inventory, no sibling card)
                 assertThat(of(Diagnosis.run(down, null), "link_down")).singleElement()
-                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
+                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.valueOf(v[3])));
                 // an inventory accepted with the port down: still not expected
                 Inventory accepted = Inventory.of(down, Instant.parse("2026-11-01T00:00:00Z"), Inventory.ACCEPTED);
                 assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
-                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.INFO));
+                        .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.valueOf(v[3])));
                 // configured as expected
                 DiagnosisConfig cfg = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
                 assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
@@ -86,7 +87,7 @@ class ChecksTest {
         List<Finding> f = of(Diagnosis.run(Hosts.model(root), null), "counter_saturated");
         assertThat(f).singleElement().satisfies(x -> {
             assertThat(Plain.subject(x)).isEqualTo(Map.of("device", "mlx5_0", "port", 1, "netdev", "ibp25s0"));
-            assertThat(Plain.evidence(x).get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed",
+            assertThat(Plain.evidence(x).get("saturated")).isEqualTo(List.of(Map.of("counter", "link_downed", "kind", "error",
                     "value", "255", "width_bits", 8)));
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
         });

@@ -41,7 +41,7 @@ class DiagnosisTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"host-a-ib", "host-b-roce", "host-c-rxe", "host-broken", "host-d-topology", "host-e-roce-variants",
-            "real-softroce-6.1"})
+            "host-g-drivers", "real-softroce-6.1", "real/h100-some-down", "real/gpud-h100-mlx5_1"})
     void noCheckFailsOnAnyFixtureAlsoWithHistory(String fixture) {
         HostModel m = Hosts.model(fixture);
         HostModel earlier = m.withCollectedAt(m.collectedAt().minusSeconds(30));

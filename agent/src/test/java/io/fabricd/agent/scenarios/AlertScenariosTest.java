@@ -182,6 +182,13 @@ class AlertScenariosTest {
                 .at(10, w -> w.host().port("mlx5_0", 1, "1: DOWN", "2: Polling"))
                 .fires("FabricPortDown", "device=\"mlx5_0\",port=\"1\",severity=\"critical\"", 10)
                 .diagnose("link_down", Severity.CRITICAL));
+        s.add(Scenario.incident("cabled InfiniBand port that no subnet manager ever configured", IB)
+                .at(0, w -> {
+                    w.host().copy(NIC0 + "/ports/1", w.host().real(NIC0) + "/ports/2");
+                    w.host().port("mlx5_0", 2, "2: INIT", "5: LinkUp"); // learned by the inventory as never up
+                })
+                .fires("FabricPortDown", "device=\"mlx5_0\",port=\"2\",severity=\"warning\"", 0)
+                .diagnose("link_down", Severity.WARNING));
         s.add(Scenario.incident("RoCE link down (no carrier)", BIG)
                 .at(10, w -> {
                     w.host().port("mlx5_4", 1, "1: DOWN", "3: Disabled");
@@ -223,6 +230,10 @@ class AlertScenariosTest {
                     w.host().add("sys/class/net/ens2f0np0/carrier_changes", 2);
                 })
                 .fires("FabricPortFlapping", "device=\"mlx5_2\"", 10));
+        s.add(Scenario.incident("congestion counter pinned at its 32-bit maximum", IB)
+                .at(10, w -> w.host().write(NIC0 + "/ports/1/counters/port_xmit_wait", "4294967295"))
+                .fires("FabricCounterSaturated", "device=\"mlx5_0\"", 10)
+                .diagnose("counter_saturated", Severity.WARNING));
         s.add(Scenario.incident("link retraining once a minute", IB)
                 .every(10, 39, 1, w -> w.host().add(NIC0 + "/ports/1/counters/link_error_recovery", 1))
                 .fires("FabricLinkErrorRecovery", "device=\"mlx5_0\"", 10));

@@ -56,18 +56,6 @@ class DownPortsTest {
     }
 
     @Test
-    void aPinnedCongestionCounterHidesNoError(@TempDir Path tmp) {
-        Path root = Hosts.copy("host-a-ib", tmp.resolve("h"));
-        Hosts.write(root, "sys/class/infiniband/mlx5_0/ports/1/counters/port_xmit_wait", "4294967295\n");
-        HostModel m = Hosts.model(root);
-        assertThat(m.port("mlx5_0", 1).orElseThrow().isSaturated("port_xmit_wait")).isTrue();
-        assertThat(Hosts.of(m, "counter_saturated")).isEmpty();
-        Hosts.write(root, "sys/class/infiniband/mlx5_0/ports/1/counters/symbol_error", "65535\n");
-        assertThat(Hosts.of(Hosts.model(root), "counter_saturated")).singleElement()
-                .satisfies(x -> assertThat(x.summary()).startsWith("symbol_error").doesNotContain("port_xmit_wait"));
-    }
-
-    @Test
     void errorTotalsOfOneCollectionAreInfoWithTheirValues(@TempDir Path tmp) {
         Path root = Hosts.copy("host-f-big", tmp.resolve("h"));
         Hosts.stat(root, "ens1f0np0", "rx_crc_errors_phy", 57);
