@@ -46,7 +46,7 @@ public final class Judgement {
     public Report apply(HostModel m, ProbeResults probes) {
         Inventory inv = inventory.observe(m).selected(deviceSelected);
         Report report = Diagnosis.run(m, previous, inv, probes, diagnosis);
-        metrics.update(m, report.findings(), inv);
+        metrics.update(m, report.findings(), report.notJudged(), inv);
         previous = m;
         return report;
     }

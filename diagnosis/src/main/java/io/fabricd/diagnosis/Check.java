@@ -3,6 +3,7 @@ package io.fabricd.diagnosis;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.probe.ProbeResults;
 import java.util.List;
 import java.util.Objects;
@@ -44,4 +45,13 @@ public interface Check {
 
     /** The verdict on {@code in}, with the thresholds and expectations of {@code config} (never null). */
     List<Finding> evaluate(Inputs in, DiagnosisConfig config);
+
+    /**
+     * The subjects {@link #evaluate} could not judge on {@code in}, and why (gone, blind, malformed):
+     * what it skipped because a value it reads was not there to read. The report lists them in one
+     * place ({@code not_judged}, fabric_check_not_judged); a check that judges everything it sees has none.
+     */
+    default List<NotJudged> notJudged(Inputs in, DiagnosisConfig config) {
+        return List.of();
+    }
 }

@@ -2,6 +2,7 @@ package io.fabricd.diagnosis;
 
 import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 
@@ -94,6 +95,7 @@ public final class Diagnosis {
             previous = null;
         }
         List<Finding> findings = new ArrayList<>();
+        List<NotJudged> notJudged = new ArrayList<>();
         List<String> noHistory = new ArrayList<>();
         Check.Inputs in = new Check.Inputs(current, previous, inventory, probes);
         for (Check c : checks) {
@@ -108,6 +110,7 @@ public final class Diagnosis {
             }
             try {
                 findings.addAll(c.evaluate(in, config));
+                notJudged.addAll(c.notJudged(in, config));
             } catch (RuntimeException | StackOverflowError e) {
                 // a check's bug must not hide the other checks' findings: reported as a finding of its own
                 findings.add(new Finding(c.id(), Severity.INFO, Subject.HOST, "check " + c.id() + " failed: " + e,
@@ -116,6 +119,7 @@ public final class Diagnosis {
         }
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)
                 .thenComparing(f -> f.subject().toString()));
-        return new Report(current, findings, noHistory);
+        notJudged.sort(Comparator.comparing(NotJudged::check).thenComparing(n -> n.subject().toString()));
+        return new Report(current, findings, noHistory, notJudged);
     }
 }

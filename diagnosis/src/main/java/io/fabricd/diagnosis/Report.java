@@ -1,7 +1,9 @@
 package io.fabricd.diagnosis;
 
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -14,14 +16,18 @@ import io.fabricd.model.HostModel;
 import java.util.List;
 import java.util.Locale;
 
-/** The result of a diagnosis: findings of one collection, as JSON or as a text report. */
-public record Report(HostModel model, List<Finding> findings, List<String> checksWithoutHistory) {
+/**
+ * The result of a diagnosis: findings of one collection, the checks that lacked a previous one, and
+ * the subjects checks could not judge and why; as JSON or as a text report.
+ */
+public record Report(HostModel model, List<Finding> findings, List<String> checksWithoutHistory, List<NotJudged> notJudged) {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
             .setDefaultPropertyInclusion(JsonInclude.Include.ALWAYS);
 
     public Report {
         findings = List.copyOf(findings);
         checksWithoutHistory = List.copyOf(checksWithoutHistory);
+        notJudged = List.copyOf(notJudged);
     }
 
     public boolean hasAtLeast(Severity s) {
@@ -44,6 +50,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
             r.errors().forEach(e -> errs.addObject().put("path", e.path()).put("error", e.error()));
         }
         root.set("checks_without_history", JSON.valueToTree(checksWithoutHistory));
+        root.set("not_judged", JSON.valueToTree(notJudged));
         try {
             return JSON.writeValueAsString(root) + "\n";
         } catch (JsonProcessingException e) {
@@ -56,7 +63,8 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         StringBuilder sb = new StringBuilder();
         sb.append("fabricd diagnose: ").append(model.hostname()).append(" at ").append(model.collectedAt()).append('\n');
         if (findings.isEmpty()) {
-            sb.append(checksWithoutHistory.isEmpty() ? "\nNo findings.\n" : "\nNo findings: nothing wrong that one collection can show.\n");
+            sb.append(!notJudged.isEmpty() ? "\nNo findings in what could be judged (see \"Not judged\" below).\n"
+                    : checksWithoutHistory.isEmpty() ? "\nNo findings.\n" : "\nNo findings: nothing wrong that one collection can show.\n");
         }
         for (Severity s : Severity.values()) {
             List<Finding> fs = findings.stream().filter(f -> f.severity() == s).toList();
@@ -67,7 +75,7 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
             String code = s == Severity.CRITICAL ? "31" : s == Severity.WARNING ? "33" : "36";
             sb.append('\n').append(colour ? "\u001b[1;" + code + "m" + head + "\u001b[0m" : head).append('\n');
             for (Finding f : fs) {
-                sb.append("  [").append(f.check()).append("] ").append(subject(f)).append(": ").append(f.summary()).append('\n');
+                sb.append("  [").append(f.check()).append("] ").append(subject(f.subject())).append(": ").append(f.summary()).append('\n');
                 f.evidence().entries().forEach(e -> sb.append("      ").append(e.name()).append(": ").append(e.value()).append('\n'));
                 sb.append("    fix: ").append(f.remediation()).append('\n');
             }
@@ -82,6 +90,13 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         if (!partial.isEmpty()) {
             sb.append("Judged on totals only, without rates: ").append(String.join(", ", partial)).append('\n');
         }
+        if (!notJudged.isEmpty()) {
+            sb.append("\nNot judged (").append(notJudged.size()).append("): no finding is built on what could not be read\n");
+            for (NotJudged n : notJudged) {
+                sb.append("  [").append(n.check()).append("] ").append(subject(n.subject())).append(": ").append(n.reason().id())
+                        .append(": ").append(n.detail()).append('\n');
+            }
+        }
         long errors = model.collectors().stream().mapToLong(c -> c.errors().size()).sum();
         if (errors > 0) {
             sb.append("\n").append(errors).append(" paths could not be read (see --format json, collectors[].errors)\n");
@@ -89,12 +104,12 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         return sb.toString();
     }
 
-    private static String subject(Finding f) {
-        if (f.subject().isHost()) {
+    private static String subject(Subject s) {
+        if (s.isHost()) {
             return "host";
         }
         StringBuilder sb = new StringBuilder();
-        f.subject().parts().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        s.parts().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : " ").append(k).append('=').append(v));
         return sb.toString();
     }
 }

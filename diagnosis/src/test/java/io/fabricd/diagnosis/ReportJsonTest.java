@@ -23,7 +23,7 @@ class ReportJsonTest {
                 .build();
         Finding f = new Finding("pfc_missing", Severity.CRITICAL, Subject.port("mlx5_2", 1).withNetdev("ens1f0np0").withPriority(3),
                 "RoCE traffic class 3 has no PFC", ev, "Enable PFC.");
-        Report r = new Report(Hosts.model("host-a-ib"), List.of(f), List.of());
+        Report r = new Report(Hosts.model("host-a-ib"), List.of(f), List.of(), List.of());
         JsonNode j = new ObjectMapper().readTree(r.toJson());
         JsonNode x = j.at("/findings/0");
         assertThat(names(x)).containsExactly("check", "severity", "subject", "summary", "evidence", "remediation");
@@ -39,7 +39,7 @@ class ReportJsonTest {
         assertThat(x.at("/evidence/rising/0/increase").asLong()).isEqualTo(12);
         // a finding of the whole host: an empty subject
         Report host = new Report(Hosts.model("host-a-ib"), List.of(new Finding("hardware_missing", Severity.CRITICAL, Subject.HOST, "s",
-                Evidence.NONE, "r")), List.of());
+                Evidence.NONE, "r")), List.of(), List.of());
         assertThat(new ObjectMapper().readTree(host.toJson()).at("/findings/0/subject").size()).isZero();
         assertThat(host.toText(false)).contains("[hardware_missing] host: s");
         assertThat(r.toText(false)).contains("[pfc_missing] device=mlx5_2 netdev=ens1f0np0 port=1 priority=3: ",

@@ -2,6 +2,7 @@ package io.fabricd.exporters;
 
 import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
@@ -35,12 +36,12 @@ public final class FabricMetrics implements MultiCollector {
 
     /** Replaces the served families with those of a new host model and its open findings. */
     public void update(HostModel model, List<Finding> findings) {
-        update(model, findings, null);
+        update(model, findings, List.of(), null);
     }
 
-    /** ... and the host's expected inventory (null: none kept). */
-    public synchronized void update(HostModel model, List<Finding> findings, Inventory inventory) {
-        MetricSnapshots snaps = build(new Families(), model, allNetdevStats, findings, inventory);
+    /** ... and what the checks could not judge, and the host's expected inventory (null: none kept). */
+    public synchronized void update(HostModel model, List<Finding> findings, List<NotJudged> notJudged, Inventory inventory) {
+        MetricSnapshots snaps = build(new Families(), model, allNetdevStats, findings, notJudged, inventory);
         List<String> n = new ArrayList<>(snaps.size());
         for (MetricSnapshot s : snaps) {
             n.add(s.getMetadata().getPrometheusName());
@@ -58,19 +59,21 @@ public final class FabricMetrics implements MultiCollector {
     }
 
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
-        return build(new Families(), model, allNetdevStats, findings, null);
+        return build(new Families(), model, allNetdevStats, findings, List.of(), null);
     }
 
-    public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings, Inventory inventory) {
-        return build(new Families(), model, allNetdevStats, findings, inventory);
+    /** ... with what the checks could not judge, and the host's expected inventory. */
+    public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings, List<NotJudged> notJudged,
+                                        Inventory inventory) {
+        return build(new Families(), model, allNetdevStats, findings, notJudged, inventory);
     }
 
     private static MetricSnapshots build(Families f, HostModel model, boolean allNetdevStats, List<Finding> findings,
-                                         Inventory inventory) {
+                                         List<NotJudged> notJudged, Inventory inventory) {
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         PcieFamilies.add(f, model);
-        FindingFamilies.add(f, findings);
+        FindingFamilies.add(f, findings, notJudged);
         InventoryFamilies.add(f, model, inventory);
         ConfigFamilies.add(f, model);
         return f.build();
@@ -78,12 +81,13 @@ public final class FabricMetrics implements MultiCollector {
 
     /** A host model's families as Prometheus text 0.0.4 (the {@code fabricd metrics} CLI). */
     public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings) {
-        return text(model, allNetdevStats, findings, null);
+        return text(model, allNetdevStats, findings, List.of(), null);
     }
 
-    /** ... with the host's expected inventory. */
-    public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings, Inventory inventory) {
-        return Exposition.render(build(model, allNetdevStats, findings, inventory), null).body();
+    /** ... with what the checks could not judge and the host's expected inventory. */
+    public static byte[] text(HostModel model, boolean allNetdevStats, List<Finding> findings, List<NotJudged> notJudged,
+                              Inventory inventory) {
+        return Exposition.render(build(model, allNetdevStats, findings, notJudged, inventory), null).body();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.fabricd.exporters;
 
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Subject;
 import io.fabricd.model.metrics.FindingMetrics;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.stream.Stream;
  * {@code fabric_finding{check,severity,device,port,netdev,priority,gpu,pci,peer,direction} 1}: one series per open
  * finding of the latest collection (interfaces.md). Every subject label is always present, empty
  * when the finding's subject has no such part, so alert rules can group by any of them (direction:
- * the two directions of a slow link are two series).
+ * the two directions of a slow link are two series). {@code fabric_check_not_judged} carries the
+ * subjects the checks could not judge, with the same subject labels.
  */
 final class FindingFamilies {
     static final List<String> SUBJECT_LABELS = Subject.PARTS;
@@ -45,7 +47,24 @@ final class FindingFamilies {
     private static final List<String> NAMES = Stream.concat(Stream.of("check", "severity"), SUBJECT_LABELS.stream()).toList();
     private static final List<String> TEXT_NAMES = Stream.concat(NAMES.stream(), Stream.of("summary", "remediation")).toList();
 
-    static void add(Families f, List<Finding> findings) {
+    private static final List<String> NOT_JUDGED_NAMES = Stream.concat(Stream.of("check", "reason"), SUBJECT_LABELS.stream()).toList();
+
+    static void add(Families f, List<Finding> findings, List<NotJudged> notJudged) {
+        add(f, findings);
+        Set<List<String>> seen = new HashSet<>();
+        for (NotJudged n : notJudged) {
+            List<String> values = new ArrayList<>(List.of(n.check(), n.reason().id()));
+            Map<String, String> parts = n.subject().parts();
+            for (String l : SUBJECT_LABELS) {
+                values.add(parts.getOrDefault(l, ""));
+            }
+            if (seen.add(values)) {
+                f.add(FindingMetrics.NOT_JUDGED, 1, NOT_JUDGED_NAMES, values);
+            }
+        }
+    }
+
+    private static void add(Families f, List<Finding> findings) {
         Set<List<String>> seen = new HashSet<>();
         for (Finding x : findings) {
             List<String> values = new ArrayList<>(List.of(x.check(), x.severity().id()));

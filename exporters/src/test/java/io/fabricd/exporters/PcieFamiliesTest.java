@@ -10,6 +10,7 @@ import io.fabricd.model.HostModel;
 import io.fabricd.collectors.pcie.PcieHosts;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Report;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -77,6 +78,33 @@ class PcieFamiliesTest {
         assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_finding_text{") && k.contains("check=\"pcie_config_blind\""))
                 .singleElement().asString().contains("read only 64 bytes").contains("pcie.fullConfigSpace: true")
                 .contains("AmbientCapabilities=CAP_SYS_ADMIN").contains("fabricd diagnose` as root");
+    }
+
+    /**
+     * A NIC whose capability list loops: no register series, and one fabric_check_not_judged series
+     * per check that could not judge it, with the reason and the subject labels of fabric_finding.
+     */
+    @Test
+    void whatCouldNotBeJudgedHasASeriesPerCheckAndSubject(@TempDir Path tmp) {
+        PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
+        byte[] loop = Fixtures.lspciDump("pciutils-cap-pcie-2.lspci-xxxx.txt");
+        loop[0xa1] = 0x40; // the PCI Express capability points back to the first capability
+        h.config(PcieHosts.NIC, loop);
+        HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(h.root()));
+        Report r = Diagnosis.run(m, null);
+        Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false, r.findings(), r.notJudged(),
+                null), null).body(), StandardCharsets.UTF_8));
+        String[] nic = {"pci", PcieHosts.NIC, "kind", "nic"};
+        assertThat(v).containsEntry(s("fabric_pci_config_bytes_read", nic), 4096.0);
+        assertThat(v).doesNotContainKey(s("fabric_pci_max_read_request_bytes", nic));
+        for (String check : List.of("pcie_max_payload", "pcie_max_read_request", "pcie_relaxed_ordering")) {
+            assertThat(v).containsEntry(s("fabric_check_not_judged", "check", check, "reason", "malformed", "device", "", "port", "",
+                    "netdev", "", "priority", "", "gpu", "", "pci", PcieHosts.NIC, "peer", "", "direction", ""), 1.0);
+        }
+        assertThat(v.keySet()).filteredOn(k -> k.startsWith("fabric_check_not_judged{")).hasSize(3);
+        assertThat(v.keySet()).noneMatch(k -> k.startsWith("fabric_finding{") && k.contains("pcie_max_read_request"));
+        // without the list (the findings alone), no series
+        assertThat(metrics(h.root()).keySet()).noneMatch(k -> k.startsWith("fabric_check_not_judged"));
     }
 
     /** What was not read has no series: a 64-byte read has only its size, a snapshot without IOMMU files no mode. */

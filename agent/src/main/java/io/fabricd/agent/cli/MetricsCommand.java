@@ -3,6 +3,7 @@ package io.fabricd.agent.cli;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +27,8 @@ public final class MetricsCommand implements Callable<Integer> {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
         Inventory judged = host.storedInventory(cfg, m, spec.commandLine().getErr());
-        byte[] body = FabricMetrics.text(m, cfg.netdev().allStats(), Diagnosis.run(m, null, judged, cfg.diagnosis()).findings(), judged);
+        Report r = Diagnosis.run(m, null, judged, cfg.diagnosis());
+        byte[] body = FabricMetrics.text(m, cfg.netdev().allStats(), r.findings(), r.notJudged(), judged);
         spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
         spec.commandLine().getOut().flush();
         return 0;

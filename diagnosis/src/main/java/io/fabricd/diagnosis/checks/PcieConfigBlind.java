@@ -7,11 +7,11 @@ import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,11 +23,11 @@ import java.util.TreeSet;
  * 64 bytes of {@code config}, a snapshot taken by one holds that much), so the PCIe checks that
  * need the capability list past byte 64 cannot judge them: {@code pcie_max_read_request},
  * {@code pcie_max_payload}, {@code pcie_relaxed_ordering} (the PCI Express capability, within the
- * first 256 bytes) and {@code pcie_acs_redirect} (the ACS extended capability, past 256). Those
- * checks then say nothing; this finding says why, once per host, listing the functions and which
- * check each blinds. A function that reads all ones is not blind but gone (hardware_missing), and a
- * whole 256-byte read without extended space is pcie_acs_redirect's own info. Not an incident: no
- * alert.
+ * first 256 bytes) and {@code pcie_acs_redirect} (the ACS extended capability, past 256). Which
+ * check could not judge which subject is the report's not-judged list; this finding names the
+ * cause and its remedy once per host, listing the cut functions. A function that reads all ones is
+ * not blind but gone, and a whole 256-byte read without extended space is not for CAP_SYS_ADMIN to
+ * fix. Not an incident: no alert.
  */
 public final class PcieConfigBlind implements Check {
     /** The checks that read config space past its first 64 bytes, in the order the summary names them. */
@@ -46,7 +46,6 @@ public final class PcieConfigBlind implements Check {
         if (cut.isEmpty()) {
             return List.of();
         }
-        Map<String, Set<String>> blind = blindChecks(m);
         List<Evidence> functions = new ArrayList<>();
         Set<Integer> sizes = new TreeSet<>();
         for (PcieConfig c : cut.stream().sorted(Comparator.comparing(PcieConfig::address)).toList()) {
@@ -57,9 +56,7 @@ public final class PcieConfigBlind implements Check {
             functions.add(f.build());
             sizes.add(c.bytesRead());
         }
-        List<String> checks = NEEDS_CAPABILITIES.stream().filter(blind::containsKey).toList();
-        Evidence.Builder blindBy = Evidence.builder();
-        checks.forEach(id -> blindBy.texts(id, List.copyOf(blind.get(id))));
+        List<String> checks = blindChecks(m);
 
         String bytes = String.join(" or ", sizes.stream().map(String::valueOf).toList());
         String what = cut.size() + " PCI function" + (cut.size() == 1 ? "" : "s");
@@ -71,7 +68,6 @@ public final class PcieConfigBlind implements Check {
         Evidence.Builder evidence = Evidence.builder();
         evidence.numbers("config_bytes_read", List.copyOf(sizes));
         evidence.objects("functions", functions);
-        evidence.put("blind_checks", blindBy.build());
         String bdf = cut.get(0).address();
         evidence.put("confirm", "as fabricd's user `lspci -vvv -s " + bdf + "` prints `Capabilities: <access denied>`, and "
                 + "`od -v -An -tx1 /sys/bus/pci/devices/" + bdf + "/config | wc -l` gives 4 lines (64 bytes) without CAP_SYS_ADMIN, "
@@ -84,41 +80,16 @@ public final class PcieConfigBlind implements Check {
     }
 
     /**
-     * Which of {@link #NEEDS_CAPABILITIES} a truncated read leaves without a register they judge, and
-     * the functions for each: a NIC's Device Control and Capabilities (the three NIC checks), the
-     * supported Max Payload of the bridges above a NIC, the ACS of the bridges between a GPU and a
-     * NIC that share a switch.
+     * Which of {@link #NEEDS_CAPABILITIES} a cut read leaves without a register they judge: those
+     * that could not judge a subject because a read of 64 bytes (a function of {@link PcieConfig#truncated})
+     * stopped before it.
      */
-    static Map<String, Set<String>> blindChecks(HostModel m) {
-        Map<String, Set<String>> out = new LinkedHashMap<>();
-        for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
-            PcieConfig c = n.config();
-            if (blinded(m, c)) {
-                String bdf = c.address();
-                if (c.maxReadRequest() == null) {
-                    out.computeIfAbsent("pcie_max_read_request", k -> new TreeSet<>()).add(bdf);
-                }
-                if (c.maxPayload() == null || c.maxPayloadSupported() == null) {
-                    out.computeIfAbsent("pcie_max_payload", k -> new TreeSet<>()).add(bdf);
-                }
-                if (c.relaxedOrdering() == null) {
-                    out.computeIfAbsent("pcie_relaxed_ordering", k -> new TreeSet<>()).add(bdf);
-                }
-            }
-            for (PcieConfig b : n.path()) {
-                if (b != null && blinded(m, b) && b.maxPayloadSupported() == null) {
-                    out.computeIfAbsent("pcie_max_payload", k -> new TreeSet<>()).add(b.address());
-                }
-            }
-        }
-        for (String bridge : PcieAcsRedirect.judgedBridges(m).keySet()) {
-            m.pcieConfig(bridge).filter(b -> blinded(m, b))
-                    .ifPresent(b -> out.computeIfAbsent("pcie_acs_redirect", k -> new TreeSet<>()).add(bridge));
-        }
-        return out;
-    }
-
-    private static boolean blinded(HostModel m, PcieConfig c) {
-        return c.truncated() && !m.readsAllOnes(c.address());
+    static List<String> blindChecks(HostModel m) {
+        Map<String, Map<String, ConfigRegisters.Unread>> unread = Map.of("pcie_acs_redirect", PcieAcsRedirect.unread(m),
+                "pcie_max_read_request", PcieDeviceControl.unread(m), "pcie_max_payload", PcieMaxPayload.unread(m),
+                "pcie_relaxed_ordering", PcieDeviceControl.unread(m));
+        return NEEDS_CAPABILITIES.stream().filter(check -> unread.get(check).values().stream()
+                .anyMatch(u -> u.reason() == NotJudged.Reason.BLIND && m.pcieConfig(u.pci()).map(PcieConfig::truncated).orElse(false)))
+                .toList();
     }
 }

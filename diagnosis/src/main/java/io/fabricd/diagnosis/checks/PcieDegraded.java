@@ -6,16 +6,20 @@ import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code pcie_degraded} (warning): a link narrower than it and its upstream port support (any
  * function), or, for a NIC, slower (GPUs down-clock to 2.5 GT/s when idle, so their speed is not
  * judged; docs/spec/host-facts.md §4.1). The max already takes the upstream port into account, so a Gen5 card in a
- * Gen4 slot is not degraded.
+ * Gen4 slot is not degraded. A function that reads all ones (its link status, or its config space)
+ * is gone: its link is not judged, and the report's not-judged list says so.
  */
 public final class PcieDegraded implements Check {
 
@@ -29,6 +33,9 @@ public final class PcieDegraded implements Check {
         HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
         for (PciFunction f : m.pci()) {
+            if (m.readsAllOnes(f.address())) {
+                continue;
+            }
             boolean narrow = f.width() != null && f.maxWidth() != null && f.width() > 0 && f.width() < f.maxWidth();
             boolean slow = f.kind().equals("nic") && f.speed() != null && f.maxSpeed() != null && f.speed() < f.maxSpeed();
             if (!narrow && !slow) {
@@ -47,5 +54,13 @@ public final class PcieDegraded implements Check {
                             + "` (LnkSta vs LnkCap) and the upstream port's LnkCap."));
         }
         return out;
+    }
+
+    @Override
+    public List<NotJudged> notJudged(Inputs in, DiagnosisConfig config) {
+        HostModel m = in.current();
+        Map<String, ConfigRegisters.Unread> gone = new TreeMap<>();
+        m.pci().forEach(f -> ConfigRegisters.gone(m, f.address()).ifPresent(u -> gone.put(f.address(), u)));
+        return ConfigRegisters.notJudged(id(), gone);
     }
 }

@@ -7,10 +7,14 @@ import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.PciPaths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What the PCIe checks of an RDMA NIC's Device Control register share: the NICs whose config space
- * fabricd read, each with its registers, and the supported Max Payload of the path above it.
+ * fabricd read, each with its registers and the supported Max Payload of the path above it, and the
+ * NICs whose registers could not be read ({@link ConfigRegisters}).
  */
 final class PcieDeviceControl {
     private PcieDeviceControl() {
@@ -34,6 +38,7 @@ final class PcieDeviceControl {
         }
     }
 
+    /** Every NIC whose config space was read, the ones that cannot be judged too. */
     static List<Nic> nics(HostModel m) {
         List<Nic> out = new ArrayList<>();
         for (PciFunction f : m.pci()) {
@@ -53,20 +58,34 @@ final class PcieDeviceControl {
         return out;
     }
 
-    /**
-     * Why a config space that was read whole (256 bytes or more) gives no Device Control registers;
-     * null when it gives them, or when the read was cut short ({@link PcieConfig#truncated}: the
-     * unprivileged case, which {@code pcie_config_blind} says for every check at once).
-     */
-    static String unreadableReason(PcieConfig c) {
-        if (c.allOnes()) {
-            return "its config space reads all ones: the function no longer answers";
+    /** The NICs whose own Device Control can be judged: read whole, from a function that still answers. */
+    static List<Nic> judged(HostModel m) {
+        return nics(m).stream().filter(n -> ConfigRegisters.express(m, n.function().address()).isEmpty()).toList();
+    }
+
+    /** Why each NIC's own Device Control cannot be read, by the NIC's address: what the three NIC checks do not judge. */
+    static Map<String, ConfigRegisters.Unread> unread(HostModel m) {
+        Map<String, ConfigRegisters.Unread> out = new TreeMap<>();
+        for (Nic n : nics(m)) {
+            String bdf = n.function().address();
+            ConfigRegisters.express(m, bdf).ifPresent(u -> out.put(bdf, u));
         }
-        if (c.maxReadRequest() != null || c.truncated()) {
-            return null;
+        return out;
+    }
+
+    /** Why the NIC's own Device Control, or the Device Capabilities of a bridge above it, cannot be read; empty when all can. */
+    static Optional<ConfigRegisters.Unread> pathUnread(HostModel m, Nic n) {
+        Optional<ConfigRegisters.Unread> own = ConfigRegisters.express(m, n.function().address());
+        if (own.isPresent()) {
+            return own;
         }
-        return "no PCI Express capability found in its " + c.bytesRead() + " bytes of config space (a capability list that is "
-                + "missing, malformed or ends past the bytes read)";
+        for (String b : PciPaths.bridgesAbove(n.function().path())) {
+            Optional<ConfigRegisters.Unread> u = ConfigRegisters.express(m, b);
+            if (u.isPresent()) {
+                return u;
+            }
+        }
+        return Optional.empty();
     }
 
     static Evidence.Builder evidence(Nic n) {

@@ -4,6 +4,7 @@ import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Check;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.List;
  * that may pass each other raise what a NIC moves into GPU and host memory. The kernel itself clears
  * it below root ports known to mishandle it (its PCI quirks, logged once at boot), which the config
  * space does not show: whether it is off on purpose cannot be judged, hence info, and the finding
- * says to check the kernel's log first.
+ * says to check the kernel's log first. A NIC whose Device Control cannot be read is not judged
+ * ({@link ConfigRegisters}).
  */
 public final class PcieRelaxedOrdering implements Check {
 
@@ -27,7 +29,7 @@ public final class PcieRelaxedOrdering implements Check {
     public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
         HostModel m = in.current();
         List<Finding> out = new ArrayList<>();
-        for (PcieDeviceControl.Nic n : PcieDeviceControl.nics(m)) {
+        for (PcieDeviceControl.Nic n : PcieDeviceControl.judged(m)) {
             if (!Boolean.FALSE.equals(n.config().relaxedOrdering())) {
                 continue;
             }
@@ -38,5 +40,10 @@ public final class PcieRelaxedOrdering implements Check {
                             + "'relaxed ordering'`), enable it at every boot: `setpci -s " + bdf + " CAP_EXP+8.w=0010:0010`."));
         }
         return out;
+    }
+
+    @Override
+    public List<NotJudged> notJudged(Inputs in, DiagnosisConfig config) {
+        return ConfigRegisters.notJudged(id(), PcieDeviceControl.unread(in.current()));
     }
 }

@@ -84,22 +84,4 @@ class DownPortsTest {
             assertThat(Plain.evidence(x)).containsEntry("between", Hosts.T0 + " and " + Hosts.T0.plusSeconds(10));
         });
     }
-
-    @Test
-    void aConfigSpaceThatCannotBeDecodedSaysWhy() {
-        var gone = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, true);
-        assertThat(PcieDeviceControl.unreadableReason(gone)).contains("all ones");
-        var noCap = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, null, null, null, null, null, false);
-        assertThat(PcieDeviceControl.unreadableReason(noCap)).contains("no PCI Express capability");
-        var conventional = new io.fabricd.model.PcieConfig("0000:19:00.0", 256, null, null, null, null, null, false);
-        assertThat(PcieDeviceControl.unreadableReason(conventional)).contains("no PCI Express capability found in its 256 bytes");
-        // any read short of the 256 bytes every function has is cut: pcie_config_blind says it, for every check at once
-        var unprivileged = new io.fabricd.model.PcieConfig("0000:19:00.0", 64, null, null, null, null, null, false);
-        assertThat(PcieDeviceControl.unreadableReason(unprivileged)).as("said apart: needs CAP_SYS_ADMIN").isNull();
-        var shortRead = new io.fabricd.model.PcieConfig("0000:19:00.0", 72, null, null, null, null, null, false);
-        assertThat(PcieDeviceControl.unreadableReason(shortRead)).isNull();
-        assertThat(shortRead.truncated()).isTrue();
-        var fine = new io.fabricd.model.PcieConfig("0000:19:00.0", 4096, 256, 512, 4096, true, null, false);
-        assertThat(PcieDeviceControl.unreadableReason(fine)).isNull();
-    }
 }

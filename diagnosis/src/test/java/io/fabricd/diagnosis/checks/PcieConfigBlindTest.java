@@ -8,7 +8,9 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.PcieConfig;
 import io.fabricd.collectors.pcie.PcieHosts;
 import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Report;
 import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
@@ -20,8 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * pcie_config_blind: fabricd without CAP_SYS_ADMIN reads 64 bytes of each config space (a snapshot
- * taken so holds 64-byte files), and says once per host which PCIe checks that leaves blind; a
- * whole read says nothing, a function that reads all ones is gone, not blind.
+ * taken so holds 64-byte files), and says once per host which PCIe checks that leaves blind, while
+ * the report's not-judged list names each subject they could not judge; a whole read says nothing,
+ * a function that reads all ones is gone, not blind.
  */
 class PcieConfigBlindTest {
     static final List<String> PCIE_CHECKS = List.of("pcie_acs_redirect", "pcie_max_read_request", "pcie_max_payload",
@@ -43,6 +46,15 @@ class PcieConfigBlindTest {
 
     static byte[] cut(String capture) {
         return Arrays.copyOf(Fixtures.lspciDump(capture), 64);
+    }
+
+    /** "check pci" of every subject the report could not judge for {@code reason}. */
+    static List<String> notJudged(Report r, NotJudged.Reason reason) {
+        return r.notJudged().stream().filter(n -> n.reason() == reason).map(n -> n.check() + " " + n.subject().pci()).toList();
+    }
+
+    static Report diagnose(Path root) {
+        return Diagnosis.run(Hosts.model(root), null);
     }
 
     @Test
@@ -70,51 +82,60 @@ class PcieConfigBlindTest {
             assertThat(list(Plain.evidence(f).get("functions"))).extracting(x -> map(x).get("pci"))
                     .containsExactlyElementsOf(functions);
             assertThat(list(Plain.evidence(f).get("functions"))).allSatisfy(x -> assertThat(map(x)).containsEntry("config_bytes_read", 64));
-            Map<String, Object> blind = map(Plain.evidence(f).get("blind_checks"));
-            assertThat(blind.keySet()).containsExactlyElementsOf(PCIE_CHECKS);
-            assertThat(list(blind.get("pcie_acs_redirect"))).contains("0000:4a:01.0"); // the demo's planted ACS redirect
-            assertThat(list(blind.get("pcie_max_read_request"))).contains("0000:af:00.0"); // and its planted Max Read Request
+            assertThat(Plain.evidence(f)).doesNotContainKey("blind_checks"); // which check could not judge what: the not-judged list
             assertThat(f.remediation()).contains("`pcie.fullConfigSpace: true`").contains("AmbientCapabilities=CAP_SYS_ADMIN")
                     .contains("`fabricd diagnose` as root");
         });
-        // the blind checks claim nothing, and say nothing of their own about it: one finding says it for all
+        // the blind checks claim nothing; the not-judged list names each subject, among them the demo's planted problems
         assertThat(all).filteredOn(f -> PCIE_CHECKS.contains(f.check())).isEmpty();
+        Report r = Diagnosis.run(m, null);
+        assertThat(notJudged(r, NotJudged.Reason.BLIND)).contains("pcie_acs_redirect 0000:4a:01.0", "pcie_max_read_request 0000:af:00.0",
+                "pcie_max_payload 0000:af:00.0", "pcie_relaxed_ordering 0000:af:00.0");
+        assertThat(r.notJudged()).extracting(NotJudged::reason).containsOnly(NotJudged.Reason.BLIND);
+        assertThat(r.notJudged()).allSatisfy(n -> assertThat(n.detail()).contains("lies past the 64 bytes read")
+                .contains("CAP_SYS_ADMIN (pcie_config_blind)"));
         // the demo's planted PCIe problems come back once the whole config space is read
         assertThat(Diagnosis.run(Hosts.model(Fixtures.demo(tmp.resolve("whole"))), null).findings())
                 .extracting(Finding::check).contains("pcie_acs_redirect", "pcie_max_read_request").doesNotContain("pcie_config_blind");
     }
 
-    /** Each function cut blinds the checks that judge a register of it, and only those. */
+    /** Each function cut blinds the checks that judge a register of it, and only those; the not-judged list names each subject. */
     @Test
     void whatEachCutFunctionBlinds(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         assertThat(blind(h.root())).isEmpty();
+        assertThat(diagnose(h.root()).notJudged()).isEmpty();
 
         // the NIC: its Device Control and Capabilities, the three NIC checks
         h.config(PcieHosts.NIC, cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
         assertThat(blind(h.root())).singleElement().satisfies(f -> {
             assertThat(f.summary()).contains("64 bytes of the config space of 1 PCI function,")
                     .contains("pcie_max_read_request, pcie_max_payload, pcie_relaxed_ordering cannot judge it").doesNotContain("pcie_acs_redirect");
-            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of("pcie_max_read_request", List.of(PcieHosts.NIC),
-                    "pcie_max_payload", List.of(PcieHosts.NIC), "pcie_relaxed_ordering", List.of(PcieHosts.NIC)));
             assertThat(Plain.evidence(f).get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.NIC, "kind", "nic", "config_bytes_read", 64)));
         });
+        assertThat(notJudged(diagnose(h.root()), NotJudged.Reason.BLIND)).containsExactly("pcie_max_payload " + PcieHosts.NIC,
+                "pcie_max_read_request " + PcieHosts.NIC, "pcie_relaxed_ordering " + PcieHosts.NIC);
 
         // the NIC's switch port instead: what the NIC's path allows, and the ACS between it and the GPU
         h.config(PcieHosts.NIC, Fixtures.lspciDump("pciutils-cap-pcie-2.lspci-xxxx.txt")).config(PcieHosts.NIC_PORT,
                 cut("pciutils-cap-pcie-1.lspci-xxxx.txt"));
-        assertThat(blind(h.root())).singleElement().satisfies(f -> assertThat(Plain.evidence(f).get("blind_checks"))
-                .isEqualTo(Map.of("pcie_acs_redirect", List.of(PcieHosts.NIC_PORT), "pcie_max_payload", List.of(PcieHosts.NIC_PORT))));
+        assertThat(blind(h.root())).singleElement().satisfies(f -> assertThat(f.summary())
+                .contains("pcie_acs_redirect, pcie_max_payload cannot judge it"));
+        Report r = diagnose(h.root());
+        assertThat(notJudged(r, NotJudged.Reason.BLIND)).containsExactly("pcie_acs_redirect " + PcieHosts.NIC_PORT,
+                "pcie_max_payload " + PcieHosts.NIC);
+        assertThat(r.notJudged()).filteredOn(n -> n.check().equals("pcie_max_payload")).singleElement()
+                .satisfies(n -> assertThat(n.detail()).startsWith("bridge " + PcieHosts.NIC_PORT + ": "));
 
         // a GPU alone: no check reads its registers, yet its read is said
-        h.acs(PcieHosts.NIC_PORT, 0).config(PcieHosts.GPU, cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
-        assertThat(blind(h.root())).singleElement().satisfies(f -> {
-            assertThat(f.summary()).contains("1 PCI function (no PCIe check reads its registers on this host)");
-            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of());
-        });
+        h.config(PcieHosts.NIC_PORT, Fixtures.lspciDump("pciutils-cap-pcie-1.lspci-xxxx.txt")).config(PcieHosts.GPU,
+                cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
+        assertThat(blind(h.root())).singleElement().satisfies(f ->
+                assertThat(f.summary()).contains("1 PCI function (no PCIe check reads its registers on this host)"));
+        assertThat(diagnose(h.root()).notJudged()).isEmpty();
     }
 
-    /** A function that reads all ones no longer answers (hardware_missing's): not blind, and no finding for it alone. */
+    /** A function that reads all ones no longer answers (hardware_missing's): not blind but gone, and no finding built on it. */
     @Test
     void readsAllOnesIsNotBlind(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
@@ -122,28 +143,36 @@ class PcieConfigBlindTest {
         Arrays.fill(ones, (byte) 0xff);
         h.config(PcieHosts.NIC, ones);
         assertThat(blind(h.root())).isEmpty();
-        assertThat(Hosts.of(Hosts.model(h.root()), "pcie_max_read_request")).singleElement()
-                .satisfies(f -> assertThat(f.summary()).contains("reads all ones"));
+        Report r = diagnose(h.root());
+        assertThat(r.findings()).noneMatch(f -> PCIE_CHECKS.contains(f.check()) && PcieHosts.NIC.equals(f.subject().pci()));
+        assertThat(notJudged(r, NotJudged.Reason.GONE)).containsExactly("pcie_degraded " + PcieHosts.NIC,
+                "pcie_max_payload " + PcieHosts.NIC, "pcie_max_read_request " + PcieHosts.NIC, "pcie_relaxed_ordering " + PcieHosts.NIC);
+        assertThat(r.notJudged()).allSatisfy(n -> assertThat(n.detail()).contains("reads all ones (its config space)"));
 
-        // its link status reading all ones (width 63) while its kept config was cut: gone too
+        // its link status reading all ones (width 63) while its kept config was cut: gone too, not blind
         h.config(PcieHosts.NIC, cut("pciutils-cap-pcie-2.lspci-xxxx.txt")).config(PcieHosts.GPU, cut("pciutils-cap-pcie-2.lspci-xxxx.txt"));
         Hosts.write(h.root(), "sys/bus/pci/devices/" + PcieHosts.NIC + "/current_link_width", "63\n");
         assertThat(blind(h.root())).singleElement().satisfies(f -> {
             assertThat(Plain.evidence(f).get("functions")).isEqualTo(List.of(Map.of("pci", PcieHosts.GPU, "kind", "gpu", "config_bytes_read", 64)));
-            assertThat(Plain.evidence(f).get("blind_checks")).isEqualTo(Map.of());
+            assertThat(f.summary()).contains("no PCIe check reads its registers");
         });
+        assertThat(diagnose(h.root()).notJudged()).extracting(NotJudged::reason).containsOnly(NotJudged.Reason.GONE);
     }
 
-    /** A whole 256-byte read without the extended space is not for CAP_SYS_ADMIN to fix: pcie_acs_redirect's own info. */
+    /** A whole 256-byte read without the extended space is not for CAP_SYS_ADMIN to fix: ACS blind for want of extended config access. */
     @Test
     void aWholeReadWithoutExtendedSpaceIsNotBlind(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         h.config(PcieHosts.NIC_PORT, Arrays.copyOf(Fixtures.lspciDump("pciutils-cap-pcie-1.lspci-xxxx.txt"), 256));
         assertThat(blind(h.root())).isEmpty();
-        assertThat(Hosts.of(Hosts.model(h.root()), "pcie_acs_redirect")).singleElement().satisfies(f -> {
-            assertThat(f.severity()).isEqualTo(Severity.INFO);
-            assertThat(Plain.evidence(f)).containsEntry("bridges", List.of(PcieHosts.NIC_PORT)).containsEntry("config_bytes_read", List.of(256));
-            assertThat(f.remediation()).contains("extended config access");
+        Report r = diagnose(h.root());
+        assertThat(r.findings()).noneMatch(f -> f.check().equals("pcie_acs_redirect"));
+        assertThat(r.notJudged()).singleElement().satisfies(n -> {
+            assertThat(n.check()).isEqualTo("pcie_acs_redirect");
+            assertThat(n.subject().pci()).isEqualTo(PcieHosts.NIC_PORT);
+            assertThat(n.reason()).isEqualTo(NotJudged.Reason.BLIND);
+            assertThat(n.detail()).contains("the extended space (from 0x100) lies past the 256 bytes read")
+                    .contains("no extended config access").doesNotContain("CAP_SYS_ADMIN");
         });
     }
 }

@@ -4,7 +4,7 @@ import static io.fabricd.model.metrics.MetricFamily.gauge;
 
 import java.util.List;
 
-/** The judgement's families: open findings, the expected inventory, the fleet-wide configuration. */
+/** The judgement's families: open findings, what could not be judged, the expected inventory, the fleet-wide configuration. */
 public final class FindingMetrics {
     private FindingMetrics() {
     }
@@ -21,6 +21,11 @@ public final class FindingMetrics {
                     + "remediation: what alert descriptions print (a separate series, so a summary that changes does not restart "
                     + "the alert).", "check", "severity", "summary", "remediation")
             .withMoreLabels(SUBJECT_LABELS);
+    public static final MetricFamily NOT_JUDGED = gauge("fabric_check_not_judged", null,
+            "One per subject a check of the latest collection could not judge (docs/checks.md, \"What fabricd could not judge\"), "
+                    + "with why: reason gone (it reads all ones), blind (fabricd read less than the check needs) or malformed (what "
+                    + "was read is broken); value 1.", "check", "reason")
+            .withMoreLabels(SUBJECT_LABELS);
     public static final MetricFamily INVENTORY_PRESENT = gauge("fabric_inventory_present", null,
             "1 when an item of the host's expected inventory (item: rdma_device, rdma_port, pci_function; node_guid tells apart two "
                     + "devices of one name) is present, 0 when it is gone (docs/alerts.md).",
@@ -35,6 +40,6 @@ public final class FindingMetrics {
                     + "pfc, trust, ecn, mrrs, acs, gpudirect), by the card model (hca_type) it belongs to; value 1.",
             "key", "value", "hca_type");
 
-    public static final List<MetricFamily> ALL = List.of(FINDING, FINDING_TEXT, INVENTORY_PRESENT, INVENTORY_PORT_EXPECTED_UP,
+    public static final List<MetricFamily> ALL = List.of(FINDING, FINDING_TEXT, NOT_JUDGED, INVENTORY_PRESENT, INVENTORY_PORT_EXPECTED_UP,
             INVENTORY_ACCEPTED, CONFIG_INFO);
 }
