@@ -13,7 +13,7 @@ import java.util.Set;
  * @param lossFactor a link whose probe loss is above max(this x the set's median loss, {@link #LOSS_FLOOR}) is bad (3)
  * @param latencyFactor a link whose p50 is above this x the set's median p50, and at least
  *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3); so is a node whose median hold is above
- *        this x the set's and above {@code hostFloorSeconds} ({@link HostJudge})
+ *        this x the set's and above {@code hostFloorSeconds} (a slow host)
  * @param hostFloorSeconds a node whose responder holds the probes it answers this long or less (their
  *        median) is never slow, whatever the set's median (1 ms: a thread's wake-up on a busy host is
  *        well below it, a starved or stalling one well above)
