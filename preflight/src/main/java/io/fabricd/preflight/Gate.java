@@ -9,9 +9,9 @@ import java.util.Map;
 /**
  * The job gate's decision: which nodes of a set and which links between them a job may use. A node
  * is excluded for its findings (the policy's severities and checks) or for a host slow to answer
- * ({@link HostJudge}), unknown when its agent did not
- * answer well or when links of its were measured but none enough to judge, excluded when it is in
- * bad links with two or more partners that are otherwise good ({@link Localiser}). A node none of
+ * ({@link HostJudge}), unknown when its agent did not answer well or when links of its were measured
+ * but none enough to judge, excluded when it is in bad links with two or more partners that are
+ * otherwise good ({@link Localiser}). A node none of
  * whose links was measured or tried is judged on its agent's answer alone: evidence about other
  * nodes says nothing of it. A link is bad for its loss or latency against the set's medians, or its
  * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it).

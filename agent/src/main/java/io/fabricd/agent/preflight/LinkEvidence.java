@@ -13,11 +13,11 @@ import java.util.Set;
 /**
  * What was measured between two nodes of the set, per direction and transport: the agents' recent
  * probe windows (one input per direction and transport: counts added over the sizes, the median RTT
- * and the responder's median hold of the smallest size), the on-demand rounds' probes and the bandwidth tests (an input each; the
- * gate adds them up), and the pairs a round meant to measure that gave nothing (an attempt: its ends
- * are judged on their links). Which pairs were measured or tried is kept as it fills (unordered
- * pairs), so that asking is as cheap as a set lookup whatever the set's size. Not thread-safe:
- * filled by one thread after each phase.
+ * and the responder's median hold of the smallest size), the on-demand rounds' probes and the
+ * bandwidth tests (an input each; the gate adds them up), and the pairs a round meant to measure
+ * that gave nothing (an attempt: its ends are judged on their links). Which pairs were measured or
+ * tried is kept as it fills (unordered pairs), so that asking is as cheap as a set lookup whatever
+ * the set's size. Not thread-safe: filled by one thread after each phase.
  */
 final class LinkEvidence {
     /** Probes from {@code a} to {@code b} over {@code transport}. */
