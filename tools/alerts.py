@@ -450,6 +450,28 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
              "{{ $value | humanizeDuration }}, above 5 ms: that host is congested or paused. Check its pause counters and load.",
              "checks.md#probe_latency"),
     ]),
+    # A host slow to answer (docs/alerts.md, "A host slow to answer"): the median of how long its own
+    # responder held the probes it answered over 10 minutes (a starved CPU holds most of them; one
+    # slow sample or a pause of seconds does not move a median of thousands), above 1 ms (a fleet of
+    # fast hosts is never told apart by microseconds) and 3 x the fleet's median (a fleet slow
+    # throughout is no host's fault); the records come first in the group, so the alert reads them fresh
+    ("fabricd-probe-hosts", "probes", [
+        {"record": "fabric:probe_responder_hold_p50:rate10m",
+         "expr": "histogram_quantile(0.5, rate(fabric_probe_responder_hold_seconds_bucket[10m]))\n"
+                 "  and rate(fabric_probe_responder_hold_seconds_count[10m]) >= 0.1"},
+        {"record": "fabric:probe_responder_hold_p50:fleet_median",
+         "expr": f"quantile by ({PROBE_KEEP}) (0.5, fabric:probe_responder_hold_p50:rate10m)"},
+        rule("FabricHostSlowToAnswer",
+             "fabric:probe_responder_hold_p50:rate10m > 0.001\n"
+             f"  and fabric:probe_responder_hold_p50:rate10m > on ({PROBE_KEEP}) group_left () 3 * fabric:probe_responder_hold_p50:fleet_median",
+             "15m", "warning",
+             HOST + " is slow to answer: it holds probes {{ $value | humanizeDuration }}",
+             "fabricd's probe responder on " + HOST + " held the probes it answered for {{ $value | humanizeDuration }} (their median "
+             "over 10 minutes), over 1 ms and 3 times the fleet's: its CPU is starved or it stalls, and every collective it joins "
+             "waits for it. Check its load and CPU throttling (top, mpstat), dmesg for soft lockups and hung tasks, and the fabricd "
+             "agent's own CPU limit; drain it while a job suffers.",
+             "alerts.md#a-host-slow-to-answer"),
+    ]),
 ])
 
 

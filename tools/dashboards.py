@@ -151,7 +151,8 @@ ERR = "symbol_error|link_error_recovery|link_downed|port_rcv_errors|port_rcv_rem
 
 def host():
     return dashboard("fabricd-host", "fabricd / Host drill-down",
-                     "One host's RDMA ports, expected hardware, errors, PFC per priority, GPU x NIC paths and PCIe links.", [
+                     "One host's RDMA ports, expected hardware, errors, PFC per priority, GPU x NIC paths, PCIe links and how "
+                     "long it takes to answer probes.", [
         panel(1, "RDMA ports", "table", [(f"fabric_port_info{{{S}}}", "")], 0, 0, 24, 6, table=True, unit="none"),
         panel(2, "Port up", "state-timeline", [(f"fabric_port_up{{{S}}}", "{{device}}/{{port}}")],
               0, 6, 12, 6, unit="bool_on_off"),
@@ -208,6 +209,16 @@ def host():
         panel(19, "Carrier changes of RoCE netdevs (1 h)", "timeseries",
               [(f"increase(fabric_netdev_carrier_changes_total{{{S}}}[1h])", "{{netdev}}")], 12, 68, 12, 8, unit="short",
               description="Every time a netdev's carrier went up or down: a flap between two scrapes shows here."),
+        panel(20, "Probe hold: how long this host takes to answer", "timeseries", [
+            (f"histogram_quantile(0.5, sum by (le) (rate(fabric_probe_responder_hold_seconds_bucket{{{S}}}[{R}])))", "median"),
+            (f"histogram_quantile(0.99, sum by (le) (rate(fabric_probe_responder_hold_seconds_bucket{{{S}}}[{R}])))", "p99"),
+            ('fabric:probe_responder_hold_p50:fleet_median{cluster=~"$cluster"}', "fleet median (10 min)")],
+              0, 76, 24, 8, unit="s",
+              description="How long fabricd's probe responder on this host held the probes it answered, from their arrival at its "
+                          "socket to its answer (fabric_probe_responder_hold_seconds): the host's own share of its peers' round "
+                          "trips, which the RTTs leave out. Tens of microseconds on a healthy host; a median of milliseconds is a "
+                          "starved CPU or stalls, and every collective the host joins waits for it (FabricHostSlowToAnswer; "
+                          "fabricd preflight excludes it). A lone p99 spike is one pause."),
     ], single_host=True)
 
 

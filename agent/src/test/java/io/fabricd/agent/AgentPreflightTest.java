@@ -145,7 +145,7 @@ class AgentPreflightTest {
         try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
             // a pingmesh of 1000 peers: ~150 KB of windows
             List<ProbeResults.Window> many = IntStream.range(0, 1000).mapToObj(i -> new ProbeResults.Window("10.0." + i / 250 + "."
-                    + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5)).toList();
+                    + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5, 4e-5)).toList();
             PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(many, List.of(), List.of()), Map::of,
                     () -> "node-e");
             Answer r = state.answer("{\"peers\":[\"10.0.0.1:9530\",\"10.0.0.2:9530\"]}".getBytes(StandardCharsets.UTF_8));

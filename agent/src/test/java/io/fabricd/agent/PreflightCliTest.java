@@ -54,6 +54,7 @@ class PreflightCliTest {
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
         // an agent answers a test when it is over and closes a connection idle for http.idle_timeout (30 s)
         cases.put("--bandwidth-duration 25s outside 100 ms .. 20 s", List.of("--nodes", "gpu1", "--bandwidth-duration", "25s"));
+        cases.put("--host-floor 20us outside 100 us .. 10 s", List.of("--nodes", "gpu1", "--host-floor", "20us"));
         for (Map.Entry<String, List<String>> c : cases.entrySet()) {
             String[] args = concat(c.getValue(), "--key-file", key.toString());
             CliTest.Result r = CliTest.run(args);

@@ -8,6 +8,11 @@ public final class Evidence {
     public static final String WHY = "why";
     /** The checks whose findings exclude the node. */
     public static final String FINDINGS = "findings";
+    /**
+     * How long the node's responder held the probes it answered, per transport, as its partners measured
+     * it: a list of {@link HostHold} (typed), for the nodes with enough probes answered.
+     */
+    public static final String HOST = "host";
     /** How many of the node's links were judged (enough samples, or a bandwidth test). */
     public static final String LINKS_JUDGED = "links_judged";
     /** How many of the node's links passed. */

@@ -8,9 +8,10 @@ import java.util.Map;
 
 /**
  * The job gate's decision: which nodes of a set and which links between them a job may use. A node
- * is excluded for its findings (the policy's severities and checks), unknown when its agent did not
- * answer well or when links of its were measured but none enough to judge, excluded when it is in
- * bad links with two or more partners that are otherwise good ({@link Localiser}). A node none of
+ * is excluded for its findings (the policy's severities and checks) or for a host slow to answer
+ * ({@link HostJudge}), unknown when its agent did not answer well or when links of its were measured
+ * but none enough to judge, excluded when it is in bad links with two or more partners that are
+ * otherwise good ({@link Localiser}). A node none of
  * whose links was measured or tried is judged on its agent's answer alone: evidence about other
  * nodes says nothing of it. A link is bad for its loss or latency against the set's medians, or its
  * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it).
@@ -32,6 +33,9 @@ public final class Gate {
                 pre.put(n.node(), NodeJudge.judge(n, policy));
             }
         }
+        // a slow host is excluded before any link is blamed: its links are its own, not its partners'
+        Map<String, List<HostHold>> holds = HostJudge.judge(order, links, policy);
+        pre.replaceAll((n, c) -> HostJudge.onto(n, c, holds.get(n)));
         List<LinkStats> stats = LinkStats.collect(order, links);
         List<LinkJudge.Call> calls = LinkJudge.judge(policy, stats);
         Map<String, Verdict> preVerdicts = new HashMap<>();

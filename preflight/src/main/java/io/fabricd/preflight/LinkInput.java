@@ -11,6 +11,9 @@ package io.fabricd.preflight;
  * @param sent probes sent; 0 for a bandwidth test alone
  * @param lost of those, lost
  * @param p50Seconds the median round trip of the probes answered; null when none was
+ * @param holdP50Seconds how long {@code b}'s responder held the answered probes, their median (the
+ *        hold each answer carries: {@code b}'s own share of the round trip, out of {@code p50Seconds});
+ *        null when none was answered or the agent did not say (an older release)
  * @param bandwidthRatio bits per second over the link's ceiling; null when not measured; 0 with a
  *        {@code bandwidthWhy} for a test that failed after the peer accepted it ({@link #failedTest()})
  * @param bandwidthWhy why there is no ratio, or why the test failed (one line); else null
@@ -18,8 +21,8 @@ package io.fabricd.preflight;
  * @param ceilingBitsPerSecond the ceiling the test was held to (its ratio's denominator, as the agent
  *        gave it); null when unknown or no test
  */
-public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double bandwidthRatio,
-                        String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond) {
+public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds,
+                        Double bandwidthRatio, String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond) {
     public LinkInput {
         if (a == null || b == null) {
             throw new IllegalArgumentException("a link input needs both node names");
@@ -27,9 +30,8 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
         if (sent < 0 || lost < 0 || lost > sent) {
             throw new IllegalArgumentException("link " + a + "->" + b + ": " + lost + " probes lost of " + sent + " sent is not a count");
         }
-        if (p50Seconds != null && !(p50Seconds >= 0 && p50Seconds < Double.POSITIVE_INFINITY)) {
-            throw new IllegalArgumentException("link " + a + "->" + b + ": p50 " + p50Seconds + " s is not a time");
-        }
+        time(a, b, "p50", p50Seconds);
+        time(a, b, "hold", holdP50Seconds);
         if (bandwidthRatio != null && !(bandwidthRatio >= 0 && bandwidthRatio < Double.POSITIVE_INFINITY)) {
             throw new IllegalArgumentException("link " + a + "->" + b + ": bandwidth ratio " + bandwidthRatio + " is not a ratio");
         }
@@ -40,9 +42,20 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
         }
     }
 
-    /** Probes alone. */
+    private static void time(String a, String b, String what, Double seconds) {
+        if (seconds != null && !(seconds >= 0 && seconds < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException("link " + a + "->" + b + ": " + what + " " + seconds + " s is not a time");
+        }
+    }
+
+    /** Probes alone, without the responder's hold (an agent that does not say it). */
     public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds) {
-        return new LinkInput(a, b, transport, sent, lost, p50Seconds, null, null, null, null);
+        return probes(a, b, transport, sent, lost, p50Seconds, null);
+    }
+
+    /** Probes alone, with the median hold of {@code b}'s responder. */
+    public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds) {
+        return new LinkInput(a, b, transport, sent, lost, p50Seconds, holdP50Seconds, null, null, null, null);
     }
 
     /** A bandwidth test alone: its ratio, or null and why there is none (refused, busy, no verbs: not measured). */
@@ -55,7 +68,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * per second and the ceiling, each null when unknown.
      */
     public static LinkInput bandwidth(String a, String b, Double ratio, Double bitsPerSecond, Double ceilingBitsPerSecond, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond);
     }
 
     /**
@@ -63,7 +76,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * did not complete): nothing moved, so the link is bad, {@code why} saying how it failed.
      */
     public static LinkInput bandwidthFailed(String a, String b, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null);
     }
 
     /** Whether this is a bandwidth test that failed after the peer accepted it ({@link #bandwidthFailed}). */

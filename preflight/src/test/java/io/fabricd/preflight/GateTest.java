@@ -55,7 +55,7 @@ class GateTest {
     void warningsExcludeWhenThePolicySaysSo() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", null,
                 Map.of()))), NodeInput.reachable("b", List.of()));
-        Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 0.8, 20, false, 1);
+        Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 1e-3, 0.8, 20, false, 1);
         Verdicts v = Gate.decide(nodes, List.of(), warning);
         assertThat(v.excluded()).containsExactly("a");
         assertThat(node(v, "a").reasons()).containsExactly("a: warning finding ecn_disabled (ECN off): see fabricd diagnose on the node, then rerun");
@@ -354,7 +354,7 @@ class GateTest {
         List<String> names = Hostlist.parse("n[00001-20000]");
         List<LinkInput> links = new ArrayList<>();
         for (Pair p : RingPlan.ring(names)) {
-            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, 0.5, null, null, null));
+            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, null, 0.5, null, null, null));
         }
         Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
         // the first goes, its neighbours then have one bad partner left, the next but one goes, ...

@@ -14,8 +14,9 @@ import java.util.stream.IntStream;
 /**
  * A seeded fabric of {@code n} nodes whose ground truth is known: nodes with critical findings (some
  * of them lossy too), unreachable agents, nodes whose NIC is slow (every pair they are in is slow in
- * latency, bandwidth or both), bad links on the ring, and healthy noise (a little loss, latency
- * jitter, bandwidth spread, now and then a short probe round). {@link #measure} gives what a
+ * latency, bandwidth or both), hosts slow to answer (their responders hold probes for milliseconds),
+ * bad links on the ring, and healthy noise (a little loss, latency jitter, bandwidth spread, holds of
+ * tens of microseconds, now and then a short probe round). {@link #measure} gives what a
  * preflight round would measure on some pairs, from the same truth every time: the ring round
  * probes and tests the bandwidth, a repair round probes only (as {@code fabricd preflight} does).
  */
@@ -27,6 +28,8 @@ final class SimulatedFabric {
     final Set<String> critical = new HashSet<>();
     final Set<String> unreachable = new HashSet<>();
     final Set<String> slow = new HashSet<>();
+    /** Hosts slow to answer: a starved CPU or stalls, their links clean. */
+    final Set<String> slowHosts = new HashSet<>();
     /** Bad links, {@link Pair#unordered()}. */
     final Set<Pair> badLinks = new HashSet<>();
 
@@ -36,6 +39,9 @@ final class SimulatedFabric {
     private final Map<String, Double> slowLatency = new HashMap<>();
     private final Map<String, Double> slowBandwidth = new HashMap<>();
     private final Map<Pair, double[]> linkFault = new HashMap<>(); // loss, added seconds, bandwidth factor
+    /** How long each node's responder holds a probe, its median; drawn apart so that the rest of the truth is as without it. */
+    private final Map<String, Double> hold = new HashMap<>();
+    private final Random holdNoise;
 
     SimulatedFabric(long seed, int n) {
         this(seed, n, 1);
@@ -85,13 +91,22 @@ final class SimulatedFabric {
                     kind == 2 ? 200e-6 + random.nextDouble() * 600e-6 : 0, kind == 1 ? 0.3 + random.nextDouble() * 0.5 : 1});
             }
         }
+        holdNoise = new Random(seed * 31 + 7);
+        List<String> healthy = new ArrayList<>(names);
+        healthy.removeAll(badNodes());
+        Collections.shuffle(healthy, holdNoise);
+        slowHosts.addAll(healthy.subList(0, density * (n / 200 + holdNoise.nextInt(n / 100 + 1))));
+        for (String name : names) {
+            hold.put(name, slowHosts.contains(name) ? 2e-3 + holdNoise.nextDouble() * 38e-3 : 15e-6 + holdNoise.nextDouble() * 45e-6);
+        }
     }
 
-    /** Every node bad in truth: a critical finding, an unreachable agent, a slow NIC. */
+    /** Every node bad in truth: a critical finding, an unreachable agent, a slow NIC, a slow host. */
     Set<String> badNodes() {
         Set<String> all = new HashSet<>(critical);
         all.addAll(unreachable);
         all.addAll(slow);
+        all.addAll(slowHosts);
         return all;
     }
 
@@ -147,7 +162,8 @@ final class SimulatedFabric {
         }
         double p50 = (base.get(from) + base.get(to)) * Math.exp(random.nextGaussian() * 0.15) + fault[1]
                 + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0);
-        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50));
+        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50,
+                lost == sent ? null : hold.get(to) * Math.exp(holdNoise.nextGaussian() * 0.2)));
         if (bandwidth) {
             double ratio = Math.min(0.97, 0.92 + random.nextGaussian() * 0.02) * fault[2]
                     * slowBandwidth.getOrDefault(from, 1.0) * slowBandwidth.getOrDefault(to, 1.0);

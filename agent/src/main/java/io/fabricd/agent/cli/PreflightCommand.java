@@ -106,8 +106,14 @@ public final class PreflightCommand implements Callable<Integer> {
 
     @Option(names = "--latency-factor", paramLabel = "F", defaultValue = "3.0",
             description = "A link's median RTT above this x the set's median "
-            + "(and 50 us more) is slow (default: ${DEFAULT-VALUE}).")
+            + "(and 50 us more) is slow, and so is a node whose median hold is above this x the set's and --host-floor "
+            + "(default: ${DEFAULT-VALUE}).")
     double latencyFactor;
+
+    @Option(names = "--host-floor", paramLabel = "TIME", defaultValue = "1ms",
+            description = "A node whose responder holds the probes it answers this long or less (their median) is never a slow "
+            + "host, 100us to 10s (default: ${DEFAULT-VALUE}).")
+    String hostFloor;
 
     @Option(names = "--bandwidth-ratio", paramLabel = "R", defaultValue = "0.8",
             description = "A link below this share of its ceiling is bad "
@@ -241,6 +247,7 @@ public final class PreflightCommand implements Callable<Integer> {
     }
 
     private Policy policy() {
+        Duration floor = duration("--host-floor", hostFloor, Duration.ofNanos(100_000), Duration.ofSeconds(10));
         Set<Severity> severities = switch (excludeSeverity.toLowerCase(Locale.ROOT)) {
             case "critical" -> Policy.atLeast(Severity.CRITICAL);
             case "warning" -> Policy.atLeast(Severity.WARNING);
@@ -248,7 +255,7 @@ public final class PreflightCommand implements Callable<Integer> {
         };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
-                    latencyFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
+                    latencyFactor, floor.toNanos() / 1e9, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }
@@ -282,7 +289,8 @@ public final class PreflightCommand implements Callable<Integer> {
             throw new IllegalArgumentException(option + ": " + e.getMessage());
         }
         if (d.compareTo(least) < 0 || d.compareTo(most) > 0) {
-            throw new IllegalArgumentException(option + " " + text + " outside " + least.toMillis() + " ms .. " + most.toSeconds() + " s"
+            String lo = least.toMillis() > 0 ? least.toMillis() + " ms" : least.toNanos() / 1000 + " us";
+            throw new IllegalArgumentException(option + " " + text + " outside " + lo + " .. " + most.toSeconds() + " s"
                     + (option.equals("--bandwidth-duration") ? " (an agent closes a connection idle for its http.idle_timeout, 30 s by"
                     + " default: the test and its setup must end before)" : ""));
         }

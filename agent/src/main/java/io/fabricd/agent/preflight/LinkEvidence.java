@@ -13,11 +13,11 @@ import java.util.Set;
 /**
  * What was measured between two nodes of the set, per direction and transport: the agents' recent
  * probe windows (one input per direction and transport: counts added over the sizes, the median RTT
- * of the smallest size), the on-demand rounds' probes and the bandwidth tests (an input each; the
- * gate adds them up), and the pairs a round meant to measure that gave nothing (an attempt: its ends
- * are judged on their links). Which pairs were measured or tried is kept as it fills (unordered
- * pairs), so that asking is as cheap as a set lookup whatever the set's size. Not thread-safe:
- * filled by one thread after each phase.
+ * and the responder's median hold of the smallest size), the on-demand rounds' probes and the
+ * bandwidth tests (an input each; the gate adds them up), and the pairs a round meant to measure
+ * that gave nothing (an attempt: its ends are judged on their links). Which pairs were measured or
+ * tried is kept as it fills (unordered pairs), so that asking is as cheap as a set lookup whatever
+ * the set's size. Not thread-safe: filled by one thread after each phase.
  */
 final class LinkEvidence {
     /** Probes from {@code a} to {@code b} over {@code transport}. */
@@ -28,6 +28,8 @@ final class LinkEvidence {
         long sent;
         long lost;
         Double p50;
+        /** The responder's median hold, of the same window as {@link #p50}. */
+        Double hold;
         int p50Size = Integer.MAX_VALUE;
     }
 
@@ -45,18 +47,24 @@ final class LinkEvidence {
         Acc x = links.computeIfAbsent(new Key(a, b, w.transport()), k -> new Acc());
         x.sent += Math.max(0, w.sent());
         x.lost += Math.max(0, Math.min(w.lost(), w.sent()));
-        if (w.p50Seconds() != null && w.p50Seconds() >= 0 && w.p50Seconds() < 1e6 && w.size() < x.p50Size) {
+        if (time(w.p50Seconds()) != null && w.size() < x.p50Size) {
             x.p50 = w.p50Seconds();
+            x.hold = time(w.holdP50Seconds());
             x.p50Size = w.size();
         }
     }
 
-    /** An on-demand UDP round from a to b. */
-    void round(String a, String b, long sent, long lost, Double p50) {
+    /** An on-demand UDP round from a to b: its median round trip and b's responder's median hold (null: not said). */
+    void round(String a, String b, long sent, long lost, Double p50, Double hold) {
         if (note(a, b)) {
             long s = Math.max(0, sent);
-            more.add(LinkInput.probes(a, b, "udp", s, Math.max(0, Math.min(lost, s)), p50 != null && p50 >= 0 && p50 < 1e6 ? p50 : null));
+            more.add(LinkInput.probes(a, b, "udp", s, Math.max(0, Math.min(lost, s)), time(p50), time(hold)));
         }
+    }
+
+    /** A time in seconds an agent gave, when it is one (an agent's answer is not trusted to be sane), else unknown. */
+    private static Double time(Double seconds) {
+        return seconds != null && seconds >= 0 && seconds < 1e6 ? seconds : null;
     }
 
     /** A round meant a to probe b and got nothing (a to b could not be asked, or answered an error for b). */
@@ -109,7 +117,7 @@ final class LinkEvidence {
         for (Map.Entry<Key, Acc> e : links.entrySet()) {
             Key k = e.getKey();
             Acc x = e.getValue();
-            out.add(LinkInput.probes(k.a(), k.b(), k.transport(), x.sent, x.lost, x.p50));
+            out.add(LinkInput.probes(k.a(), k.b(), k.transport(), x.sent, x.lost, x.p50, x.hold));
         }
         out.addAll(more);
         return out;

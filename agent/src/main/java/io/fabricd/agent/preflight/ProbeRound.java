@@ -54,12 +54,13 @@ public final class ProbeRound {
     record Request(List<String> peers, Integer count, Integer size) {
     }
 
-    /** One peer's outcome: its probes added up, or why there are none. */
+    /** One peer's outcome: its probes added up (the hold: the median of how long its responder held them), or why there are none. */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record PeerResult(String peer, @JsonProperty("peer_host") String peerHost, int sent, int lost, int late,
-                      @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds, String error) {
+                      @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
+                      @JsonProperty("hold_p50_seconds") Double holdP50Seconds, String error) {
         static PeerResult failed(String peer, String host, String why) {
-            return new PeerResult(peer, host, 0, 0, 0, null, null, OneLine.of(why));
+            return new PeerResult(peer, host, 0, 0, 0, null, null, null, OneLine.of(why));
         }
     }
 
@@ -187,8 +188,9 @@ public final class ProbeRound {
             }
             ProbeResult r = s.result();
             Map<String, Double> q = r.rttSeconds();
+            Map<String, Double> hold = r.responderSeconds();
             return new PeerResult(peer, ep.host(), r.sent(), r.lost(), r.late(), q == null ? null : q.get("p50"),
-                    q == null ? null : q.get("p99"), null);
+                    q == null ? null : q.get("p99"), hold == null ? null : hold.get("p50"), null);
         } catch (IOException | RuntimeException e) {
             LOG.fine("preflight probe of " + peer + ": " + e);
             return PeerResult.failed(peer, ep.host(), peer + ": " + e.getMessage());

@@ -136,7 +136,9 @@ final class ProbeRounds {
                 continue;
             }
             JsonNode p50 = r.path("p50_seconds");
-            links.round(from, peer, r.path("sent").asLong(0), r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null);
+            JsonNode hold = r.path("hold_p50_seconds");
+            links.round(from, peer, r.path("sent").asLong(0), r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null,
+                    hold.isNumber() ? hold.asDouble() : null);
         }
         for (String peer : asked) {
             if (!answered.contains(peer)) {

@@ -35,6 +35,10 @@ public final class ProbingMetrics {
             "Probes answered after the per-probe timeout (not lost, not in the RTT histogram).", PEER);
     public static final MetricFamily RESPONDER_ANSWERED = counter("fabric_probe_responder_answered", null,
             "Probe requests this agent's responder answered.");
+    public static final MetricFamily RESPONDER_HOLD = new MetricFamily("fabric_probe_responder_hold_seconds", Type.HISTOGRAM, "seconds",
+            "How long this host's UDP probe responder held each request it answered, from its arrival at the socket (the kernel's "
+                    + "stamp) to the answer's send: this host's own share of its peers' round trips, milliseconds on a starved or "
+                    + "stalling host.", List.of(), null);
     public static final MetricFamily RESPONDER_PEER_SOCKETS = gauge("fabric_probe_responder_peer_sockets", null,
             "Known peers the UDP responder answers from a socket of their own (a flood at the probe port does not reach them).");
     public static final MetricFamily RESPONDER_DROPPED = counter("fabric_probe_responder_dropped", null,
@@ -57,6 +61,6 @@ public final class ProbingMetrics {
             "When the last bandwidth test with a peer ended (Unix time).", "peer", "device", "direction");
 
     public static final List<MetricFamily> ALL = List.of(RTT, HOST, RTT_RECENT, DUPLICATED, REORDERED, SENT, LOST, LATE,
-            RESPONDER_ANSWERED, RESPONDER_PEER_SOCKETS, RESPONDER_DROPPED, BANDWIDTH, BANDWIDTH_MESSAGES, BANDWIDTH_CEILING,
+            RESPONDER_ANSWERED, RESPONDER_HOLD, RESPONDER_PEER_SOCKETS, RESPONDER_DROPPED, BANDWIDTH, BANDWIDTH_MESSAGES, BANDWIDTH_CEILING,
             BANDWIDTH_RATIO, BANDWIDTH_LAST_TEST);
 }

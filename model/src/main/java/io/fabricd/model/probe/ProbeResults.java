@@ -41,9 +41,11 @@ public record ProbeResults(List<Window> windows, List<PathMtu> paths, List<Bandw
      * @param responderOverloaded the peer's responder said it dropped requests itself in one of the rounds
      * @param p50Seconds          median RTT of every answered probe of the window; null when none was answered
      * @param p99Seconds          99th percentile of the same; null when none was answered
+     * @param holdP50Seconds      median of how long the peer's responder held those probes (the hold each answer
+     *                            carries: the peer host's own share, out of the RTT); null when none was answered
      */
     public record Window(String peer, String peerRack, String transport, int size, String localDevice, int sent, int lost, int late,
-                         boolean responderOverloaded, Double p50Seconds, Double p99Seconds) {
+                         boolean responderOverloaded, Double p50Seconds, Double p99Seconds, Double holdP50Seconds) {
     }
 
     /** The active MTUs of the two ends of the verbs path to {@code peer} (the peer tells its own in its endpoint). */

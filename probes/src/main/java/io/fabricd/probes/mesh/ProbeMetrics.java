@@ -21,7 +21,8 @@ import java.util.function.Function;
  * {@code fabric_probe_host_seconds} (classic histograms, 2 µs to ~1 s), {@code fabric_probe_duplicated_total},
  * {@code fabric_probe_reordered_total}, {@code fabric_probe_sent_total}, {@code fabric_probe_lost_total}, {@code fabric_probe_late_total}
  * with labels peer, peer_rack, transport, size (bounded by the plan: series of peers that leave it
- * are removed), and the responder's {@code fabric_probe_responder_answered_total} and
+ * are removed), and the responder's {@code fabric_probe_responder_answered_total},
+ * {@code fabric_probe_responder_hold_seconds} (the same buckets) and
  * {@code fabric_probe_responder_dropped_total{reason}} (unauthenticated, malformed, rate_limited).
  */
 public final class ProbeMetrics {
@@ -95,6 +96,9 @@ public final class ProbeMetrics {
         lost = counter(ProbingMetrics.LOST, registry);
         late = counter(ProbingMetrics.LATE, registry);
         if (responder != null) {
+            Histogram hold = Histogram.builder().name(ProbingMetrics.RESPONDER_HOLD.name()).help(ProbingMetrics.RESPONDER_HOLD.help())
+                    .unit(SECONDS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+            responder.onHold(ns -> hold.observe(ns / 1e9));
             CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_ANSWERED.name()).help(ProbingMetrics.RESPONDER_ANSWERED.help())
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
             GaugeWithCallback.builder().name(ProbingMetrics.RESPONDER_PEER_SOCKETS.name())

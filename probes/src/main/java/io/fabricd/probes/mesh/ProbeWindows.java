@@ -13,7 +13,8 @@ import java.util.TreeMap;
 
 /**
  * The last {@code window} probe rounds per peer, transport and size, and the MTUs of the verbs
- * paths, handed out as a {@link ProbeResults} for the checks to judge. Thread-safe.
+ * paths, handed out as a {@link ProbeResults} for the checks to judge (and the preflight gate: the
+ * peers' median hold is its evidence of a host slow to answer). Thread-safe.
  */
 public final class ProbeWindows {
     private final int window;
@@ -62,7 +63,7 @@ public final class ProbeWindows {
         return Map.copyOf(hosts);
     }
 
-    /** Each window added up, with the quantiles of all its RTTs. */
+    /** Each window added up, with the quantiles of all its RTTs and the median of its responder's holds. */
     public synchronized ProbeResults snapshot() {
         List<ProbeResults.Window> out = new ArrayList<>();
         for (Deque<ProbeResult> d : rounds.values()) {
@@ -77,10 +78,12 @@ public final class ProbeWindows {
                 late += r.late();
             }
             long[] rtts = d.stream().flatMapToLong(r -> Arrays.stream(r.rttNanos())).sorted().toArray();
+            long[] holds = d.stream().filter(r -> r.responderNanos() != null).flatMapToLong(r -> Arrays.stream(r.responderNanos()))
+                    .sorted().toArray();
             ProbeResult last = d.peekLast();
             out.add(new ProbeResults.Window(last.peer(), racks.get(last.peer()), last.transport(), last.size(), last.localDevice(),
                     sent, lost, late, overloaded, rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.5),
-                    rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.99)));
+                    rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.99), holds.length == 0 ? null : ProbeResult.quantile(holds, 0.5)));
         }
         return new ProbeResults(out, List.copyOf(mtus.values()), List.of());
     }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
 /** What a responder did with what it received (thread-safe counters), for the UDP
@@ -20,6 +21,7 @@ public final class ResponderStats {
     final AtomicLong peerSocketsOpened = new AtomicLong();
     /** Reads of /proc/net/udp for the kernel's drops. */
     final AtomicLong procfsReads = new AtomicLong();
+    private volatile LongConsumer holds = nanos -> { };
 
     public int peerSocketCount() {
         return peerSockets;
@@ -37,6 +39,18 @@ public final class ResponderStats {
 
     public void answered() {
         answered.incrementAndGet();
+    }
+
+    /**
+     * Where the UDP responder tells how long it held each request it answered, in nanoseconds from
+     * the request's arrival at its socket to the answer's send (the agent's histogram).
+     */
+    public void onHold(LongConsumer sink) {
+        holds = sink;
+    }
+
+    void held(long nanos) {
+        holds.accept(nanos);
     }
 
     public void dropped(String reason) {

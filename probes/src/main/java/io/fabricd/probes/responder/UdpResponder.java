@@ -49,7 +49,9 @@ import java.util.logging.Logger;
  * ({@link ResponderAnswer#screen}), and never a socket (UdpFloodTest, ReplayStormTest).
  *
  * <p>The hold time in an answer runs from the request's kernel arrival stamp where the socket can be
- * read through libc ({@link StampedSocket#timestamped}): this thread's wake-up is then in it.
+ * read through libc ({@link StampedSocket#timestamped}): this thread's wake-up is then in it. Each
+ * answered request's hold, to the answer's send, goes to {@link ResponderStats#onHold} too: the
+ * host's own share of its peers' round trips, which a starved or stalling host makes milliseconds.
  */
 public final class UdpResponder implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpResponder.class.getName());
@@ -190,11 +192,13 @@ public final class UdpResponder implements AutoCloseable {
             if (src.peer != null && src.peer.equals(from)) {
                 // send, not write: the peer's socket may be connected in the kernel only (adopt)
                 src.channel.send(bb, from);
+                stats.held(System.nanoTime() - t0);
             } else {
                 // the shared socket answers everyone else, including a datagram that a new peer
                 // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
                 // over every bound member): it goes to its real sender, not that socket's peer
                 shared.channel.send(bb, from);
+                stats.held(System.nanoTime() - t0);
                 if (perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
                     adopt(from);
                 }

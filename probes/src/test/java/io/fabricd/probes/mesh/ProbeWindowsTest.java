@@ -40,6 +40,28 @@ class ProbeWindowsTest {
     }
 
     @Test
+    void theWindowCarriesTheMedianOfItsResponderHolds() {
+        ProbeWindows w = new ProbeWindows(3);
+        // a responder stalled in one round of three: two thirds of its answers held 40 us, a third 30 ms
+        long[] quick = new long[10];
+        Arrays.fill(quick, 40_000);
+        long[] stalled = new long[10];
+        Arrays.fill(stalled, 30_000_000);
+        long[] rtt = new long[10];
+        Arrays.fill(rtt, 20_000);
+        for (long[] hold : new long[][] {quick, stalled, quick}) {
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold), "r1");
+        }
+        w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0]), "r1");
+        assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP50Seconds).containsExactly(40e-6, null);
+        for (int i = 0; i < 2; i++) {
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, stalled), "r1");
+        }
+        assertThat(w.snapshot().windows().get(0).holdP50Seconds()).isEqualTo(30e-3);
+        assertThat(w.snapshot().windows().get(0).p50Seconds()).as("the RTTs leave the holds out").isEqualTo(20e-6);
+    }
+
+    @Test
     void peersNoLongerPlannedAreForgotten() {
         ProbeWindows w = new ProbeWindows(10);
         w.record(result("a:1", 10, 0, 100), "r1");

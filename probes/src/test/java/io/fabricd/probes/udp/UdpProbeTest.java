@@ -11,10 +11,14 @@ import io.fabricd.probes.ProbePacket;
 import io.fabricd.probes.ProbePacketTest;
 import io.fabricd.probes.ProbeResult;
 import io.fabricd.probes.ProbeTransport;
+import io.fabricd.probes.mesh.ProbeMetrics;
 import io.fabricd.probes.mesh.ProbeSession;
 import io.fabricd.probes.mesh.ProbeWindows;
 import io.fabricd.probes.responder.ResponderStats;
 import io.fabricd.probes.responder.UdpResponder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.DatagramPacket;
@@ -49,6 +53,28 @@ class UdpProbeTest {
                 }
             }
             assertThat(stats.answeredCount()).isEqualTo(600);
+        }
+    }
+
+    @Test
+    void theResponderHistogramsHowLongItHeldEachRequestItAnswered() throws Exception {
+        PrometheusRegistry registry = new PrometheusRegistry();
+        ResponderStats stats = new ResponderStats();
+        new ProbeMetrics(registry, stats);
+        try (UdpResponder r = new UdpResponder(LibC.load(), new InetSocketAddress("127.0.0.1", 0), KEY, 10_000, 1000, stats).start();
+             UdpTransport t = new UdpTransport(LibC.load(), new InetSocketAddress("127.0.0.1", r.port()))) {
+            ProbeResult res = new ProbeSession(t, KEY, Duration.ofMillis(1), Duration.ofSeconds(1)).run("p", null, null, 64, 200);
+            assertThat(res.received()).isEqualTo(200);
+            HistogramSnapshot.HistogramDataPointSnapshot held = null;
+            for (MetricSnapshot m : registry.scrape()) {
+                if (m.getMetadata().getName().equals("fabric_probe_responder_hold_seconds")) {
+                    held = ((HistogramSnapshot) m).getDataPoints().get(0);
+                }
+            }
+            assertThat(held).isNotNull();
+            assertThat(held.getCount()).isEqualTo(200);
+            // each is timed to the answer's send, after the hold the answer carries was read
+            assertThat(held.getSum()).isGreaterThanOrEqualTo(Arrays.stream(res.responderNanos()).sum() / 1e9);
         }
     }
 
