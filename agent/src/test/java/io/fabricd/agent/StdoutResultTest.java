@@ -17,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A command's stdout is its result alone, as a separate process shows it: another thread printing to
- * System.out while the command runs lands on stderr, and a result that cannot be written whole is
- * an error (exit 2), not a success. The JVM's own output is bin/fabricd's part (ReportOutputIT).
+ * System.out while the command runs lands on stderr, a reader that is late on a non-blocking pipe
+ * gets every byte, and a result that cannot be written whole is an error (exit 2), not a success.
+ * The JVM's own output is bin/fabricd's part (ReportOutputIT).
  */
 class StdoutResultTest {
     private static final ObjectMapper STRICT = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -57,6 +58,45 @@ class StdoutResultTest {
         Run r = fabricd(new File("/dev/full"), "diagnose", "--demo", "--format", "json", "--fail-on", "never");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("fabricd: cannot write the output to stdout: No space left on device");
+    }
+
+    @Test
+    void aLateReaderOfANonBlockingPipeGetsEveryByte() throws Exception {
+        // a pipe whose writing end is non-blocking (a parent's choice, shared by its children) and a
+        // reader that comes late, as on a loaded machine: the pipe fills and a write fails with
+        // EAGAIN, which System.out would take for the end of the output
+        Path python = Requirements.program("python3", "apt-get install python3");
+        String harness = String.join("\n",
+                "import fcntl, os, subprocess, sys, termios, time, struct",
+                "r, w = os.pipe()",
+                "fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)",
+                "p = subprocess.Popen(sys.argv[1:], stdout=w)",
+                "os.close(w)",
+                "def queued():",
+                "    return struct.unpack('i', fcntl.ioctl(r, termios.FIONREAD, b'\\0\\0\\0\\0'))[0]",
+                "while p.poll() is None and queued() < 65536:",
+                "    time.sleep(0.01)",
+                "time.sleep(0.5)",
+                "out = b''",
+                "while True:",
+                "    chunk = os.read(r, 65536)",
+                "    if not chunk:",
+                "        break",
+                "    out += chunk",
+                "sys.stdout.buffer.write(out)",
+                "sys.exit(p.wait())");
+        List<String> cmd = new ArrayList<>(List.of(python.toString(), "-c", harness,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), Main.class.getName(),
+                "metrics", "--demo"));
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isZero();
+        assertThat(out.length()).as("more than the pipe holds").isGreaterThan(100_000);
+        assertThat(out).endsWith("\n");
+        assertThat(out.lines().filter(l -> l.startsWith("# TYPE ")))
+                .containsExactlyElementsOf(CliTest.run("metrics", "--demo").out().lines().filter(l -> l.startsWith("# TYPE ")).toList());
     }
 
     /** {@code fabricd ARGS} in a JVM of its own with {@link PrintingBystander} beside it; stdout to {@code out} when given. */
