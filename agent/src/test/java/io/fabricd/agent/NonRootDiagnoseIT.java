@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code fabricd diagnose} run by a user who may not read the agent's state folder (uid 65534, as
- * the packaged jar and JVM flags): it says to run it as root, and not to move a good file aside.
+ * the packaged jar and JVM flags), or by root without the capabilities that read other users' files:
+ * it says what to run it as, and not to move a good file aside.
  */
 class NonRootDiagnoseIT {
     private Path dir;
@@ -60,6 +62,12 @@ class NonRootDiagnoseIT {
                     + "run fabricd diagnose as root (sudo), or with CAP_DAC_READ_SEARCH, to read the agent's state folder")
                     .doesNotContainIgnoringCase("move").doesNotContain("\tat ");
         }
+        // root in a container or unit that drops every capability, the file the service user's (65534 here)
+        Files.setOwner(file, file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("65534"));
+        String noCaps = refused(List.of(setpriv.toString(), "--inh-caps=-all", "--bounding-set=-all"), options, jar, state);
+        assertThat(noCaps).startsWith("fabricd: cannot read " + file + ": permission denied; this process runs as root without "
+                + "CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (a container or a unit that drops capabilities): give it CAP_DAC_READ_SEARCH")
+                .doesNotContainIgnoringCase("move");
         assertThat(file).exists();
         try (var left = Files.list(state)) {
             assertThat(left.map(p -> p.getFileName().toString())).as("nothing moved aside").noneMatch(n -> n.contains("unreadable"));
@@ -67,9 +75,15 @@ class NonRootDiagnoseIT {
     }
 
     private static String refused(Path setpriv, Path options, Path jar, Path state) throws Exception {
-        Process p = new ProcessBuilder(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString(),
-                "diagnose", "--demo", "--state-dir", state.toString()).directory(jar.getParent().toFile()).start();
+        return refused(List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"), options, jar, state);
+    }
+
+    /** {@code diagnose --demo --state-dir STATE} of the packaged jar under {@code as} (setpriv and its options): exit 2, its stderr. */
+    private static String refused(List<String> as, Path options, Path jar, Path state) throws Exception {
+        List<String> cmd = new ArrayList<>(as);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString(),
+                "diagnose", "--demo", "--state-dir", state.toString()));
+        Process p = new ProcessBuilder(cmd).directory(jar.getParent().toFile()).start();
         p.getInputStream().readAllBytes();
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
