@@ -55,9 +55,12 @@ public final class Main implements Runnable {
         try {
             stdout.deliver();
         } catch (IOException e) {
-            // a result cut short must not exit as if it were whole (0, or 1 for findings)
-            err.println("fabricd: cannot write the output to stdout: " + (e.getMessage() == null ? e.getClass().getSimpleName()
-                    : e.getMessage()));
+            // a result cut short must not exit as if it were whole (0, or 1 for findings); a reader
+            // that stopped reading (`| head`) knows it did, and is not told
+            if (!Stdout.readerGone(e)) {
+                err.println("fabricd: cannot write the output to stdout: " + (e.getMessage() == null ? e.getClass().getSimpleName()
+                        : e.getMessage()));
+            }
             code = USAGE;
         }
         System.exit(code);

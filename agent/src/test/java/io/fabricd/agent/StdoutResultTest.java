@@ -85,10 +85,8 @@ class StdoutResultTest {
                 "    out += chunk",
                 "sys.stdout.buffer.write(out)",
                 "sys.exit(p.wait())");
-        List<String> cmd = new ArrayList<>(List.of(python.toString(), "-c", harness,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), Main.class.getName(),
-                "metrics", "--demo"));
+        List<String> cmd = new ArrayList<>(List.of(python.toString(), "-c", harness));
+        cmd.addAll(java(Main.class, "metrics", "--demo"));
         Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
@@ -99,13 +97,29 @@ class StdoutResultTest {
                 .containsExactlyElementsOf(CliTest.run("metrics", "--demo").out().lines().filter(l -> l.startsWith("# TYPE ")).toList());
     }
 
-    /** {@code fabricd ARGS} in a JVM of its own with {@link PrintingBystander} beside it; stdout to {@code out} when given. */
-    private static Run fabricd(File out, String... args) throws Exception {
+    @Test
+    void aReaderThatStopsEarlyIsNotToldSoButTheExitSaysTheOutputIsNotWhole() throws Exception {
+        // `fabricd metrics | head -1`: the reader knows it stopped; the exit code says the output was cut
+        Process p = new ProcessBuilder(java(Main.class, "metrics", "--demo")).start();
+        p.getInputStream().close();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(2);
+        assertThat(err).isEmpty();
+    }
+
+    /** {@code java MAIN ARGS} on the test classpath. */
+    private static List<String> java(Class<?> main, String... args) {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
-                PrintingBystander.class.getName()));
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")), main.getName()));
         cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /** {@code fabricd ARGS} in a JVM of its own with {@link PrintingBystander} beside it; stdout to {@code out} when given. */
+    private static Run fabricd(File out, String... args) throws Exception {
+        List<String> cmd = java(PrintingBystander.class, args);
         Path err = Files.createTempFile("fabricd", ".err");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(err.toFile());
         if (out != null) {

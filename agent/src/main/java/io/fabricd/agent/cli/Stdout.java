@@ -45,6 +45,11 @@ public final class Stdout {
         return writer;
     }
 
+    /** Whether a failed {@link #deliver()} is the reader's leaving (EPIPE: {@code | head}), not a failure to report. */
+    public static boolean readerGone(IOException e) {
+        return "Broken pipe".equals(e.getMessage());
+    }
+
     /**
      * Writes what the command printed, every byte: a pipe whose reader is slow (a non-blocking one
      * that is full) is waited for. IOException when stdout refuses it (closed, a full disk, a
