@@ -50,6 +50,7 @@ import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,6 +158,10 @@ public final class Agent implements AutoCloseable {
 
     /** Starts collecting and listening; returns once the server listens. */
     public Agent start() {
+        String unusable = listen.unusable();
+        if (unusable != null) {
+            throw new IllegalArgumentException("cannot listen on " + listen + ": " + unusable);
+        }
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
@@ -194,10 +199,10 @@ public final class Agent implements AutoCloseable {
                         new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
                 preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth == null ? null : bandwidth.server(),
                         () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName);
-            } catch (IOException e) {
+            } catch (IOException | UnsupportedAddressTypeException e) {
                 close();
-                throw new IllegalArgumentException("cannot start the probe responder on UDP " + udpHost() + ":"
-                        + config.probe().udpPort() + ": " + e.getMessage());
+                ListenAddress udp = new ListenAddress(udpHost(), config.probe().udpPort());
+                throw new IllegalArgumentException("cannot start the probe responder on UDP " + udp + ": " + udp.bindFailure(e));
             }
         } else {
             LOG.info("probing off: no probe key (probe.key_file or " + ProbeKey.ENV + ")");
@@ -220,7 +225,7 @@ public final class Agent implements AutoCloseable {
                     .await();
         } catch (Exception e) {
             close();
-            throw new IllegalArgumentException("cannot listen on " + listen + ": " + e.getMessage());
+            throw new IllegalArgumentException("cannot listen on " + listen + ": " + listen.bindFailure(e));
         }
         if (web != null && web.tls()) {
             List<Path> files = new ArrayList<>(List.of(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile())));

@@ -8,6 +8,7 @@ import io.fabricd.agent.cli.PreflightCommand;
 import io.fabricd.agent.cli.ProbeCommand;
 import io.fabricd.agent.cli.RunCommand;
 import io.fabricd.agent.cli.SnapshotCommand;
+import io.fabricd.agent.cli.Stdout;
 import io.fabricd.agent.cli.UsageErrors;
 import io.fabricd.agent.cli.Version;
 import java.io.IOException;
@@ -48,7 +49,21 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         configureLogging();
-        System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        Stdout stdout = Stdout.claim();
+        PrintWriter err = new PrintWriter(System.err, true);
+        int code = execute(args, stdout.writer(), err);
+        try {
+            stdout.deliver();
+        } catch (IOException e) {
+            // a result cut short must not exit as if it were whole (0, or 1 for findings); a reader
+            // that stopped reading (`| head`) knows it did, and is not told
+            if (!Stdout.readerGone(e)) {
+                err.println("fabricd: cannot write the output to stdout: " + (e.getMessage() == null ? e.getClass().getSimpleName()
+                        : e.getMessage()));
+            }
+            code = USAGE;
+        }
+        System.exit(code);
     }
 
     /** Runs the command line; returns the exit code (used by tests in-process). */

@@ -113,7 +113,9 @@ class CliTest {
         Result healthy = run("diagnose", "--root", Fixtures.host("host-a-ib").toString());
         assertThat(healthy.code()).isZero();
         // one collection: the transport and link error counters' totals since the driver loaded, as info
-        assertThat(healthy.out()).contains("INFO (2)", "[transport_errors]", "[port_errors_rising]").doesNotContain("CRITICAL", "WARNING");
+        assertThat(healthy.out()).contains("INFO (2): 1 port_errors_rising, 1 transport_errors").doesNotContain("CRITICAL", "WARNING");
+        assertThat(run("diagnose", "--root", Fixtures.host("host-a-ib").toString(), "--verbose").out())
+                .contains("INFO (2)\n", "[transport_errors]", "[port_errors_rising]");
         Result bad = run("diagnose", "--root", Fixtures.host("host-d-topology").toString(), "--format", "json");
         assertThat(bad.code()).isEqualTo(1); // gpudirect_off is critical
         assertThat(bad.out()).contains("\"check\" : \"gpudirect_off\"");

@@ -263,6 +263,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aKeyGivenTwiceIsReportedWhereTheValueUsedIs(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("c.yaml");
+        // the last of two values is the one read: a problem with it is on its line, not the first one's
+        assertThat(error(f, "collection:\n  interval: 5s\n  interval: soon\n")).contains(
+                "collection.interval: 'soon' is not a duration (like 500ms, 10s, 1m) (line 3)",
+                "collection.interval: given twice, on lines 2 and 3 (keep one)");
+        assertThat(error(f, "probe:\n  sizes: [64, 128]\n  sizes:\n    - 256\n    - lots\n")).contains(
+                "probe.sizes[1]: 'lots' is not a whole number (line 5)", "probe.sizes: given twice, on lines 2 and 3 (keep one)");
+        // a section given twice: the second replaces the first, so its keys are not given twice
+        assertThat(error(f, "collection:\n  interval: 5s\n  read_timeout: 2s\nlisten: :9530\ncollection:\n  interval: 7s\n"))
+                .isEqualTo("collection: given twice, on lines 1 and 5 (keep one)");
+        assertThat(error(f, "collection:\n  interval: 5s\ncollection:\n  interval: 7s\n  interval: soon\n")).contains(
+                "collection: given twice, on lines 1 and 3", "collection.interval: given twice, on lines 4 and 5",
+                "collection.interval: 'soon' is not a duration (like 500ms, 10s, 1m) (line 5)");
+    }
+
+    @Test
     void theHttpSectionsIntegersHaveRanges(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("c.yaml");
         // four times this overflowed an int: every address's third connection was reset

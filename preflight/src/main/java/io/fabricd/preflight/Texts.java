@@ -5,8 +5,12 @@ import java.util.List;
 
 /** How the gate's reasons write numbers, names and what the agents said: one line each, bounded. */
 final class Texts {
-    /** The most characters taken of a text an agent sent (a summary, a remediation, a why). */
-    static final int MAX_TEXT = 200;
+    /**
+     * The most characters taken of a text an agent sent (a summary, a remediation, a why): room for
+     * the longest of fabricd's own (a remediation of about 600), so that a reason in the JSON is
+     * whole; a bound all the same against an agent that sends pages.
+     */
+    static final int MAX_TEXT = 1000;
     private static final int MAX_LISTED = 5;
 
     private Texts() {

@@ -331,7 +331,7 @@ class GateTest {
                 "z".repeat(5000), Map.of("device", "d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
         Verdicts v = Gate.decide(nodes, List.of(), DEFAULTS);
         for (NodeVerdict n : v.nodes()) {
-            assertThat(n.reasons()).allSatisfy(r -> assertThat(r).doesNotContain("\n", "\r").hasSizeLessThan(800));
+            assertThat(n.reasons()).allSatisfy(r -> assertThat(r).doesNotContain("\n", "\r").hasSizeLessThan(1200));
         }
     }
 

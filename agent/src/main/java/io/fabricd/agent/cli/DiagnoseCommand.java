@@ -38,6 +38,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
             description = "critical, warning or never (default: ${DEFAULT-VALUE}).")
     FailOn failOn;
 
+    @Option(names = {"-v", "--verbose"},
+            description = "Text: every finding with its evidence and fix, info too (by default info findings are counted in one line). "
+                    + "JSON always has every finding.")
+    boolean verbose;
+
     @Option(names = "--previous", paramLabel = "DIR",
             description = "An earlier `fabricd snapshot` of this host: the rate checks (errors rising, pause storm, QPs in ERR) "
                     + "compare it with this collection.")
@@ -63,7 +68,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
         }
         Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, spec.commandLine().getErr()), cfg.diagnosis());
         var out = spec.commandLine().getOut();
-        out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null));
+        out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null, verbose));
         out.flush();
         boolean fail = switch (failOn) {
             case critical -> r.hasAtLeast(Severity.CRITICAL);

@@ -67,6 +67,8 @@ public final class HostOptions {
         Inventory inv;
         try {
             inv = store.load().orElse(null);
+        } catch (InventoryStore.AccessDenied e) {
+            throw refused(e, "fabricd diagnose");  // the file is fine: nothing to move aside
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(e.getMessage() + ": hardware that is gone cannot be judged. Move the file aside and run "
                     + "`fabricd inventory accept` (or let the agent learn the host anew)");
@@ -77,6 +79,15 @@ public final class HostOptions {
             err.flush();
         }
         return inv == null ? null : inv.learn(m).selected(cfg.collectorConfig()::deviceSelected);
+    }
+
+    /**
+     * The stored inventory could not be read for want of a privilege: what to do about that, said
+     * once (the file is fine; moving it aside would lose it).
+     */
+    static IllegalArgumentException refused(InventoryStore.AccessDenied e, String command) {
+        String advice = Privilege.advice(command);
+        return new IllegalArgumentException(e.getMessage() + (advice == null ? "" : "; " + advice));
     }
 
     public AgentConfig config() {

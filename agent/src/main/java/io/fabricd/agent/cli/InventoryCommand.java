@@ -68,6 +68,8 @@ public final class InventoryCommand implements Runnable {
                     Inventory was = null;
                     try {
                         was = store.load().orElse(null);
+                    } catch (InventoryStore.AccessDenied e) {
+                        throw HostOptions.refused(e, "fabricd inventory accept");
                     } catch (IllegalArgumentException e) {
                         // kept, not overwritten: someone may want to read what it said
                         err.println("fabricd: " + e.getMessage() + "; moved to " + store.moveAside());
@@ -112,9 +114,14 @@ public final class InventoryCommand implements Runnable {
             AgentConfig cfg = host.config();
             Path dir = requireStateDir(host, cfg);
             InventoryStore store = new InventoryStore(dir);
-            Inventory inv = store.load().orElseThrow(() -> new IllegalArgumentException("no inventory in " + dir
-                    + ": the agent learns one at its first collection, or run `fabricd inventory accept`"))
-                    .selected(cfg.collectorConfig()::deviceSelected);
+            Inventory stored;
+            try {
+                stored = store.load().orElseThrow(() -> new IllegalArgumentException("no inventory in " + dir
+                        + ": the agent learns one at its first collection, or run `fabricd inventory accept`"));
+            } catch (InventoryStore.AccessDenied e) {
+                throw HostOptions.refused(e, "fabricd inventory show");
+            }
+            Inventory inv = stored.selected(cfg.collectorConfig()::deviceSelected);
             HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
             List<Finding> gone = missing(m, inv, cfg);
             PrintWriter out = spec.commandLine().getOut();

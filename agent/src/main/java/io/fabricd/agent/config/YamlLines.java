@@ -15,7 +15,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 /**
  * Where each key and list item of a YAML file is: its line, by JSON pointer ("/collection/interval",
  * "/rdma/include_devices/0"). A key given twice in one mapping and a YAML syntax error are
- * problems of their own.
+ * problems of their own; of a key given twice the last is the one read, and its line the one kept.
  */
 final class YamlLines {
     private final Map<String, Integer> lines = new HashMap<>();
@@ -41,9 +41,12 @@ final class YamlLines {
                     return null; // said once; nothing after it is read, nothing quotes it
                 }
                 if (t == JsonToken.FIELD_NAME) {
-                    Integer before = y.lines.putIfAbsent(at, line);
+                    Integer before = y.lines.put(at, line);
                     if (before != null) {
                         problems.add(line, dotted(at) + ": given twice, on lines " + before + " and " + line + " (keep one)");
+                        // the value read is the last one: what is said of it is said of its lines, and
+                        // the keys and items of the one before are gone with it
+                        y.lines.keySet().removeIf(k -> k.startsWith(at + "/"));
                     }
                 } else {
                     y.lines.putIfAbsent(at, line);

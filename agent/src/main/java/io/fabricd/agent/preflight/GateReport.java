@@ -49,9 +49,10 @@ public final class GateReport {
 
     /**
      * One line per node the job must not use: its name, a tab, its verdict ({@code exclude}: judged
-     * bad; {@code unknown}: not judged, e.g. its agent unreachable), a tab, its first reason (tabs and
-     * control characters in it as spaces), for scripts that drain or cordon nodes one by one
-     * (deploy/slurm, deploy/kubernetes): they drain only what was judged bad.
+     * bad; {@code unknown}: not judged, e.g. its agent unreachable), a tab, its first reason as a
+     * drain reason ({@link DrainReason}: one line of at most 200 characters, cut at a word), for scripts
+     * that drain or cordon nodes one by one (deploy/slurm, deploy/kubernetes): they drain only what
+     * was judged bad.
      */
     public String excludedLines() {
         Map<String, NodeVerdict> byName = new HashMap<>();
@@ -63,7 +64,7 @@ public final class GateReport {
             NodeVerdict n = byName.get(name);
             String why = n == null || n.reasons().isEmpty() ? "" : n.reasons().get(0);
             b.append(name).append('\t').append(n == null ? Verdict.EXCLUDE.id() : n.verdict().id()).append('\t')
-                    .append(why.replaceAll("\\p{Cntrl}", " ")).append('\n');
+                    .append(DrainReason.of(why)).append('\n');
         }
         return b.toString();
     }

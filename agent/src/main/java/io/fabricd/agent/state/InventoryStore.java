@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -42,6 +43,18 @@ public final class InventoryStore {
 
     private final Path dir;
 
+    /**
+     * The inventory file (or its folder) is there, but this process may not read it: a missing
+     * privilege, not a broken file, so nothing is to be moved aside for it.
+     */
+    public static final class AccessDenied extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        AccessDenied(String message) {
+            super(message);
+        }
+    }
+
     public InventoryStore(Path dir) {
         this.dir = dir;
     }
@@ -56,7 +69,7 @@ public final class InventoryStore {
 
     /**
      * The stored inventory; empty when there is none. IllegalArgumentException naming the file when
-     * it cannot be read or is not an inventory.
+     * it cannot be read or is not an inventory; {@link AccessDenied} when this process may not read it.
      */
     public Optional<Inventory> load() {
         Path f = file();
@@ -87,6 +100,8 @@ public final class InventoryStore {
             }
         } catch (NoSuchFileException e) {
             return Optional.empty();
+        } catch (AccessDeniedException e) {
+            throw new AccessDenied("cannot read " + f + ": " + reason(e));
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + f + ": " + reason(e));
         }
@@ -94,7 +109,7 @@ public final class InventoryStore {
 
     /** An I/O failure in words: the kernel's reason (permission denied, read-only file system), not just a path. */
     public static String reason(IOException e) {
-        if (e instanceof java.nio.file.AccessDeniedException) {
+        if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
         if (e instanceof java.nio.file.NotDirectoryException) {

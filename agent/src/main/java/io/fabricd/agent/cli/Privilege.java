@@ -1,0 +1,63 @@
+package io.fabricd.agent.cli;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * What a "permission denied" on a file of the agent's means for this process: a command run as
+ * another user than root (the state folder is the agent's: root's, or its service user's, mode
+ * 0750), or root without the capabilities that read other users' files. Read from
+ * {@code /proc/self/status}: the file-system user id and the effective capabilities.
+ */
+final class Privilege {
+    private static final int CAP_DAC_OVERRIDE = 1;
+    private static final int CAP_DAC_READ_SEARCH = 2;
+
+    /** Whose files this process reads as, and whether it may read anyone's. */
+    record Reader(long fsUid, boolean readsAnyFile) {
+    }
+
+    private Privilege() {
+    }
+
+    /**
+     * What to do when {@code command} was refused a file it must read: one sentence, for the end of
+     * the message; null when nothing this process could change would help (or it cannot be known).
+     */
+    static String advice(String command) {
+        Reader r = reader(Path.of("/proc/self/status"));
+        if (r == null || r.readsAnyFile()) {
+            return null;
+        }
+        if (r.fsUid() != 0) {
+            return "this process runs as uid " + r.fsUid() + ", not root: run " + command + " as root (sudo), or with "
+                    + "CAP_DAC_READ_SEARCH, to read the agent's state folder";
+        }
+        return "this process runs as root without CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (a container or a unit that drops "
+                + "capabilities): give it CAP_DAC_READ_SEARCH";
+    }
+
+    /** The Uid: line's file-system id and CapEff: of a /proc/PID/status; null when it cannot be read. */
+    static Reader reader(Path status) {
+        try {
+            Long fsUid = null;
+            BigInteger caps = null;
+            for (String line : Files.readAllLines(status)) {
+                String[] f = line.split("\\s+");
+                if (f[0].equals("Uid:") && f.length >= 5) {
+                    fsUid = Long.parseLong(f[4]);
+                } else if (f[0].equals("CapEff:") && f.length >= 2) {
+                    caps = new BigInteger(f[1], 16);
+                }
+            }
+            if (fsUid == null || caps == null) {
+                return null;
+            }
+            return new Reader(fsUid, caps.testBit(CAP_DAC_OVERRIDE) || caps.testBit(CAP_DAC_READ_SEARCH));
+        } catch (IOException | NumberFormatException e) {
+            return null;
+        }
+    }
+}

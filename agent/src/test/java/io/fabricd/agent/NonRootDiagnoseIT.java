@@ -1,0 +1,93 @@
+package io.fabricd.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code fabricd diagnose} run by a user who may not read the agent's state folder (uid 65534, as
+ * the packaged jar and JVM flags), or by root without the capabilities that read other users' files:
+ * it says what to run it as, and not to move a good file aside.
+ */
+class NonRootDiagnoseIT {
+    private Path dir;
+
+    @BeforeEach
+    void folderOthersMayEnter() throws Exception {
+        dir = Files.createTempDirectory("fabricd-nonroot");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @AfterEach
+    void removeIt() throws Exception {
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    @Test
+    void anUnreadableStateFolderAsksForRootNotForAMove() throws Exception {
+        Requirements.require("0".equals(new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes(),
+                StandardCharsets.UTF_8).strip()), "root, to run fabricd as another user");
+        Path setpriv = Requirements.program("setpriv", "apt-get install util-linux");
+        Path repo = Requirements.repoRoot();
+        Path jar = Files.copy(repo.resolve("agent/target/fabricd.jar"), dir.resolve("fabricd.jar"));
+        Path options = Files.copy(repo.resolve("packaging/jvm.options"), dir.resolve("jvm.options"));
+        Path state = dir.resolve("state");
+        CliTest.Result accepted = CliTest.run("inventory", "accept", "--demo", "--state-dir", state.toString());
+        assertThat(accepted.code()).as(accepted.err()).isZero();
+        Path file = state.resolve("inventory.json");
+
+        // the service's folder (mode 0750, another owner): not even the file's attributes can be read
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxr-x---"));
+        String folder = refused(setpriv, options, jar, state);
+        // the folder open, the file the service's alone
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        String own = refused(setpriv, options, jar, state);
+        for (String err : List.of(folder, own)) {
+            assertThat(err).startsWith("fabricd: cannot read " + file + ": permission denied; this process runs as uid 65534, not root: "
+                    + "run fabricd diagnose as root (sudo), or with CAP_DAC_READ_SEARCH, to read the agent's state folder")
+                    .doesNotContainIgnoringCase("move").doesNotContain("\tat ");
+        }
+        // root in a container or unit that drops every capability, the file the service user's (65534 here)
+        Files.setOwner(file, file.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("65534"));
+        String noCaps = refused(List.of(setpriv.toString(), "--inh-caps=-all", "--bounding-set=-all"), options, jar, state);
+        assertThat(noCaps).startsWith("fabricd: cannot read " + file + ": permission denied; this process runs as root without "
+                + "CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (a container or a unit that drops capabilities): give it CAP_DAC_READ_SEARCH")
+                .doesNotContainIgnoringCase("move");
+        assertThat(file).exists();
+        try (var left = Files.list(state)) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("nothing moved aside").noneMatch(n -> n.contains("unreadable"));
+        }
+    }
+
+    private static String refused(Path setpriv, Path options, Path jar, Path state) throws Exception {
+        return refused(List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"), options, jar, state);
+    }
+
+    /** {@code diagnose --demo --state-dir STATE} of the packaged jar under {@code as} (setpriv and its options): exit 2, its stderr. */
+    private static String refused(List<String> as, Path options, Path jar, Path state) throws Exception {
+        List<String> cmd = new ArrayList<>(as);
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString(),
+                "diagnose", "--demo", "--state-dir", state.toString()));
+        Process p = new ProcessBuilder(cmd).directory(jar.getParent().toFile()).start();
+        p.getInputStream().readAllBytes();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(err).isEqualTo(2);
+        return err;
+    }
+}

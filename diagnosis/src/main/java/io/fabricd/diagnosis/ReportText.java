@@ -1,0 +1,171 @@
+package io.fabricd.diagnosis;
+
+import io.fabricd.model.finding.Evidence;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.NotJudged;
+import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The text report of {@code fabricd diagnose}: findings by severity, like findings together, info
+ * counted in one line unless verbose.
+ *
+ * <p>Like findings are those of one check whose fixes are the same once each finding's own names
+ * (its device, netdev, PCI address, GPU, peer) are read as placeholders: eight ports with the same
+ * transport errors are one group with one fix ({@code rdma statistic show link <device>/1}), the
+ * evidence they all share said once, and one line per port with what is its own.
+ */
+final class ReportText {
+    /** Subject parts whose values are names a fix may spell out; numbers (port, priority) stay as written. */
+    private static final List<String> NAMED_PARTS = List.of("device", "netdev", "pci", "gpu", "peer");
+
+    private final Report report;
+    private final boolean colour;
+    private final boolean verbose;
+    private final StringBuilder sb = new StringBuilder();
+
+    private ReportText(Report report, boolean colour, boolean verbose) {
+        this.report = report;
+        this.colour = colour;
+        this.verbose = verbose;
+    }
+
+    /** The report; ANSI colour when {@code colour}; every info finding too when {@code verbose}. */
+    static String render(Report report, boolean colour, boolean verbose) {
+        return new ReportText(report, colour, verbose).render();
+    }
+
+    /** One check's findings that share a fix; {@code fix} with placeholders where their names differ. */
+    private record Group(String check, String fix, List<Finding> findings) {
+    }
+
+    private String render() {
+        sb.append("fabricd diagnose: ").append(report.model().hostname()).append(" at ").append(report.model().collectedAt()).append('\n');
+        if (report.findings().isEmpty()) {
+            sb.append(!report.notJudged().isEmpty() ? "\nNo findings in what could be judged (see \"Not judged\" below).\n"
+                    : report.checksWithoutHistory().isEmpty() ? "\nNo findings.\n" : "\nNo findings: nothing wrong that one collection can show.\n");
+        }
+        for (Severity s : Severity.values()) {
+            List<Finding> fs = report.findings().stream().filter(f -> f.severity() == s).toList();
+            if (fs.isEmpty()) {
+                continue;
+            }
+            List<Group> groups = groups(fs);
+            if (s == Severity.INFO && !verbose) {
+                folded(fs, groups);
+                continue;
+            }
+            sb.append('\n').append(heading(s, s.id().toUpperCase(Locale.ROOT) + " (" + fs.size() + ")")).append('\n');
+            groups.forEach(this::group);
+        }
+        coverage();
+        return sb.toString();
+    }
+
+    /** "INFO (11): 3 port_errors_rising, 8 transport_errors; --verbose shows them". */
+    private void folded(List<Finding> fs, List<Group> groups) {
+        Map<String, Integer> byCheck = new LinkedHashMap<>();
+        groups.forEach(g -> byCheck.merge(g.check(), g.findings().size(), Integer::sum));
+        List<String> counts = new ArrayList<>();
+        byCheck.forEach((check, n) -> counts.add(n + " " + check));
+        sb.append('\n').append(heading(Severity.INFO, "INFO (" + fs.size() + ")")).append(": ").append(String.join(", ", counts))
+                .append("; `fabricd diagnose --verbose` shows them\n");
+    }
+
+    private void group(Group g) {
+        if (g.findings().size() == 1) {
+            Finding f = g.findings().get(0);
+            sb.append("  [").append(f.check()).append("] ").append(subject(f)).append(": ").append(f.summary()).append('\n');
+            f.evidence().entries().forEach(e -> evidence("      ", e));
+            sb.append("    fix: ").append(f.remediation()).append('\n');
+            return;
+        }
+        sb.append("  [").append(g.check()).append("] ").append(g.findings().size()).append(" findings\n");
+        List<Evidence.Entry> shared = new ArrayList<>(g.findings().get(0).evidence().entries());
+        g.findings().forEach(f -> shared.retainAll(f.evidence().entries()));
+        shared.forEach(e -> evidence("      ", e));
+        for (Finding f : g.findings()) {
+            sb.append("    ").append(subject(f)).append(": ").append(f.summary()).append('\n');
+            f.evidence().entries().stream().filter(e -> !shared.contains(e)).forEach(e -> evidence("        ", e));
+        }
+        sb.append("    fix: ").append(g.fix()).append('\n');
+    }
+
+    private void evidence(String indent, Evidence.Entry e) {
+        sb.append(indent).append(e.name()).append(": ").append(e.value()).append('\n');
+    }
+
+    private void coverage() {
+        List<String> skipped = report.checksWithoutHistory().stream().filter(id -> Diagnosis.CHECKS.stream()
+                .anyMatch(c -> c.id().equals(id) && c.history() == Check.History.REQUIRED)).toList();
+        List<String> partial = report.checksWithoutHistory().stream().filter(id -> !skipped.contains(id)).toList();
+        if (!skipped.isEmpty()) {
+            sb.append("\nNot run (they compare two collections; the running agent or --previous gives them one): ")
+                    .append(String.join(", ", skipped)).append('\n');
+        }
+        if (!partial.isEmpty()) {
+            sb.append("Judged on totals only, without rates: ").append(String.join(", ", partial)).append('\n');
+        }
+        if (!report.notJudged().isEmpty()) {
+            sb.append("\nNot judged (").append(report.notJudged().size()).append("): no finding is built on what could not be read\n");
+            for (NotJudged n : report.notJudged()) {
+                sb.append("  [").append(n.check()).append("] ").append(subject(n.subject())).append(": ").append(n.reason().id())
+                        .append(": ").append(n.detail()).append('\n');
+            }
+        }
+        long errors = report.model().collectors().stream().mapToLong(c -> c.errors().size()).sum();
+        if (errors > 0) {
+            sb.append("\n").append(errors).append(" paths could not be read (see --format json, collectors[].errors)\n");
+        }
+    }
+
+    private String heading(Severity s, String text) {
+        String code = s == Severity.CRITICAL ? "31" : s == Severity.WARNING ? "33" : "36";
+        return colour ? "\u001b[1;" + code + "m" + text + "\u001b[0m" : text;
+    }
+
+    /** The findings of one severity as groups, in the order their first finding comes. */
+    private static List<Group> groups(List<Finding> fs) {
+        Map<List<String>, List<Finding>> byFix = new LinkedHashMap<>();
+        for (Finding f : fs) {
+            byFix.computeIfAbsent(List.of(f.check(), placeholders(f)), k -> new ArrayList<>()).add(f);
+        }
+        List<Group> out = new ArrayList<>();
+        byFix.forEach((k, members) -> out.add(new Group(k.get(0), members.size() == 1 ? members.get(0).remediation() : k.get(1), members)));
+        return out;
+    }
+
+    /** The finding's fix with its own names as {@code <device>}, {@code <netdev>}, ...: longer names first, whole words only. */
+    static String placeholders(Finding f) {
+        String fix = f.remediation() == null ? "" : f.remediation();
+        List<Map.Entry<String, String>> names = f.subject().parts().entrySet().stream()
+                .filter(e -> NAMED_PARTS.contains(e.getKey()) && e.getValue().length() > 1)
+                .sorted(Comparator.comparingInt((Map.Entry<String, String> e) -> e.getValue().length()).reversed()).toList();
+        for (Map.Entry<String, String> n : names) {
+            fix = Pattern.compile("(?<![A-Za-z0-9_])" + Pattern.quote(n.getValue()) + "(?![A-Za-z0-9_])").matcher(fix)
+                    .replaceAll(Matcher.quoteReplacement("<" + n.getKey() + ">"));
+        }
+        return fix;
+    }
+
+    private static String subject(Finding f) {
+        return subject(f.subject());
+    }
+
+    private static String subject(Subject subject) {
+        if (subject.isHost()) {
+            return "host";
+        }
+        StringBuilder s = new StringBuilder();
+        subject.parts().forEach((k, v) -> s.append(s.length() == 0 ? "" : " ").append(k).append('=').append(v));
+        return s.toString();
+    }
+}
