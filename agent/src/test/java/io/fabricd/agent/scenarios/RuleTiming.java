@@ -6,9 +6,11 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -43,7 +45,7 @@ record RuleTiming(String alert, String severity, String category, Kind kind, Dur
         }
 
         String id() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -80,7 +82,7 @@ record RuleTiming(String alert, String severity, String category, Kind kind, Dur
     static Map<String, RuleTiming> of(List<Path> ruleFiles) throws IOException {
         ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
         Map<String, String> records = new LinkedHashMap<>();
-        List<JsonNode> alerts = new java.util.ArrayList<>();
+        List<JsonNode> alerts = new ArrayList<>();
         for (Path f : ruleFiles) {
             for (JsonNode g : yaml.readTree(f.toFile()).get("groups")) {
                 for (JsonNode r : g.get("rules")) {
