@@ -7,8 +7,9 @@ follows is docs/alerts.md:
 
 - severity: critical = a job on this node fails or runs degraded now and a human must act;
   warning = a ticket for today; info = dashboards only (routed nowhere by the example config).
-- every rule has a `for:`; level states read in one collection (configuration findings) fire
-  within 5 minutes of the collection that shows them.
+- every rule has a `for:` and pages within its budget (docs/alerts.md, "Time to page"): a level
+  state within 5 minutes of its onset (for: at most 2m), a rate within 15 (window + for: at most
+  12m); a counter rule's for: at least its window, so that one burst does not fire it.
 - summary and description say in words what is wrong and the first step of the fix: rules on
   fabric_finding print the finding's own summary and remediation (fabric_finding_text), never a
   pointer to an API; hosts are named by their `node` label (the Kubernetes node, or what a static
@@ -92,7 +93,7 @@ FILES["configuration"] = ("Configuration alerts: one per configuration check of 
         # no rule for pcie_relaxed_ordering and pcie_config_blind: their findings are info only (a state
         # fabricd cannot judge; PCIe checks blind without CAP_SYS_ADMIN), dashboards' business, never a page
         finding("FabricQpPressure", "qp_pressure", "Queue pairs near the device limit or piling up in error", "checks.md",
-                for_="5m"),
+                for_="2m"),
     ]),
 ])
 
@@ -108,36 +109,36 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
         # to their port (fabric_port_info), and every branch ends with the same labels
         rule("FabricPortFlapping",
              "max without (counter) (\n"
-             "  changes(fabric_port_up[30m]) >= 4\n"
-             "    or increase(fabric_port_pma_total{counter=\"link_downed\"}[30m]) >= 2\n"
+             "  changes(fabric_port_up[10m]) >= 4\n"
+             "    or increase(fabric_port_pma_total{counter=\"link_downed\"}[10m]) >= 2\n"
              ")\n"
              "or max without (netdev) (\n"
              "  (\n"
-             "    increase(fabric_netdev_link_down_events_total[30m]) >= 2\n"
-             "      or increase(fabric_netdev_carrier_changes_total[30m]) >= 4\n"
+             "    increase(fabric_netdev_link_down_events_total[10m]) >= 2\n"
+             "      or increase(fabric_netdev_carrier_changes_total[10m]) >= 4\n"
              "  )\n"
              "  * on (job, instance, netdev) group_left (device, port) max by (job, instance, netdev, device, port) (fabric_port_info)\n"
              ")",
              "1m", "warning",
              "RDMA link flapping on " + HOST + ": " + PORT,
              "The link of " + PORT + " on " + HOST
-             + " went down repeatedly in the last 30 minutes ({{ $value | printf \"%.0f\" }} down "
+             + " went down repeatedly in the last 10 minutes ({{ $value | printf \"%.0f\" }} down "
              "events or state changes): jobs on it see timeouts. Check the cable, transceiver and switch port "
              "(`mlxlink`, `ethtool -m`), and the switch's log for the port; replace the cable if it repeats.",
              "checks.md#link_down"),
         rule("FabricLinkErrorRecovery",
-             "increase(fabric_port_pma_total{counter=\"link_error_recovery\"}[15m]) >= 3",
+             "increase(fabric_port_pma_total{counter=\"link_error_recovery\"}[10m]) >= 3",
              "1m", "warning",
              "RDMA link retraining on " + HOST + ": " + PORT,
-             PORT + " on " + HOST + " retrained its link {{ $value | humanize }} times in 15 minutes (link_error_recovery): "
+             PORT + " on " + HOST + " retrained its link {{ $value | humanize }} times in 10 minutes (link_error_recovery): "
              "each retrain stalls traffic for milliseconds and is a marginal cable, transceiver or switch port. Check "
              "`mlxlink -d {{ $labels.device }} -c` for the link's BER and the switch port's errors; reseat or replace the cable.",
              "checks.md#port_errors_rising"),
         rule("FabricSymbolErrorsRising",
-             "increase(fabric_port_pma_total{counter=\"symbol_error\"}[1h]) > 120",
+             "increase(fabric_port_pma_total{counter=\"symbol_error\"}[5m]) > 10",
              "5m", "warning",
              "Symbol errors rising on " + HOST + ": " + PORT,
-             PORT + " on " + HOST + " counted {{ $value | humanize }} symbol errors in the last hour, above 120/h (the IBTA "
+             PORT + " on " + HOST + " counted {{ $value | humanize }} symbol errors in the last 5 minutes, above 120/h (the IBTA "
              "10^-12 bit error rate limit): a marginal cable or transceiver. Check `mlxlink -d {{ $labels.device }} -c` and replace the cable "
              "at the next maintenance window.",
              "checks.md#port_errors_rising"),
@@ -151,16 +152,16 @@ FILES["link"] = ("Link alerts. A port that must be up and is down pages (the lin
              "goes on.",
              "checks.md#port_errors_rising"),
         rule("FabricPhyErrorsRising",
-             "increase(fabric_netdev_phy_errors_total[1h]) > 120",
+             "increase(fabric_netdev_phy_errors_total[5m]) > 10",
              "5m", "warning",
              "{{ $labels.type }} errors rising on " + HOST + ": {{ $labels.netdev }}",
-             "{{ $labels.netdev }} on " + HOST + " counted {{ $value | humanize }} {{ $labels.type }} errors in the last hour "
-             "(threshold 120/h): cable, transceiver or switch port. fabric_netdev_phy_lane_errors_total shows whether one "
+             "{{ $labels.netdev }} on " + HOST + " counted {{ $value | humanize }} {{ $labels.type }} errors in the last 5 minutes "
+             "(above 120/h): cable, transceiver or switch port. fabric_netdev_phy_lane_errors_total shows whether one "
              "lane is to blame; `ethtool -S {{ $labels.netdev }} | grep phy` confirms.",
              "checks.md#port_errors_rising"),
         # a counter pinned at its maximum, whatever it counts (errors, congestion, traffic): blind until cleared
         finding("FabricCounterSaturated", "counter_saturated", "Counter pinned at its maximum", "checks.md",
-                for_="10m"),
+                for_="2m"),
     ]),
 ])
 
@@ -184,7 +185,7 @@ FILES["transport"] = ("Transport failures from the drivers' hw_counters (fabric_
              "sum without (type, counter) (\n"
              "  rate(fabric_port_transport_errors_total{type=~\"ack_timeout|sequence_error|implied_nak\"}[5m])\n"
              ") > 1",
-             "10m", "warning",
+             "5m", "warning",
              "RDMA retransmissions on " + HOST + ": " + PORT,
              PORT + " on " + HOST + " times out or NAKs {{ $value | humanize }} requests/s: packets are lost on a fabric "
              "that should be lossless. Check PFC on the RDMA priority (FabricPfcMissing), drops and the link's errors.",
@@ -193,7 +194,7 @@ FILES["transport"] = ("Transport failures from the drivers' hw_counters (fabric_
              "sum without (type, counter) (\n"
              "  rate(fabric_port_transport_errors_total{type=\"out_of_sequence\"}[5m])\n"
              ") > 10",
-             "10m", "warning",
+             "5m", "warning",
              "Out-of-sequence RDMA packets on " + HOST + ": " + PORT,
              PORT + " on " + HOST + " receives {{ $value | humanize }} out-of-sequence packets/s: drops in the fabric (each "
              "costs a go-back-N retransmission) or adaptive routing without reordering support. Check PFC and drops on the "
@@ -214,25 +215,25 @@ FILES["congestion"] = ("Congestion: pause storms page; heavy congestion that the
              "checks.md#pause_storm"),
         rule("FabricPauseFramesHigh",
              "rate(fabric_pfc_pause_frames_total{direction=\"tx\"}[5m]) > 2000",
-             "15m", "warning",
+             "5m", "warning",
              "{{ $labels.netdev }} sends many PFC pause frames on " + HOST,
              "{{ $labels.netdev }} on " + HOST + " has sent {{ $value | humanize }} PFC pause frames/s on priority "
-             "{{ $labels.priority }} for 15 minutes (Guo et al. saw storms above 2000/s): it cannot drain what it receives. "
+             "{{ $labels.priority }} for 5 minutes (Guo et al. saw storms above 2000/s): it cannot drain what it receives. "
              "Check its receive discards and CPU/PCIe load; a storm watchdog event makes this critical.",
              "checks.md#pause_storm"),
         rule("FabricGlobalPauseFramesHigh",
              "rate(fabric_global_pause_frames_total{direction=\"tx\"}[5m]) > 2000",
-             "15m", "warning",
+             "5m", "warning",
              "{{ $labels.netdev }} sends many 802.3x pause frames on " + HOST,
-             "{{ $labels.netdev }} on " + HOST + " has sent {{ $value | humanize }} 802.3x pause frames/s for 15 minutes, "
+             "{{ $labels.netdev }} on " + HOST + " has sent {{ $value | humanize }} 802.3x pause frames/s for 5 minutes, "
              "pausing every priority of its link peer. Use PFC instead of global pause on RDMA ports.",
              "checks.md#pause_storm"),
         rule("FabricPfcPauseTimeHigh",
              "rate(fabric_pfc_pause_seconds_total{direction=\"rx\"}[5m]) > 0.5",
-             "15m", "warning",
+             "5m", "warning",
              "{{ $labels.netdev }} held paused {{ $value | humanizePercentage }} of the time on " + HOST,
              "{{ $labels.netdev }} on " + HOST + " was held paused by its link peer for {{ $value | humanizePercentage }} of "
-             "the time on priority {{ $labels.priority }} for 15 minutes: a victim of congestion or of a pause storm "
+             "the time on priority {{ $labels.priority }} for 5 minutes: a victim of congestion or of a pause storm "
              "elsewhere. Look for FabricPauseStorm on other hosts and at the switch's pause counters.",
              "checks.md#pause_storm"),
         rule("FabricLosslessDrops",
@@ -255,7 +256,7 @@ FILES["congestion"] = ("Congestion: pause storms page; heavy congestion that the
              "checks.md#ecn_disabled"),
         rule("FabricEcnMarksHigh",
              "rate(fabric_roce_ecn_marked_packets_total[5m])\n  / (rate(fabric_port_receive_packets_total[5m]) > 0) > 0.05",
-             "15m", "info",
+             "5m", "info",
              "{{ $value | humanizePercentage }} of RoCE packets ECN-marked on " + HOST + ": " + PORT,
              "More than 5% of the packets " + PORT + " on " + HOST + " receives arrive ECN-marked: congestion control at "
              "work on a busy path (dashboards only; it is not an error).",
@@ -435,7 +436,7 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
              "checks.md#probe_loss"),
         rule("FabricRackProbeLatency",
              "fabric:probe_slow_peers:count >= 3",
-             "10m", "warning",
+             "3m", "warning",
              "{{ $value }} hosts of rack {{ $labels.peer_rack }} answer {{ $labels.transport }} probes slowly",
              "{{ $value }} hosts in rack {{ $labels.peer_rack }} have a p99 probe RTT above 5 ms ({{ $labels.size }} B, "
              "{{ $labels.transport }}): congestion or PFC pauses at the rack's ToR. Check the switch's queues and pause "
@@ -444,7 +445,7 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
         rule("FabricPeerProbeLatency",
              "fabric:probe_rtt_recent_p99_by_peer:max > 0.005\n"
              f"  unless on (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_slow_peers:count >= 3)",
-             "10m", "warning",
+             "3m", "warning",
              "{{ $labels.peer }} p99 probe RTT {{ $value | humanizeDuration }} ({{ $labels.transport }}, {{ $labels.size }} B)",
              "The p99 round trip of {{ $labels.size }} B {{ $labels.transport }} probes to {{ $labels.peer }} is "
              "{{ $value | humanizeDuration }}, above 5 ms: that host is congested or paused. Check its pause counters and load.",

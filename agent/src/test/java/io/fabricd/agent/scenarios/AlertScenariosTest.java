@@ -28,13 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The alert rules against what agents serve on hosts that live through normal events and
- * incidents (docs/alerts.md, "The scenario suite"). Each scenario changes a fixture host minute by
- * minute; an agent ({@link SimulatedAgent}: the agent's own collection and judgement) collects it
- * once a minute; its exposition becomes promtool's input series (a series that disappears gets a
- * stale marker, as a scrape gives it; a stopped agent's target is down and all its series stale);
- * and `promtool test rules` evaluates every shipped rule file over them, checking each scenario's
- * claims on the ALERTS series: no critical alert at any time on a normal event; on an incident, the
- * named alert for the named device within 15 minutes. The last collection's diagnosis must agree.
+ * incidents (docs/alerts.md, "The scenario suite"). Each scenario changes a fixture host as time
+ * goes on; an agent ({@link SimulatedAgent}: the agent's own collection and judgement) collects it
+ * and Prometheus scrapes it on the scenario's {@link Clock}; each scrape becomes promtool's input
+ * series (a series that disappears gets a stale marker, as a scrape gives it; a stopped agent's
+ * target is down and all its series stale); and `promtool test rules` evaluates every shipped rule
+ * file over them, checking each scenario's claims on the ALERTS series: no critical alert at any
+ * time on a normal event; on an incident, the named alert for the named device not before its
+ * onset and at the latest as long after it as its rule allows ({@link RuleTiming}: within 5
+ * minutes for a level state, 15 for a rate). The last collection's diagnosis must agree.
  */
 class AlertScenariosTest {
     static final Instant T0 = Instant.parse("2026-11-02T00:00:00Z");
@@ -281,6 +283,7 @@ class AlertScenariosTest {
                 })
                 .fires("FabricGpuDirectOff", "severity=\"critical\"", 10)
                 .diagnose("gpudirect_off", Severity.CRITICAL));
+        s.addAll(TimeToPageScenarios.all());
         return s;
     }
 
@@ -318,11 +321,9 @@ class AlertScenariosTest {
         List<Scenario> all = scenarios();
         assertThat(all.stream().filter(x -> !x.incident)).hasSizeGreaterThanOrEqualTo(10);
         assertThat(all.stream().filter(x -> x.incident)).hasSizeGreaterThanOrEqualTo(15);
-        List<Path> rules;
-        try (Stream<Path> files = Files.list(repo.resolve("alerts"))) {
-            rules = files.filter(p -> p.toString().endsWith(".rules.yaml")).sorted().toList();
-        }
+        List<Path> rules = ruleFiles(repo);
         Set<String> used = namesUsed(rules);
+        Map<String, RuleTiming> timing = RuleTiming.of(rules);
         StringBuilder yaml = new StringBuilder("rule_files:\n");
         rules.forEach(r -> yaml.append("  - ").append(quote(r.toString())).append('\n'));
         yaml.append("evaluation_interval: 1m\ntests:\n");
@@ -331,7 +332,7 @@ class AlertScenariosTest {
         for (Scenario sc : all) {
             Path dir = tmp.resolve("s" + i++);
             Files.createDirectories(dir);
-            yaml.append(replay(sc, dir, used, disagreements));
+            yaml.append(replay(sc, dir, used, timing, disagreements));
         }
         Path test = tmp.resolve("scenarios.test.yaml");
         Files.writeString(test, yaml, StandardCharsets.UTF_8);
@@ -345,20 +346,89 @@ class AlertScenariosTest {
         assertThat(disagreements).as("fabricd diagnose at the end of each scenario").isEmpty();
     }
 
+    /**
+     * Every alert fires within its kind's budget after an onset, derived from its rule (window,
+     * {@code for:}, the collection, scrape and evaluation intervals: {@link RuleTiming}), and
+     * docs/alerts.md's table ("Time to page") says so with the same numbers.
+     */
+    @Test
+    void everyAlertPagesWithinItsBudgetAsDocumented() throws Exception {
+        Path repo = Requirements.repoRoot();
+        Map<String, RuleTiming> timing = RuleTiming.of(ruleFiles(repo));
+        Map<String, List<String>> rows = timeToPageRows(Files.readString(repo.resolve("docs/alerts.md"), StandardCharsets.UTF_8));
+        List<String> wrong = new ArrayList<>();
+        for (RuleTiming t : timing.values()) {
+            String how = "collection, scrape and evaluation " + RuleTiming.format(RuleTiming.LAG) + " + window " + RuleTiming.format(t.build())
+                    + " + for " + RuleTiming.format(t.hold());
+            if (t.budget() != null && t.worst().compareTo(t.budget()) > 0) {
+                wrong.add(t.alert() + " (" + t.kind().id() + ") fires up to " + RuleTiming.format(t.worst()) + " after its onset (" + how
+                        + "), over its budget of " + RuleTiming.format(t.budget()));
+            }
+            List<String> expected = List.of(t.severity(), t.kind().id(), RuleTiming.format(t.build()), RuleTiming.format(t.hold()),
+                    RuleTiming.format(t.worst()), t.budget() == null ? "none" : RuleTiming.format(t.budget()));
+            List<String> row = rows.get(t.alert());
+            if (row == null) {
+                wrong.add(t.alert() + ": no row in docs/alerts.md, \"Time to page\"; it reads " + expected + " (" + how + ")");
+            } else if (!row.equals(expected)) {
+                wrong.add(t.alert() + ": docs/alerts.md says " + row + ", the rule " + expected + " (" + how + ")");
+            }
+        }
+        rows.keySet().stream().filter(a -> !timing.containsKey(a)).forEach(a -> wrong.add(a + ": in docs/alerts.md, but no rule has it"));
+        assertThat(wrong).as("time to page of the shipped alerts").isEmpty();
+    }
+
+    /**
+     * The rows of docs/alerts.md's "Time to page" table by alert: severity, kind, window, for, at
+     * most and budget (each cell's first word).
+     */
+    static Map<String, List<String>> timeToPageRows(String doc) {
+        int start = doc.indexOf("\n## Time to page\n");
+        assertThat(start).as("docs/alerts.md has a section \"Time to page\"").isNotNegative();
+        int end = doc.indexOf("\n## ", start + 1);
+        Map<String, List<String>> rows = new LinkedHashMap<>();
+        for (String line : doc.substring(start, end < 0 ? doc.length() : end).split("\n")) {
+            if (!line.startsWith("| `")) {
+                continue;
+            }
+            String[] cells = line.substring(1, line.length() - 1).split("\\|");
+            List<String> first = new ArrayList<>();
+            for (int i = 1; i <= 6; i++) {
+                first.add(cells[i].strip().split(" ")[0]);
+            }
+            rows.put(cells[0].strip().replace("`", ""), first);
+        }
+        return rows;
+    }
+
+    static List<Path> ruleFiles(Path repo) throws IOException {
+        try (Stream<Path> files = Files.list(repo.resolve("alerts"))) {
+            return files.filter(p -> p.toString().endsWith(".rules.yaml")).sorted().toList();
+        }
+    }
+
+    /** One scrape of the agent: its series, or null when the target was down. */
+    record Scrape(Map<String, Double> values) {
+    }
+
     /** One scenario as one promtool test group; the diagnosis at its end checked into {@code disagreements}. */
-    static String replay(Scenario sc, Path dir, Set<String> used, List<String> disagreements) {
+    static String replay(Scenario sc, Path dir, Set<String> used, Map<String, RuleTiming> timing, List<String> disagreements) {
         AgentConfig cfg = sc.config.apply(AgentConfig.defaults());
         ScenarioHost host = ScenarioHost.of(sc.fixture, dir.resolve("host"), T0.getEpochSecond() - 86_400);
         SimulatedAgent agent = new SimulatedAgent(host, dir.resolve("state"), cfg);
         agent.start(T0);
-        List<Map<String, Double>> scrapes = new ArrayList<>();
-        for (int minute = 0; minute <= sc.minutes; minute++) {
-            Instant now = T0.plusSeconds(60L * minute);
-            Scenario.World w = new Scenario.World(host, agent, now, minute);
-            for (var a : sc.actions.getOrDefault(minute, List.of())) {
+        int tick = tick(sc);
+        // one entry per tick: null where nothing scraped
+        List<Scrape> scrapes = new ArrayList<>();
+        for (int second = 0; second <= 60 * sc.minutes; second += tick) {
+            Instant now = T0.plusSeconds(second);
+            Scenario.World w = new Scenario.World(host, agent, now);
+            for (var a : sc.actions.getOrDefault(second, List.of())) {
                 a.accept(w);
             }
-            scrapes.add(agent.running() ? agent.collectAndScrape(now) : null);
+            if (agent.running() && sc.clock.collects(second)) {
+                agent.collect(now);
+            }
+            scrapes.add(sc.clock.scrapes(second) ? new Scrape(agent.running() ? agent.scrape() : null) : null);
         }
         Report last = agent.lastReport();
         if (sc.finding != null) {
@@ -374,53 +444,107 @@ class AlertScenariosTest {
             disagreements.add(sc.name + ": a normal event, but diagnose reports critical: " + last.findings().stream()
                     .filter(f -> f.severity() == Severity.CRITICAL).map(Finding::summary).toList());
         }
-        return group(sc, scrapes, used);
+        return group(sc, tick, scrapes, used, timing);
     }
 
-    static String group(Scenario sc, List<Map<String, Double>> scrapes, Set<String> used) {
+    /** The step of a scenario's clock: the greatest common divisor of a minute, its intervals and phases, and its actions' times. */
+    static int tick(Scenario sc) {
+        int t = 60;
+        for (int v : List.of(sc.clock.collectEvery(), sc.clock.collectAt(), sc.clock.scrapeEvery(), sc.clock.scrapeAt())) {
+            t = gcd(t, v);
+        }
+        for (int v : sc.actions.keySet()) {
+            t = gcd(t, v);
+        }
+        return t;
+    }
+
+    private static int gcd(int a, int b) {
+        return b == 0 ? a : gcd(b, a % b);
+    }
+
+    static String group(Scenario sc, int tick, List<Scrape> scrapes, Set<String> used, Map<String, RuleTiming> timing) {
         Set<String> keys = new LinkedHashSet<>();
-        for (Map<String, Double> s : scrapes) {
-            if (s != null) {
-                s.keySet().stream().filter(k -> used.contains(TextFormat.name(k))).forEach(keys::add);
+        for (Scrape s : scrapes) {
+            if (s != null && s.values() != null) {
+                s.values().keySet().stream().filter(k -> used.contains(TextFormat.name(k))).forEach(keys::add);
             }
         }
         StringBuilder y = new StringBuilder();
-        y.append("  # scenario: ").append(sc.name).append(sc.incident ? " (incident)" : " (normal event)").append('\n');
-        y.append("  - interval: 1m\n    input_series:\n");
-        StringBuilder up = new StringBuilder();
-        for (Map<String, Double> s : scrapes) {
-            up.append(s == null ? "0 " : "1 ");
-        }
-        y.append("      - series: ").append(quote(withTarget("up{}"))).append("\n        values: ").append(quote(up.toString().strip()))
+        y.append("  # scenario: ").append(sc.name).append(sc.incident ? " (incident)" : " (normal event)").append(", ").append(sc.clock)
                 .append('\n');
+        y.append("  - interval: ").append(tick).append("s\n    input_series:\n");
+        List<String> up = new ArrayList<>();
+        for (Scrape s : scrapes) {
+            up.add(s == null ? "_" : s.values() == null ? "0" : "1");
+        }
+        y.append("      - series: ").append(quote(withTarget("up{}"))).append("\n        values: ").append(quote(values(up))).append('\n');
         for (String k : keys) {
-            StringBuilder v = new StringBuilder();
+            List<String> v = new ArrayList<>();
             Double before = null;
-            for (Map<String, Double> s : scrapes) {
-                Double now = s == null ? null : s.get(k);
-                v.append(now != null ? format(now) : before != null ? "stale" : "_").append(' ');
+            for (Scrape s : scrapes) {
+                if (s == null) {
+                    v.add("_");
+                    continue;
+                }
+                Double now = s.values() == null ? null : s.values().get(k);
+                v.add(now != null ? format(now) : before != null ? "stale" : "_");
                 before = now;
             }
-            y.append("      - series: ").append(quote(withTarget(k))).append("\n        values: ").append(quote(v.toString().strip()))
-                    .append('\n');
+            y.append("      - series: ").append(quote(withTarget(k))).append("\n        values: ").append(quote(values(v))).append('\n');
         }
         y.append("    promql_expr_test:\n");
-        String tag = " # " + sc.name.replace('\n', ' ');
+        String tag = " # " + sc.name.replace('\n', ' ') + ", " + sc.clock;
+        int end = 60 * sc.minutes;
         if (!sc.incident) {
-            y.append("      - expr: ").append(quote("count_over_time(ALERTS{alertstate=\"firing\",severity=\"critical\"}[" + (sc.minutes + 1)
-                    + "m])" + tag)).append("\n        eval_time: ").append(sc.minutes).append("m\n        exp_samples: []\n");
+            y.append(expect("count_over_time(ALERTS{alertstate=\"firing\",severity=\"critical\"}[" + (end + 60) + "s])" + tag, end, false));
         }
         for (Scenario.Fires f : sc.fires) {
-            y.append("      - expr: ").append(quote("clamp_max(count(max_over_time(ALERTS{alertname=\"" + f.alert()
-                    + "\",alertstate=\"firing\"," + f.matchers() + "}[15m])), 1)" + tag))
-                    .append("\n        eval_time: ").append(f.from() + 15).append("m\n        exp_samples:\n          - labels: '{}'\n")
-                    .append("            value: 1\n");
+            RuleTiming t = timing.get(f.alert());
+            assertThat(t).as(sc.name + ": " + f.alert() + " is a shipped alert").isNotNull();
+            assertThat(t.budget()).as(sc.name + ": " + f.alert() + " has a time-to-page budget").isNotNull();
+            String firing = "ALERTS{alertname=\"" + f.alert() + "\",alertstate=\"firing\"," + f.matchers() + "}";
+            // not before the incident: the last evaluation before its onset has not seen it fire
+            int before = (f.onset() + 59) / 60 * 60 - 60;
+            if (before > 0) {
+                y.append(expect("count_over_time(" + firing + "[" + before + "s])" + tag, before, false));
+            }
+            // within its budget, and within the time its rule allows where that is shorter: by the last
+            // evaluation at most that long after the onset
+            int by = (f.onset() + (int) (t.worst().compareTo(t.budget()) < 0 ? t.worst() : t.budget()).toSeconds()) / 60 * 60;
+            assertThat(by).as(sc.name + ": the scenario lasts as long as " + f.alert() + " may take").isLessThanOrEqualTo(end);
+            y.append(expect("clamp_max(count(max_over_time(" + firing + "[" + (by - f.onset()) + "s])), 1)" + tag, by, true));
         }
         for (String q : sc.quiet) {
-            y.append("      - expr: ").append(quote("count_over_time(ALERTS{alertname=\"" + q + "\",alertstate=\"firing\"}["
-                    + (sc.minutes + 1) + "m])" + tag)).append("\n        eval_time: ").append(sc.minutes).append("m\n        exp_samples: []\n");
+            y.append(expect("count_over_time(ALERTS{alertname=\"" + q + "\",alertstate=\"firing\"}[" + (end + 60) + "s])" + tag, end, false));
         }
         return y.toString();
+    }
+
+    /** A promql_expr_test: {@code expr} at {@code second} is 1 (true) or has no sample (false). */
+    static String expect(String expr, int second, boolean one) {
+        String y = "      - expr: " + quote(expr) + "\n        eval_time: " + second + "s\n        exp_samples:";
+        return y + (one ? "\n          - labels: '{}'\n            value: 1\n" : " []\n");
+    }
+
+    /** promtool's values, runs of missing samples written _xN. */
+    static String values(List<String> v) {
+        StringBuilder sb = new StringBuilder();
+        int i = 0;
+        while (i < v.size()) {
+            int j = i;
+            while (v.get(i).equals("_") && j < v.size() && v.get(j).equals("_")) {
+                j++;
+            }
+            if (j - i > 1) {
+                sb.append("_x").append(j - i).append(' ');
+                i = j;
+            } else {
+                sb.append(v.get(i)).append(' ');
+                i++;
+            }
+        }
+        return sb.toString().strip();
     }
 
     static String withTarget(String key) {

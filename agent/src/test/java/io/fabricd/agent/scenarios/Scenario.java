@@ -10,24 +10,28 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
- * One story of a host, minute by minute: what happens to it ({@link #at}, {@link #every}) and what
- * the alert rules must make of it. A normal event must never page (no critical alert at any time);
- * an incident must fire the named alert, for the named device, within 15 minutes of the minute it
- * starts. What {@code fabricd diagnose} says at the end must agree.
+ * One story of a host, second by second: what happens to it ({@link #at}, {@link #every}), when
+ * its agent collects and is scraped ({@link #clock}), and what the alert rules must make of it. A
+ * normal event must never page (no critical alert at any time); an incident must fire the named
+ * alert, for the named device, within the alert's budget after its onset (5 minutes for a level
+ * state, 15 for a rate: {@link RuleTiming}), and not before. What {@code fabricd diagnose} says at
+ * the end must agree.
  */
 final class Scenario {
-    /** The scenario's world at one minute: the host, the agent, the time. */
-    record World(ScenarioHost host, SimulatedAgent agent, Instant now, int minute) {
+    /** The scenario's world at one moment: the host, the agent, the time. */
+    record World(ScenarioHost host, SimulatedAgent agent, Instant now) {
     }
 
-    /** An alert that must fire: its name, PromQL label matchers, the minute the incident starts. */
-    record Fires(String alert, String matchers, int from) {
+    /** An alert that must fire: its name, PromQL label matchers, the second the incident starts. */
+    record Fires(String alert, String matchers, int onset) {
     }
 
     final String name;
     final String fixture;
     final boolean incident;
     int minutes = 40;
+    Clock clock = Clock.MINUTE;
+    /** What happens, by the second it happens at (before a collection of the same second). */
     final Map<Integer, List<Consumer<World>>> actions = new TreeMap<>();
     final List<Fires> fires = new ArrayList<>();
     final List<String> quiet = new ArrayList<>();
@@ -56,20 +60,39 @@ final class Scenario {
         return this;
     }
 
-    Scenario at(int minute, Consumer<World> a) {
-        actions.computeIfAbsent(minute, k -> new ArrayList<>()).add(a);
+    Scenario clock(Clock c) {
+        this.clock = c;
         return this;
     }
 
+    Scenario at(int minute, Consumer<World> a) {
+        return atSecond(60 * minute, a);
+    }
+
+    Scenario atSecond(int second, Consumer<World> a) {
+        actions.computeIfAbsent(second, k -> new ArrayList<>()).add(a);
+        return this;
+    }
+
+    /** At minutes {@code from}, {@code from + period}, ... up to {@code to}. */
     Scenario every(int from, int to, int period, Consumer<World> a) {
-        for (int m = from; m <= to; m += period) {
-            at(m, a);
+        return everySecond(60 * from, 60 * to, 60 * period, a);
+    }
+
+    Scenario everySecond(int from, int to, int period, Consumer<World> a) {
+        for (int t = from; t <= to; t += period) {
+            atSecond(t, a);
         }
         return this;
     }
 
+    /** The incident starts at minute {@code from}. */
     Scenario fires(String alert, String matchers, int from) {
-        fires.add(new Fires(alert, matchers, from));
+        return firesAfterSecond(alert, matchers, 60 * from);
+    }
+
+    Scenario firesAfterSecond(String alert, String matchers, int onset) {
+        fires.add(new Fires(alert, matchers, onset));
         return this;
     }
 

@@ -1,24 +1,16 @@
 package io.fabricd.agent.scenarios;
 
-import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.Judgement;
-import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
-import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.diagnosis.Report;
+import io.fabricd.exporters.Exposition;
+import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.diagnosis.Report;
-import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.exporters.Exposition;
-import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.exporters.FabricMetrics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -41,6 +33,7 @@ final class SimulatedAgent {
     private Judgement judgement;
     private FabricMetrics metrics;
     private long startedAt;
+    private boolean collected;
     private Report last;
 
     SimulatedAgent(ScenarioHost host, Path stateDir, AgentConfig config) {
@@ -54,6 +47,7 @@ final class SimulatedAgent {
         metrics = new FabricMetrics(false);
         judgement = new Judgement(new InventoryStore(stateDir), config.diagnosis(), metrics);
         startedAt = at.getEpochSecond();
+        collected = false;
     }
 
     void stop() {
@@ -69,14 +63,19 @@ final class SimulatedAgent {
         return last;
     }
 
-    /** One collection at {@code at} and the scrape that follows it: series to value, as Prometheus would store them. */
-    Map<String, Double> collectAndScrape(Instant at) {
+    /** One collection at {@code at}: what the next scrapes serve. */
+    void collect(Instant at) {
         HostModel m = collection.collect(SnapshotHostSource.open(host.root())).withCollectedAt(at);
         last = judgement.apply(m, ProbeResults.NONE);
+        collected = true;
+    }
+
+    /** A scrape of the last collection (not ready before the first): series to value, as Prometheus would store them. */
+    Map<String, Double> scrape() {
         String text = new String(Exposition.render(metrics.collect(), null).body(), StandardCharsets.UTF_8);
         Map<String, Double> out = new LinkedHashMap<>(TextFormat.parse(text));
         // what the agent's own registry adds beside the host's families (Micrometer and client_java)
-        out.put("fabric_agent_ready{}", 1.0);
+        out.put("fabric_agent_ready{}", collected ? 1.0 : 0.0);
         out.put("fabric_agent_collection_running_seconds{}", 0.0);
         out.put("process_start_time_seconds{}", (double) startedAt);
         return out;
