@@ -165,7 +165,7 @@ public final class PreflightCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         GateRun.Result r = new GateRun(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime,
                 bandwidthSize, policy, budget), err).run();
-        GateReport report = new GateReport(r.verdicts(), r.elapsed());
+        GateReport report = new GateReport(r.verdicts(), r.elapsed(), r.phases(), minNodes);
         PrintWriter out = spec.commandLine().getOut();
         if (format == Format.json) {
             report.json(out);
@@ -178,14 +178,13 @@ public final class PreflightCommand implements Callable<Integer> {
         if (excludeList != null) {
             ExcludeFile.write("--exclude-list", excludeList, report.excludedLines());
         }
-        int kept = r.verdicts().kept();
-        if (kept < minNodes) {
+        GateReport.Outcome outcome = report.outcome();
+        if (outcome == GateReport.Outcome.TOO_FEW_KEPT) {
             err.printf(Locale.ROOT, "fabricd preflight: only %d of %d nodes kept, fewer than --min-nodes %d: the job cannot run on this "
-                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", kept, set.size(), minNodes);
+                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", r.verdicts().kept(), set.size(), minNodes);
             err.flush();
-            return 2;
         }
-        return "pass".equals(report.verdict()) ? 0 : 1;
+        return outcome.exitCode();
     }
 
     private Policy policy() {
