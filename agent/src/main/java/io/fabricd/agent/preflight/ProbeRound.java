@@ -30,8 +30,9 @@ import java.util.logging.Logger;
  * {@code POST /api/v1/preflight/probe}: an on-demand UDP probe round from this agent to the peers a
  * request names, as {@code fabricd probe} runs one ({@link UdpPeerProbe}): each peer's endpoint
  * asked with the key, then {@code count} probes of {@code size} from a socket of the round's own,
- * closed after it. The pingmesh's sockets, threads and windows are not touched. One round at a time
- * and {@link #PER_MINUTE} a minute ({@link Admission}: 429 otherwise, never a queue); a round ends
+ * closed after it. The pingmesh's sockets, threads and windows are not touched. One round at a time,
+ * {@link #PER_MINUTE} a minute and {@link #PROBES_PER_MINUTE} probes a minute ({@link Admission}: 429
+ * otherwise, never a queue); a round ends
  * within {@link #BOUND}: every peer at once on threads of the round, the endpoint asked within
  * {@link #ENDPOINT_TIMEOUT}, the probes paced to go out within {@link #SENDING} and each waited for
  * at most one second.
@@ -42,7 +43,16 @@ public final class ProbeRound {
     public static final int MAX_COUNT = 1000;
     public static final int MIN_SIZE = 64;
     public static final int MAX_SIZE = 9000;
-    public static final int PER_MINUTE = 6;
+    /**
+     * Rounds a minute: one a second on average. A gate asks each agent for a round or two (one more
+     * for the pairs a round left short) and takes seconds, so gates run back to back never meet it.
+     */
+    public static final int PER_MINUTE = 60;
+    /**
+     * Probes asked a minute, each round's peers times its count: six rounds of the most peers and
+     * probes a request may ask, as many as a minute allowed before the rounds were counted by size.
+     */
+    public static final long PROBES_PER_MINUTE = 6L * MAX_PEERS * MAX_COUNT;
     /** The longest a round takes, start to answer. */
     static final Duration BOUND = Duration.ofSeconds(10);
     static final Duration ENDPOINT_TIMEOUT = Duration.ofSeconds(2);
@@ -69,7 +79,8 @@ public final class ProbeRound {
     private final Duration pacing;
     private final Duration timeout;
     private final Supplier<String> node;
-    private final Admission admission = new Admission("a preflight probe round", PER_MINUTE, () -> System.nanoTime() / 1_000_000);
+    private final Admission admission = new Admission("a preflight probe round", PER_MINUTE, PROBES_PER_MINUTE, "probes",
+            () -> System.nanoTime() / 1_000_000);
 
     /**
      * @param pacing  probe.pacing: the time between two probes, shortened when {@code count} of them would not fit {@link #SENDING}
@@ -103,7 +114,7 @@ public final class ProbeRound {
         } catch (Requests.Bad e) {
             return CompletableFuture.completedFuture(Answer.line(400, e.getMessage()));
         }
-        Admission.Refusal no = admission.enter(BOUND.toMillis());
+        Admission.Refusal no = admission.enter(BOUND.toMillis(), (long) peers.size() * r.count());
         if (no != null) {
             return CompletableFuture.completedFuture(no.answer());
         }
