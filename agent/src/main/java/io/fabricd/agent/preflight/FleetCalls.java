@@ -21,13 +21,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * what went wrong.
  */
 public final class FleetCalls implements AutoCloseable {
-    /** Quick calls in flight at once (the state: milliseconds each): a thousand nodes in a few waves. */
-    public static final int QUICK = 64;
     /**
-     * Calls that wait on the agents in flight at once (a probe round takes seconds, a bandwidth test
-     * its duration): a thousand nodes in two waves, and half of the usual 1024 file descriptors.
+     * Calls in flight at once: a thousand nodes in two waves, and half of the usual 1024 file
+     * descriptors. The state requests too: an answer takes milliseconds from a warm agent but seconds
+     * from one just started on a busy host, and a request to a node that is down holds its place
+     * until the phase ends, so a smaller pool would leave the set's last nodes unasked.
      */
-    public static final int WAITING = 512;
+    public static final int PARALLEL = 512;
 
     /** What one call gave: a value, or why not (one line) and what the call threw (null when it threw nothing). */
     public record Outcome<T>(T value, String error, Throwable cause) {

@@ -68,8 +68,8 @@ public final class GateRun {
         AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
         LinkEvidence links = new LinkEvidence();
         List<GatePhase> phases = new ArrayList<>();
-        try (FleetCalls quick = new FleetCalls(FleetCalls.QUICK); FleetCalls calls = new FleetCalls(FleetCalls.WAITING)) {
-            NodeStates states = new NodeStates(nodes, ask, quick, clock);
+        try (FleetCalls calls = new FleetCalls(FleetCalls.PARALLEL)) {
+            NodeStates states = new NodeStates(nodes, ask, calls, clock);
             states.gather(budget.phase(stateCap(), reserve()));
             boolean windows = states.windowsInto(links, budget.deadline(reserve()));
             ended(phases, states.phase(windows));

@@ -222,6 +222,31 @@ class PreflightGateRunTest {
     }
 
     @Test
+    void agentsThatDoNotAnswerHoldNoOtherAgentsStateRequestBack() {
+        // 70 of 100 nodes down (their requests hang until the phase ends), listed first: the 30 up are
+        // asked at once all the same, not after the others' requests gave up
+        FakeFleet fleet = new FakeFleet("gpu", 100, 0);
+        for (int i = 0; i < 70; i++) {
+            fleet.override.put(fleet.nodes.get(i).name() + AgentAsk.STATE, body -> {
+                try {
+                    Thread.sleep(60_000);
+                    return new IOException("no answer");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return new IOException("interrupted");
+                }
+            });
+        }
+        StringWriter progress = new StringWriter();
+        GateRun.Result r = new GateRun(fleet.nodes, new GateRun.Settings(FakeFleet.settings(Duration.ofSeconds(6)).key(), false, false,
+                false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(6)), new PrintWriter(progress), fleet,
+                Clock.systemUTC()).run();
+        assertThat(r.verdicts().unknown()).as(progress.toString()).hasSize(70)
+                .containsExactlyElementsOf(fleet.nodes.subList(0, 70).stream().map(NodeSet.Node::name).toList());
+        assertThat(r.phases().get(0).done()).isEqualTo(30);
+    }
+
+    @Test
     void aCollectionIsAsOldAsItWasWhenItsAgentAnsweredNotAfterTheLaterPhases() {
         // collected 25 s before the state request (within 3 x 10 s); the probe round then takes 20 s by this
         // clock (a fleet whose agents needed several attempts): the collection was not stale when it was told
