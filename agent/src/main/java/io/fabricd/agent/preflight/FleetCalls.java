@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,25 +65,49 @@ public final class FleetCalls implements AutoCloseable {
      * done by then is cancelled (interrupted) and its outcome says it ran out of time.
      */
     public <K, T> Map<K, Outcome<T>> run(Map<K, Call<T>> calls, Duration within) {
+        return run(calls, within, within, Duration.ZERO);
+    }
+
+    /**
+     * Runs every call of {@code calls} (keyed, in order) and waits for them {@code least}, then on as
+     * long as they still end — one in the last {@code quiet} — up to {@code most}: calls slow to end
+     * (agents just started on a busy host) get the time while they keep ending, calls that never
+     * end (a node that is down) cost {@code least}. A call not done by then is cancelled
+     * (interrupted) and its outcome says it ran out of time.
+     */
+    public <K, T> Map<K, Outcome<T>> run(Map<K, Call<T>> calls, Duration least, Duration most, Duration quiet) {
         List<K> keys = new ArrayList<>(calls.keySet());
-        List<Callable<T>> tasks = new ArrayList<>();
+        CompletionService<T> done = new ExecutorCompletionService<>(pool);
+        List<Future<T>> futures = new ArrayList<>();
+        long start = System.nanoTime();
         for (K k : keys) {
             Call<T> c = calls.get(k);
-            tasks.add(c::call);
+            futures.add(done.submit(c::call));
         }
-        Map<K, Outcome<T>> out = new LinkedHashMap<>();
-        List<Future<T>> futures;
+        long soft = start + least.toNanos();
+        long hard = start + Math.max(least.toNanos(), most.toNanos());
+        long last = start;
+        int ended = 0;
         try {
-            futures = pool.invokeAll(tasks, Math.max(1, within.toMillis()), TimeUnit.MILLISECONDS);
+            while (ended < keys.size()) {
+                long now = System.nanoTime();
+                long until = now - soft < 0 ? soft : Math.min(hard, last + quiet.toNanos());
+                if (until - now <= 0) {
+                    break;
+                }
+                if (done.poll(until - now, TimeUnit.NANOSECONDS) != null) {
+                    ended++;
+                    last = System.nanoTime();
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            for (K k : keys) {
-                out.put(k, new Outcome<>(null, "interrupted"));
-            }
-            return out;
         }
+        futures.forEach(f -> f.cancel(true));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        Map<K, Outcome<T>> out = new LinkedHashMap<>();
         for (int i = 0; i < keys.size(); i++) {
-            out.put(keys.get(i), outcome(futures.get(i), within));
+            out.put(keys.get(i), outcome(futures.get(i), took));
         }
         return out;
     }

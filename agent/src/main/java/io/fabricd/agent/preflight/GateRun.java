@@ -34,6 +34,8 @@ public final class GateRun {
 
     /** The least time worth a probe round. */
     private static final Duration ENOUGH = Duration.ofSeconds(2);
+    /** The most of the budget the state phase may take. */
+    private static final double STATE_SHARE = 0.4;
     /** Most peers in one state request (the agents' limit). */
     static final int MAX_STATE_PEERS = 1024;
 
@@ -70,7 +72,7 @@ public final class GateRun {
         List<GatePhase> phases = new ArrayList<>();
         try (FleetCalls calls = new FleetCalls(FleetCalls.PARALLEL)) {
             NodeStates states = new NodeStates(nodes, ask, calls, clock);
-            states.gather(budget.phase(stateCap(), reserve()));
+            states.gather(budget.phase(stateCap(), reserve()), budget.phase(budget.share(STATE_SHARE), reserve()));
             boolean windows = states.windowsInto(links, budget.deadline(reserve()));
             ended(phases, states.phase(windows));
             List<String> up = states.reachable();
@@ -112,11 +114,12 @@ public final class GateRun {
     }
 
     /**
-     * The state phase's share: 40 % of the budget, at least 2 s and at most 10 s (an agent answers in
-     * milliseconds; the cap is for those that do not answer at all).
+     * The state phase's least time: 40 % of the budget, at least 2 s and at most 10 s (an agent answers
+     * in milliseconds; the cap is for those that do not answer at all). It goes on past it while
+     * answers still come, up to {@link #STATE_SHARE} of the budget.
      */
     private Duration stateCap() {
-        Duration q = budget.share(0.4);
+        Duration q = budget.share(STATE_SHARE);
         return q.compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : q.compareTo(Duration.ofSeconds(2)) < 0
                 ? Duration.ofSeconds(2) : q;
     }

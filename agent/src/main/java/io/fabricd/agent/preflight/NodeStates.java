@@ -27,6 +27,8 @@ final class NodeStates {
     static final Duration STALE_AFTER = Duration.ofMinutes(5);
     /** A collection older than this many of the agent's intervals is stale. */
     static final int STALE_INTERVALS = 3;
+    /** Past its least time, the state phase goes on while an answer came within this. */
+    static final Duration STILL_ANSWERING = Duration.ofSeconds(2);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<NodeSet.Node> nodes;
@@ -83,7 +85,13 @@ final class NodeStates {
         return out;
     }
 
-    void gather(Duration within) {
+    /**
+     * Asks every agent at once and waits {@code least} for the answers, then on while they still come
+     * (one in the last {@link #STILL_ANSWERING}) up to {@code most}: agents just started on a busy
+     * host answer in seconds, and get them; a node that is down costs {@code least}.
+     */
+    void gather(Duration least, Duration most) {
+        Duration within = most.compareTo(least) > 0 ? most : least;
         Map<String, Object> body = Map.of("peers", peers(nodes));
         long deadline = System.nanoTime() + within.toNanos();
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
@@ -103,7 +111,7 @@ final class NodeStates {
                 answers.put(n.name(), new FleetCalls.Outcome<>(null, "not asked: no time left (--timeout)"));
             }
         } else {
-            answers.putAll(calls.run(todo, within));
+            answers.putAll(calls.run(todo, least, within, STILL_ANSWERING));
         }
         Map<String, List<String>> hosts = new LinkedHashMap<>();
         for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
