@@ -224,15 +224,15 @@ final class NodeStates {
             problems.add("probe windows: not all read: no time left (--timeout)");
         }
         long ok = answers.values().stream().filter(FleetCalls.Outcome::ok).count();
-        String summary = "state: " + ok + " of " + nodes.size() + " agents answered" + (ok < nodes.size() ? ", " + (nodes.size() - ok)
-                + " unknown" + problems.first() : "");
-        for (String w : warnings) {
-            summary += "; " + w;
+        StringBuilder summary = new StringBuilder("state: " + ok + " of " + nodes.size() + " agents answered");
+        if (ok < nodes.size()) {
+            summary.append(", ").append(nodes.size() - ok).append(" unknown").append(problems.first());
         }
+        warnings.forEach(w -> summary.append("; ").append(w));
         if (!windowsRead) {
-            summary += "; probe windows: not all read: no time left (--timeout)";
+            summary.append("; probe windows: not all read: no time left (--timeout)");
         }
         return new GatePhase(GatePhase.Kind.STATE, ok == nodes.size() && windowsRead ? GatePhase.Status.COMPLETE : GatePhase.Status.PARTIAL,
-                nodes.size(), (int) ok, 1, problems.list(), summary, 0);
+                nodes.size(), (int) ok, 1, problems.list(), summary.toString(), 0);
     }
 }
