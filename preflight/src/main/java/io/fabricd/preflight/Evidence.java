@@ -37,6 +37,8 @@ public final class Evidence {
     public static final String BANDWIDTH_BPS = "bandwidth_bits_per_second";
     public static final String BANDWIDTH_CEILING_BPS = "bandwidth_ceiling_bits_per_second";
     public static final String TRANSPORTS = "transports";
+    /** A link probed too little: why an attempt to probe it gave nothing (the request failed, the agent could not probe that peer). */
+    public static final String PROBE_WHY = "probe_why";
 
     private Evidence() {
     }

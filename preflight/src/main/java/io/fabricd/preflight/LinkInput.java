@@ -20,9 +20,10 @@ package io.fabricd.preflight;
  * @param bitsPerSecond what the bandwidth test moved; null when unknown or no test
  * @param ceilingBitsPerSecond the ceiling the test was held to (its ratio's denominator, as the agent
  *        gave it); null when unknown or no test
+ * @param probeWhy for an attempt that gave no probes ({@link #tried}), why (one line); else null
  */
 public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds,
-                        Double bandwidthRatio, String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond) {
+                        Double bandwidthRatio, String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond, String probeWhy) {
     public LinkInput {
         if (a == null || b == null) {
             throw new IllegalArgumentException("a link input needs both node names");
@@ -55,7 +56,15 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
 
     /** Probes alone, with the median hold of {@code b}'s responder. */
     public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds) {
-        return new LinkInput(a, b, transport, sent, lost, p50Seconds, holdP50Seconds, null, null, null, null);
+        return new LinkInput(a, b, transport, sent, lost, p50Seconds, holdP50Seconds, null, null, null, null, null);
+    }
+
+    /**
+     * An attempt to probe from a to b that gave nothing, and why (the request failed, the agent could
+     * not probe that peer): the pair was meant to be measured, so its ends are judged on their links.
+     */
+    public static LinkInput tried(String a, String b, String why) {
+        return new LinkInput(a, b, "udp", 0, 0, null, null, null, null, null, null, why == null || why.isBlank() ? null : why);
     }
 
     /** A bandwidth test alone: its ratio, or null and why there is none (refused, busy, no verbs: not measured). */
@@ -68,7 +77,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * per second and the ceiling, each null when unknown.
      */
     public static LinkInput bandwidth(String a, String b, Double ratio, Double bitsPerSecond, Double ceilingBitsPerSecond, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond, null);
     }
 
     /**
@@ -76,7 +85,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * did not complete): nothing moved, so the link is bad, {@code why} saying how it failed.
      */
     public static LinkInput bandwidthFailed(String a, String b, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null, null);
     }
 
     /** Whether this is a bandwidth test that failed after the peer accepted it ({@link #bandwidthFailed}). */

@@ -137,13 +137,20 @@ final class LinkJudge {
             e.put(Evidence.BANDWIDTH_WHY, l.bandwidthWhy);
         }
         e.put(Evidence.TRANSPORTS, List.copyOf(l.transports));
+        if (l.sent < policy.minSamples() && l.probeWhy != null) {
+            e.put(Evidence.PROBE_WHY, l.probeWhy);
+        }
         return e;
     }
 
-    /** The reason of a link measured too little to judge. */
+    /**
+     * The reason of a link measured too little to judge: why its probes gave nothing when an attempt
+     * said so (the gate kept asking until its time was spent), else a longer round to ask for.
+     */
     static String tooFew(Policy policy, LinkStats l) {
-        return Texts.link(l.a, l.b) + ": " + l.sent + " probes, fewer than " + policy.minSamples()
-                + ", and no bandwidth measured: rerun with a longer probe round (--timeout)";
+        String head = Texts.link(l.a, l.b) + ": " + l.sent + " probes, fewer than " + policy.minSamples() + ", and no bandwidth measured";
+        return l.probeWhy == null ? head + ": rerun with a longer probe round (--timeout)"
+                : head + " (" + l.probeWhy + "): check both agents' probe responders and logs, then rerun";
     }
 
     private static double median(double[] v) {

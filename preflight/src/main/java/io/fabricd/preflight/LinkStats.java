@@ -46,6 +46,8 @@ final class LinkStats {
     String bandwidthWhy;
     /** How the test that gave the worst ratio failed after the peer accepted it; null when it did not fail. */
     String bandwidthFailure;
+    /** Why an attempt to probe gave nothing (the first reason given), when one did not. */
+    String probeWhy;
     final Set<String> transports = new TreeSet<>();
 
     private LinkStats(String a, String b) {
@@ -97,6 +99,9 @@ final class LinkStats {
             bandwidthFailure = in.failedTest() ? Texts.line(in.bandwidthWhy()) : null;
         } else if (in.bandwidthRatio() == null && in.bandwidthWhy() != null && bandwidthWhy == null) {
             bandwidthWhy = Texts.line(in.bandwidthWhy());
+        }
+        if (in.probeWhy() != null && probeWhy == null) {
+            probeWhy = Texts.line(in.probeWhy());
         }
         if (bandwidth == null && bandwidthBps == null && in.bitsPerSecond() != null) {
             bandwidthBps = in.bitsPerSecond();

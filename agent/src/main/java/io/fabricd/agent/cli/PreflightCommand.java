@@ -157,11 +157,11 @@ public final class PreflightCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         if (resultConfigMap == null) {
-            return gate().code();
+            return gate().outcome().exitCode();
         }
-        Outcome o;
+        GateReport report;
         try {
-            o = gate();
+            report = gate();
         } catch (IllegalArgumentException e) {
             try {
                 publish(ResultConfigMap.error(e.getMessage()));
@@ -171,9 +171,9 @@ public final class PreflightCommand implements Callable<Integer> {
             throw e;
         }
         StringWriter json = new StringWriter();
-        o.report().json(new PrintWriter(json));
-        int code = o.code();
-        Map<String, String> result = ResultConfigMap.data(code, o.report(), json.toString());
+        report.json(new PrintWriter(json));
+        int code = report.outcome().exitCode();
+        Map<String, String> result = ResultConfigMap.data(code, report, json.toString());
         PrintWriter err = spec.commandLine().getErr();
         if (!result.get("commands").isEmpty()) {
             err.print("fabricd preflight: to keep new pods off the excluded nodes (not run here; also in ConfigMap " + resultConfigMap + "):\n"
@@ -194,12 +194,8 @@ public final class PreflightCommand implements Callable<Integer> {
         ResultConfigMap.publish(null, resultConfigMap, data);
     }
 
-    /** The gate's exit code and its report. */
-    private record Outcome(int code, GateReport report) {
-    }
-
-    /** Runs the gate, prints and writes its output. */
-    private Outcome gate() throws IOException {
+    /** Runs the gate, prints and writes its output; the report's outcome is the exit code. */
+    private GateReport gate() throws IOException {
         Duration budget = duration("--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(1));
         Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), MAX_BANDWIDTH_DURATION);
         if (port < 1 || port > 65535) {
@@ -223,7 +219,7 @@ public final class PreflightCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         GateRun.Result r = new GateRun(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime,
                 bandwidthSize, policy, budget), err).run();
-        GateReport report = new GateReport(r.verdicts(), r.elapsed());
+        GateReport report = new GateReport(r.verdicts(), r.elapsed(), r.phases(), minNodes);
         PrintWriter out = spec.commandLine().getOut();
         if (format == Format.json) {
             report.json(out);
@@ -236,14 +232,12 @@ public final class PreflightCommand implements Callable<Integer> {
         if (excludeList != null) {
             ExcludeFile.write("--exclude-list", excludeList, report.excludedLines());
         }
-        int kept = r.verdicts().kept();
-        if (kept < minNodes) {
+        if (report.outcome() == GateReport.Outcome.TOO_FEW_KEPT) {
             err.printf(Locale.ROOT, "fabricd preflight: only %d of %d nodes kept, fewer than --min-nodes %d: the job cannot run on this "
-                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", kept, set.size(), minNodes);
+                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", r.verdicts().kept(), set.size(), minNodes);
             err.flush();
-            return new Outcome(2, report);
         }
-        return new Outcome("pass".equals(report.verdict()) ? 0 : 1, report);
+        return report;
     }
 
     private Policy policy() {

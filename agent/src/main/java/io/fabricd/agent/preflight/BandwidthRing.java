@@ -40,17 +40,17 @@ final class BandwidthRing {
     }
 
     /**
-     * Both waves within {@code within}; a summary line. A test the peer accepted that then failed
+     * Both waves within {@code within}; what the phase did. A test the peer accepted that then failed
      * (the agent's 502) is held against the link; one refused, busy past the budget, without verbs
      * or not asked in time is not measured.
      */
-    String run(List<String> up, LinkEvidence links, Duration within) {
+    GatePhase run(List<String> up, LinkEvidence links, Duration within) {
         List<Pair> pairs = RingPlan.ring(up);
         long end = System.nanoTime() + within.toNanos();
         int measured = 0;
         int failed = 0;
         int not = 0;
-        String firstWhy = null;
+        GatePhase.Problems problems = new GatePhase.Problems();
         for (int wave = 0; wave < 2; wave++) {
             Duration left = Duration.ofNanos(Math.max(0, end - System.nanoTime()));
             Duration d = wave == 0 ? left.dividedBy(2) : left;
@@ -84,13 +84,13 @@ final class BandwidthRing {
                     measured++;
                 } else {
                     not++;
-                    firstWhy = firstWhy == null ? ft.get(0) + "->" + ft.get(1) + " " + why : firstWhy;
+                    problems.add(ft.get(0) + "->" + ft.get(1) + " " + why);
                 }
             }
         }
-        return "bandwidth ring: " + pairs.size() + " links both ways, " + measured + " tests measured"
-                + (failed > 0 ? ", " + failed + " failed once the peer accepted them" : "")
-                + (not > failed ? ", " + (not - failed) + " not measured" : "") + (not > 0 ? " (" + firstWhy + ")" : "");
+        return GatePhase.ran(GatePhase.Kind.BANDWIDTH, 2 * pairs.size(), measured, 2, problems.list(), "bandwidth ring: " + pairs.size()
+                + " links both ways, " + measured + " tests measured" + (failed > 0 ? ", " + failed + " failed once the peer accepted them" : "")
+                + (not > failed ? ", " + (not - failed) + " not measured" : "") + problems.first());
     }
 
     /** One test's answer as link evidence; null when it gave a ratio, else why not. */

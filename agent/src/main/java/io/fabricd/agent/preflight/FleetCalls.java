@@ -5,8 +5,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionService;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,13 +22,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * what went wrong.
  */
 public final class FleetCalls implements AutoCloseable {
-    /** Quick calls in flight at once (the state: milliseconds each): a thousand nodes in a few waves. */
-    public static final int QUICK = 64;
     /**
-     * Calls that wait on the agents in flight at once (a probe round takes seconds, a bandwidth test
-     * its duration): a thousand nodes in two waves, and half of the usual 1024 file descriptors.
+     * Calls in flight at once: a thousand nodes in two waves, and half of the usual 1024 file
+     * descriptors. The state requests too: an answer takes milliseconds from a warm agent but seconds
+     * from one just started on a busy host, and a request to a node that is down holds its place
+     * until the phase ends, so a smaller pool would leave the set's last nodes unasked.
      */
-    public static final int WAITING = 512;
+    public static final int PARALLEL = 512;
 
     /** What one call gave: a value, or why not (one line) and what the call threw (null when it threw nothing). */
     public record Outcome<T>(T value, String error, Throwable cause) {
@@ -64,25 +65,49 @@ public final class FleetCalls implements AutoCloseable {
      * done by then is cancelled (interrupted) and its outcome says it ran out of time.
      */
     public <K, T> Map<K, Outcome<T>> run(Map<K, Call<T>> calls, Duration within) {
+        return run(calls, within, within, Duration.ZERO);
+    }
+
+    /**
+     * Runs every call of {@code calls} (keyed, in order) and waits for them {@code least}, then on as
+     * long as they still end — one in the last {@code quiet} — up to {@code most}: calls slow to end
+     * (agents just started on a busy host) get the time while they keep ending, calls that never
+     * end (a node that is down) cost {@code least}. A call not done by then is cancelled
+     * (interrupted) and its outcome says it ran out of time.
+     */
+    public <K, T> Map<K, Outcome<T>> run(Map<K, Call<T>> calls, Duration least, Duration most, Duration quiet) {
         List<K> keys = new ArrayList<>(calls.keySet());
-        List<Callable<T>> tasks = new ArrayList<>();
+        CompletionService<T> done = new ExecutorCompletionService<>(pool);
+        List<Future<T>> futures = new ArrayList<>();
+        long start = System.nanoTime();
         for (K k : keys) {
             Call<T> c = calls.get(k);
-            tasks.add(c::call);
+            futures.add(done.submit(c::call));
         }
-        Map<K, Outcome<T>> out = new LinkedHashMap<>();
-        List<Future<T>> futures;
+        long soft = start + least.toNanos();
+        long hard = start + Math.max(least.toNanos(), most.toNanos());
+        long last = start;
+        int ended = 0;
         try {
-            futures = pool.invokeAll(tasks, Math.max(1, within.toMillis()), TimeUnit.MILLISECONDS);
+            while (ended < keys.size()) {
+                long now = System.nanoTime();
+                long until = now - soft < 0 ? soft : Math.min(hard, last + quiet.toNanos());
+                if (until - now <= 0) {
+                    break;
+                }
+                if (done.poll(until - now, TimeUnit.NANOSECONDS) != null) {
+                    ended++;
+                    last = System.nanoTime();
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            for (K k : keys) {
-                out.put(k, new Outcome<>(null, "interrupted"));
-            }
-            return out;
         }
+        futures.forEach(f -> f.cancel(true));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        Map<K, Outcome<T>> out = new LinkedHashMap<>();
         for (int i = 0; i < keys.size(); i++) {
-            out.put(keys.get(i), outcome(futures.get(i), within));
+            out.put(keys.get(i), outcome(futures.get(i), took));
         }
         return out;
     }

@@ -19,21 +19,74 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-/** The output of {@code fabricd preflight}: a table for people, or JSON (docs/preflight.md). */
+/**
+ * The output of {@code fabricd preflight}: a table for people, or JSON (docs/preflight.md), and the
+ * one {@link Outcome} that its verdict, its lists and the exit code all come from.
+ */
 public final class GateReport {
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
+    /**
+     * What the run comes to: PASS (exit 0) when no node is excluded and no link is bad; EXCLUDE (exit
+     * 1) when a node is excluded or a link is bad, each named in {@code excluded} or {@code bad_links};
+     * TOO_FEW_KEPT (exit 2) when fewer nodes are kept than the job needs (--min-nodes).
+     */
+    public enum Outcome {
+        PASS(0, "pass"), EXCLUDE(1, "exclude"), TOO_FEW_KEPT(2, "exclude");
+
+        private final int exitCode;
+        private final String verdict;
+
+        Outcome(int exitCode, String verdict) {
+            this.exitCode = exitCode;
+            this.verdict = verdict;
+        }
+
+        public int exitCode() {
+            return exitCode;
+        }
+
+        /** The JSON's top-level verdict: pass, or exclude (nodes in {@code excluded}, links in {@code bad_links}). */
+        public String verdict() {
+            return verdict;
+        }
+    }
+
     private final Verdicts v;
     private final Duration elapsed;
+    private final List<GatePhase> phases;
+    private final int minNodes;
 
     public GateReport(Verdicts verdicts, Duration elapsed) {
+        this(verdicts, elapsed, List.of(), 1);
+    }
+
+    /**
+     * @param phases   what each phase of the run did, in order
+     * @param minNodes the fewest nodes the job can run on (--min-nodes)
+     */
+    public GateReport(Verdicts verdicts, Duration elapsed, List<GatePhase> phases, int minNodes) {
         this.v = verdicts;
         this.elapsed = elapsed;
+        this.phases = List.copyOf(phases);
+        this.minNodes = minNodes;
+    }
+
+    public Outcome outcome() {
+        if (v.kept() < minNodes) {
+            return Outcome.TOO_FEW_KEPT;
+        }
+        return v.allPass() ? Outcome.PASS : Outcome.EXCLUDE;
     }
 
     /** "pass" when every node and link passed, else "exclude". */
     public String verdict() {
-        return v.allPass() ? "pass" : "exclude";
+        return outcome().verdict();
+    }
+
+    /** The bad links (verdict exclude), each as {@code a<->b}, in the set's order. */
+    public List<String> badLinks() {
+        return v.excludedLinks().stream().map(l -> l.a() + "<->" + l.b()).toList();
     }
 
     /** The excluded nodes as one Slurm hostlist ("" when none). */
@@ -71,12 +124,16 @@ public final class GateReport {
 
     public void json(PrintWriter out) {
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("verdict", verdict());
+        Outcome o = outcome();
+        doc.put("verdict", o.verdict());
+        doc.put("exit_code", o.exitCode());
         doc.put("nodes", v.nodes());
         doc.put("links", v.links());
         doc.put("excluded", excluded());
         doc.put("unknown", unknown());
+        doc.put("bad_links", badLinks());
         doc.put("kept", v.kept());
+        doc.put("phases", phases);
         doc.put("elapsed_seconds", Math.round(elapsed.toMillis() / 10.0) / 100.0);
         try {
             out.print(JSON.writeValueAsString(doc) + "\n");

@@ -9,13 +9,15 @@ import io.fabricd.probes.peers.EndpointClient;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
  * One preflight run over a node set: every agent's state, the on-demand probe round over a ring
  * and the repair round for suspects, the bandwidth ring, then the gate's decision. Every phase
- * ends within its share of the time budget; one progress line per phase goes to {@code progress}.
+ * ends within its share of the time budget; one progress line per phase goes to {@code progress},
+ * and the same as a {@link GatePhase} into the result.
  */
 public final class GateRun {
     /** What the command line sets. */
@@ -23,12 +25,17 @@ public final class GateRun {
                            int bandwidthSize, Policy policy, Duration timeout) {
     }
 
-    /** The decision and how long it took. */
-    public record Result(Verdicts verdicts, Duration elapsed) {
+    /** The decision, how long it took, and what each phase did (in the order they ran). */
+    public record Result(Verdicts verdicts, Duration elapsed, List<GatePhase> phases) {
+        public Result {
+            phases = List.copyOf(phases);
+        }
     }
 
     /** The least time worth a probe round. */
     private static final Duration ENOUGH = Duration.ofSeconds(2);
+    /** The most of the budget the state phase may take. */
+    private static final double STATE_SHARE = 0.4;
     /** Most peers in one state request (the agents' limit). */
     static final int MAX_STATE_PEERS = 1024;
 
@@ -45,7 +52,7 @@ public final class GateRun {
 
     /**
      * @param transport how requests reach the agents; null: {@link EndpointClient} with the settings' key
-     * @param clock     what a stale collection is judged against
+     * @param clock     what a stale collection is judged against (when its agent answered)
      */
     GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
         this.nodes = List.copyOf(nodes);
@@ -62,50 +69,57 @@ public final class GateRun {
         // the per-request cap of the client; each phase ends its calls by its own deadline besides
         AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
         LinkEvidence links = new LinkEvidence();
-        try (FleetCalls quick = new FleetCalls(FleetCalls.QUICK); FleetCalls calls = new FleetCalls(FleetCalls.WAITING)) {
-            NodeStates states = new NodeStates(nodes, ask, quick);
-            states.gather(budget.phase(stateCap(), reserve()));
-            say(states.summary() + " (" + Texts.seconds(budget.elapsed()) + ")");
-            for (String w : states.warnings()) {
-                say(w);
-            }
-            if (!states.windowsInto(links, budget.deadline(reserve()))) {
-                say("probe windows: not all read: no time left (--timeout)");
-            }
+        List<GatePhase> phases = new ArrayList<>();
+        try (FleetCalls calls = new FleetCalls(FleetCalls.PARALLEL)) {
+            NodeStates states = new NodeStates(nodes, ask, calls, clock);
+            states.gather(budget.phase(stateCap(), reserve()), budget.phase(budget.share(STATE_SHARE), reserve()));
+            boolean windows = states.windowsInto(links, budget.deadline(reserve()));
+            ended(phases, states.phase(windows));
             List<String> up = states.reachable();
             ProbeRounds rounds = new ProbeRounds(nodes, ask, calls, s.policy().minSamples());
-            if (s.probeRound() && up.size() >= 2) {
-                Duration d = budget.phase(min(ProbeRounds.ROUND_CAP, budget.partOfLeft(s.bandwidth() ? 0.4 : 0.7)), reserve());
-                say(d.compareTo(ENOUGH) >= 0 ? rounds.ring(up, links, d) + " (" + Texts.seconds(budget.elapsed()) + ")"
-                        : "probe round skipped: no time left (--timeout)");
+            if (s.probeRound()) {
+                // as long as the pairs need: a healthy set is done in one attempt, one whose agents fail asks again
+                Duration d = budget.phase(budget.partOfLeft(s.bandwidth() ? 0.4 : 0.7), reserve());
+                ended(phases, up.size() < 2 ? GatePhase.skipped(GatePhase.Kind.PROBE_ROUND, 0, "probe round: not run: fewer than two"
+                        + " agents answered") : d.compareTo(ENOUGH) >= 0 ? rounds.ring(up, links, d)
+                        : GatePhase.skipped(GatePhase.Kind.PROBE_ROUND, up.size(), "probe round skipped: no time left (--timeout)"));
             }
-            if (s.bandwidth() && up.size() >= 2) {
+            if (s.bandwidth()) {
                 Duration d = budget.phase(budget.partOfLeft(s.probeRound() ? 0.75 : 1), reserve());
-                say(new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d)
-                        + " (" + Texts.seconds(budget.elapsed()) + ")");
+                ended(phases, up.size() < 2 ? GatePhase.skipped(GatePhase.Kind.BANDWIDTH, 0, "bandwidth ring: not run: fewer than two"
+                        + " agents answered") : new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d));
             }
-            List<NodeInput> inputs = states.inputs(clock.instant());
+            List<NodeInput> inputs = states.inputs();
             Verdicts first = Gate.decide(inputs, links.inputs(), s.policy());
             Verdicts last = first;
             if (s.probeRound() && !first.suspectNodes().isEmpty()) {
-                Duration d = budget.phase(ProbeRounds.ROUND_CAP, reserve());
+                Duration d = budget.phase(budget.left(), reserve());
                 if (d.compareTo(ENOUGH) >= 0) {
-                    say(rounds.repair(first, up, links, d) + " (" + Texts.seconds(budget.elapsed()) + ")");
+                    ended(phases, rounds.repair(first, up, links, d));
                     last = Gate.decide(inputs, links.inputs(), s.policy());
                 } else {
-                    say("repair round skipped: no time left (--timeout)");
+                    ended(phases, GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, first.suspectNodes().size(),
+                            "repair round skipped: no time left (--timeout)"));
                 }
             }
-            return new Result(last, budget.elapsed());
+            return new Result(last, budget.elapsed(), phases);
         }
     }
 
+    /** Says the phase's line with the time it ended, and keeps it with that time. */
+    private void ended(List<GatePhase> phases, GatePhase phase) {
+        Duration at = budget.elapsed();
+        say(phase.summary() + " (" + Texts.seconds(at) + ")");
+        phases.add(phase.at(at));
+    }
+
     /**
-     * The state phase's share: 40 % of the budget, at least 2 s and at most 10 s (an agent answers in
-     * milliseconds; the cap is for those that do not answer at all).
+     * The state phase's least time: 40 % of the budget, at least 2 s and at most 10 s (an agent answers
+     * in milliseconds; the cap is for those that do not answer at all). It goes on past it while
+     * answers still come, up to {@link #STATE_SHARE} of the budget.
      */
     private Duration stateCap() {
-        Duration q = budget.share(0.4);
+        Duration q = budget.share(STATE_SHARE);
         return q.compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : q.compareTo(Duration.ofSeconds(2)) < 0
                 ? Duration.ofSeconds(2) : q;
     }
@@ -114,10 +128,6 @@ public final class GateRun {
     private Duration reserve() {
         Duration r = budget.share(0.03);
         return r.compareTo(Duration.ofMillis(500)) < 0 ? Duration.ofMillis(500) : r;
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private void say(String line) {

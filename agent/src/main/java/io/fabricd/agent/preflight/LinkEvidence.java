@@ -67,10 +67,10 @@ final class LinkEvidence {
         return seconds != null && seconds >= 0 && seconds < 1e6 ? seconds : null;
     }
 
-    /** A round meant a to probe b and got nothing (a to b could not be asked, or answered an error for b). */
-    void tried(String a, String b) {
+    /** A round meant a to probe b and got nothing (a could not be asked, or answered an error for b): {@code why}, one line. */
+    void tried(String a, String b, String why) {
         if (note(a, b)) {
-            more.add(LinkInput.probes(a, b, "udp", 0, 0, null));
+            more.add(LinkInput.tried(a, b, why));
         }
     }
 

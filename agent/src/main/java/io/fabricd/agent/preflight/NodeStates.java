@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.preflight.NodeInput;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every node's state (findings and probe windows), asked of all agents at once; a node whose agent
@@ -25,12 +27,17 @@ final class NodeStates {
     static final Duration STALE_AFTER = Duration.ofMinutes(5);
     /** A collection older than this many of the agent's intervals is stale. */
     static final int STALE_INTERVALS = 3;
+    /** Past its least time, the state phase goes on while an answer came within this. */
+    static final Duration STILL_ANSWERING = Duration.ofSeconds(2);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<NodeSet.Node> nodes;
     private final AgentAsk ask;
     private final FleetCalls calls;
     private final Map<String, FleetCalls.Outcome<StateAnswer>> answers = new LinkedHashMap<>();
+    /** When each answer came, by this host's clock: its collection's age is judged then, not after the later phases. */
+    private final Map<String, Instant> answeredAt = new ConcurrentHashMap<>();
+    private final Clock clock;
     private final List<String> warnings = new ArrayList<>();
     /**
      * The name an agent goes by among its peers (its answer's {@code node}: probe.node_name, else its
@@ -40,10 +47,12 @@ final class NodeStates {
     private final Map<String, String> byHost = new HashMap<>();
     private final Map<String, String> byAddress = new HashMap<>();
 
-    NodeStates(List<NodeSet.Node> nodes, AgentAsk ask, FleetCalls calls) {
+    /** @param clock what a collection's age is judged by */
+    NodeStates(List<NodeSet.Node> nodes, AgentAsk ask, FleetCalls calls, Clock clock) {
         this.nodes = nodes;
         this.ask = ask;
         this.calls = calls;
+        this.clock = clock;
         for (NodeSet.Node n : nodes) {
             byAddress.put(n.address(), n.name());
         }
@@ -76,13 +85,20 @@ final class NodeStates {
         return out;
     }
 
-    void gather(Duration within) {
+    /**
+     * Asks every agent at once and waits {@code least} for the answers, then on while they still come
+     * (one in the last {@link #STILL_ANSWERING}) up to {@code most}: agents just started on a busy
+     * host answer in seconds, and get them; a node that is down costs {@code least}.
+     */
+    void gather(Duration least, Duration most) {
+        Duration within = most.compareTo(least) > 0 ? most : least;
         Map<String, Object> body = Map.of("peers", peers(nodes));
         long deadline = System.nanoTime() + within.toNanos();
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
         for (NodeSet.Node n : nodes) {
             todo.put(n.name(), () -> {
                 byte[] answer = ask.postUntilFree(n.address(), AgentAsk.STATE, body, deadline);
+                answeredAt.put(n.name(), clock.instant());
                 try {
                     return StateAnswer.parse(answer);
                 } catch (IOException x) {
@@ -95,7 +111,7 @@ final class NodeStates {
                 answers.put(n.name(), new FleetCalls.Outcome<>(null, "not asked: no time left (--timeout)"));
             }
         } else {
-            answers.putAll(calls.run(todo, within));
+            answers.putAll(calls.run(todo, least, within, STILL_ANSWERING));
         }
         Map<String, List<String>> hosts = new LinkedHashMap<>();
         for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
@@ -131,8 +147,8 @@ final class NodeStates {
         return out;
     }
 
-    /** The gate's node inputs, in set order; a collection is judged stale against {@code now}. */
-    List<NodeInput> inputs(Instant now) {
+    /** The gate's node inputs, in set order; a collection is judged stale as of when its agent answered. */
+    List<NodeInput> inputs() {
         List<NodeInput> out = new ArrayList<>();
         for (NodeSet.Node n : nodes) {
             FleetCalls.Outcome<StateAnswer> o = answers.get(n.name());
@@ -140,7 +156,7 @@ final class NodeStates {
                 out.add(new NodeInput(n.name(), AgentAsk.state(o.cause(), o.error()), o.error(), List.of()));
                 continue;
             }
-            String stale = stale(o.value(), now);
+            String stale = stale(o.value(), answeredAt.getOrDefault(n.name(), clock.instant()));
             out.add(stale == null ? new NodeInput(n.name(), NodeInput.State.REACHABLE, null, o.value().findings())
                     : new NodeInput(n.name(), NodeInput.State.STALE, stale, List.of()));
         }
@@ -192,12 +208,31 @@ final class NodeStates {
         return true;
     }
 
-    String summary() {
+    /**
+     * The state phase: how many agents answered, the first of those that did not (and why), the
+     * warnings, and whether every answer's probe windows were read in time.
+     */
+    GatePhase phase(boolean windowsRead) {
+        GatePhase.Problems problems = new GatePhase.Problems();
+        answers.forEach((n, o) -> {
+            if (!o.ok()) {
+                problems.add(n + ": " + o.error());
+            }
+        });
+        warnings.forEach(problems::add);
+        if (!windowsRead) {
+            problems.add("probe windows: not all read: no time left (--timeout)");
+        }
         long ok = answers.values().stream().filter(FleetCalls.Outcome::ok).count();
-        return "state: " + ok + " of " + nodes.size() + " agents answered" + (ok < nodes.size() ? ", " + (nodes.size() - ok) + " unknown" : "");
-    }
-
-    List<String> warnings() {
-        return warnings;
+        StringBuilder summary = new StringBuilder("state: " + ok + " of " + nodes.size() + " agents answered");
+        if (ok < nodes.size()) {
+            summary.append(", ").append(nodes.size() - ok).append(" unknown").append(problems.first());
+        }
+        warnings.forEach(w -> summary.append("; ").append(w));
+        if (!windowsRead) {
+            summary.append("; probe windows: not all read: no time left (--timeout)");
+        }
+        return new GatePhase(GatePhase.Kind.STATE, ok == nodes.size() && windowsRead ? GatePhase.Status.COMPLETE : GatePhase.Status.PARTIAL,
+                nodes.size(), (int) ok, 1, problems.list(), summary.toString(), 0);
     }
 }

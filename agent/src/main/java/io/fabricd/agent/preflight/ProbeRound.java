@@ -30,11 +30,12 @@ import java.util.logging.Logger;
  * {@code POST /api/v1/preflight/probe}: an on-demand UDP probe round from this agent to the peers a
  * request names, as {@code fabricd probe} runs one ({@link UdpPeerProbe}): each peer's endpoint
  * asked with the key, then {@code count} probes of {@code size} from a socket of the round's own,
- * closed after it. The pingmesh's sockets, threads and windows are not touched. One round at a time
- * and {@link #PER_MINUTE} a minute ({@link Admission}: 429 otherwise, never a queue); a round ends
- * within {@link #BOUND}: every peer at once on threads of the round, the endpoint asked within
- * {@link #ENDPOINT_TIMEOUT}, the probes paced to go out within {@link #SENDING} and each waited for
- * at most one second.
+ * closed after it. The pingmesh's sockets, threads and windows are not touched. One round at a time,
+ * {@link #PER_MINUTE} a minute and {@link #PROBES_PER_MINUTE} probes a minute ({@link Admission}: 429
+ * otherwise, never a queue); a round ends
+ * within {@link #BOUND}: every peer at once on threads of the round, the endpoint asked within what
+ * the bound leaves after the probes ({@link #endpointWithin}), the probes paced to go out within
+ * {@link #SENDING} and each waited for at most one second.
  */
 public final class ProbeRound {
     public static final String PATH = "/api/v1/preflight/probe";
@@ -42,10 +43,22 @@ public final class ProbeRound {
     public static final int MAX_COUNT = 1000;
     public static final int MIN_SIZE = 64;
     public static final int MAX_SIZE = 9000;
-    public static final int PER_MINUTE = 6;
+    /**
+     * Rounds a minute: one a second on average. A gate asks each agent for a round or two (one more
+     * for the pairs a round left short) and takes seconds, so gates run back to back never meet it.
+     */
+    public static final int PER_MINUTE = 60;
+    /**
+     * Probes asked a minute, each round's peers times its count: six rounds of the most peers and
+     * probes a request may ask, as many as a minute allowed before the rounds were counted by size.
+     */
+    public static final long PROBES_PER_MINUTE = 6L * MAX_PEERS * MAX_COUNT;
     /** The longest a round takes, start to answer. */
     static final Duration BOUND = Duration.ofSeconds(10);
+    /** The least time a peer's endpoint is asked within (and connecting to it, always). */
     static final Duration ENDPOINT_TIMEOUT = Duration.ofSeconds(2);
+    /** Kept of {@link #BOUND} for the request before the round and its answer after. */
+    private static final Duration MARGIN = Duration.ofMillis(500);
     static final Duration SENDING = Duration.ofSeconds(4);
     private static final Duration MAX_WAIT = Duration.ofSeconds(1);
     private static final Logger LOG = Logger.getLogger(ProbeRound.class.getName());
@@ -70,7 +83,8 @@ public final class ProbeRound {
     private final Duration pacing;
     private final Duration timeout;
     private final Supplier<String> node;
-    private final Admission admission = new Admission("a preflight probe round", PER_MINUTE, () -> System.nanoTime() / 1_000_000);
+    private final Admission admission = new Admission("a preflight probe round", PER_MINUTE, PROBES_PER_MINUTE, "probes",
+            () -> System.nanoTime() / 1_000_000);
 
     /**
      * @param pacing  probe.pacing: the time between two probes, shortened when {@code count} of them would not fit {@link #SENDING}
@@ -104,7 +118,7 @@ public final class ProbeRound {
         } catch (Requests.Bad e) {
             return CompletableFuture.completedFuture(Answer.line(400, e.getMessage()));
         }
-        Admission.Refusal no = admission.enter(BOUND.toMillis());
+        Admission.Refusal no = admission.enter(BOUND.toMillis(), (long) peers.size() * r.count());
         if (no != null) {
             return CompletableFuture.completedFuture(no.answer());
         }
@@ -143,12 +157,12 @@ public final class ProbeRound {
 
     /** The round: every peer at once, each within what is left of {@link #BOUND}. */
     private List<PeerResult> run(ExecutorService pool, List<String> peers, int count, int size) {
-        // half a second for the request before and the answer after
-        long deadline = System.nanoTime() + BOUND.toNanos() - Duration.ofMillis(500).toNanos();
+        long deadline = System.nanoTime() + BOUND.toNanos() - MARGIN.toNanos();
         Duration pace = pacing.multipliedBy(count).compareTo(SENDING) > 0 ? SENDING.dividedBy(count) : pacing;
+        Duration asking = endpointWithin(pace, count, timeout);
         Map<String, Future<PeerResult>> running = new LinkedHashMap<>();
         for (String peer : peers) {
-            running.put(peer, pool.submit(() -> probe(peer, count, size, pace)));
+            running.put(peer, pool.submit(() -> probe(peer, count, size, pace, asking)));
         }
         List<PeerResult> out = new ArrayList<>();
         for (Map.Entry<String, Future<PeerResult>> e : running.entrySet()) {
@@ -171,10 +185,21 @@ public final class ProbeRound {
         }
     }
 
-    private PeerResult probe(String peer, int count, int size, Duration pace) {
+    /**
+     * How long a peer's endpoint may take: what {@link #BOUND} leaves after the probes go out at
+     * {@code pace} and the last answers are waited for (two {@code timeout}s), at least
+     * {@link #ENDPOINT_TIMEOUT}. An agent just started on a busy host can take seconds to give its
+     * endpoint the first time; the gate's rounds (50 probes at the default 10 ms) leave it 7 s.
+     */
+    static Duration endpointWithin(Duration pace, int count, Duration timeout) {
+        Duration left = BOUND.minus(MARGIN).minus(pace.multipliedBy(count)).minus(timeout.multipliedBy(2));
+        return left.compareTo(ENDPOINT_TIMEOUT) > 0 ? left : ENDPOINT_TIMEOUT;
+    }
+
+    private PeerResult probe(String peer, int count, int size, Duration pace, Duration asking) {
         Endpoint ep;
         try {
-            ep = endpoints.fetch(peer);
+            ep = endpoints.fetch(peer, asking);
         } catch (IOException e) {
             return PeerResult.failed(peer, null, e.getMessage());
         }

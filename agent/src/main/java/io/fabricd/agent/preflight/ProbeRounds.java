@@ -17,22 +17,34 @@ import java.util.Set;
 
 /**
  * The on-demand probe rounds: every agent probes its ring neighbours, and after a first decision
- * the suspects are re-paired with known-good nodes (RingPlan.repair) and probed again.
+ * the suspects are re-paired with known-good nodes (RingPlan.repair) and probed again. A phase asks
+ * again, both ways, for every pair still short of its samples (a request that failed, a peer the
+ * agent could not probe: a freshly started agent may take longer than the agents' 2 s to give its
+ * endpoint) until each pair has them or the phase's time is spent; an agent that refused for good
+ * (401, 404, 400, 413) or busy past the phase is not asked again.
  */
 final class ProbeRounds {
-    /** The longest a round may take: the agents bound theirs by 10 s. */
-    static final Duration ROUND_CAP = Duration.ofSeconds(12);
     /** Most peers in one probe request (the agents' limit). */
     static final int MAX_PEERS = 64;
     /** The size of the on-demand probes. */
     static final int SIZE = 64;
+    /** The least time worth an attempt: a round to two peers takes about a second (their endpoints, the probes, the last answers). */
+    static final Duration ATTEMPT = Duration.ofSeconds(2);
+    /** The least time from one attempt's start to the next: an agent that fails at once is not asked in a tight loop. */
+    static final Duration RETRY_GAP = Duration.ofSeconds(1);
+    private static final Set<Integer> REFUSED_FOR_GOOD = Set.of(400, 401, 404, 413);
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** From a to b, as one requester probes one peer. */
+    private record Direction(String from, String to) {
+    }
 
     private final Map<String, String> address = new HashMap<>();
     private final Map<String, String> byAddress = new HashMap<>();
     private final AgentAsk ask;
     private final FleetCalls calls;
     private final int count;
+    private final int minSamples;
 
     ProbeRounds(List<NodeSet.Node> nodes, AgentAsk ask, FleetCalls calls, int minSamples) {
         for (NodeSet.Node n : nodes) {
@@ -42,80 +54,152 @@ final class ProbeRounds {
         this.ask = ask;
         this.calls = calls;
         this.count = Math.min(1000, Math.max(50, minSamples));
+        this.minSamples = minSamples;
     }
 
-    /** Every node of {@code up} probes its ring neighbours; a summary line. */
-    String ring(List<String> up, LinkEvidence links, Duration within) {
+    /** Every node of {@code up} probes its ring neighbours, within {@code within}. */
+    GatePhase ring(List<String> up, LinkEvidence links, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
-        Map<String, Set<String>> peers = new LinkedHashMap<>();
-        for (Pair p : RingPlan.ring(up)) {
-            if (System.nanoTime() - deadline > 0) {
-                return "probe round: not run: planning it took the phase's time (--timeout)";
-            }
-            peers.computeIfAbsent(p.a(), k -> new LinkedHashSet<>()).add(p.b());
-            peers.computeIfAbsent(p.b(), k -> new LinkedHashSet<>()).add(p.a());
+        List<Pair> pairs = RingPlan.ring(up);
+        if (System.nanoTime() - deadline > 0) {
+            return GatePhase.skipped(GatePhase.Kind.PROBE_ROUND, pairs.size(), "probe round: not run: planning it took the phase's time"
+                    + " (--timeout)");
         }
-        return "probe round: " + run(peers, links, deadline);
+        return probe(GatePhase.Kind.PROBE_ROUND, "probe round: ", pairs, links, deadline);
     }
 
     /**
      * The suspects of {@code first} probed from and to known-good nodes they were not paired with
-     * (the pairs measured or tried so far, as {@code links} keeps them); a summary line.
+     * (the pairs measured or tried so far, as {@code links} keeps them), within {@code within}.
      */
-    String repair(Verdicts first, List<String> up, LinkEvidence links, Duration within) {
+    GatePhase repair(Verdicts first, List<String> up, LinkEvidence links, Duration within) {
         long deadline = System.nanoTime() + within.toNanos();
         List<String> suspects = first.suspectNodes();
         Set<String> reachable = new HashSet<>(up);
         List<String> good = first.knownGood().stream().filter(reachable::contains).toList();
-        Map<String, Set<String>> peers = new LinkedHashMap<>();
-        for (Pair p : RingPlan.repair(suspects, good, links.testedPairs())) {
-            if (System.nanoTime() - deadline > 0) {
-                return "repair round: not run: planning it took the phase's time (--timeout)";
-            }
-            peers.computeIfAbsent(p.a(), k -> new LinkedHashSet<>()).add(p.b());
-            peers.computeIfAbsent(p.b(), k -> new LinkedHashSet<>()).add(p.a());
+        List<Pair> pairs = RingPlan.repair(suspects, good, links.testedPairs());
+        if (System.nanoTime() - deadline > 0) {
+            return GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, pairs.size(), "repair round: not run: planning it took the phase's time"
+                    + " (--timeout)");
         }
-        if (peers.isEmpty()) {
-            return "repair round: " + suspects.size() + " suspects, no known-good node left to pair them with";
+        if (pairs.isEmpty()) {
+            return GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, 0, "repair round: " + suspects.size()
+                    + " suspects, no known-good node left to pair them with");
         }
-        return "repair round: " + suspects.size() + " suspects re-paired with known-good nodes, " + run(peers, links, deadline);
+        return probe(GatePhase.Kind.REPAIR_ROUND, "repair round: " + suspects.size() + " suspects re-paired with known-good nodes, ",
+                pairs, links, deadline);
     }
 
-    /** Each requester probes its peers, all at once, by {@code deadline} (System.nanoTime); what came of it. */
-    private String run(Map<String, Set<String>> peers, LinkEvidence links, long deadline) {
-        Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
-        Map<String, List<String>> asked = new LinkedHashMap<>();
-        int pairs = 0;
-        for (Map.Entry<String, Set<String>> e : peers.entrySet()) {
-            List<String> to = e.getValue().stream().limit(MAX_PEERS).toList();
-            asked.put(e.getKey(), to);
-            pairs += to.size();
-            Map<String, Object> body = Map.of("peers", to.stream().map(address::get).toList(), "count", count, "size", SIZE);
-            todo.put(e.getKey(), () -> ask.postUntilFree(address.get(e.getKey()), AgentAsk.PROBE, body, deadline));
+    /**
+     * Probes every pair both ways, all requesters at once, and asks again for the pairs still short
+     * of {@link #minSamples} until none is or {@code deadline} (System.nanoTime) is near; a pair left
+     * short is kept as tried, with why its probes gave nothing.
+     */
+    private GatePhase probe(GatePhase.Kind kind, String head, List<Pair> planned, LinkEvidence links, long deadline) {
+        Map<Pair, Long> samples = new LinkedHashMap<>();
+        for (Pair p : planned) {
+            samples.putIfAbsent(p.unordered(), 0L);
         }
+        Map<Direction, String> why = new HashMap<>();
+        Set<String> notAgain = new HashSet<>();
+        GatePhase.Problems problems = new GatePhase.Problems();
+        int attempts = 0;
+        while (true) {
+            Map<String, List<String>> asks = asks(samples, notAgain);
+            long left = deadline - System.nanoTime();
+            if (asks.isEmpty() || left < ATTEMPT.toNanos() && attempts > 0 || left <= 0) {
+                break;
+            }
+            long started = System.nanoTime();
+            attempts++;
+            attempt(asks, samples, why, notAgain, problems, links, deadline);
+            if (asks(samples, notAgain).isEmpty()) {
+                break;
+            }
+            long pause = started + RETRY_GAP.toNanos() - System.nanoTime();
+            if (pause > 0 && deadline - System.nanoTime() > pause + ATTEMPT.toNanos()) {
+                try {
+                    Thread.sleep(pause / 1_000_000, (int) (pause % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
+        int done = 0;
+        for (Map.Entry<Pair, Long> e : samples.entrySet()) {
+            if (e.getValue() >= minSamples) {
+                done++;
+                continue;
+            }
+            // meant to be measured, and not: its ends are judged on their links, this one saying why
+            Pair p = e.getKey();
+            String ab = why.get(new Direction(p.a(), p.b()));
+            String ba = why.get(new Direction(p.b(), p.a()));
+            String none = e.getValue() > 0 ? "only " + e.getValue() + " probes in the phase's time (--timeout)"
+                    : attempts == 0 ? "not asked: no time left (--timeout)" : "not asked again: no time left (--timeout)";
+            links.tried(p.a(), p.b(), ab != null ? p.a() + "->" + p.b() + ": " + ab : ba != null ? p.b() + "->" + p.a() + ": " + ba : none);
+        }
+        int pairs = samples.size();
+        String summary = head + done + " of " + pairs + " pairs measured (" + count + " x " + SIZE + " B each way), " + attempts
+                + (attempts == 1 ? " attempt" : " attempts") + (problems.count() > 0 ? "; " + problems.count()
+                + (problems.count() == 1 ? " try" : " tries") + " gave no probes" + problems.first() : "")
+                + (done < pairs ? "; " + (pairs - done) + " pairs without their " + minSamples + " probes" + (notAgain.isEmpty() ? ""
+                : ", " + notAgain.size() + (notAgain.size() == 1 ? " agent" : " agents") + " not asked again") : "");
+        return GatePhase.ran(kind, pairs, done, attempts, problems.list(), summary);
+    }
+
+    /** Who to ask now: both ends of every pair still short, each requester its first {@link #MAX_PEERS} peers. */
+    private Map<String, List<String>> asks(Map<Pair, Long> samples, Set<String> notAgain) {
+        Map<String, Set<String>> peers = new LinkedHashMap<>();
+        for (Map.Entry<Pair, Long> e : samples.entrySet()) {
+            if (e.getValue() >= minSamples) {
+                continue;
+            }
+            Pair p = e.getKey();
+            if (!notAgain.contains(p.a())) {
+                peers.computeIfAbsent(p.a(), k -> new LinkedHashSet<>()).add(p.b());
+            }
+            if (!notAgain.contains(p.b())) {
+                peers.computeIfAbsent(p.b(), k -> new LinkedHashSet<>()).add(p.a());
+            }
+        }
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        peers.forEach((from, to) -> out.put(from, to.stream().limit(MAX_PEERS).toList()));
+        return out;
+    }
+
+    /** One attempt: every requester asked at once, by {@code deadline}; what each direction gave goes into {@code samples} and {@code links}. */
+    private void attempt(Map<String, List<String>> asks, Map<Pair, Long> samples, Map<Direction, String> why, Set<String> notAgain,
+                         GatePhase.Problems problems, LinkEvidence links, long deadline) {
+        Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
+        asks.forEach((from, to) -> {
+            Map<String, Object> body = Map.of("peers", to.stream().map(address::get).toList(), "count", count, "size", SIZE);
+            todo.put(from, () -> ask.postUntilFree(address.get(from), AgentAsk.PROBE, body, deadline));
+        });
         Duration within = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-        int failed = 0;
-        String firstError = null;
         Map<String, FleetCalls.Outcome<byte[]>> done = within.isZero() ? Map.of() : calls.run(todo, within);
-        for (String from : todo.keySet()) {
+        for (Map.Entry<String, List<String>> e : asks.entrySet()) {
+            String from = e.getKey();
             FleetCalls.Outcome<byte[]> o = done.get(from);
             String error = o == null ? "not asked: no time left (--timeout)" : o.error();
             if (error == null) {
-                error = read(from, asked.get(from), o.value(), links);
+                error = read(from, e.getValue(), o.value(), samples, why, problems, links);
+            } else if (o != null && o.cause() instanceof AgentAsk.Failed f && (f.busy() || REFUSED_FOR_GOOD.contains(f.status()))) {
+                notAgain.add(from); // refused for good, or busy past the phase: asking again changes nothing
             }
             if (error != null) {
-                failed++;
-                firstError = firstError == null ? from + ": " + error : firstError;
-                // what it was to probe is no evidence, but the pairs were meant to be measured
-                asked.get(from).forEach(to -> links.tried(from, to));
+                problems.add(from + ": " + error);
+                for (String to : e.getValue()) {
+                    why.put(new Direction(from, to), error);
+                }
             }
         }
-        return peers.size() + " agents probed " + pairs + " peers (" + count + " x " + SIZE + " B)"
-                + (failed > 0 ? "; " + failed + " could not (" + firstError + ")" : "");
     }
 
-    /** The round's results as link evidence (a peer it could not probe, an attempt); an error line when the answer cannot be read. */
-    private String read(String from, List<String> asked, byte[] answer, LinkEvidence links) {
+    /** The round's answer as link evidence and samples; an error line when the answer cannot be read. */
+    private String read(String from, List<String> asked, byte[] answer, Map<Pair, Long> samples, Map<Direction, String> why,
+                        GatePhase.Problems problems, LinkEvidence links) {
         JsonNode j;
         try {
             j = JSON.readTree(answer);
@@ -131,18 +215,24 @@ final class ProbeRounds {
             if (peer == null || peer.equals(from) || !asked.contains(peer) || !answered.add(peer)) {
                 continue; // not a peer it was asked to probe: no evidence of this round
             }
+            Direction d = new Direction(from, peer);
             if (r.has("error") && !r.path("error").isNull()) {
-                links.tried(from, peer); // it could not probe this peer: no evidence about the link, but it was tried
+                String error = Texts.line(r.path("error").asText());
+                why.put(d, error);
+                problems.add(from + "->" + peer + ": " + error);
                 continue;
             }
+            long sent = Math.max(0, r.path("sent").asLong(0));
             JsonNode p50 = r.path("p50_seconds");
             JsonNode hold = r.path("hold_p50_seconds");
-            links.round(from, peer, r.path("sent").asLong(0), r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null,
+            links.round(from, peer, sent, r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null,
                     hold.isNumber() ? hold.asDouble() : null);
+            samples.merge(new Pair(from, peer).unordered(), sent, Long::sum);
         }
         for (String peer : asked) {
             if (!answered.contains(peer)) {
-                links.tried(from, peer);
+                why.put(new Direction(from, peer), "its answer had no result for " + peer);
+                problems.add(from + "->" + peer + ": its answer had no result for that peer");
             }
         }
         return null;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;
+import io.fabricd.preflight.Hostlist;
 import io.fabricd.preflight.LinkInput;
 import io.fabricd.preflight.NodeInput;
 import io.fabricd.preflight.Policy;
@@ -17,7 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What {@code fabricd preflight} writes: the exclude list says which nodes were judged bad and which
@@ -88,5 +92,124 @@ class PreflightReportTest {
         assertThat(t).contains("n1<->n3", "unknown", "4 probes, fewer than 20").contains("pass: all 4 nodes kept, no link bad (5 measured)")
                 .doesNotContain("links are bad");
         assertThat(r.excludedLines()).isEmpty();
+    }
+
+    @Test
+    void theJsonCarriesWhatEachPhaseDidAndTheExitCode() throws Exception {
+        List<String> names = List.of("n1", "n2", "n3", "n4");
+        Verdicts v = Gate.decide(names.stream().map(n -> NodeInput.reachable(n, List.of())).toList(), ring(names), Policy.defaults());
+        List<GatePhase> phases = List.of(
+                new GatePhase(GatePhase.Kind.STATE, GatePhase.Status.COMPLETE, 4, 4, 1, List.of(), "state: 4 of 4 agents answered", 0.4),
+                new GatePhase(GatePhase.Kind.PROBE_ROUND, GatePhase.Status.COMPLETE, 4, 4, 2,
+                        List.of("n1->n2: cannot reach 10.0.0.2:9530: no complete answer within 2000 ms"),
+                        "probe round: 4 of 4 pairs measured (50 x 64 B each way), 2 attempts; 1 try gave no probes (...)", 3.2));
+        StringWriter w = new StringWriter();
+        new GateReport(v, Duration.ofMillis(3300), phases, 1).json(new PrintWriter(w));
+        JsonNode j = new ObjectMapper().readTree(w.toString());
+        assertThat(j.get("verdict").asText()).isEqualTo("pass");
+        assertThat(j.get("exit_code").asInt()).isZero();
+        assertThat(j.get("bad_links").isArray()).isTrue();
+        assertThat(j.get("bad_links")).isEmpty();
+        JsonNode round = j.get("phases").get(1);
+        assertThat(round.get("phase").asText()).isEqualTo("probe_round");
+        assertThat(round.get("status").asText()).isEqualTo("complete");
+        assertThat(round.get("planned").asInt()).isEqualTo(4);
+        assertThat(round.get("done").asInt()).isEqualTo(4);
+        assertThat(round.get("attempts").asInt()).isEqualTo(2);
+        assertThat(round.get("problems").get(0).asText()).startsWith("n1->n2: cannot reach");
+        assertThat(round.get("summary").asText()).startsWith("probe round: 4 of 4 pairs measured");
+        assertThat(round.get("elapsed_seconds").asDouble()).isEqualTo(3.2);
+        assertThat(j.get("phases").get(0).get("phase").asText()).isEqualTo("state");
+    }
+
+    /**
+     * Seeded random sets, findings, unreachable agents, links lossy, slow, short of samples and
+     * failed on bandwidth, either --unknown, any --min-nodes: the exit code, the top-level verdict
+     * and the lists always say the same thing.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+        32, 33, 34, 35, 36, 37, 38, 39, 40})
+    void theExitCodeTheVerdictAndTheListsAgree(long seed) throws Exception {
+        Random rnd = new Random(seed);
+        int n = 3 + rnd.nextInt(10);
+        List<String> names = new ArrayList<>();
+        List<NodeInput> nodes = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            String name = "n" + i;
+            names.add(name);
+            int kind = rnd.nextInt(10);
+            nodes.add(kind == 0 ? NodeInput.unreachable(name, "connection refused")
+                    : kind == 1 ? NodeInput.reachable(name, List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC", "fix PFC",
+                    Map.of()))) : NodeInput.reachable(name, List.of()));
+        }
+        List<LinkInput> links = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            for (int k = 1; k <= 1 + rnd.nextInt(2); k++) {
+                String a = names.get(i);
+                String b = names.get((i + k) % n);
+                if (a.equals(b)) {
+                    continue;
+                }
+                int kind = rnd.nextInt(12);
+                links.add(switch (kind) {
+                    case 0 -> LinkInput.probes(a, b, "udp", 100, 40, 30 * US);
+                    case 1 -> LinkInput.probes(a, b, "udp", 100, 0, 900 * US);
+                    case 2 -> LinkInput.probes(a, b, "udp", 5, 0, 30 * US);
+                    case 3 -> LinkInput.tried(a, b, "cannot reach " + b + ": connection refused");
+                    case 4 -> LinkInput.bandwidthFailed(a, b, "the queue pairs did not connect");
+                    default -> LinkInput.probes(a, b, "udp", 100, 0, 30 * US);
+                });
+            }
+        }
+        boolean unknownPasses = rnd.nextBoolean();
+        int minNodes = 1 + rnd.nextInt(n);
+        Verdicts v = Gate.decide(nodes, links, Policy.defaults().withUnknownPasses(unknownPasses));
+        GateReport r = new GateReport(v, Duration.ofSeconds(1), List.of(), minNodes);
+        StringWriter w = new StringWriter();
+        r.json(new PrintWriter(w));
+        JsonNode j = new ObjectMapper().readTree(w.toString());
+        String verdict = j.get("verdict").asText();
+        int exit = j.get("exit_code").asInt();
+        List<String> excluded = j.get("excluded").asText().isEmpty() ? List.of() : Hostlist.parse(j.get("excluded").asText());
+        List<String> badLinks = new ArrayList<>();
+        j.get("bad_links").forEach(x -> badLinks.add(x.asText()));
+        String all = "seed " + seed + ": " + j;
+        assertThat(exit).as(all).isEqualTo(r.outcome().exitCode());
+        // the lists are the nodes' and links' own verdicts
+        List<String> notKept = new ArrayList<>();
+        j.get("nodes").forEach(x -> {
+            String nv = x.get("verdict").asText();
+            if (nv.equals("exclude") || nv.equals("unknown") && !unknownPasses) {
+                notKept.add(x.get("node").asText());
+            }
+        });
+        assertThat(excluded).as(all).containsExactlyElementsOf(notKept);
+        List<String> bad = new ArrayList<>();
+        j.get("links").forEach(x -> {
+            if (x.get("verdict").asText().equals("exclude")) {
+                bad.add(x.get("a").asText() + "<->" + x.get("b").asText());
+            }
+        });
+        assertThat(badLinks).as(all).containsExactlyElementsOf(bad);
+        assertThat(j.get("kept").asInt()).as(all).isEqualTo(n - excluded.size());
+        // and the exit code, the verdict and the lists say one thing
+        switch (exit) {
+            case 0 -> {
+                assertThat(verdict).as(all).isEqualTo("pass");
+                assertThat(excluded).as(all).isEmpty();
+                assertThat(badLinks).as(all).isEmpty();
+            }
+            case 1 -> {
+                assertThat(verdict).as(all).isEqualTo("exclude");
+                assertThat(excluded.size() + badLinks.size()).as(all + ": exit 1 names what it excludes").isPositive();
+                assertThat(n - excluded.size()).as(all).isGreaterThanOrEqualTo(minNodes);
+            }
+            case 2 -> {
+                assertThat(verdict).as(all).isEqualTo("exclude");
+                assertThat(n - excluded.size()).as(all).isLessThan(minNodes);
+            }
+            default -> throw new AssertionError(all);
+        }
     }
 }

@@ -78,7 +78,15 @@ public final class EndpointClient {
      * @param peer HOST:PORT of the peer's HTTP listener ([v6]:port for IPv6)
      */
     public Endpoint fetch(String peer) throws IOException {
-        byte[] body = exchange(peer, PATH, null, "an endpoint");
+        return fetch(peer, timeout);
+    }
+
+    /**
+     * The peer's endpoint as {@link #fetch(String)} reads it, within {@code within} in all instead of
+     * this client's timeout (connecting is bounded by that one still).
+     */
+    public Endpoint fetch(String peer, Duration within) throws IOException {
+        byte[] body = exchange(peer, PATH, null, "an endpoint", within);
         try {
             return JSON.readValue(body, Endpoint.class);
         } catch (JacksonException e) {
@@ -92,10 +100,10 @@ public final class EndpointClient {
      * Answers other than 200 become an IOException with the peer's text.
      */
     public byte[] post(String peer, String path, byte[] body) throws IOException {
-        return exchange(peer, path, body, "an answer");
+        return exchange(peer, path, body, "an answer", timeout);
     }
 
-    private byte[] exchange(String peer, String path, byte[] post, String what) throws IOException {
+    private byte[] exchange(String peer, String path, byte[] post, String what, Duration within) throws IOException {
         URI uri;
         try {
             uri = URI.create(scheme + "://" + peer + path);
@@ -105,9 +113,9 @@ public final class EndpointClient {
         if (uri.getHost() == null || uri.getPort() < 0) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + within.toNanos();
         String known = ids.get(peer);
-        Exchange x = send(uri, peer, path, post, known == null ? EndpointAuth.UNKNOWN_AGENT : known, deadline);
+        Exchange x = send(uri, peer, path, post, known == null ? EndpointAuth.UNKNOWN_AGENT : known, deadline, within);
         if (x.answer().statusCode() == 401) {
             // signed for another agent or none: the peer says who it is, once, and the request goes again
             String id = EndpointAuth.announcedId(x.answer().headers().firstValue(EndpointAuth.AGENT_ID_HEADER).orElse(null));
@@ -116,7 +124,7 @@ public final class EndpointClient {
                     ids.clear();
                 }
                 ids.put(peer, id);
-                x = send(uri, peer, path, post, id, deadline);
+                x = send(uri, peer, path, post, id, deadline, within);
             }
         }
         HttpResponse<byte[]> r = x.answer();
@@ -141,8 +149,8 @@ public final class EndpointClient {
     private record Exchange(HttpResponse<byte[]> answer, String nonce) {
     }
 
-    /** Sends the request signed for the agent of {@code id}; its answer, read by {@code deadline} (System.nanoTime). */
-    private Exchange send(URI uri, String peer, String path, byte[] post, String id, long deadline) throws IOException {
+    /** Sends the request signed for the agent of {@code id}; its answer, read by {@code deadline} (System.nanoTime, {@code within} from the start). */
+    private Exchange send(URI uri, String peer, String path, byte[] post, String id, long deadline, Duration within) throws IOException {
         long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         String method = post == null ? "GET" : "POST";
         EndpointAuth.Request signed = auth.request(method, path, id, post, System.currentTimeMillis() / 1000);
@@ -158,7 +166,7 @@ public final class EndpointClient {
             throw new IOException("interrupted");
         } catch (TimeoutException e) {
             call.cancel(true);
-            throw new IOException("cannot reach " + peer + ": no complete answer within " + timeout.toMillis() + " ms");
+            throw new IOException("cannot reach " + peer + ": no complete answer within " + within.toMillis() + " ms");
         } catch (ExecutionException e) {
             Throwable c = e.getCause() == null ? e : e.getCause();
             throw new IOException("cannot reach " + peer + ": " + why(c, uri.getHost()));
