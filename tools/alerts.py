@@ -434,43 +434,48 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
              "{{ $value | humanizePercentage }} of their {{ $labels.size }} B {{ $labels.transport }} probes: check that "
              "host's links and errors. Loss at the large size only points to an MTU mismatch on the path.",
              "checks.md#probe_loss"),
+        # The recent p99 is of each peer's last 256 probes (4m16s at the defaults): held 6 minutes, one
+        # slow round has left it before the hold ends, and a lasting one fires within 3 + 4m16s + 6 minutes
         rule("FabricRackProbeLatency",
              "fabric:probe_slow_peers:count >= 3",
-             "3m", "warning",
+             "6m", "warning",
              "{{ $value }} hosts of rack {{ $labels.peer_rack }} answer {{ $labels.transport }} probes slowly",
-             "{{ $value }} hosts in rack {{ $labels.peer_rack }} have a p99 probe RTT above 5 ms ({{ $labels.size }} B, "
-             "{{ $labels.transport }}): congestion or PFC pauses at the rack's ToR. Check the switch's queues and pause "
-             "counters.",
+             "{{ $value }} hosts in rack {{ $labels.peer_rack }} have had a p99 probe RTT above 5 ms ({{ $labels.size }} B, "
+             "{{ $labels.transport }}; of their last 256 probes, some 4 minutes) for 6 minutes: congestion or PFC pauses at "
+             "the rack's ToR. Check the switch's queues and pause counters.",
              "checks.md#probe_latency"),
         rule("FabricPeerProbeLatency",
              "fabric:probe_rtt_recent_p99_by_peer:max > 0.005\n"
              f"  unless on (peer_rack, transport, size, {PROBE_KEEP}) (fabric:probe_slow_peers:count >= 3)",
-             "3m", "warning",
+             "6m", "warning",
              "{{ $labels.peer }} p99 probe RTT {{ $value | humanizeDuration }} ({{ $labels.transport }}, {{ $labels.size }} B)",
-             "The p99 round trip of {{ $labels.size }} B {{ $labels.transport }} probes to {{ $labels.peer }} is "
-             "{{ $value | humanizeDuration }}, above 5 ms: that host is congested or paused. Check its pause counters and load.",
+             "The p99 round trip of the last 256 {{ $labels.size }} B {{ $labels.transport }} probes to {{ $labels.peer }} "
+             "(some 4 minutes of them) is {{ $value | humanizeDuration }}, and has been above 5 ms for 6 minutes: that host is "
+             "congested or paused. Check its pause counters and load.",
              "checks.md#probe_latency"),
     ]),
-    # A host slow to answer (docs/alerts.md, "A host slow to answer"): the median of how long its own
-    # responder held the probes it answered over 10 minutes (a starved CPU holds most of them; one
-    # slow sample or a pause of seconds does not move a median of thousands), above 1 ms (a fleet of
-    # fast hosts is never told apart by microseconds) and 3 x the fleet's median (a fleet slow
-    # throughout is no host's fault); the records come first in the group, so the alert reads them fresh
+    # A host slow to answer (docs/alerts.md, "A host slow to answer"): the 90th percentile of how long
+    # its own responder held the probes it answered over 5 minutes (a starved CPU holds most of them,
+    # a host that stalls now and then one in ten or more; one slow sample or a pause of seconds stays
+    # under a tenth of the minutes' thousands), above 1 ms (a fleet of fast hosts is never told apart
+    # by microseconds) and 3 x the fleet's median of the same (a fleet slow throughout is no host's
+    # fault); held 6 minutes, longer than the window, so that one stall has left it before the hold
+    # ends. The records come first in the group, so the alert reads them fresh
     ("fabricd-probe-hosts", "probes", [
-        {"record": "fabric:probe_responder_hold_p50:rate10m",
-         "expr": "histogram_quantile(0.5, rate(fabric_probe_responder_hold_seconds_bucket[10m]))\n"
-                 "  and rate(fabric_probe_responder_hold_seconds_count[10m]) >= 0.1"},
-        {"record": "fabric:probe_responder_hold_p50:fleet_median",
-         "expr": f"quantile by ({PROBE_KEEP}) (0.5, fabric:probe_responder_hold_p50:rate10m)"},
+        {"record": "fabric:probe_responder_hold_p90:rate5m",
+         "expr": "histogram_quantile(0.9, rate(fabric_probe_responder_hold_seconds_bucket[5m]))\n"
+                 "  and rate(fabric_probe_responder_hold_seconds_count[5m]) >= 0.1"},
+        {"record": "fabric:probe_responder_hold_p90:fleet_median",
+         "expr": f"quantile by ({PROBE_KEEP}) (0.5, fabric:probe_responder_hold_p90:rate5m)"},
         rule("FabricHostSlowToAnswer",
-             "fabric:probe_responder_hold_p50:rate10m > 0.001\n"
-             f"  and fabric:probe_responder_hold_p50:rate10m > on ({PROBE_KEEP}) group_left () 3 * fabric:probe_responder_hold_p50:fleet_median",
-             "15m", "warning",
-             HOST + " is slow to answer: it holds probes {{ $value | humanizeDuration }}",
-             "fabricd's probe responder on " + HOST + " held the probes it answered for {{ $value | humanizeDuration }} (their median "
-             "over 10 minutes), over 1 ms and 3 times the fleet's: its CPU is starved or it stalls, and every collective it joins "
-             "waits for it. Check its load and CPU throttling (top, mpstat), dmesg for soft lockups and hung tasks, and the fabricd "
-             "agent's own CPU limit; drain it while a job suffers.",
+             "fabric:probe_responder_hold_p90:rate5m > 0.001\n"
+             f"  and fabric:probe_responder_hold_p90:rate5m > on ({PROBE_KEEP}) group_left () 3 * fabric:probe_responder_hold_p90:fleet_median",
+             "6m", "warning",
+             HOST + " is slow to answer: it holds one probe in ten {{ $value | humanizeDuration }} or longer",
+             "fabricd's probe responder on " + HOST + " held one in ten of the probes it answered for {{ $value | humanizeDuration }} "
+             "or longer (their 90th percentile over 5 minutes), over 1 ms and 3 times the fleet's, for 6 minutes: its CPU is starved "
+             "or it stalls, and every collective it joins waits for it. Check its load and CPU throttling (top, mpstat), dmesg for "
+             "soft lockups and hung tasks, and the fabricd agent's own CPU limit; drain it while a job suffers.",
              "alerts.md#a-host-slow-to-answer"),
     ]),
 ])

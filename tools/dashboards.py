@@ -211,13 +211,15 @@ def host():
               description="Every time a netdev's carrier went up or down: a flap between two scrapes shows here."),
         panel(20, "Probe hold: how long this host takes to answer", "timeseries", [
             (f"histogram_quantile(0.5, sum by (le) (rate(fabric_probe_responder_hold_seconds_bucket{{{S}}}[{R}])))", "median"),
+            (f"histogram_quantile(0.9, sum by (le) (rate(fabric_probe_responder_hold_seconds_bucket{{{S}}}[{R}])))", "p90"),
             (f"histogram_quantile(0.99, sum by (le) (rate(fabric_probe_responder_hold_seconds_bucket{{{S}}}[{R}])))", "p99"),
-            ('fabric:probe_responder_hold_p50:fleet_median{cluster=~"$cluster"}', "fleet median (10 min)")],
+            ('fabric:probe_responder_hold_p90:fleet_median{cluster=~"$cluster"}', "fleet median of the p90 (5 min)")],
               0, 76, 24, 8, unit="s",
               description="How long fabricd's probe responder on this host held the probes it answered, from their arrival at its "
                           "socket to its answer (fabric_probe_responder_hold_seconds): the host's own share of its peers' round "
                           "trips, which the RTTs leave out. Tens of microseconds on a healthy host; a median of milliseconds is a "
-                          "starved CPU or stalls, and every collective the host joins waits for it (FabricHostSlowToAnswer; "
+                          "starved CPU, a p90 of milliseconds under a fast median a host that stalls now and then, and every "
+                          "collective the host joins waits for it (FabricHostSlowToAnswer judges the p90 against the fleet's; "
                           "fabricd preflight excludes it). A lone p99 spike is one pause."),
     ], single_host=True)
 
@@ -241,7 +243,7 @@ def pingmesh():
         panel(4, "p50 RTT: host x peer", "table",
               [(f'max by (hostname, peer) (fabric_probe_rtt_recent_seconds{{{S}, quantile="0.5"}}{NAMED})', "")],
               12, 10, 12, 10, unit="s", matrix=("hostname", "peer"),
-              description="The median of each host's last 512 answered probes to each peer (fabric_probe_rtt_recent_seconds)."),
+              description="The median of each host's last 256 answered probes to each peer (fabric_probe_rtt_recent_seconds)."),
         panel(5, "Loss by peer rack over time", "timeseries",
               [(LOSS.format(g="peer_rack, transport, size", s=S, j=""), "{{peer_rack}} {{transport}} {{size}} B")],
               0, 20, 12, 8, unit="percentunit"),

@@ -127,6 +127,9 @@ class AgentPreflightTest {
                 assertThat(w.get("lost").asInt()).isZero();
                 assertThat(w.get("p50_seconds").asDouble()).isPositive();
                 assertThat(w.get("p99_seconds").asDouble()).isGreaterThanOrEqualTo(w.get("p50_seconds").asDouble());
+                // A's responder's hold: its median and its tail, the gate's evidence of a host slow to answer
+                assertThat(w.get("hold_p50_seconds").asDouble()).isPositive();
+                assertThat(w.get("hold_p90_seconds").asDouble()).isGreaterThanOrEqualTo(w.get("hold_p50_seconds").asDouble());
             }
             assertThat(probes.findValuesAsText("size")).containsExactlyInAnyOrder("64", "1024");
             assertThat(s.has("left_out")).isFalse();
@@ -145,7 +148,7 @@ class AgentPreflightTest {
         try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
             // a pingmesh of 1000 peers: ~150 KB of windows
             List<ProbeResults.Window> many = IntStream.range(0, 1000).mapToObj(i -> new ProbeResults.Window("10.0." + i / 250 + "."
-                    + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5, 4e-5)).toList();
+                    + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5, 4e-5, 9e-5)).toList();
             PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(many, List.of(), List.of()), Map::of,
                     () -> "node-e");
             Answer r = state.answer("{\"peers\":[\"10.0.0.1:9530\",\"10.0.0.2:9530\"]}".getBytes(StandardCharsets.UTF_8));
@@ -262,11 +265,14 @@ class AgentPreflightTest {
                 assertThat(r.get("lost").asInt() + r.get("late").asInt()).as(r.toString()).isLessThan(100);
                 assertThat(r.get("p50_seconds").asDouble()).isPositive();
                 assertThat(r.get("p99_seconds").asDouble()).isGreaterThanOrEqualTo(r.get("p50_seconds").asDouble());
+                assertThat(r.get("hold_p50_seconds").asDouble()).isPositive();
+                assertThat(r.get("hold_p90_seconds").asDouble()).isGreaterThanOrEqualTo(r.get("hold_p50_seconds").asDouble());
             }
             JsonNode nobody = results.get(2);
             assertThat(nobody.get("error").asText()).contains("cannot reach 127.0.0.1:1");
             assertThat(nobody.get("sent").asInt()).isZero();
             assertThat(nobody.get("p50_seconds").isNull()).isTrue();
+            assertThat(nobody.get("hold_p90_seconds").isNull()).isTrue();
             assertThat(nobody.get("peer_host").isNull()).isTrue();
             // the round was the agent's own: the pingmesh still plans C alone, and its windows hold its own rounds
             // of 20 probes, none of the round's 1000 to A or C, and lost none meanwhile

@@ -111,7 +111,7 @@ class ConfigLoaderTest {
         assertThat(d.probes().bandwidthMinRatio()).isEqualTo(0.6);
         // honoured: a peer losing everything is no finding while probe_loss is off
         ProbeResults lossy = new ProbeResults(List.of(new ProbeResults.Window("a:9530", "", "udp", 64, null, 100, 100, 0, false,
-                null, null, null)), List.of(), List.of());
+                null, null, null, null)), List.of(), List.of());
         HostModel m = HostCollection.standard(c.collectorConfig()).collect(Fixtures.open("host-a-ib"));
         assertThat(Diagnosis.run(m, null, null, lossy, d).findings()).noneMatch(x -> x.check().equals("probe_loss"));
         assertThat(Diagnosis.run(m, null, null, lossy, ConfigLoader.load(null).judging()).findings())

@@ -1,5 +1,6 @@
 package io.fabricd.preflight;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
@@ -7,14 +8,27 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
  * How long a node's responder held the probes it answered over one transport, as the gate judged it
  * ({@link HostJudge}): the node's evidence {@code host} in {@code fabricd preflight --format json}.
  *
- * @param holdP50Seconds       the median hold of the probes its partners sent it
- * @param medianHoldP50Seconds the set's median of that over its judged nodes, on this transport
- * @param limitSeconds         the most it may be: the policy's latency factor x that median, and never below the floor
- * @param probes               the answered probes it rests on
- * @param slow                 above the limit: the node is excluded for it
+ * @param p50  the median hold: high for a host starved throughout
+ * @param p90  the 90th percentile: high for one that answers some probes late (stalls now and then);
+ *             null when its partners' agents did not say it or said it of too few probes
+ * @param slow either is above its limit: the node is excluded for it
  */
-@JsonPropertyOrder({"transport", "hold_p50_seconds", "median_hold_p50_seconds", "limit_seconds", "probes", "slow"})
-public record HostHold(String transport, @JsonProperty("hold_p50_seconds") double holdP50Seconds,
-                       @JsonProperty("median_hold_p50_seconds") double medianHoldP50Seconds,
-                       @JsonProperty("limit_seconds") double limitSeconds, long probes, boolean slow) {
+@JsonPropertyOrder({"transport", "p50", "p90", "slow"})
+@JsonInclude(JsonInclude.Include.ALWAYS)
+public record HostHold(String transport, Statistic p50, Statistic p90, boolean slow) {
+
+    /**
+     * One statistic of the holds, against the set's.
+     *
+     * @param holdSeconds      the node's: each window's and round's, the one that those with at least half
+     *                         of its answered probes stay within
+     * @param setMedianSeconds the set's median of that over its judged nodes, on this transport
+     * @param limitSeconds     the most it may be: the policy's latency factor x the set's median, never below the floor
+     * @param probes           the answered probes it rests on
+     * @param above            above the limit
+     */
+    @JsonPropertyOrder({"hold_seconds", "set_median_seconds", "limit_seconds", "probes", "above"})
+    public record Statistic(@JsonProperty("hold_seconds") double holdSeconds, @JsonProperty("set_median_seconds") double setMedianSeconds,
+                            @JsonProperty("limit_seconds") double limitSeconds, long probes, boolean above) {
+    }
 }

@@ -14,6 +14,8 @@ package io.fabricd.preflight;
  * @param holdP50Seconds how long {@code b}'s responder held the answered probes, their median (the
  *        hold each answer carries: {@code b}'s own share of the round trip, out of {@code p50Seconds});
  *        null when none was answered or the agent did not say (an older release)
+ * @param holdP90Seconds the 90th percentile of the same holds: a host that answers some probes late
+ *        shows here while its median stays fast; null when none was answered or the agent did not say
  * @param bandwidthRatio bits per second over the link's ceiling; null when not measured; 0 with a
  *        {@code bandwidthWhy} for a test that failed after the peer accepted it ({@link #failedTest()})
  * @param bandwidthWhy why there is no ratio, or why the test failed (one line); else null
@@ -23,7 +25,8 @@ package io.fabricd.preflight;
  * @param probeWhy for an attempt that gave no probes ({@link #tried}), why (one line); else null
  */
 public record LinkInput(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds,
-                        Double bandwidthRatio, String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond, String probeWhy) {
+                        Double holdP90Seconds, Double bandwidthRatio, String bandwidthWhy, Double bitsPerSecond, Double ceilingBitsPerSecond,
+                        String probeWhy) {
     public LinkInput {
         if (a == null || b == null) {
             throw new IllegalArgumentException("a link input needs both node names");
@@ -33,6 +36,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
         }
         time(a, b, "p50", p50Seconds);
         time(a, b, "hold", holdP50Seconds);
+        time(a, b, "hold p90", holdP90Seconds);
         if (bandwidthRatio != null && !(bandwidthRatio >= 0 && bandwidthRatio < Double.POSITIVE_INFINITY)) {
             throw new IllegalArgumentException("link " + a + "->" + b + ": bandwidth ratio " + bandwidthRatio + " is not a ratio");
         }
@@ -51,12 +55,13 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
 
     /** Probes alone, without the responder's hold (an agent that does not say it). */
     public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds) {
-        return probes(a, b, transport, sent, lost, p50Seconds, null);
+        return probes(a, b, transport, sent, lost, p50Seconds, null, null);
     }
 
-    /** Probes alone, with the median hold of {@code b}'s responder. */
-    public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds) {
-        return new LinkInput(a, b, transport, sent, lost, p50Seconds, holdP50Seconds, null, null, null, null, null);
+    /** Probes alone, with the median and the 90th percentile hold of {@code b}'s responder (each null when not said). */
+    public static LinkInput probes(String a, String b, String transport, long sent, long lost, Double p50Seconds, Double holdP50Seconds,
+                                   Double holdP90Seconds) {
+        return new LinkInput(a, b, transport, sent, lost, p50Seconds, holdP50Seconds, holdP90Seconds, null, null, null, null, null);
     }
 
     /**
@@ -64,7 +69,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * not probe that peer): the pair was meant to be measured, so its ends are judged on their links.
      */
     public static LinkInput tried(String a, String b, String why) {
-        return new LinkInput(a, b, "udp", 0, 0, null, null, null, null, null, null, why == null || why.isBlank() ? null : why);
+        return new LinkInput(a, b, "udp", 0, 0, null, null, null, null, null, null, null, why == null || why.isBlank() ? null : why);
     }
 
     /** A bandwidth test alone: its ratio, or null and why there is none (refused, busy, no verbs: not measured). */
@@ -77,7 +82,7 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * per second and the ceiling, each null when unknown.
      */
     public static LinkInput bandwidth(String a, String b, Double ratio, Double bitsPerSecond, Double ceilingBitsPerSecond, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond, null);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, null, ratio, why, bitsPerSecond, ceilingBitsPerSecond, null);
     }
 
     /**
@@ -85,7 +90,8 @@ public record LinkInput(String a, String b, String transport, long sent, long lo
      * did not complete): nothing moved, so the link is bad, {@code why} saying how it failed.
      */
     public static LinkInput bandwidthFailed(String a, String b, String why) {
-        return new LinkInput(a, b, "verbs", 0, 0, null, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null, null);
+        return new LinkInput(a, b, "verbs", 0, 0, null, null, null, 0.0, why == null || why.isBlank() ? "the test failed" : why, null, null,
+                null);
     }
 
     /** Whether this is a bandwidth test that failed after the peer accepted it ({@link #bandwidthFailed}). */

@@ -12,11 +12,11 @@ import java.util.Set;
  * @param ignoreChecks findings of these checks never exclude
  * @param lossFactor a link whose probe loss is above max(this x the set's median loss, {@link #LOSS_FLOOR}) is bad (3)
  * @param latencyFactor a link whose p50 is above this x the set's median p50, and at least
- *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3); so is a node whose median hold is above
- *        this x the set's and above {@code hostFloorSeconds} (a slow host)
+ *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3); so is a node whose median or 90th
+ *        percentile hold is above this x the set's of the same and above {@code hostFloorSeconds} (a slow host)
  * @param hostFloorSeconds a node whose responder holds the probes it answers this long or less (their
- *        median) is never slow, whatever the set's median (1 ms: a thread's wake-up on a busy host is
- *        well below it, a starved or stalling one well above)
+ *        median and 90th percentile) is never slow, whatever the set's (1 ms: a thread's wake-up on a
+ *        busy host is well below it, a starved or stalling one well above)
  * @param bandwidthRatio a link measured below this share of its ceiling is bad (0.8)
  * @param minSamples probes a link needs, both directions together, to be judged on them (20)
  * @param unknownPasses whether a node the gate cannot judge is kept (false: excluded)

@@ -354,7 +354,7 @@ class GateTest {
         List<String> names = Hostlist.parse("n[00001-20000]");
         List<LinkInput> links = new ArrayList<>();
         for (Pair p : RingPlan.ring(names)) {
-            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, null, 0.5, null, null, null, null));
+            links.add(new LinkInput(p.a(), p.b(), "udp", 100, 0, 30 * US, null, null, 0.5, null, null, null, null));
         }
         Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
         // the first goes, its neighbours then have one bad partner left, the next but one goes, ...

@@ -14,9 +14,10 @@ import java.util.stream.IntStream;
 /**
  * A seeded fabric of {@code n} nodes whose ground truth is known: nodes with critical findings (some
  * of them lossy too), unreachable agents, nodes whose NIC is slow (every pair they are in is slow in
- * latency, bandwidth or both), hosts slow to answer (their responders hold probes for milliseconds),
- * bad links on the ring, and healthy noise (a little loss, latency jitter, bandwidth spread, holds of
- * tens of microseconds, now and then a short probe round). {@link #measure} gives what a
+ * latency, bandwidth or both), hosts slow to answer (their responders hold probes for milliseconds:
+ * all of them, a starved CPU, or one in five, a host that stalls now and then), bad links on the ring,
+ * and healthy noise (a little loss, latency jitter, bandwidth spread, holds of tens of microseconds
+ * with a tail a few times that, now and then a short probe round). {@link #measure} gives what a
  * preflight round would measure on some pairs, from the same truth every time: the ring round
  * probes and tests the bandwidth, a repair round probes only (as {@code fabricd preflight} does).
  */
@@ -39,9 +40,16 @@ final class SimulatedFabric {
     private final Map<String, Double> slowLatency = new HashMap<>();
     private final Map<String, Double> slowBandwidth = new HashMap<>();
     private final Map<Pair, double[]> linkFault = new HashMap<>(); // loss, added seconds, bandwidth factor
-    /** How long each node's responder holds a probe, its median; drawn apart so that the rest of the truth is as without it. */
-    private final Map<String, Double> hold = new HashMap<>();
+    /**
+     * How long each node's responder holds a probe, its median and 90th percentile; drawn apart so that
+     * the rest of the truth is as without it.
+     */
+    private final Map<String, Hold> hold = new HashMap<>();
     private final Random holdNoise;
+
+    /** A responder's holds: their median and 90th percentile, in seconds. */
+    private record Hold(double p50, double p90) {
+    }
 
     SimulatedFabric(long seed, int n) {
         this(seed, n, 1);
@@ -97,7 +105,14 @@ final class SimulatedFabric {
         Collections.shuffle(healthy, holdNoise);
         slowHosts.addAll(healthy.subList(0, density * (n / 200 + holdNoise.nextInt(n / 100 + 1))));
         for (String name : names) {
-            hold.put(name, slowHosts.contains(name) ? 2e-3 + holdNoise.nextDouble() * 38e-3 : 15e-6 + holdNoise.nextDouble() * 45e-6);
+            double p50 = 15e-6 + holdNoise.nextDouble() * 45e-6;
+            double p90 = p50 * (1.5 + holdNoise.nextDouble() * 1.5);
+            if (slowHosts.contains(name)) {
+                // starved throughout, or stalling now and then: the median a fast host's, the tail not
+                p90 = 2e-3 + holdNoise.nextDouble() * 38e-3;
+                p50 = holdNoise.nextBoolean() ? p90 * (0.5 + holdNoise.nextDouble() * 0.5) : p50;
+            }
+            hold.put(name, new Hold(p50, p90));
         }
     }
 
@@ -162,8 +177,9 @@ final class SimulatedFabric {
         }
         double p50 = (base.get(from) + base.get(to)) * Math.exp(random.nextGaussian() * 0.15) + fault[1]
                 + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0);
-        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50,
-                lost == sent ? null : hold.get(to) * Math.exp(holdNoise.nextGaussian() * 0.2)));
+        double noise = Math.exp(holdNoise.nextGaussian() * 0.2);
+        out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50, lost == sent ? null : hold.get(to).p50() * noise,
+                lost == sent ? null : hold.get(to).p90() * noise));
         if (bandwidth) {
             double ratio = Math.min(0.97, 0.92 + random.nextGaussian() * 0.02) * fault[2]
                     * slowBandwidth.getOrDefault(from, 1.0) * slowBandwidth.getOrDefault(to, 1.0);

@@ -66,6 +66,19 @@ class SimulatedFabricTest {
         assertThat(f.nodeRecall()).as("node recall, seed %d", seed).isGreaterThanOrEqualTo(0.9);
     }
 
+    @ParameterizedTest
+    @ValueSource(longs = {1, 2, 3, 101})
+    @Order(3)
+    void everyHostSlowToAnswerIsExcludedForItsHostStarvedOrStalling(long seed) {
+        SimulatedFabric fabric = new SimulatedFabric(seed, NODES, seed > 100 ? 5 : 1);
+        Verdicts v = Gate.decide(fabric.nodeInputs(), fabric.measure(RingPlan.ring(fabric.names), true), Policy.defaults());
+        assertThat(fabric.slowHosts).isNotEmpty();
+        for (NodeVerdict n : v.nodes()) {
+            boolean slowHost = n.reasons().stream().anyMatch(r -> r.startsWith(n.node() + ": slow host: "));
+            assertThat(slowHost).as("%s, seed %d: %s", n.node(), seed, n.reasons()).isEqualTo(fabric.slowHosts.contains(n.node()));
+        }
+    }
+
     static Figures run(long seed, int n, int density) {
         SimulatedFabric fabric = new SimulatedFabric(seed, n, density);
         List<NodeInput> nodes = fabric.nodeInputs();

@@ -106,13 +106,13 @@ public final class PreflightCommand implements Callable<Integer> {
 
     @Option(names = "--latency-factor", paramLabel = "F", defaultValue = "3.0",
             description = "A link's median RTT above this x the set's median "
-            + "(and 50 us more) is slow, and so is a node whose median hold is above this x the set's and --host-floor "
-            + "(default: ${DEFAULT-VALUE}).")
+            + "(and 50 us more) is slow, and so is a node whose median or 90th percentile hold is above this x the set's "
+            + "and --host-floor (default: ${DEFAULT-VALUE}).")
     double latencyFactor;
 
     @Option(names = "--host-floor", paramLabel = "TIME", defaultValue = "1ms",
-            description = "A node whose responder holds the probes it answers this long or less (their median) is never a slow "
-            + "host, 100us to 10s (default: ${DEFAULT-VALUE}).")
+            description = "A node whose responder holds the probes it answers this long or less (their median and 90th "
+            + "percentile) is never a slow host, 100us to 10s (default: ${DEFAULT-VALUE}).")
     String hostFloor;
 
     @Option(names = "--bandwidth-ratio", paramLabel = "R", defaultValue = "0.8",

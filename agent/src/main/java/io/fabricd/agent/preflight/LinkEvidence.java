@@ -13,9 +13,9 @@ import java.util.Set;
 /**
  * What was measured between two nodes of the set, per direction and transport: the agents' recent
  * probe windows (one input per direction and transport: counts added over the sizes, the median RTT
- * and the responder's median hold of the smallest size), the on-demand rounds' probes and the
- * bandwidth tests (an input each; the gate adds them up), and the pairs a round meant to measure
- * that gave nothing (an attempt: its ends are judged on their links). Which pairs were measured or
+ * and the responder's median and 90th percentile hold of the smallest size), the on-demand rounds'
+ * probes and the bandwidth tests (an input each; the gate adds them up), and the pairs a round meant
+ * to measure that gave nothing (an attempt: its ends are judged on their links). Which pairs were measured or
  * tried is kept as it fills (unordered pairs), so that asking is as cheap as a set lookup whatever
  * the set's size. Not thread-safe: filled by one thread after each phase.
  */
@@ -28,8 +28,9 @@ final class LinkEvidence {
         long sent;
         long lost;
         Double p50;
-        /** The responder's median hold, of the same window as {@link #p50}. */
+        /** The responder's median hold and its 90th percentile, of the same window as {@link #p50}. */
         Double hold;
+        Double holdP90;
         int p50Size = Integer.MAX_VALUE;
     }
 
@@ -50,15 +51,19 @@ final class LinkEvidence {
         if (time(w.p50Seconds()) != null && w.size() < x.p50Size) {
             x.p50 = w.p50Seconds();
             x.hold = time(w.holdP50Seconds());
+            x.holdP90 = time(w.holdP90Seconds());
             x.p50Size = w.size();
         }
     }
 
-    /** An on-demand UDP round from a to b: its median round trip and b's responder's median hold (null: not said). */
-    void round(String a, String b, long sent, long lost, Double p50, Double hold) {
+    /**
+     * An on-demand UDP round from a to b: its median round trip, and the median and 90th percentile of
+     * how long b's responder held its probes (null: not said).
+     */
+    void round(String a, String b, long sent, long lost, Double p50, Double hold, Double holdP90) {
         if (note(a, b)) {
             long s = Math.max(0, sent);
-            more.add(LinkInput.probes(a, b, "udp", s, Math.max(0, Math.min(lost, s)), time(p50), time(hold)));
+            more.add(LinkInput.probes(a, b, "udp", s, Math.max(0, Math.min(lost, s)), time(p50), time(hold), time(holdP90)));
         }
     }
 
@@ -117,7 +122,7 @@ final class LinkEvidence {
         for (Map.Entry<Key, Acc> e : links.entrySet()) {
             Key k = e.getKey();
             Acc x = e.getValue();
-            out.add(LinkInput.probes(k.a(), k.b(), k.transport(), x.sent, x.lost, x.p50, x.hold));
+            out.add(LinkInput.probes(k.a(), k.b(), k.transport(), x.sent, x.lost, x.p50, x.hold, x.holdP90));
         }
         out.addAll(more);
         return out;

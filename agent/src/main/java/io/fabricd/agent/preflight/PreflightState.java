@@ -119,17 +119,17 @@ public final class PreflightState {
         return Answer.json(out);
     }
 
-    /** One probe window, as the gate reads it; the hold is the peer's responder's, its median. */
+    /** One probe window, as the gate reads it; the holds are the peer's responder's, their median and 90th percentile. */
     record Window(String peer, @JsonProperty("peer_address") String peerAddress, String transport, int size, int sent, int lost, int late,
                   @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
-                  @JsonProperty("hold_p50_seconds") Double holdP50Seconds) {
+                  @JsonProperty("hold_p50_seconds") Double holdP50Seconds, @JsonProperty("hold_p90_seconds") Double holdP90Seconds) {
     }
 
     private static List<Window> windows(ProbeResults r, Map<String, String> hosts) {
         List<Window> out = new ArrayList<>();
         for (ProbeResults.Window w : r.windows()) {
             out.add(new Window(hosts.getOrDefault(w.peer(), w.peer()), w.peer(), w.transport(), w.size(), w.sent(), w.lost(), w.late(),
-                    w.p50Seconds(), w.p99Seconds(), w.holdP50Seconds()));
+                    w.p50Seconds(), w.p99Seconds(), w.holdP50Seconds(), w.holdP90Seconds()));
         }
         return out;
     }

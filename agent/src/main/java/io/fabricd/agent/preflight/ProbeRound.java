@@ -67,13 +67,17 @@ public final class ProbeRound {
     record Request(List<String> peers, Integer count, Integer size) {
     }
 
-    /** One peer's outcome: its probes added up (the hold: the median of how long its responder held them), or why there are none. */
+    /**
+     * One peer's outcome: its probes added up (the holds: the median and the 90th percentile of how
+     * long its responder held them), or why there are none.
+     */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     record PeerResult(String peer, @JsonProperty("peer_host") String peerHost, int sent, int lost, int late,
                       @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
-                      @JsonProperty("hold_p50_seconds") Double holdP50Seconds, String error) {
+                      @JsonProperty("hold_p50_seconds") Double holdP50Seconds, @JsonProperty("hold_p90_seconds") Double holdP90Seconds,
+                      String error) {
         static PeerResult failed(String peer, String host, String why) {
-            return new PeerResult(peer, host, 0, 0, 0, null, null, null, OneLine.of(why));
+            return new PeerResult(peer, host, 0, 0, 0, null, null, null, null, OneLine.of(why));
         }
     }
 
@@ -213,9 +217,11 @@ public final class ProbeRound {
             }
             ProbeResult r = s.result();
             Map<String, Double> q = r.rttSeconds();
-            Map<String, Double> hold = r.responderSeconds();
+            long[] hold = r.responderNanos();
+            boolean held = hold != null && hold.length > 0;
             return new PeerResult(peer, ep.host(), r.sent(), r.lost(), r.late(), q == null ? null : q.get("p50"),
-                    q == null ? null : q.get("p99"), hold == null ? null : hold.get("p50"), null);
+                    q == null ? null : q.get("p99"), held ? ProbeResult.quantile(hold, 0.5) : null,
+                    held ? ProbeResult.quantile(hold, 0.9) : null, null);
         } catch (IOException | RuntimeException e) {
             LOG.fine("preflight probe of " + peer + ": " + e);
             return PeerResult.failed(peer, ep.host(), peer + ": " + e.getMessage());

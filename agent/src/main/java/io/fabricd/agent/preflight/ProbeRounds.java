@@ -223,10 +223,8 @@ final class ProbeRounds {
                 continue;
             }
             long sent = Math.max(0, r.path("sent").asLong(0));
-            JsonNode p50 = r.path("p50_seconds");
-            JsonNode hold = r.path("hold_p50_seconds");
-            links.round(from, peer, sent, r.path("lost").asLong(0), p50.isNumber() ? p50.asDouble() : null,
-                    hold.isNumber() ? hold.asDouble() : null);
+            links.round(from, peer, sent, r.path("lost").asLong(0), StateAnswer.seconds(r, "p50_seconds"),
+                    StateAnswer.seconds(r, "hold_p50_seconds"), StateAnswer.seconds(r, "hold_p90_seconds"));
             samples.merge(new Pair(from, peer).unordered(), sent, Long::sum);
         }
         for (String peer : asked) {

@@ -27,10 +27,11 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
     /**
      * One probe window: to {@code peer} (its name, as the peer's endpoint gave it) at
      * {@code peerAddress} (HOST:PORT as the agent probes it, or null) over {@code transport} at
-     * {@code size} bytes; the hold is the median of how long the peer's responder held them (null: not said).
+     * {@code size} bytes; the holds are the median and the 90th percentile of how long the peer's
+     * responder held them (null: not said, as by an older agent).
      */
     record Window(String peer, String peerAddress, String transport, int size, long sent, long lost, Double p50Seconds,
-                  Double holdP50Seconds) {
+                  Double holdP50Seconds, Double holdP90Seconds) {
     }
 
     static StateAnswer parse(byte[] body) throws IOException {
@@ -59,7 +60,8 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
                 continue;
             }
             windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), p.path("sent").asLong(0),
-                    p.path("lost").asLong(0), seconds(p, "p50_seconds"), seconds(p, "hold_p50_seconds")));
+                    p.path("lost").asLong(0), seconds(p, "p50_seconds"), seconds(p, "hold_p50_seconds"),
+                    seconds(p, "hold_p90_seconds")));
         }
         JsonNode interval = j.path(PreflightState.INTERVAL);
         return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"),
@@ -75,8 +77,8 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
         return null;
     }
 
-    /** A number of seconds an agent gave, or null. */
-    private static Double seconds(JsonNode n, String field) {
+    /** A number of seconds an agent gave (in a state's window or a round's result), or null. */
+    static Double seconds(JsonNode n, String field) {
         JsonNode v = n.path(field);
         return v.isNumber() ? v.asDouble() : null;
     }

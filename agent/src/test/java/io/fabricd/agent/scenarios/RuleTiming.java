@@ -64,10 +64,10 @@ record RuleTiming(String alert, String severity, String category, Kind kind, Dur
 
     /**
      * Families whose value the agent itself takes over a window: the probes' recent quantiles are
-     * of the last 512 answered probes, 512 s at the default 10 probes per peer and size every 10 s
+     * of the last 256 answered probes, 256 s at the default 10 probes per peer and size every 10 s
      * (docs/probes.md).
      */
-    static final Map<String, Duration> AGENT_WINDOWS = Map.of("fabric_probe_rtt_recent_seconds", Duration.ofSeconds(512));
+    static final Map<String, Duration> AGENT_WINDOWS = Map.of("fabric_probe_rtt_recent_seconds", Duration.ofSeconds(256));
 
     private static final Pattern RANGE = Pattern.compile("\\[(\\d+[smhdw](?:\\d+[smhdw])*)(?::(\\d+[smhdw](?:\\d+[smhdw])*)?)?]");
     private static final Pattern RECORD = Pattern.compile("\\bfabric:[a-z0-9_:]+");

@@ -18,7 +18,7 @@ final class ProbeChecks {
     /** A UDP window of 64 B probes with every answered RTT {@code rttMicros}; in rack r1. */
     static ProbeResults.Window window(String peer, int sent, int lost, long rttMicros) {
         Double rtt = sent == lost ? null : rttMicros / 1e6;
-        return new ProbeResults.Window(peer, "r1", "udp", 64, null, sent, lost, 0, false, rtt, rtt, null);
+        return new ProbeResults.Window(peer, "r1", "udp", 64, null, sent, lost, 0, false, rtt, rtt, null, null);
     }
 
     static ProbeResults windows(ProbeResults.Window... w) {

@@ -34,7 +34,7 @@ class ProbeLossTest {
 
     @Test
     void aResponderThatDroppedRequestsItselfIsAWarningThatSaysSo() {
-        ProbeResults.Window overloaded = new ProbeResults.Window("p", "", "udp", 64, null, 300, 300, 0, true, null, null, null);
+        ProbeResults.Window overloaded = new ProbeResults.Window("p", "", "udp", 64, null, 300, 300, 0, true, null, null, null, null);
         assertThat(of(windows(overloaded), "probe_loss")).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
             assertThat(x.evidence().get("responder_overloaded")).hasToString("true");
@@ -45,7 +45,7 @@ class ProbeLossTest {
     @Test
     void oneFindingPerPeerTheMostSevereOfItsSizes() {
         ProbeResults.Window some = window("a:1", 100, 5, 100);
-        ProbeResults.Window all = new ProbeResults.Window("a:1", "r1", "udp", 1024, null, 100, 100, 0, false, null, null, null);
+        ProbeResults.Window all = new ProbeResults.Window("a:1", "r1", "udp", 1024, null, 100, 100, 0, false, null, null, null, null);
         assertThat(of(windows(some, all), "probe_loss")).singleElement()
                 .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
     }

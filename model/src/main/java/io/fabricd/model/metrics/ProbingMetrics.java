@@ -23,7 +23,7 @@ public final class ProbingMetrics {
                     + "and, where the kernel stamps arrivals, the time until the requester read the answer; per peer rack, or per peer "
                     + "with probe.per_peer_histograms.", List.of("peer_rack", "transport", "size"), PER_PEER);
     public static final MetricFamily RTT_RECENT = gauge("fabric_probe_rtt_recent_seconds", "seconds",
-            "Quantiles (0.5, 0.99) of the last 512 answered probes' round trips to each peer: the per-peer latency the alerts judge, "
+            "Quantiles (0.5, 0.99) of the last 256 answered probes' round trips to each peer: the per-peer latency the alerts judge, "
                     + "in two series instead of a histogram's 23.", "peer", "peer_rack", "transport", "size", "quantile");
     public static final MetricFamily DUPLICATED = counter("fabric_probe_duplicated", null,
             "Answers that came again for a probe already answered (counted once, not in the RTTs twice).", PEER);

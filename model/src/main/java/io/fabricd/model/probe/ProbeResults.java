@@ -43,9 +43,12 @@ public record ProbeResults(List<Window> windows, List<PathMtu> paths, List<Bandw
      * @param p99Seconds          99th percentile of the same; null when none was answered
      * @param holdP50Seconds      median of how long the peer's responder held those probes (the hold each answer
      *                            carries: the peer host's own share, out of the RTT); null when none was answered
+     * @param holdP90Seconds      90th percentile of the same: a host that answers some probes late (stalls now and
+     *                            then) shows here while its median stays fast; null when none was answered
      */
     public record Window(String peer, String peerRack, String transport, int size, String localDevice, int sent, int lost, int late,
-                         boolean responderOverloaded, Double p50Seconds, Double p99Seconds, Double holdP50Seconds) {
+                         boolean responderOverloaded, Double p50Seconds, Double p99Seconds, Double holdP50Seconds,
+                         Double holdP90Seconds) {
     }
 
     /** The active MTUs of the two ends of the verbs path to {@code peer} (the peer tells its own in its endpoint). */

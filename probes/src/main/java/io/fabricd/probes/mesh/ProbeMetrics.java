@@ -31,8 +31,12 @@ public final class ProbeMetrics {
     static final String[] RACK_LABELS = labels(ProbingMetrics.RTT);
     /** The quantiles of the recent round trips exported per peer. */
     static final double[] QUANTILES = {0.5, 0.99};
-    /** How many of a peer's latest round trips its recent quantiles are computed over. */
-    static final int RECENT = 512;
+    /**
+     * How many of a peer's latest round trips its recent quantiles are computed over: 4m16s at the
+     * default 10 probes per peer and size every 10 s, shorter than the latency alerts' hold, so that
+     * one slow round has left them before the hold ends (docs/alerts.md, "Time to page").
+     */
+    static final int RECENT = 256;
     private final boolean perPeerHistograms;
     /** peer labels -> its latest RTTs. */
     private final Map<List<String>, Ring> recent = new ConcurrentHashMap<>();

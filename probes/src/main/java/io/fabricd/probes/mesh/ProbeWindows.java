@@ -14,7 +14,7 @@ import java.util.TreeMap;
 /**
  * The last {@code window} probe rounds per peer, transport and size, and the MTUs of the verbs
  * paths, handed out as a {@link ProbeResults} for the checks to judge (and the preflight gate: the
- * peers' median hold is its evidence of a host slow to answer). Thread-safe.
+ * peers' median and 90th percentile hold are its evidence of a host slow to answer). Thread-safe.
  */
 public final class ProbeWindows {
     private final int window;
@@ -63,7 +63,7 @@ public final class ProbeWindows {
         return Map.copyOf(hosts);
     }
 
-    /** Each window added up, with the quantiles of all its RTTs and the median of its responder's holds. */
+    /** Each window added up, with the quantiles of all its RTTs and the median and 90th percentile of its responder's holds. */
     public synchronized ProbeResults snapshot() {
         List<ProbeResults.Window> out = new ArrayList<>();
         for (Deque<ProbeResult> d : rounds.values()) {
@@ -83,7 +83,8 @@ public final class ProbeWindows {
             ProbeResult last = d.peekLast();
             out.add(new ProbeResults.Window(last.peer(), racks.get(last.peer()), last.transport(), last.size(), last.localDevice(),
                     sent, lost, late, overloaded, rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.5),
-                    rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.99), holds.length == 0 ? null : ProbeResult.quantile(holds, 0.5)));
+                    rtts.length == 0 ? null : ProbeResult.quantile(rtts, 0.99), holds.length == 0 ? null : ProbeResult.quantile(holds, 0.5),
+                    holds.length == 0 ? null : ProbeResult.quantile(holds, 0.9)));
         }
         return new ProbeResults(out, List.copyOf(mtus.values()), List.of());
     }

@@ -62,6 +62,34 @@ class ProbeWindowsTest {
     }
 
     @Test
+    void theWindowCarriesTheTailOfItsResponderHoldsToo() {
+        ProbeWindows w = new ProbeWindows(5);
+        // a responder that stalls now and then: two answers in ten held 30 ms, the rest 40 us
+        long[] someLate = new long[10];
+        Arrays.fill(someLate, 40_000);
+        someLate[3] = 30_000_000;
+        someLate[7] = 30_000_000;
+        long[] rtt = new long[10];
+        Arrays.fill(rtt, 20_000);
+        // and one that paused once: one answer of fifty held 200 ms
+        long[] quick = new long[10];
+        Arrays.fill(quick, 40_000);
+        long[] paused = quick.clone();
+        paused[5] = 200_000_000;
+        for (int i = 0; i < 5; i++) {
+            Arrays.sort(someLate);
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, someLate), "r1");
+            long[] hold = i == 2 ? paused.clone() : quick;
+            Arrays.sort(hold);
+            w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold), "r1");
+        }
+        assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP50Seconds).containsExactly(40e-6, 40e-6);
+        assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP90Seconds).containsExactly(30e-3, 40e-6);
+        w.record(new ProbeResult("c:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0]), "r1");
+        assertThat(w.snapshot().windows().get(2).holdP90Seconds()).as("nothing answered: no tail").isNull();
+    }
+
+    @Test
     void peersNoLongerPlannedAreForgotten() {
         ProbeWindows w = new ProbeWindows(10);
         w.record(result("a:1", 10, 0, 100), "r1");
