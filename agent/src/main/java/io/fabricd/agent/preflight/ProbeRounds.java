@@ -222,8 +222,14 @@ final class ProbeRounds {
                 problems.add(from + "->" + peer + ": " + error);
                 continue;
             }
-            long sent = Math.max(0, r.path("sent").asLong(0));
-            links.round(from, peer, sent, r.path("lost").asLong(0), StateAnswer.seconds(r, "p50_seconds"),
+            long sent = StateAnswer.count(r, "sent");
+            long lost = StateAnswer.count(r, "lost");
+            if (sent < 0 || lost < 0) {
+                why.put(d, "its answer's probe counts are not counts");
+                problems.add(from + "->" + peer + ": its answer's probe counts are not counts");
+                continue;
+            }
+            links.round(from, peer, sent, lost, StateAnswer.seconds(r, "p50_seconds"),
                     StateAnswer.seconds(r, "hold_p50_seconds"), StateAnswer.seconds(r, "hold_p90_seconds"));
             samples.merge(new Pair(from, peer).unordered(), sent, Long::sum);
         }

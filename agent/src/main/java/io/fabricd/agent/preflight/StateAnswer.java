@@ -23,6 +23,8 @@ import java.util.Map;
  */
 record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** More probes than one window or round of an agent holds by far (10 a second for three years). */
+    static final long MAX_COUNT = 1_000_000_000L;
 
     /**
      * One probe window: to {@code peer} (its name, as the peer's endpoint gave it) at
@@ -59,9 +61,13 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             if (peer == null) {
                 continue;
             }
-            windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), p.path("sent").asLong(0),
-                    p.path("lost").asLong(0), seconds(p, "p50_seconds"), seconds(p, "hold_p50_seconds"),
-                    seconds(p, "hold_p90_seconds")));
+            long sent = count(p, "sent");
+            long lost = count(p, "lost");
+            if (sent < 0 || lost < 0) {
+                continue; // not counts an agent makes: no evidence, rather than sums that overflow
+            }
+            windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), sent,
+                    lost, seconds(p, "p50_seconds"), seconds(p, "hold_p50_seconds"), seconds(p, "hold_p90_seconds")));
         }
         JsonNode interval = j.path(PreflightState.INTERVAL);
         return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"),
@@ -75,6 +81,19 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             }
         }
         return null;
+    }
+
+    /**
+     * A count of probes an agent gave (in a state's window or a round's result): 0 when absent, -1
+     * when it is none an agent makes (negative, fractional, above {@link #MAX_COUNT}), which its
+     * reader drops, so that no answer can make the gate's sums overflow or outweigh every other.
+     */
+    static long count(JsonNode n, String field) {
+        JsonNode v = n.path(field);
+        if (v.isMissingNode() || v.isNull()) {
+            return 0;
+        }
+        return v.canConvertToExactIntegral() && v.canConvertToLong() && v.asLong() >= 0 && v.asLong() <= MAX_COUNT ? v.asLong() : -1;
     }
 
     /** A number of seconds an agent gave (in a state's window or a round's result), or null. */

@@ -208,6 +208,30 @@ class PreflightGateRunTest {
     }
 
     @Test
+    void probeCountsNoAgentMakesAreDroppedNotSummedIntoAnOverflow() {
+        // one agent's windows claim more probes than a long holds in sum (two sizes to one peer), a
+        // negative count and a fraction: the gate drops those windows and judges on the others
+        FakeFleet fleet = new FakeFleet("gpu", 6, 2);
+        String now = Instant.now().toString();
+        fleet.override.put("gpu0001" + AgentAsk.STATE, body -> "{\"node\":\"gpu0001\",\"host\":\"gpu0001\",\"collected_at\":\"" + now
+                + "\",\"collection_interval_seconds\":10.0,\"findings\":[],\"probes\":["
+                + "{\"peer\":\"gpu0002\",\"peer_address\":\"gpu0002:9530\",\"transport\":\"udp\",\"size\":64,\"sent\":" + Long.MAX_VALUE
+                + ",\"lost\":0,\"p50_seconds\":2e-5,\"hold_p50_seconds\":0.5},"
+                + "{\"peer\":\"gpu0002\",\"peer_address\":\"gpu0002:9530\",\"transport\":\"udp\",\"size\":4096,\"sent\":" + Long.MAX_VALUE
+                + ",\"lost\":0,\"p50_seconds\":2e-5,\"hold_p50_seconds\":0.5},"
+                + "{\"peer\":\"gpu0003\",\"peer_address\":\"gpu0003:9530\",\"transport\":\"udp\",\"size\":64,\"sent\":-5,\"lost\":0},"
+                + "{\"peer\":\"gpu0003\",\"peer_address\":\"gpu0003:9530\",\"transport\":\"udp\",\"size\":4096,\"sent\":100.5,\"lost\":0}]}");
+        StringWriter progress = new StringWriter();
+        GateRun.Result r = fleet.run(Duration.ofSeconds(20), progress);
+        assertThat(r.verdicts().excluded()).as(progress.toString()).isEmpty();
+        assertThat(r.verdicts().unknown()).isEmpty();
+        // the other agents' windows still make links; none from gpu0001's claims
+        assertThat(r.verdicts().links()).isNotEmpty().allSatisfy(l -> assertThat(l.verdict()).isEqualTo(Verdict.PASS));
+        assertThat(r.verdicts().nodes()).filteredOn(n -> n.node().equals("gpu0002")).singleElement()
+                .satisfies(n -> assertThat(n.reasons()).isEmpty());
+    }
+
+    @Test
     void aStaleCollectionMakesItsNodeUnknownWithHowOld() {
         FakeFleet fleet = new FakeFleet("gpu", 6, 2);
         StringWriter progress = new StringWriter();
