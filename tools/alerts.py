@@ -535,10 +535,18 @@ def header_lines(text, width=100):
 
 
 def main():
-    # tools/alerts.py [OUT_DIR]: default alerts/ and the Helm chart's copy (deploy/helm/fabricd/files/alerts,
-    # which `helm package` needs inside the chart; ChartFilesTest checks the two are identical)
+    import argparse
+    parser = argparse.ArgumentParser(prog="tools/alerts.py", description="Writes fabricd's Prometheus rule files "
+                                     "(*.rules.yaml) from the rule lists of tools/alerts.py.")
+    # an argument starting with '-' is an option (--help) or a mistake, never a folder to write into
+    parser.add_argument("out_dir", nargs="?", metavar="OUT_DIR", help="write the rule files there only; default: alerts/ and "
+                        "the Helm chart's copy, deploy/helm/fabricd/files/alerts (which `helm package` needs inside the chart; "
+                        "ChartFilesTest checks the two are identical)")
+    args = parser.parse_args(sys.argv[1:])
+    if args.out_dir is not None and args.out_dir.startswith("-"):
+        parser.error("OUT_DIR %r starts with '-': not a folder to write the rule files into (./%s if you mean it)" % (args.out_dir, args.out_dir))
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    out_dirs = [sys.argv[1]] if len(sys.argv) > 1 else [os.path.join(here, "alerts"), os.path.join(here, "deploy", "helm", "fabricd", "files", "alerts")]
+    out_dirs = [args.out_dir] if args.out_dir else [os.path.join(here, "alerts"), os.path.join(here, "deploy", "helm", "fabricd", "files", "alerts")]
     for out_dir in out_dirs:
         os.makedirs(out_dir, exist_ok=True)
         for name, (header, groups) in FILES.items():

@@ -325,11 +325,19 @@ def audit():
 
 
 def main():
-    # tools/dashboards.py [OUT_DIR] (default: dashboards/grafana and the Helm chart's copy,
-    # deploy/helm/fabricd/files/dashboards, which `helm package` needs inside the chart; a test
-    # writes elsewhere and compares, ChartFilesTest checks the two copies are identical)
+    import argparse
+    parser = argparse.ArgumentParser(prog="tools/dashboards.py", description="Writes fabricd's Grafana dashboards (*.json) "
+                                     "from the panel lists of tools/dashboards.py.")
+    # an argument starting with '-' is an option (--help) or a mistake, never a folder to write into
+    parser.add_argument("out_dir", nargs="?", metavar="OUT_DIR", help="write the dashboards there only (a test writes "
+                        "elsewhere and compares); default: dashboards/grafana and the Helm chart's copy, "
+                        "deploy/helm/fabricd/files/dashboards (which `helm package` needs inside the chart; ChartFilesTest "
+                        "checks the two copies are identical)")
+    args = parser.parse_args(sys.argv[1:])
+    if args.out_dir is not None and args.out_dir.startswith("-"):
+        parser.error("OUT_DIR %r starts with '-': not a folder to write the dashboards into (./%s if you mean it)" % (args.out_dir, args.out_dir))
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    outs = [sys.argv[1]] if len(sys.argv) > 1 else [os.path.join(here, "dashboards", "grafana"), os.path.join(here, "deploy", "helm", "fabricd", "files", "dashboards")]
+    outs = [args.out_dir] if args.out_dir else [os.path.join(here, "dashboards", "grafana"), os.path.join(here, "deploy", "helm", "fabricd", "files", "dashboards")]
     for out in outs:
         os.makedirs(out, exist_ok=True)
         for name, d in [("fleet-overview", fleet()), ("host", host()), ("pingmesh", pingmesh()), ("config-audit", audit())]:

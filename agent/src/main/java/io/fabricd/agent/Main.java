@@ -1,6 +1,7 @@
 package io.fabricd.agent;
 
 import io.fabricd.agent.cli.DiagnoseCommand;
+import io.fabricd.agent.cli.ExecutionErrors;
 import io.fabricd.agent.cli.InventoryCommand;
 import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.BwCommand;
@@ -13,7 +14,6 @@ import io.fabricd.agent.cli.UsageErrors;
 import io.fabricd.agent.cli.Version;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
@@ -28,7 +28,8 @@ import picocli.CommandLine;
         subcommands = {RunCommand.class, MetricsCommand.class, SnapshotCommand.class, DiagnoseCommand.class, InventoryCommand.class,
                 ProbeCommand.class, BwCommand.class, PreflightCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on", "2:bad usage or unusable input"})
+        exitCodeList = {"0:success", "1:diagnose found a finding at or above --fail-on; preflight excluded a node or found a link bad",
+            "2:bad usage or unusable input, the command could not run (an internal error too), or its output was not written whole"})
 public final class Main implements Runnable {
     /** JUL holds loggers weakly: keep the ones whose level fabricd sets. */
     private static final Logger NETTY = Logger.getLogger("io.netty");
@@ -36,7 +37,7 @@ public final class Main implements Runnable {
     /** fabric8's informer logs a stack trace at WARNING on every retry; the probe service reports the problem once. */
     private static final Logger FABRIC8 = Logger.getLogger("io.fabric8");
 
-    /** Exit code for bad usage or unusable input (interfaces.md). */
+    /** Exit code for bad usage, unusable input, a command that could not run or an output not written whole (interfaces.md). */
     public static final int USAGE = 2;
 
     @CommandLine.Spec
@@ -77,25 +78,7 @@ public final class Main implements Runnable {
         // picocli's argument file, whose lines would become options and arguments
         cl.setExpandAtFiles(false);
         cl.setParameterExceptionHandler(new UsageErrors(USAGE));
-        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException) {
-                err.println("fabricd: " + e.getMessage());
-                return USAGE;
-            }
-            if (e instanceof IOException) {
-                // a path that cannot be read or written: the input is unusable, not fabricd broken
-                // (exit 1 would read as "diagnose found a finding")
-                err.println("fabricd: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
-                return USAGE;
-            }
-            err.println("fabricd: internal error: " + e);
-            if (System.getenv("FABRICD_DEBUG") != null) {
-                e.printStackTrace(err);
-            } else {
-                err.println("(set FABRICD_DEBUG=1 for the stack trace)");
-            }
-            return 1;
-        });
+        cl.setExecutionExceptionHandler(new ExecutionErrors(USAGE));
         return cl.execute(args);
     }
 

@@ -3,7 +3,10 @@ package io.fabricd.agent;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fabricd.agent.cli.ExecutionErrors;
 import io.fabricd.testing.PrivateFiles;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +18,7 @@ import picocli.CommandLine;
 /**
  * The command line's own messages, through {@link Main#execute}: a missing command lists every
  * command, a usage error is one line and a hint, enum values in any case, a peer whose name does not
- * resolve and a host without RDMA said as such.
+ * resolve and a host without RDMA said as such, an internal error as an error, not a verdict.
  */
 class CliUsageTest {
     private static final String KEY = "a-test-key-of-more-than-16-bytes";
@@ -62,6 +65,31 @@ class CliUsageTest {
         CliTest.Result help = CliTest.run("metrics", "--help");
         assertThat(help.code()).isZero();
         assertThat(help.out()).contains("Usage: fabricd metrics");
+    }
+
+    /** A command that fails as no input makes it: what a bug does to any command. */
+    @CommandLine.Command(name = "broken")
+    static final class Broken implements Runnable {
+        @Override
+        public void run() {
+            throw new IllegalStateException("a bug");
+        }
+    }
+
+    /** A command that fails with an internal error exits 2, "could not run", never 1, diagnose's finding or preflight's exclusion. */
+    @Test
+    void anInternalErrorIsNotAVerdict() {
+        StringWriter err = new StringWriter();
+        CommandLine cl = new CommandLine(new Broken()).setErr(new PrintWriter(err)).setExecutionExceptionHandler(new ExecutionErrors(Main.USAGE));
+        assertThat(cl.execute()).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("fabricd: internal error: java.lang.IllegalStateException: a bug\n"
+                + "(set FABRICD_DEBUG=1 for the stack trace)\n");
+
+        // the help's list of exit codes says so (its lines wrapped at 80 columns)
+        String help = CliTest.run("--help").out().replaceAll("\\s+", " ");
+        assertThat(help).contains(" Exit codes: 0 success 1 diagnose found a finding at or above --fail-on; preflight excluded a node or "
+                + "found a link bad 2 bad usage or unusable input, the command could not run (an internal error too), or its output was not "
+                + "written whole");
     }
 
     @Test

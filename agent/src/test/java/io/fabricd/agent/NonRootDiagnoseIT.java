@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code fabricd diagnose} run by a user who may not read the agent's state folder (uid 65534, as
  * the packaged jar and JVM flags), or by root without the capabilities that read other users' files:
- * it says what to run it as, and not to move a good file aside.
+ * it says what to run it as, and not to move a good file aside; so do {@code inventory accept} by a
+ * user who may not write the folder and a configuration file the user may not read.
  */
 class NonRootDiagnoseIT {
     private Path dir;
@@ -74,15 +75,46 @@ class NonRootDiagnoseIT {
         }
     }
 
+    /** {@code inventory accept} into root's state folder, and a configuration only root may read: run it as root, not "another folder". */
+    @Test
+    void aUserIsToldToRunAsRootToWriteTheStateOrReadTheConfig() throws Exception {
+        Requirements.require("0".equals(new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes(),
+                StandardCharsets.UTF_8).strip()), "root, to run fabricd as another user");
+        List<String> user = List.of(Requirements.program("setpriv", "apt-get install util-linux").toString(), "--reuid=65534",
+                "--regid=65534", "--clear-groups");
+        Path repo = Requirements.repoRoot();
+        Path jar = Files.copy(repo.resolve("agent/target/fabricd.jar"), dir.resolve("fabricd.jar"));
+        Path options = Files.copy(repo.resolve("packaging/jvm.options"), dir.resolve("jvm.options"));
+        Path state = Files.createDirectories(dir.resolve("state"));
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxr-xr-x"));
+
+        String accept = refused(user, options, jar, "inventory", "accept", "--demo", "--state-dir", state.toString());
+        assertThat(accept).startsWith("fabricd: cannot write " + state.resolve("inventory.json") + ": permission denied; this process runs "
+                + "as uid 65534, not root: run fabricd inventory accept as root (sudo) to write the agent's state folder")
+                .doesNotContain("give a folder", "\tat ");
+
+        Path config = dir.resolve("fabricd.yaml");
+        Files.writeString(config, "listen: 127.0.0.1:9530\n");
+        Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rw-------"));
+        String unreadable = refused(user, options, jar, "diagnose", "--demo", "--config", config.toString());
+        assertThat(unreadable).startsWith("fabricd: config file " + config + " cannot be read: permission denied; run fabricd as root or "
+                + "make it readable by the user running fabricd").doesNotContain("\tat ");
+    }
+
     private static String refused(Path setpriv, Path options, Path jar, Path state) throws Exception {
         return refused(List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"), options, jar, state);
     }
 
     /** {@code diagnose --demo --state-dir STATE} of the packaged jar under {@code as} (setpriv and its options): exit 2, its stderr. */
     private static String refused(List<String> as, Path options, Path jar, Path state) throws Exception {
+        return refused(as, options, jar, "diagnose", "--demo", "--state-dir", state.toString());
+    }
+
+    /** {@code args} to the packaged jar under {@code as}: exit 2, its stderr. */
+    private static String refused(List<String> as, Path options, Path jar, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(as);
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString(),
-                "diagnose", "--demo", "--state-dir", state.toString()));
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString()));
+        cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).directory(jar.getParent().toFile()).start();
         p.getInputStream().readAllBytes();
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);

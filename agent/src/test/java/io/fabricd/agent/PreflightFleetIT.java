@@ -21,9 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code fabricd preflight --bandwidth none} twenty times in a row over 24 agents started for it as
  * real processes ({@code bin/fabricd run}) on loopback, without a pingmesh (no peers: a site that runs
  * the gate alone). A healthy set passes every time: the first run, over agents that have just become
- * ready (their first endpoint fetches slower than the agents' 2 s on a shared machine), as well as the
- * runs after it back to back (more probe rounds a minute than a gate used to be let ask); every link
- * measured, nothing unknown, the exit code 0 and the JSON saying pass with empty lists.
+ * ready (their first endpoint fetches take seconds on a shared machine, within what a round's 10 s
+ * leave after its probes), as well as the runs after it back to back, within the rounds an agent
+ * takes a minute ({@code ProbeRound.PER_MINUTE}); every link measured, nothing unknown, the exit code
+ * 0 and the JSON saying pass with empty lists.
  */
 class PreflightFleetIT {
     private static final int AGENTS = 24;

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * bin/fabricd's stdout is the command's result alone while the JVM has something to say: a warning
  * in unified logging (a shared archive written for another jar) and what an -XX diagnostic prints
  * (-XX:+PrintCompilation) both go to stderr, and diagnose's, preflight's and inventory's JSON and
- * the metrics text stay whole (packaging/jvm.options; StdoutResultTest covers the process's own threads).
+ * the metrics text stay whole (packaging/jvm.options), with the default flags or flags of the user's
+ * that replace them (StdoutResultTest covers the process's own threads).
  */
 class ReportOutputIT {
     private static final ObjectMapper STRICT = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -64,6 +65,13 @@ class ReportOutputIT {
                 "--timeout", "10s", "--format", "json");
         assertThat(preflight.code()).as(preflight.err()).isEqualTo(2);
         assertThat(STRICT.readTree(preflight.out()).get("nodes")).hasSize(2);
+
+        // flags that replace the defaults still come after those that send the JVM's output to stderr
+        Run replaced = fabricd(repo, Map.of("FABRICD_JAVA_OPTS", "-Xmx128m -XX:+PrintCommandLineFlags"),
+                "diagnose", "--demo", "--format", "json", "--fail-on", "never");
+        assertThat(replaced.code()).as(replaced.err()).isZero();
+        assertThat(STRICT.readTree(replaced.out()).get("findings").isArray()).isTrue();
+        assertThat(replaced.err()).as("the JVM did speak, on stderr").contains("-XX:MaxHeapSize=134217728", "-XX:+PrintCommandLineFlags");
     }
 
     private static Run fabricd(Path repo, Map<String, String> env, String... args) throws Exception {

@@ -65,11 +65,14 @@ class AlertRulesTest {
     }
 
     @Test
+    void theGeneratorTakesNoOptionForItsFolder(@TempDir Path tmp) throws Exception {
+        Generators.refusesAnOptionForAFolder("tools/alerts.py", tmp);
+    }
+
+    @Test
     void theRuleFilesAreWhatTheGeneratorWrites(@TempDir Path tmp) throws Exception {
-        Process p = new ProcessBuilder("python3", Paths.repo().resolve("tools/alerts.py").toString(), tmp.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        Generators.Run run = Generators.run("tools/alerts.py", tmp, tmp.toString());
+        assertThat(run.code()).as(run.output()).isZero();
         try (Stream<Path> written = Files.list(tmp)) {
             List<Path> w = written.sorted().toList();
             assertThat(w.stream().map(x -> x.getFileName().toString()).toList())

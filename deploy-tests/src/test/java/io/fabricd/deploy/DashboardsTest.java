@@ -82,11 +82,14 @@ class DashboardsTest {
     }
 
     @Test
+    void theGeneratorTakesNoOptionForItsFolder(@TempDir Path tmp) throws Exception {
+        Generators.refusesAnOptionForAFolder("tools/dashboards.py", tmp);
+    }
+
+    @Test
     void theFilesAreWhatTheGeneratorWrites(@TempDir Path tmp) throws Exception {
-        Process p = new ProcessBuilder("python3", Paths.repo().resolve("tools/dashboards.py").toString(), tmp.toString())
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        assertThat(p.waitFor()).as(out).isZero();
+        Generators.Run run = Generators.run("tools/dashboards.py", tmp, tmp.toString());
+        assertThat(run.code()).as(run.output()).isZero();
         try (Stream<Path> files = Files.list(tmp)) {
             List<Path> written = files.sorted().toList();
             assertThat(written).hasSize(4);

@@ -27,6 +27,15 @@ public interface Check {
     }
 
     /**
+     * Whether this check's findings say why other checks could not judge subjects, and how to let
+     * them ({@code pcie_config_blind}): the text report shows its info findings beside the
+     * not-judged list instead of folding them with the other info findings.
+     */
+    default boolean explainsNotJudged() {
+        return false;
+    }
+
+    /**
      * What a check judges.
      *
      * @param current   the latest collection

@@ -56,12 +56,10 @@ public record Report(HostModel model, List<Finding> findings, List<String> check
         }
     }
 
-    /** The text report, info findings counted in one line ({@link ReportText}); ANSI colour only when asked (a TTY). */
-    public String toText(boolean colour) {
-        return toText(colour, false);
-    }
-
-    /** The text report; with {@code verbose} every finding, info too, with its evidence and fix. */
+    /**
+     * The text report ({@link ReportText}); ANSI colour only when asked (a TTY); info findings and
+     * what could not be judged counted in one line each unless {@code verbose}.
+     */
     public String toText(boolean colour, boolean verbose) {
         return ReportText.render(this, colour, verbose);
     }

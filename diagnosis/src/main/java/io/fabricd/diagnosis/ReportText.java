@@ -16,7 +16,10 @@ import java.util.regex.Pattern;
 
 /**
  * The text report of {@code fabricd diagnose}: findings by severity, like findings together, info
- * counted in one line unless verbose.
+ * counted in one line unless verbose, and what could not be judged: counted in one line unless
+ * verbose, next to the info findings that say why and how to let the checks judge
+ * ({@link Check#explainsNotJudged()}); verbose, a line per subject and detail, naming every check
+ * it stopped (a NIC's config space read in part stops three checks with the same words).
  *
  * <p>Like findings are those of one check whose fixes are the same once each finding's own names
  * (its device, netdev, PCI address, GPU, peer) are read as placeholders: eight ports with the same
@@ -47,37 +50,57 @@ final class ReportText {
     private record Group(String check, String fix, List<Finding> findings) {
     }
 
+    /** A line of the verbose not-judged list: a subject left unjudged for one reason, in the same words, by one check or more. */
+    private record Unjudged(Subject subject, NotJudged.Reason reason, String detail) {
+    }
+
     private String render() {
         sb.append("fabricd diagnose: ").append(report.model().hostname()).append(" at ").append(report.model().collectedAt()).append('\n');
         if (report.findings().isEmpty()) {
             sb.append(!report.notJudged().isEmpty() ? "\nNo findings in what could be judged (see \"Not judged\" below).\n"
                     : report.checksWithoutHistory().isEmpty() ? "\nNo findings.\n" : "\nNo findings: nothing wrong that one collection can show.\n");
         }
+        List<Finding> causes = verbose || report.notJudged().isEmpty() ? List.of() : report.findings().stream()
+                .filter(f -> f.severity() == Severity.INFO && explainsNotJudged(f.check())).toList();
         for (Severity s : Severity.values()) {
             List<Finding> fs = report.findings().stream().filter(f -> f.severity() == s).toList();
             if (fs.isEmpty()) {
                 continue;
             }
-            List<Group> groups = groups(fs);
             if (s == Severity.INFO && !verbose) {
-                folded(fs, groups);
+                folded(fs, causes);
                 continue;
             }
             sb.append('\n').append(heading(s, s.id().toUpperCase(Locale.ROOT) + " (" + fs.size() + ")")).append('\n');
-            groups.forEach(this::group);
+            groups(fs).forEach(this::group);
         }
-        coverage();
+        coverage(causes);
         return sb.toString();
     }
 
-    /** "INFO (11): 3 port_errors_rising, 8 transport_errors; --verbose shows them". */
-    private void folded(List<Finding> fs, List<Group> groups) {
+    /**
+     * "INFO (12): 3 port_errors_rising, 8 transport_errors; `fabricd diagnose --verbose` shows them;
+     * pcie_config_blind under "Not judged"".
+     */
+    private void folded(List<Finding> fs, List<Finding> causes) {
+        List<String> parts = new ArrayList<>();
+        List<String> counts = counts(fs.stream().filter(f -> !causes.contains(f)).map(Finding::check).toList());
+        if (!counts.isEmpty()) {
+            parts.add(String.join(", ", counts) + "; `fabricd diagnose --verbose` shows them");
+        }
+        if (!causes.isEmpty()) {
+            parts.add(String.join(", ", causes.stream().map(Finding::check).distinct().toList()) + " under \"Not judged\"");
+        }
+        sb.append('\n').append(heading(Severity.INFO, "INFO (" + fs.size() + ")")).append(": ").append(String.join("; ", parts)).append('\n');
+    }
+
+    /** "3 port_errors_rising, 8 transport_errors": how often each check comes in {@code checks}, in the order they first come. */
+    private static List<String> counts(List<String> checks) {
         Map<String, Integer> byCheck = new LinkedHashMap<>();
-        groups.forEach(g -> byCheck.merge(g.check(), g.findings().size(), Integer::sum));
+        checks.forEach(c -> byCheck.merge(c, 1, Integer::sum));
         List<String> counts = new ArrayList<>();
         byCheck.forEach((check, n) -> counts.add(n + " " + check));
-        sb.append('\n').append(heading(Severity.INFO, "INFO (" + fs.size() + ")")).append(": ").append(String.join(", ", counts))
-                .append("; `fabricd diagnose --verbose` shows them\n");
+        return counts;
     }
 
     private void group(Group g) {
@@ -103,7 +126,7 @@ final class ReportText {
         sb.append(indent).append(e.name()).append(": ").append(e.value()).append('\n');
     }
 
-    private void coverage() {
+    private void coverage(List<Finding> causes) {
         List<String> skipped = report.checksWithoutHistory().stream().filter(id -> Diagnosis.CHECKS.stream()
                 .anyMatch(c -> c.id().equals(id) && c.history() == Check.History.REQUIRED)).toList();
         List<String> partial = report.checksWithoutHistory().stream().filter(id -> !skipped.contains(id)).toList();
@@ -115,16 +138,47 @@ final class ReportText {
             sb.append("Judged on totals only, without rates: ").append(String.join(", ", partial)).append('\n');
         }
         if (!report.notJudged().isEmpty()) {
-            sb.append("\nNot judged (").append(report.notJudged().size()).append("): no finding is built on what could not be read\n");
-            for (NotJudged n : report.notJudged()) {
-                sb.append("  [").append(n.check()).append("] ").append(subject(n.subject())).append(": ").append(n.reason().id())
-                        .append(": ").append(n.detail()).append('\n');
+            sb.append("\nNot judged (").append(report.notJudged().size()).append(')');
+            if (verbose) {
+                sb.append(": no finding is built on what could not be read\n");
+                unjudged().forEach((u, checks) -> sb.append("  [").append(String.join(", ", checks)).append("] ").append(subject(u.subject()))
+                        .append(": ").append(u.reason().id()).append(": ").append(u.detail()).append('\n'));
+            } else {
+                foldedNotJudged(causes);
             }
         }
         long errors = report.model().collectors().stream().mapToLong(c -> c.errors().size()).sum();
         if (errors > 0) {
             sb.append("\n").append(errors).append(" paths could not be read (see --format json, collectors[].errors)\n");
         }
+    }
+
+    /**
+     * "Not judged (38): blind: 14 pcie_acs_redirect, 8 pcie_max_payload; ...", then each finding that says why
+     * with its fix.
+     */
+    private void foldedNotJudged(List<Finding> causes) {
+        Map<NotJudged.Reason, List<String>> byReason = new LinkedHashMap<>();
+        report.notJudged().forEach(n -> byReason.computeIfAbsent(n.reason(), r -> new ArrayList<>()).add(n.check()));
+        List<String> reasons = new ArrayList<>();
+        byReason.forEach((reason, checks) -> reasons.add(reason.id() + ": " + String.join(", ", counts(checks))));
+        sb.append(": ").append(String.join("; ", reasons)).append("; no finding is built on them, `fabricd diagnose --verbose` lists them and why\n");
+        for (Finding f : causes) {
+            sb.append("  [").append(f.check()).append("] ").append(subject(f)).append(": ").append(f.summary()).append('\n');
+            sb.append("    fix: ").append(f.remediation()).append('\n');
+        }
+    }
+
+    /** The not-judged list with the entries that share a subject, a reason and a detail as one, in the order they first come. */
+    private Map<Unjudged, List<String>> unjudged() {
+        Map<Unjudged, List<String>> out = new LinkedHashMap<>();
+        report.notJudged().forEach(n -> out.computeIfAbsent(new Unjudged(n.subject(), n.reason(), n.detail()), u -> new ArrayList<>())
+                .add(n.check()));
+        return out;
+    }
+
+    private static boolean explainsNotJudged(String check) {
+        return Diagnosis.CHECKS.stream().anyMatch(c -> c.id().equals(check) && c.explainsNotJudged());
     }
 
     private String heading(Severity s, String text) {

@@ -29,7 +29,7 @@ class ChecksTest {
     @Test
     void healthyInfinibandHostHasNoCriticalOrWarning() {
         Report r = Diagnosis.run(model("host-a-ib"), null);
-        assertThat(r.hasAtLeast(Severity.WARNING)).as(r.toText(false)).isFalse();
+        assertThat(r.hasAtLeast(Severity.WARNING)).as(r.toText(false, false)).isFalse();
         // one collection shows the transport and link error counters' totals since the driver loaded, as info
         assertThat(r.findings()).extracting(Finding::check).containsExactly("port_errors_rising", "transport_errors");
         assertThat(r.findings()).allSatisfy(f -> assertThat(f.severity()).isEqualTo(Severity.INFO));
@@ -123,8 +123,8 @@ class ChecksTest {
     @Test
     void reportFormats() {
         Report r = Diagnosis.run(model("host-d-topology"), null);
-        assertThat(r.toText(false)).contains("CRITICAL (1)", "[gpudirect_off]", "WARNING", "fix: ").doesNotContain("\u001b[");
-        assertThat(r.toText(true)).contains("\u001b[1;31m");
+        assertThat(r.toText(false, false)).contains("CRITICAL (1)", "[gpudirect_off]", "WARNING", "fix: ").doesNotContain("\u001b[");
+        assertThat(r.toText(true, false)).contains("\u001b[1;31m");
         assertThat(r.toJson()).contains("\"host\" : \"topo-node-01\"", "\"check\" : \"pcie_degraded\"",
                 "\"severity\" : \"warning\"", "\"subject\" : {", "\"duration_seconds\"");
         assertThat(r.findings().get(0).severity()).isEqualTo(Severity.CRITICAL); // most severe first

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,6 +38,14 @@ class DiagnosisTest {
         for (String id : Diagnosis.checkIds()) {
             assertThat(doc).as("docs/checks.md section for " + id).contains("\n## " + id + "\n");
         }
+        // interfaces.md's table of check identifiers: every id once, nothing else
+        String spec = Files.readString(Path.of("..", "docs", "spec", "interfaces.md"));
+        String table = spec.substring(spec.indexOf("### Check identifiers"));
+        table = table.substring(0, table.indexOf("\n\n", table.indexOf("| check |")));
+        List<String> ids = Pattern.compile("(?m)^\\| `([a-z_]+)` \\|").matcher(table).results().map(m -> m.group(1)).toList();
+        assertThat(ids).as("docs/spec/interfaces.md, Check identifiers").doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(Diagnosis.checkIds());
+        assertThat(Files.readString(Path.of("..", "README.md"))).contains("with " + Diagnosis.checkIds().size() + " checks (");
     }
 
     @ParameterizedTest

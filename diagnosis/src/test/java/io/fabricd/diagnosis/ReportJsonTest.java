@@ -41,8 +41,8 @@ class ReportJsonTest {
         Report host = new Report(Hosts.model("host-a-ib"), List.of(new Finding("hardware_missing", Severity.CRITICAL, Subject.HOST, "s",
                 Evidence.NONE, "r")), List.of(), List.of());
         assertThat(new ObjectMapper().readTree(host.toJson()).at("/findings/0/subject").size()).isZero();
-        assertThat(host.toText(false)).contains("[hardware_missing] host: s");
-        assertThat(r.toText(false)).contains("[pfc_missing] device=mlx5_2 netdev=ens1f0np0 port=1 priority=3: ",
+        assertThat(host.toText(false, false)).contains("[hardware_missing] host: s");
+        assertThat(r.toText(false, false)).contains("[pfc_missing] device=mlx5_2 netdev=ens1f0np0 port=1 priority=3: ",
                 "      rising: [{counter=symbol_error, increase=12}]");
     }
 

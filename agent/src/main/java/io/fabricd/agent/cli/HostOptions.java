@@ -86,7 +86,7 @@ public final class HostOptions {
      * once (the file is fine; moving it aside would lose it).
      */
     static IllegalArgumentException refused(InventoryStore.AccessDenied e, String command) {
-        String advice = Privilege.advice(command);
+        String advice = Privilege.advice(command, Privilege.Access.READ);
         return new IllegalArgumentException(e.getMessage() + (advice == null ? "" : "; " + advice));
     }
 

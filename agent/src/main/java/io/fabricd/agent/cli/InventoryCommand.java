@@ -8,6 +8,7 @@ import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.inventory.Inventory;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
@@ -78,8 +79,9 @@ public final class InventoryCommand implements Runnable {
                     return was;
                 });
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot write " + store.file() + ": " + InventoryStore.reason(e)
-                        + "; give a folder root can write with --state-dir (or state_dir)");
+                String advice = e instanceof AccessDeniedException ? Privilege.advice("fabricd inventory accept", Privilege.Access.WRITE) : null;
+                throw new IllegalArgumentException("cannot write " + store.file() + ": " + InventoryStore.reason(e) + "; "
+                        + (advice == null ? "give a folder root can write with --state-dir (or state_dir)" : advice));
             } catch (IllegalArgumentException e) {
                 throw e;
             } catch (Exception e) {

@@ -8,35 +8,45 @@ import java.nio.file.Path;
 /**
  * What a "permission denied" on a file of the agent's means for this process: a command run as
  * another user than root (the state folder is the agent's: root's, or its service user's, mode
- * 0750), or root without the capabilities that read other users' files. Read from
+ * 0750), or root without the capabilities that read or write other users' files. Read from
  * {@code /proc/self/status}: the file-system user id and the effective capabilities.
  */
 final class Privilege {
     private static final int CAP_DAC_OVERRIDE = 1;
     private static final int CAP_DAC_READ_SEARCH = 2;
 
-    /** Whose files this process reads as, and whether it may read anyone's. */
-    record Reader(long fsUid, boolean readsAnyFile) {
+    /** Whose files this process reads and writes as, and whether it may read or write anyone's. */
+    record Reader(long fsUid, boolean readsAnyFile, boolean writesAnyFile) {
     }
+
+    /** What the command was refused on the agent's state folder. */
+    enum Access { READ, WRITE }
 
     private Privilege() {
     }
 
     /**
-     * What to do when {@code command} was refused a file it must read: one sentence, for the end of
-     * the message; null when nothing this process could change would help (or it cannot be known).
+     * What to do when {@code command} was refused {@code access} to a file of the agent's state
+     * folder: one sentence, for the end of the message; null when nothing this process could change
+     * would help (or it cannot be known).
      */
-    static String advice(String command) {
-        Reader r = reader(Path.of("/proc/self/status"));
-        if (r == null || r.readsAnyFile()) {
+    static String advice(String command, Access access) {
+        return advice(command, access, reader(Path.of("/proc/self/status")));
+    }
+
+    static String advice(String command, Access access, Reader r) {
+        if (r == null || (access == Access.READ ? r.readsAnyFile() : r.writesAnyFile())) {
             return null;
         }
         if (r.fsUid() != 0) {
-            return "this process runs as uid " + r.fsUid() + ", not root: run " + command + " as root (sudo), or with "
-                    + "CAP_DAC_READ_SEARCH, to read the agent's state folder";
+            return "this process runs as uid " + r.fsUid() + ", not root: run " + command + " as root (sudo)"
+                    + (access == Access.READ ? ", or with CAP_DAC_READ_SEARCH, to read" : " to write") + " the agent's state folder";
         }
-        return "this process runs as root without CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (a container or a unit that drops "
-                + "capabilities): give it CAP_DAC_READ_SEARCH";
+        return access == Access.READ
+                ? "this process runs as root without CAP_DAC_READ_SEARCH or CAP_DAC_OVERRIDE (a container or a unit that drops "
+                        + "capabilities): give it CAP_DAC_READ_SEARCH"
+                : "this process runs as root without CAP_DAC_OVERRIDE (a container or a unit that drops capabilities): give it "
+                        + "CAP_DAC_OVERRIDE";
     }
 
     /** The Uid: line's file-system id and CapEff: of a /proc/PID/status; null when it cannot be read. */
@@ -55,7 +65,7 @@ final class Privilege {
             if (fsUid == null || caps == null) {
                 return null;
             }
-            return new Reader(fsUid, caps.testBit(CAP_DAC_OVERRIDE) || caps.testBit(CAP_DAC_READ_SEARCH));
+            return new Reader(fsUid, caps.testBit(CAP_DAC_OVERRIDE) || caps.testBit(CAP_DAC_READ_SEARCH), caps.testBit(CAP_DAC_OVERRIDE));
         } catch (IOException | NumberFormatException e) {
             return null;
         }

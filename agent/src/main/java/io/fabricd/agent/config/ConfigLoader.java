@@ -110,7 +110,8 @@ public final class ConfigLoader {
             throw new IllegalArgumentException(what + " " + file + " is not a regular file (a pipe or device cannot be read at start)");
         }
         if (!Files.isReadable(file)) {
-            throw new IllegalArgumentException(what + " " + file + " cannot be read: permission denied");
+            throw new IllegalArgumentException(what + " " + file + " cannot be read: permission denied; run fabricd as root or make it "
+                    + "readable by the user running fabricd");
         }
     }
 

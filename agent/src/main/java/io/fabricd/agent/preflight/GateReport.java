@@ -57,10 +57,6 @@ public final class GateReport {
     private final List<GatePhase> phases;
     private final int minNodes;
 
-    public GateReport(Verdicts verdicts, Duration elapsed) {
-        this(verdicts, elapsed, List.of(), 1);
-    }
-
     /**
      * @param phases   what each phase of the run did, in order
      * @param minNodes the fewest nodes the job can run on (--min-nodes)
@@ -176,7 +172,8 @@ public final class GateReport {
         long unknownKept = unjudged.size() - unknownOut;
         String keptNote = unknownKept == 0 ? "" : "; " + unknownKept + " of them unknown, kept (--unknown pass)";
         if (v.allPass()) {
-            out.printf(Locale.ROOT, "pass: all %d nodes kept, no link bad (%d measured)%s (%s)%n", n, v.links().size(), keptNote, t);
+            out.printf(Locale.ROOT, "pass: %s kept, no link bad (%d measured)%s (%s)%n", n == 1 ? "the node" : "all " + n + " nodes",
+                    v.links().size(), keptNote, t);
         } else if (v.excluded().isEmpty()) {
             out.printf(Locale.ROOT, "exclude: no node, but %d links are bad: see the link lines; %d of %d nodes kept%s (%s)%n", bad,
                     v.kept(), n, keptNote, t);

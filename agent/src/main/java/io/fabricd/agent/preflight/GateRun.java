@@ -11,7 +11,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * One preflight run over a node set: every agent's state, the on-demand probe round over a ring
@@ -64,8 +63,8 @@ public final class GateRun {
     }
 
     public Result run() {
-        say(String.format(Locale.ROOT, "%d nodes, %s budget: asking every agent for its findings and probe windows", nodes.size(),
-                Texts.seconds(s.timeout())));
+        say(Texts.count(nodes.size(), "node") + ", " + Texts.seconds(s.timeout()) + " budget: asking every agent for its findings and probe "
+                + "windows");
         // the per-request cap of the client; each phase ends its calls by its own deadline besides
         AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
         LinkEvidence links = new LinkEvidence();

@@ -25,6 +25,11 @@ final class Texts {
                 : String.join(", ", names.subList(0, shown)) + " and " + (names.size() - shown) + " more";
     }
 
+    /** "1 node", "12 nodes". */
+    static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+
     /** "45 s", "12 min", "3 h": an age or a bound, whole units. */
     static String age(Duration d) {
         long s = d.toSeconds();

@@ -44,7 +44,7 @@ class DrainReasonTest {
         }
         assertThat(fix).as("the demo's critical finding's fix").hasSizeGreaterThan(200);
         GateReport r = new GateReport(Gate.decide(List.of(NodeInput.reachable("gpu007", findings), NodeInput.reachable("gpu008", List.of())),
-                List.of(), Policy.defaults()), Duration.ofSeconds(1));
+                List.of(), Policy.defaults()), Duration.ofSeconds(1), List.of(), 1);
 
         StringWriter json = new StringWriter();
         r.json(new PrintWriter(json));

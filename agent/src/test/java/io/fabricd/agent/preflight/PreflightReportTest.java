@@ -58,7 +58,7 @@ class PreflightReportTest {
         nodes.add(NodeInput.reachable("n4", List.of()));
         nodes.add(NodeInput.reachable("n5", List.of()));
         Verdicts v = Gate.decide(nodes, ring(List.of("n1", "n2", "n4", "n5")), Policy.defaults());
-        GateReport r = new GateReport(v, Duration.ofMillis(1500));
+        GateReport r = new GateReport(v, Duration.ofMillis(1500), List.of(), 1);
         assertThat(r.excludedLines().lines()).containsExactly(
                 "n2\texclude\tn2: critical finding pfc_missing (no PFC?on 3): fix PFC, then rerun",
                 "n3\tunknown\tn3: agent unreachable (connection refused): check that fabricd runs there and its port is open, then rerun");
@@ -75,7 +75,7 @@ class PreflightReportTest {
 
         // --unknown pass: the unknown node is kept, and the summary says so
         GateReport lenient = new GateReport(Gate.decide(nodes, ring(List.of("n1", "n2", "n4", "n5")),
-                Policy.defaults().withUnknownPasses(true)), Duration.ofSeconds(1));
+                Policy.defaults().withUnknownPasses(true)), Duration.ofSeconds(1), List.of(), 1);
         assertThat(lenient.excludedLines()).isEqualTo("n2\texclude\tn2: critical finding pfc_missing (no PFC?on 3): fix PFC, then rerun\n");
         assertThat(text(lenient)).contains("exclude: n2 (1 of 5 nodes: 1 excluded, 0 unknown); 4 kept; 1 of them unknown, kept (--unknown pass)");
     }
@@ -86,12 +86,22 @@ class PreflightReportTest {
         List<LinkInput> links = new ArrayList<>(ring(names));
         links.add(LinkInput.probes("n1", "n3", "udp", 4, 0, 30 * US)); // 4 probes: unknown
         Verdicts v = Gate.decide(names.stream().map(n -> NodeInput.reachable(n, List.of())).toList(), links, Policy.defaults());
-        GateReport r = new GateReport(v, Duration.ofSeconds(2));
+        GateReport r = new GateReport(v, Duration.ofSeconds(2), List.of(), 1);
         assertThat(r.verdict()).isEqualTo("pass");
         String t = text(r);
         assertThat(t).contains("n1<->n3", "unknown", "4 probes, fewer than 20").contains("pass: all 4 nodes kept, no link bad (5 measured)")
                 .doesNotContain("links are bad");
         assertThat(r.excludedLines()).isEmpty();
+    }
+
+    /** A job on one node: its gate's lines say "1 node", "the node", never "1 nodes". */
+    @Test
+    void aGateOfOneNodeSaysSoInTheSingular() {
+        StringWriter progress = new StringWriter();
+        GateRun.Result run = new FakeFleet("gpu", 1, 0).run(Duration.ofSeconds(10), progress);
+        assertThat(progress.toString()).startsWith("fabricd preflight: 1 node, 10.0 s budget: asking every agent").doesNotContain("1 nodes");
+        String t = text(new GateReport(run.verdicts(), run.elapsed(), run.phases(), 1));
+        assertThat(t).contains("pass: the node kept, no link bad (0 measured)").doesNotContain("1 nodes");
     }
 
     @Test

@@ -40,6 +40,11 @@ public final class PcieConfigBlind implements Check {
     }
 
     @Override
+    public boolean explainsNotJudged() {
+        return true;
+    }
+
+    @Override
     public List<Finding> evaluate(Inputs in, DiagnosisConfig config) {
         HostModel m = in.current();
         List<PcieConfig> cut = m.pcieConfig().stream().filter(c -> c.truncated() && !m.readsAllOnes(c.address())).toList();

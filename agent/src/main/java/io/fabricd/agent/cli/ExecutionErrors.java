@@ -1,0 +1,38 @@
+package io.fabricd.agent.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import picocli.CommandLine;
+
+/**
+ * A command that failed while it ran: one line on stderr, and an exit code that says fabricd could
+ * not do what was asked, never one of a command's verdicts (1 is a finding at or above --fail-on for
+ * diagnose, some node excluded for preflight). Unusable input (a bad value found late, a path that
+ * cannot be read or written) says its reason; anything else is an internal error, its stack trace
+ * with FABRICD_DEBUG set.
+ */
+public final class ExecutionErrors implements CommandLine.IExecutionExceptionHandler {
+    private final int exitCode;
+
+    public ExecutionErrors(int exitCode) {
+        this.exitCode = exitCode;
+    }
+
+    @Override
+    public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
+        PrintWriter err = cmd.getErr();
+        if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException || e instanceof IOException) {
+            err.println("fabricd: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+        } else {
+            err.println("fabricd: internal error: " + e);
+            if (System.getenv("FABRICD_DEBUG") != null) {
+                e.printStackTrace(err);
+            } else {
+                err.println("(set FABRICD_DEBUG=1 for the stack trace)");
+            }
+        }
+        err.flush();
+        return exitCode;
+    }
+}
