@@ -83,10 +83,10 @@ final class ProbeRounds {
                     + " (--timeout)");
         }
         if (pairs.isEmpty()) {
-            return GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, 0, "repair round: " + suspects.size()
-                    + " suspects, no known-good node left to pair them with");
+            return GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, 0, "repair round: " + Texts.count(suspects.size(), "suspect")
+                    + ", no known-good node left to pair them with");
         }
-        return probe(GatePhase.Kind.REPAIR_ROUND, "repair round: " + suspects.size() + " suspects re-paired with known-good nodes, ",
+        return probe(GatePhase.Kind.REPAIR_ROUND, "repair round: " + Texts.count(suspects.size(), "suspect") + " re-paired with known-good nodes, ",
                 pairs, links, deadline);
     }
 
