@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import com.sun.security.auth.module.UnixSystem;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,7 +22,7 @@ record ProcessIds(long uid, Set<Long> groups) {
         try {
             return parse(Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
-            com.sun.security.auth.module.UnixSystem u = new com.sun.security.auth.module.UnixSystem();
+            UnixSystem u = new UnixSystem();
             Set<Long> g = new LinkedHashSet<>();
             g.add(u.getGid());
             for (long x : u.getGroups()) {
