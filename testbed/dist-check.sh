@@ -177,10 +177,17 @@ grep -qx /etc/fabricd/preflight.env "$root/var/lib/dpkg/info/fabricd.conffiles" 
   && ok "/etc/fabricd/preflight.env is a conffile stating FABRICD_PREFLIGHT_ON_ERROR" || fail "no preflight.env conffile with FABRICD_PREFLIGHT_ON_ERROR"
 rc=0; as_slurm "$work/check-out.out" "$prolog" --check || rc=$?
 [ $rc = 1 ] && grep -q "FAIL: the probe key /etc/fabricd/probe.key is readable: cannot read the probe key /etc/fabricd/probe.key as user slurm: permission denied" "$work/check-out.out" \
-  && ok "prolog --check as slurm outside group fabricd: permission denied, exit 1" || { fail "prolog --check outside the group (exit $rc):"; cat "$work/check-out.out" >&2; }
+  && grep -q "FAIL: the settings file /etc/fabricd/preflight.env is readable: cannot read the settings file /etc/fabricd/preflight.env as user slurm: permission denied" "$work/check-out.out" \
+  && ok "prolog --check as slurm outside group fabricd: settings and key permission denied, exit 1" || { fail "prolog --check outside the group (exit $rc):"; cat "$work/check-out.out" >&2; }
+# a job then: the settings are unknown, so it does not start (never ungated without a word)
+rc=0; as_slurm "$work/prolog-out.out" env SLURM_JOB_ID=2 SLURM_JOB_NODELIST='localhost,ip6-localhost' SLURM_JOB_NUM_NODES=2 \
+  FABRICD_PREFLIGHT_LOG_DIR=/tmp "$prolog" || rc=$?
+[ $rc = 1 ] && grep -q "cannot read the settings file /etc/fabricd/preflight.env as user slurm: permission denied, so its settings are unknown" "$work/prolog-out.out" \
+  && ok "the prolog as slurm outside group fabricd fails the job: its settings file cannot be read" || { fail "the prolog outside the group (exit $rc):"; cat "$work/prolog-out.out" >&2; }
 in_root "$work/slurm-group.out" adduser slurm fabricd > /dev/null || fail "adduser slurm fabricd"
 rc=0; as_slurm "$work/check-in.out" "$prolog" --check || rc=$?
-[ $rc = 0 ] && ok "prolog --check as slurm in group fabricd: key, fabricd, log folder all ok" || { fail "prolog --check in the group (exit $rc):"; cat "$work/check-in.out" >&2; }
+[ $rc = 0 ] && grep -q "^ok: fabricd takes the probe key (its file's rule)" "$work/check-in.out" \
+  && ok "prolog --check as slurm in group fabricd: settings, key (fabricd's own check), fabricd, log folder all ok" || { fail "prolog --check in the group (exit $rc):"; cat "$work/check-in.out" >&2; }
 # the real gate as slurm: two nodes nothing answers for are unknown (passed), the job runs; no error: the key was read
 rc=0; as_slurm "$work/prolog.out" env SLURM_JOB_ID=1 SLURM_JOB_NODELIST='localhost,ip6-localhost' SLURM_JOB_NUM_NODES=2 \
   FABRICD_PREFLIGHT_PORT=1 FABRICD_PREFLIGHT_TIMEOUT=10s FABRICD_PREFLIGHT_ARGS='--bandwidth none --unknown pass' "$prolog" || rc=$?

@@ -16,7 +16,9 @@
 # user before enabling it: sudo -u slurm /usr/share/fabricd/slurm/fabricd-prolog.sh --check
 #
 # Settings: environment variables, or the same names in /etc/fabricd/preflight.env (sourced when it
-# exists; FABRICD_PREFLIGHT_ENV names another file):
+# exists; FABRICD_PREFLIGHT_ENV names another file). A settings file this user cannot read is not
+# taken for none: its settings, FABRICD_PREFLIGHT_ON_ERROR among them, are unknown, so every job
+# fails the prolog (logged at priority err) until the user can read it; --check says so:
 #   FABRICD                    the fabricd command (default: fabricd on PATH)
 #   FABRICD_PREFLIGHT_KEY_FILE the fabric's probe key (default: /etc/fabricd/probe.key)
 #   FABRICD_PREFLIGHT_PORT     the agents' HTTP port (default: 9530)
@@ -46,9 +48,26 @@
 #   SCONTROL                   the scontrol command (default: scontrol on PATH)
 set -u
 
+user=$(id -un 2>/dev/null || id -u)
 env_file=${FABRICD_PREFLIGHT_ENV:-/etc/fabricd/preflight.env}
-# shellcheck source=/dev/null
-[ -r "$env_file" ] && . "$env_file"
+env_problem=
+if [ -f "$env_file" ] && [ -r "$env_file" ]; then
+  # shellcheck source=/dev/null
+  . "$env_file"
+else
+  # missing: the defaults; anything else is a problem. The shell's own open tells missing from
+  # permission denied (a folder it may not enter makes both look missing to test -e).
+  why=$(LC_ALL=C bash -c ': <"$1"' sh "$env_file" 2>&1)
+  case $why in
+    *'No such file or directory'*) ;;
+    *'Permission denied'*)
+      env_problem="cannot read the settings file $env_file as user $user: permission denied, so its settings are unknown and no job starts until it can; the package's file is root:fabricd 0640 in a 0750 folder: adduser $user fabricd, then restart slurmctld (it keeps the groups it started with)" ;;
+    '')
+      env_problem="the settings file $env_file is not a regular file, so its settings are unknown and no job starts until it is one" ;;
+    *)
+      env_problem="cannot read the settings file $env_file as user $user: ${why##*: }, so its settings are unknown and no job starts until it can" ;;
+  esac
+fi
 
 fabricd=${FABRICD:-fabricd}
 key_file=${FABRICD_PREFLIGHT_KEY_FILE:-/etc/fabricd/probe.key}
@@ -143,12 +162,10 @@ gate_error() {
   start
 }
 
-# What keeps this user from reading the probe key, in words; nothing when it can. The shell's own
-# open tells missing from permission denied (a folder it may not enter makes both look missing to
-# test -e).
+# What keeps this user from reading the probe key, in words; nothing when it can (told apart as the
+# settings file's are). fabricd holds the key to its whole rule (owner, group, mode) at the gate.
 key_problem() {
-  local user why
-  user=$(id -un 2>/dev/null || id -u)
+  local why
   [ -f "$key_file" ] && [ -r "$key_file" ] && return 0
   why=$(LC_ALL=C bash -c ': <"$1"' sh "$key_file" 2>&1)
   case $why in
@@ -163,15 +180,50 @@ key_problem() {
   esac
 }
 
+# What keeps this user from writing the log folder, in words; nothing when it can. The package makes
+# it root:fabricd 2770: the group is the way in.
+log_problem() {
+  [ -d "$log_dir" ] && [ -w "$log_dir" ] && return 0
+  if [ -d "$log_dir" ]; then
+    echo "user $user cannot write it: adduser $user fabricd (the package makes it root:fabricd 2770), then restart slurmctld"
+  else
+    echo "it does not exist: install -d -o root -g fabricd -m 2770 $log_dir (the package's layout), and adduser $user fabricd"
+  fi
+}
+
+# What fabricd itself says of the key (its whole rule) and of FABRICD_PREFLIGHT_ARGS: fabricd
+# preflight --check, which reads the key as the gate does and asks no agent; nothing when it takes them.
+fabricd_problem() {
+  local out
+  # shellcheck disable=SC2086  # FABRICD_PREFLIGHT_ARGS is a list of options
+  out=$($fabricd preflight --check --port "$port" --key-file "$key_file" --timeout "$budget" ${FABRICD_PREFLIGHT_ARGS:-} 2>&1 >/dev/null) \
+    && return 0
+  echo "${out%%$'\n'*}"
+}
+
 # --check: the setup as this user sees it (run it as SlurmUser), one line each, exit 1 on a problem.
 if [ "${1:-}" = --check ]; then
   problems=0
   check() { if [ -z "$2" ]; then echo "ok: $1"; else echo "FAIL: $1: $2"; problems=$((problems + 1)); fi; }
-  check "the probe key $key_file is readable" "$(key_problem)"
-  check "the command $fabricd runs" "$($fabricd --version >/dev/null 2>&1 || echo "'$fabricd --version' fails: set FABRICD to the fabricd command")"
+  if [ -z "$env_problem" ] && ! [ -f "$env_file" ]; then
+    echo "ok: no settings file $env_file: the defaults"
+  else
+    check "the settings file $env_file is readable" "$env_problem"
+  fi
+  key=$(key_problem)
+  check "the probe key $key_file is readable" "$key"
+  runs=$($fabricd --version >/dev/null 2>&1 || echo "'$fabricd --version' fails: set FABRICD to the fabricd command")
+  check "the command $fabricd runs" "$runs"
+  if [ -z "$key$runs" ]; then
+    check "fabricd takes the probe key (its file's rule) and FABRICD_PREFLIGHT_ARGS (fabricd preflight --check)" "$(fabricd_problem)"
+  fi
   check "the command $scontrol is there" "$(command -v "$scontrol" >/dev/null 2>&1 || echo "not found: set SCONTROL")"
-  check "the log folder $log_dir is writable" "$([ -d "$log_dir" ] && [ -w "$log_dir" ] || echo "make it and give it to $(id -un 2>/dev/null || id -u): install -d -o $(id -un 2>/dev/null || id -u) $log_dir")"
-  echo "FABRICD_PREFLIGHT_ON_ERROR=$on_error: when the gate cannot decide, $([ "$on_error" = fail ] && echo "the job does not start" || echo "the job starts ungated")"
+  check "the log folder $log_dir is writable" "$(log_problem)"
+  if [ -n "$env_problem" ]; then
+    echo "FABRICD_PREFLIGHT_ON_ERROR is unknown (the settings file cannot be read): every job fails the prolog until it can"
+  else
+    echo "FABRICD_PREFLIGHT_ON_ERROR=$on_error: when the gate cannot decide, $([ "$on_error" = fail ] && echo "the job does not start" || echo "the job starts ungated")"
+  fi
   [ "$problems" = 0 ] && exit 0
   exit 1
 fi
@@ -179,6 +231,11 @@ fi
 if [ -z "$nodes" ]; then
   log "no SLURM_JOB_NODELIST: nothing to gate"
   exit 0
+fi
+# settings that cannot be read are not the defaults: the job does not start, whatever they say
+if [ -n "$env_problem" ]; then
+  alarm "error: $env_problem"
+  send_back fail "the settings file $env_file cannot be read"
 fi
 count=${SLURM_JOB_NUM_NODES:-${SLURM_NNODES:-}}
 if [ -n "$count" ] && [ "$count" -lt "$min_nodes" ] 2>/dev/null; then

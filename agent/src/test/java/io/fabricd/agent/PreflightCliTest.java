@@ -73,6 +73,41 @@ class PreflightCliTest {
         assertThat(noNodes.err()).contains("Missing required option: '--nodes=EXPR'");
     }
 
+    /**
+     * --check: the options and the key as the gate would take them (the key's whole rule, not only
+     * whether it can be read), said in one line, asking no agent; --nodes may be left out. The Slurm
+     * prolog's --check asks this of the fabricd it runs.
+     */
+    @Test
+    void checkSaysWhetherTheGateCouldRunAndAsksNoAgent(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY);
+        CliTest.Result ok = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--bandwidth", "none", "--unknown", "pass");
+        assertThat(ok.code()).as(ok.err()).isZero();
+        assertThat(ok.out()).isEqualTo("fabricd preflight: the options and the probe key (" + key + ") are usable; no agent was asked\n");
+        assertThat(ok.err()).isEmpty();
+        // a node nothing listens for is not asked: no phase line, no verdict
+        CliTest.Result set = CliTest.run("preflight", "--check", "--nodes", "localhost,ip6-localhost", "--port", "1", "--key-file", key.toString());
+        assertThat(set.code()).as(set.err()).isZero();
+        assertThat(set.out()).contains("are usable, for 2 nodes; no agent was asked");
+        assertThat(set.err()).isEmpty();
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Map<String, List<String>> bad = new LinkedHashMap<>();
+        bad.put("has mode 0644: every user can read it", List.of("--key-file", key.toString()));
+        bad.put("does not exist", List.of("--key-file", tmp.resolve("nope").toString()));
+        bad.put("not a duration", List.of("--key-file", key.toString(), "--timeout", "soon"));
+        bad.put("--min-nodes 3 is more than the 2 nodes", List.of("--nodes", "gpu[1-2]", "--min-nodes", "3", "--key-file", key.toString()));
+        bad.put("is not a ConfigMap name", List.of("--result-configmap", "../x", "--key-file", key.toString()));
+        for (Map.Entry<String, List<String>> c : bad.entrySet()) {
+            CliTest.Result r = CliTest.run(concat(c.getValue(), "--check"));
+            assertThat(r.code()).as(c.getKey() + ": " + r.err()).isEqualTo(2);
+            assertThat(r.err().strip().lines()).as(c.getKey()).singleElement().asString().contains(c.getKey());
+            assertThat(r.out()).as(c.getKey()).isEmpty();
+        }
+        CliTest.Result typo = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--bandwith", "none");
+        assertThat(typo.code()).isEqualTo(2);
+        assertThat(typo.err()).contains("Unknown options: '--bandwith'", "Possible solutions: --bandwidth");
+    }
+
     @Test
     void agentsThatCannotBeUsedAreUnknownWithTheirReasonWithinTheTimeout(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY);

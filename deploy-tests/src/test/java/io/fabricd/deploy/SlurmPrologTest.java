@@ -140,6 +140,123 @@ class SlurmPrologTest {
         assertThat(Files.readAllLines(tmp.resolve("fabricd.args"))).containsSequence("--key-file", key.toString());
     }
 
+    /** The prolog's --check as {@code as} (a command prefix that changes the user; empty: this user), with the environment {@code env}. */
+    private static Run check(Path tmp, Map<String, String> env, List<String> as) throws IOException, InterruptedException {
+        List<String> cmd = new java.util.ArrayList<>(as);
+        Path prolog = Files.copy(PROLOG, tmp.resolve("prolog.sh"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        cmd.addAll(List.of("bash", prolog.toString(), "--check"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("FABRICD_PREFLIGHT_KEY_FILE", tmp.resolve("probe.key").toString());
+        pb.environment().put("FABRICD_PREFLIGHT_LOG_DIR", tmp.resolve("log").toString());
+        pb.environment().put("FABRICD_PREFLIGHT_ENV", tmp.resolve("none.env").toString());
+        pb.environment().put("PATH", tmp.resolve("bin") + ":" + System.getenv("PATH"));
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
+        return new Run(p.exitValue(), out, "", "");
+    }
+
+    /**
+     * A settings file the Slurm user cannot read (the package's, root:fabricd 0640 in a 0750 folder,
+     * before adduser slurm fabricd) is not taken for none: the site's FABRICD_PREFLIGHT_ON_ERROR=fail
+     * would be dropped without a word. Every job fails the prolog, at priority err, and --check says
+     * so, with the log folder's way in (the group, never a folder of the user's own). As root the
+     * prolog runs as nobody outside the group; as another user the file is made unreadable (0000).
+     */
+    @Test
+    void aSettingsFileTheSlurmUserCannotReadStopsEveryJobAndCheckSaysSo(@TempDir Path tmp) throws Exception {
+        boolean root = "root".equals(System.getProperty("user.name"));
+        String user = root ? "nobody" : System.getProperty("user.name");
+        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path etc = Files.createDirectory(tmp.resolve("etc-fabricd"));
+        Path settings = Files.writeString(etc.resolve("preflight.env"), "FABRICD_PREFLIGHT_ON_ERROR=fail\n");
+        Path closedLog = Files.createDirectory(tmp.resolve("closed-log"));
+        List<String> as = List.of();
+        if (root) {
+            for (Path p : List.of(etc, settings, closedLog)) {
+                Files.setAttribute(p, "unix:gid", 4242);
+            }
+            Files.setPosixFilePermissions(etc, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+            Files.setPosixFilePermissions(closedLog, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwx---"));
+            as = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
+        } else {
+            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+            Files.setPosixFilePermissions(closedLog, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+        }
+        Run r = run(tmp, Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_ENV", settings.toString()), as);
+        assertThat(r.code()).as(r.out()).isEqualTo(1);
+        assertThat(r.log()).contains("error: cannot read the settings file " + settings + " as user " + user + ": permission denied, so its "
+                + "settings are unknown and no job starts until it can", "adduser " + user + " fabricd, then restart slurmctld",
+                "(attempt 1 of 3): failing the prolog").doesNotContain("the job runs ungated");
+        assertThat(tmp.resolve("fabricd.args")).as("no gate without its settings").doesNotExist();
+
+        Run c = check(tmp, Map.of("FABRICD_PREFLIGHT_ENV", settings.toString(), "FABRICD_PREFLIGHT_LOG_DIR", closedLog.toString()), as);
+        assertThat(c.code()).as(c.out()).isEqualTo(1);
+        assertThat(c.out()).contains("FAIL: the settings file " + settings + " is readable: cannot read the settings file " + settings
+                        + " as user " + user + ": permission denied",
+                "FAIL: the log folder " + closedLog + " is writable: user " + user + " cannot write it: adduser " + user
+                        + " fabricd (the package makes it root:fabricd 2770), then restart slurmctld",
+                "FABRICD_PREFLIGHT_ON_ERROR is unknown (the settings file cannot be read): every job fails the prolog until it can")
+                .doesNotContain("install -d -o " + user);
+        // a log folder it cannot make either (in that folder)
+        Run missing = check(tmp, Map.of("FABRICD_PREFLIGHT_LOG_DIR", closedLog.resolve("preflight").toString()), as);
+        assertThat(missing.out()).contains("ok: no settings file " + tmp.resolve("none.env") + ": the defaults",
+                "FAIL: the log folder " + closedLog.resolve("preflight") + " is writable: it does not exist: install -d -o root -g fabricd -m 2770 "
+                        + closedLog.resolve("preflight") + " (the package's layout), and adduser " + user + " fabricd");
+
+        // readable (in the group, or its mode back): the site's setting holds, a gate error fails the job
+        List<String> member = root ? List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=4242") : List.of();
+        if (!root) {
+            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        }
+        Run read = run(tmp, Map.of("FAKE_RC", "2", "FAKE_ERR", "fabricd: no probe key", "FABRICD_PREFLIGHT_ENV", settings.toString(),
+                "SLURM_JOB_ID", "79"), member);
+        assertThat(read.code()).as(read.out()).isEqualTo(1);
+        assertThat(read.log()).contains("job=79 error: fabricd preflight exit 2: fabricd: no probe key (FABRICD_PREFLIGHT_ON_ERROR=fail)");
+        assertThat(read.out()).doesNotContain("settings file");
+    }
+
+    /**
+     * --check asks fabricd itself (fabricd preflight --check, the real command) about the key and the
+     * options the gate will get: a key the shell can read but fabricd refuses (another's mode or
+     * owner), and a typo in FABRICD_PREFLIGHT_ARGS, are FAILs with fabricd's own line.
+     */
+    @Test
+    void checkAsksFabricdItselfAboutTheKeyAndTheOptions(@TempDir Path tmp) throws Exception {
+        Path key = Files.writeString(tmp.resolve("probe.key"), "0123456789abcdef0123456789abcdef\n");
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.createDirectories(tmp.resolve("log"));
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Files.writeString(bin.resolve("scontrol"), "#!/bin/sh\nexit 0\n");
+        bin.resolve("scontrol").toFile().setExecutable(true);
+        String fabricd = Paths.repo().resolve("bin/fabricd").toString();
+        String takes = "fabricd takes the probe key (its file's rule) and FABRICD_PREFLIGHT_ARGS (fabricd preflight --check)";
+
+        Run ok = check(tmp, Map.of("FABRICD", fabricd, "FABRICD_PREFLIGHT_ARGS", "--bandwidth none --unknown pass"), List.of());
+        assertThat(ok.code()).as(ok.out()).isZero();
+        assertThat(ok.out()).contains("ok: " + takes);
+
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Run open = check(tmp, Map.of("FABRICD", fabricd), List.of());
+        assertThat(open.code()).as(open.out()).isEqualTo(1);
+        assertThat(open.out()).contains("ok: the probe key " + key + " is readable",
+                "FAIL: " + takes + ": fabricd: probe key file " + key + " has mode 0644: every user can read it");
+        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        if ("root".equals(System.getProperty("user.name"))) {
+            Files.setAttribute(key, "unix:uid", 65534);
+            Run theirs = check(tmp, Map.of("FABRICD", fabricd), List.of());
+            assertThat(theirs.code()).as(theirs.out()).isEqualTo(1);
+            assertThat(theirs.out()).contains("FAIL: " + takes + ": fabricd: probe key file " + key + " belongs to user nobody (uid 65534)");
+            Files.setAttribute(key, "unix:uid", 0);
+        }
+
+        Run typo = check(tmp, Map.of("FABRICD", fabricd, "FABRICD_PREFLIGHT_ARGS", "--bandwith none"), List.of());
+        assertThat(typo.code()).as(typo.out()).isEqualTo(1);
+        assertThat(typo.out()).contains("FAIL: " + takes + ": fabricd preflight: Unknown options: '--bandwith', 'none'");
+    }
+
     @Test
     void aMissingKeyIsSaidSoAndHandledAsAnError(@TempDir Path tmp) throws Exception {
         Run r = run(tmp, Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_KEY_FILE", tmp.resolve("nope.key").toString()));

@@ -9,19 +9,21 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * A probe key file and its one rule (docs/security.md, "The probe key file"): owner root (or the
- * user that runs fabricd), group fabricd, mode 0640 or stricter — the owner may write it, its group
- * read it, nobody else anything. Every user that reads it (the agent's, a Slurm controller's) is the
- * owner or in the group. A file others may read or change, or its group change, is refused: anyone
- * who reads the key can forge probes and signed requests. Missing and permission denied are told
- * apart, each with what to do.
+ * A probe key file and its one rule (docs/security.md, "The probe key file"): owned by root or by the
+ * user reading it; mode 0640 or stricter (its owner may write it, nobody else; others read nothing);
+ * and when its group may read it, that group is {@code fabricd} or one the reading process is in. A
+ * file that breaks it is refused, saying which part: anyone who can read or change the key can forge
+ * probes and signed requests. Missing and permission denied are told apart, each with what to do.
  */
 final class ProbeKeyFile {
-    /** The mode the rule asks for, as said in every message. */
+    /** The file as the rule makes it, and the commands that do, as said in every message. */
     static final String RULE = "owner root, group fabricd, mode 0640 (chown root:fabricd FILE; chmod 0640 FILE)";
+    /** The one group every reader may share the key through, whatever groups the reading process is in. */
+    static final String GROUP = "fabricd";
     /** Largest key file read: a key is a line of text, not a file to stream. */
     private static final long MAX_BYTES = 4096;
     private static final Set<PosixFilePermission> TOO_OPEN = Set.of(PosixFilePermission.GROUP_WRITE,
@@ -33,6 +35,11 @@ final class ProbeKeyFile {
 
     /** The key text of {@code file}, surrounding whitespace stripped; IllegalArgumentException with one line otherwise. */
     static String read(Path file) {
+        return read(file, ProcessIds.current());
+    }
+
+    /** {@link #read(Path)} for a process of user and groups {@code reader}. */
+    static String read(Path file, ProcessIds reader) {
         String what = "probe key file " + file;
         PosixFileAttributes a;
         try {
@@ -57,6 +64,11 @@ final class ProbeKeyFile {
         if (open != null) {
             throw new IllegalArgumentException(what + " has mode " + octal(a.permissions()) + ": " + open
                     + ", and anyone who reads the key can forge probes and signed requests; make it " + RULE.replace("FILE", file.toString()));
+        }
+        String owner = wrongOwnerOrGroup(file, a, reader);
+        if (owner != null) {
+            throw new IllegalArgumentException(what + " " + owner + ", and anyone who can read or change the key can forge probes and "
+                    + "signed requests; make it " + RULE.replace("FILE", file.toString()));
         }
         String s;
         try {
@@ -84,6 +96,43 @@ final class ProbeKeyFile {
     }
 
     /**
+     * What the file's owner or group allows beyond the rule, in words; null when they keep to it: its
+     * owner root or the reader, and a group that may read it {@value #GROUP} or one of the reader's.
+     */
+    static String wrongOwnerOrGroup(Path file, PosixFileAttributes a, ProcessIds reader) {
+        Map<String, Object> ids;
+        try {
+            ids = Files.readAttributes(file, "unix:uid,gid");
+        } catch (IOException | UnsupportedOperationException e) {
+            return null; // no numeric ids to hold it to: the mode alone
+        }
+        long uid = ((Number) ids.get("uid")).longValue();
+        long gid = ((Number) ids.get("gid")).longValue();
+        String self = "the user reading it (" + reader(System.getProperty("user.name"), reader.uid()) + ")";
+        if (uid != 0 && uid != reader.uid()) {
+            return "belongs to " + who(a.owner().getName(), "user", "uid", uid) + ", not to root or to " + self
+                    + ": that user can change the key and its mode";
+        }
+        if (a.permissions().contains(PosixFilePermission.GROUP_READ) && !reader.groups().contains(gid)
+                && !GROUP.equals(a.group().getName())) {
+            return "can be read by " + who(a.group().getName(), "group", "gid", gid) + ", which is neither " + GROUP
+                    + " nor a group of " + self + ": every member of it can read the key";
+        }
+        return null;
+    }
+
+    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number. */
+    private static String who(String name, String kind, String id, long number) {
+        return name == null || name.isEmpty() || name.equals(Long.toString(number)) ? id + " " + number
+                : kind + " " + name + " (" + id + " " + number + ")";
+    }
+
+    /** "root, uid 0", or "uid 1000" where the name is not known. */
+    private static String reader(String name, long uid) {
+        return name == null || name.isEmpty() || "?".equals(name) ? "uid " + uid : name + ", uid " + uid;
+    }
+
+    /**
      * Permission denied on a folder above the file ({@code seen} null: the file could not even be
      * looked at, which most tools call missing) or on the file itself (its owner and mode say why).
      */
@@ -102,8 +151,8 @@ final class ProbeKeyFile {
             why = " (the file is " + seen.owner().getName() + ":" + seen.group().getName() + " " + octal(seen.permissions()) + ")";
         }
         return "cannot read " + what + " as user " + user + ": permission denied" + why
-                + "; the rule: " + RULE.replace("FILE", file.toString()) + ", and every user that reads it in group fabricd"
-                + " (adduser " + user + " fabricd)";
+                + "; the rule: " + RULE.replace("FILE", file.toString()) + ", and every user that reads it in group " + GROUP
+                + " (adduser " + user + " " + GROUP + ")";
     }
 
     static String octal(Set<PosixFilePermission> p) {

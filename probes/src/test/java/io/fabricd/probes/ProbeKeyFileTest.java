@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The probe key file: its one mode rule, refused when it is no file (a pipe would hang the start), missing told from denied, warned about when weak. */
+/** The probe key file: its one rule (owner, group, mode), refused when it is no file (a pipe would hang the start), missing told from denied, warned about when weak. */
 class ProbeKeyFileTest {
     private static final Logger LOG = Logger.getLogger(ProbeKey.class.getName());
     private final List<String> warnings = new ArrayList<>();
@@ -131,6 +132,76 @@ class ProbeKeyFileTest {
                 "group fabricd, mode 0640");
     }
 
+    /**
+     * The rule's owner and group, for the readers fabricd has: the key root's or the reader's own, and
+     * a group that may read it one the reader is in (the .deb's group fabricd; a Kubernetes Secret's
+     * fsGroup). Another owner could rewrite the key; a group the reader is not in lets its members
+     * read it. The reader's ids are given, so that this runs as any user.
+     */
+    @Test
+    void aKeyOfAnotherOwnerOrReadableByAGroupOutsideTheReadersIsRefused(@TempDir Path tmp) throws Exception {
+        Path k = key(tmp, KEY, "rw-r-----");
+        long uid = ((Number) Files.getAttribute(k, "unix:uid")).longValue();
+        long gid = ((Number) Files.getAttribute(k, "unix:gid")).longValue();
+        assertThat(ProbeKeyFile.read(k, new ProcessIds(uid, Set.of(gid)))).isEqualTo(KEY);
+        assertThat(refusal(k, new ProcessIds(uid, Set.of(gid + 1)))).startsWith("probe key file " + k + " can be read by ")
+                .contains("gid " + gid + "), which is neither fabricd nor a group of the user reading it (",
+                        ": every member of it can read the key, and anyone who can read or change the key can forge probes",
+                        "make it owner root, group fabricd, mode 0640 (chown root:fabricd " + k + "; chmod 0640 " + k + ")");
+        // readable by its owner alone: its group does not matter
+        Files.setPosixFilePermissions(k, PosixFilePermissions.fromString("r--------"));
+        assertThat(ProbeKeyFile.read(k, new ProcessIds(uid, Set.of(gid + 1)))).isEqualTo(KEY);
+        if (uid == 0) {
+            // root's key, read by another user: a Secret's file, group-readable for the pod's fsGroup
+            Files.setPosixFilePermissions(k, PosixFilePermissions.fromString("r--r-----"));
+            assertThat(ProbeKeyFile.read(k, new ProcessIds(65534, Set.of(65534L, gid)))).isEqualTo(KEY);
+        } else {
+            assertThat(refusal(k, new ProcessIds(uid + 1, Set.of(gid)))).startsWith("probe key file " + k + " belongs to user ")
+                    .contains("uid " + uid + "), not to root or to the user reading it (", "): that user can change the key and its mode");
+        }
+    }
+
+    /** The same with real owners: chown nobody:users k; chmod 0640 k, read by root. Needs root to give a file away. */
+    @Test
+    void aKeyGivenToNobodyOrToGroupUsersIsRefusedAsRoot(@TempDir Path tmp) throws Exception {
+        if (!"root".equals(System.getProperty("user.name"))) {
+            assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
+            org.junit.jupiter.api.Assumptions.abort("needs root to give the key to another user and group");
+        }
+        Path k = key(tmp, KEY, "rw-r-----");
+        Files.setAttribute(k, "unix:gid", 100);
+        Files.setAttribute(k, "unix:uid", 65534);
+        assertThatThrownBy(() -> ProbeKey.fromFile(k)).hasMessageContaining("probe key file " + k + " belongs to ")
+                .hasMessageContaining("(uid 65534), not to root or to the user reading it (root, uid 0)");
+        Files.setAttribute(k, "unix:uid", 0);
+        assertThatThrownBy(() -> ProbeKey.fromFile(k)).hasMessageContaining("probe key file " + k + " can be read by ")
+                .hasMessageContaining("(gid 100), which is neither fabricd nor a group of the user reading it (root, uid 0)");
+        Files.setAttribute(k, "unix:gid", 0);
+        assertThat(ProbeKey.fromFile(k).tag("x")).hasSize(ProbeKey.TAG_BYTES);
+        assertThat(warnings).isEmpty();
+    }
+
+    /** This process's ids are the ones its new files get: the owner, and a group it is in. */
+    @Test
+    void theReadersIdsAreThisProcesss(@TempDir Path tmp) throws Exception {
+        Path f = Files.writeString(tmp.resolve("f"), "x");
+        ProcessIds me = ProcessIds.current();
+        assertThat(me.uid()).isEqualTo(((Number) Files.getAttribute(f, "unix:uid")).longValue());
+        assertThat(me.groups()).contains(((Number) Files.getAttribute(f, "unix:gid")).longValue());
+        assertThat(ProcessIds.parse(List.of("Name:\tjava", "Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101",
+                "Groups:\t4 27 101 ")).groups()).containsExactlyInAnyOrder(101L, 4L, 27L);
+        assertThat(ProcessIds.parse(List.of("Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101", "Groups:")).uid()).isEqualTo(1001);
+    }
+
+    private static String refusal(Path key, ProcessIds reader) {
+        try {
+            ProbeKeyFile.read(key, reader);
+            return "read";
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+    }
+
     private static String refusal(Path key) {
         try {
             ProbeKeyFile.read(key);
@@ -143,7 +214,7 @@ class ProbeKeyFileTest {
     /** ProbeKeyFile read by user nobody: its class and {@link Reader} copied where nobody can load them. */
     private static String readAsNobody(Path tmp, Path key) throws Exception {
         Path classes = Files.createDirectories(tmp.resolve("classes/io/fabricd/probes"));
-        for (Class<?> c : new Class<?>[] {ProbeKeyFile.class, Reader.class}) {
+        for (Class<?> c : new Class<?>[] {ProbeKeyFile.class, ProcessIds.class, Reader.class}) {
             String name = c.getName().substring(c.getPackageName().length() + 1) + ".class";
             try (var in = c.getResourceAsStream(name)) {
                 Files.write(classes.resolve(name), in.readAllBytes());

@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code fabricd preflight --nodes EXPR}: which nodes and links of a job's set may the job use (docs/preflight.md). */
@@ -33,7 +34,7 @@ import picocli.CommandLine.Spec;
                 + "(docs/preflight.md).",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every node and link passed", "1:some excluded (the reasons on stdout, --exclude-file)",
-            "2:bad input, or the gate could not run (fewer than --min-nodes kept)"})
+            "2:bad input, the gate could not run (fewer than --min-nodes kept), or its result not stored (--result-configmap)"})
 public final class PreflightCommand implements Callable<Integer> {
     /**
      * The longest bandwidth test asked for: an agent answers when its test is over, and closes a
@@ -42,13 +43,16 @@ public final class PreflightCommand implements Callable<Integer> {
      */
     static final Duration MAX_BANDWIDTH_DURATION = Duration.ofMillis(PreflightBandwidth.MAX_DURATION_MS);
 
+    /** Bad input's exit code, as every command gives it (docs/spec/interfaces.md). */
+    private static final int BAD_INPUT = 2;
+
     enum Format { text, json }
 
     enum Bandwidth { ring, none }
 
     enum Unknown { exclude, pass }
 
-    @Option(names = "--nodes", required = true, paramLabel = "EXPR",
+    @Option(names = "--nodes", paramLabel = "EXPR",
             description = "The node set: a Slurm hostlist (gpu[001-064,070]), @FILE or a file with one name per line (# comments); "
                     + "an entry NAME=HOST:PORT reaches that node's agent at another address.")
     String nodes;
@@ -148,54 +152,121 @@ public final class PreflightCommand implements Callable<Integer> {
 
     @Option(names = "--result-configmap", paramLabel = "NAME", description = "Also store the result in this Kubernetes ConfigMap of the "
             + "pod's namespace, replaced whole: exit_code, excluded, excluded.tsv, verdict.json and the cordon/taint commands for the "
-            + "excluded nodes, printed, not run (the preflight Job, docs/preflight.md).")
+            + "excluded nodes, printed, not run, and the run's pod and times; a record of the run replaces it before the gate starts "
+            + "(the preflight Job, docs/preflight.md).")
     String resultConfigMap;
+
+    @Option(names = "--check", description = "Check the options and the probe key (its file's rule), say so and exit, asking no agent: "
+            + "0 when the gate could run with them, 2 with the problem. --nodes may be left out.")
+    boolean check;
 
     @Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
+    /** What the gate runs with, every option checked. */
+    private record Input(List<NodeSet.Node> set, GateRun.Settings settings) {
+    }
+
     @Override
     public Integer call() throws IOException {
+        if (nodes == null && !check) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--nodes=EXPR'");
+        }
+        if (resultConfigMap != null) {
+            ResultConfigMap.checkName(resultConfigMap);
+        }
+        if (check) {
+            return checked(input());
+        }
         if (resultConfigMap == null) {
-            return gate().outcome().exitCode();
+            GateReport report = gate(input());
+            print(report, report.outcome().exitCode(), null);
+            return report.outcome().exitCode();
+        }
+        return gateStored(ResultConfigMap.Run.now());
+    }
+
+    /** --check: the input as the gate would take it, said on stdout; nothing is asked. */
+    private int checked(Input in) {
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("fabricd preflight: the options and the probe key (" + (keyFile != null ? keyFile.toString() : ProbeKey.ENV)
+                + ") are usable" + (in.set().isEmpty() ? "" : ", for " + in.set().size() + (in.set().size() == 1 ? " node" : " nodes"))
+                + "; no agent was asked");
+        out.flush();
+        return 0;
+    }
+
+    /**
+     * The gate with --result-configmap: bad input said first, then stored as an error; a running
+     * record of this run stored before the gate starts (a run that cannot store it does not start);
+     * the result stored before anything is printed, so that the exit code printed in the JSON is the
+     * command's, {@link ResultConfigMap#NOT_STORED} when the result could not be stored.
+     */
+    private int gateStored(ResultConfigMap.Run run) throws IOException {
+        PrintWriter err = spec.commandLine().getErr();
+        Input in;
+        try {
+            in = input();
+        } catch (IllegalArgumentException | IOException e) {
+            return failed(run, message(e));
+        }
+        try {
+            ResultConfigMap.publish(null, resultConfigMap, ResultConfigMap.running(run));
+        } catch (IllegalStateException e) {
+            err.println("fabricd preflight: the result cannot be stored, so the gate does not run: " + e.getMessage());
+            err.flush();
+            return ResultConfigMap.NOT_STORED;
         }
         GateReport report;
         try {
-            report = gate();
-        } catch (IllegalArgumentException e) {
-            try {
-                publish(ResultConfigMap.error(e.getMessage()));
-            } catch (IllegalStateException notStored) {
-                spec.commandLine().getErr().println("fabricd preflight: the error below is not stored: " + notStored.getMessage());
-            }
-            throw e;
+            report = gate(in);
+        } catch (IllegalArgumentException | IOException e) {
+            return failed(run, message(e));
         }
         StringWriter json = new StringWriter();
         report.json(new PrintWriter(json));
         int code = report.outcome().exitCode();
-        Map<String, String> result = ResultConfigMap.data(code, report, json.toString());
-        PrintWriter err = spec.commandLine().getErr();
+        Map<String, String> result = ResultConfigMap.data(run, code, report, json.toString());
         if (!result.get("commands").isEmpty()) {
             err.print("fabricd preflight: to keep new pods off the excluded nodes (not run here; also in ConfigMap " + resultConfigMap + "):\n"
                     + result.get("commands"));
         }
+        String notStored = null;
         try {
-            publish(result);
+            ResultConfigMap.publish(null, resultConfigMap, result);
         } catch (IllegalStateException e) {
-            err.println("fabricd preflight: the verdict (exit " + code + ", above) is not stored: " + e.getMessage());
+            notStored = e.getMessage();
+        }
+        print(report, notStored == null ? code : ResultConfigMap.NOT_STORED, notStored);
+        if (notStored != null) {
+            err.println("fabricd preflight: the verdict (exit " + code + " on its own) is not stored, exit " + ResultConfigMap.NOT_STORED
+                    + ": " + notStored);
             err.flush();
-            return 2;
+            return ResultConfigMap.NOT_STORED;
         }
         err.flush();
         return code;
     }
 
-    private void publish(Map<String, String> data) {
-        ResultConfigMap.publish(null, resultConfigMap, data);
+    /** Bad input (or output that cannot be written): said first, as every command says it, then stored as the run's error. */
+    private int failed(ResultConfigMap.Run run, String message) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("fabricd: " + message);
+        try {
+            ResultConfigMap.publish(null, resultConfigMap, ResultConfigMap.error(run, message));
+        } catch (IllegalStateException notStored) {
+            err.println("fabricd preflight: the error above is not stored: " + notStored.getMessage());
+        }
+        err.flush();
+        return BAD_INPUT;
     }
 
-    /** Runs the gate, prints and writes its output; the report's outcome is the exit code. */
-    private GateReport gate() throws IOException {
+    private static String message(Exception e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    /** Every option checked, the node set (empty with --check and no --nodes) and the key read. */
+    private Input input() throws IOException {
         Duration budget = duration("--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(1));
         Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), MAX_BANDWIDTH_DURATION);
         if (port < 1 || port > 65535) {
@@ -208,36 +279,48 @@ public final class PreflightCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--min-samples " + minSamples + " outside 1..1000 (an on-demand round sends at most 1000)");
         }
         Policy policy = policy();
-        List<NodeSet.Node> set = NodeSet.parse(nodes, port);
-        if (minNodes > set.size()) {
+        List<NodeSet.Node> set = nodes == null ? List.of() : NodeSet.parse(nodes, port);
+        if (nodes != null && minNodes > set.size()) {
             throw new IllegalArgumentException("--min-nodes " + minNodes + " is more than the " + set.size() + " nodes of --nodes");
         }
         ProbeKey key = ProbeKey.resolve(keyFile);
         if (key == null) {
             throw new IllegalArgumentException("no probe key: give --key-file FILE or set " + ProbeKey.ENV + " (the agents' key)");
         }
+        return new Input(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime, bandwidthSize, policy, budget));
+    }
+
+    /** Runs the gate and writes the exclude files; the report's outcome is the gate's exit code. */
+    private GateReport gate(Input in) throws IOException {
         PrintWriter err = spec.commandLine().getErr();
-        GateRun.Result r = new GateRun(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime,
-                bandwidthSize, policy, budget), err).run();
+        GateRun.Result r = new GateRun(in.set(), in.settings(), err).run();
         GateReport report = new GateReport(r.verdicts(), r.elapsed(), r.phases(), minNodes);
-        PrintWriter out = spec.commandLine().getOut();
-        if (format == Format.json) {
-            report.json(out);
-        } else {
-            report.text(out);
-        }
         if (excludeFile != null) {
             ExcludeFile.write(excludeFile, report.excluded());
         }
         if (excludeList != null) {
             ExcludeFile.write("--exclude-list", excludeList, report.excludedLines());
         }
+        return report;
+    }
+
+    /**
+     * The report on stdout as text or JSON, {@code exitCode} the command's and {@code notStored} why the
+     * result was not stored (or null); then, when too few nodes are kept, why on stderr.
+     */
+    private void print(GateReport report, int exitCode, String notStored) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (format == Format.json) {
+            report.json(out, exitCode, notStored);
+        } else {
+            report.text(out);
+        }
         if (report.outcome() == GateReport.Outcome.TOO_FEW_KEPT) {
+            PrintWriter err = spec.commandLine().getErr();
             err.printf(Locale.ROOT, "fabricd preflight: only %d of %d nodes kept, fewer than --min-nodes %d: the job cannot run on this "
-                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", r.verdicts().kept(), set.size(), minNodes);
+                    + "set; fix or replace the excluded nodes (reasons above) and run again%n", report.kept(), report.nodes(), minNodes);
             err.flush();
         }
-        return report;
     }
 
     private Policy policy() {

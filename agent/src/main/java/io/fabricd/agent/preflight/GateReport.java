@@ -75,6 +75,16 @@ public final class GateReport {
         return v.allPass() ? Outcome.PASS : Outcome.EXCLUDE;
     }
 
+    /** How many nodes the set has. */
+    public int nodes() {
+        return v.nodes().size();
+    }
+
+    /** How many of them the job may use. */
+    public int kept() {
+        return v.kept();
+    }
+
     /** "pass" when every node and link passed, else "exclude". */
     public String verdict() {
         return outcome().verdict();
@@ -119,10 +129,18 @@ public final class GateReport {
     }
 
     public void json(PrintWriter out) {
+        json(out, outcome().exitCode(), null);
+    }
+
+    /**
+     * The JSON, {@code exitCode} the command's: the outcome's, unless the result could not be stored
+     * where --result-configmap asked ({@code notStored}: why, added as {@code result_not_stored}).
+     */
+    public void json(PrintWriter out, int exitCode, String notStored) {
         Map<String, Object> doc = new LinkedHashMap<>();
         Outcome o = outcome();
         doc.put("verdict", o.verdict());
-        doc.put("exit_code", o.exitCode());
+        doc.put("exit_code", exitCode);
         doc.put("nodes", v.nodes());
         doc.put("links", v.links());
         doc.put("excluded", excluded());
@@ -131,6 +149,9 @@ public final class GateReport {
         doc.put("kept", v.kept());
         doc.put("phases", phases);
         doc.put("elapsed_seconds", Math.round(elapsed.toMillis() / 10.0) / 100.0);
+        if (notStored != null) {
+            doc.put("result_not_stored", notStored);
+        }
         try {
             out.print(JSON.writeValueAsString(doc) + "\n");
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.fabricd.agent.preflight;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -11,7 +12,9 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +63,50 @@ class ResultConfigMapTest {
         assertThat(h.get("excluded.tsv")).startsWith("not stored: ");
     }
 
+    static final ResultConfigMap.Run RUN = new ResultConfigMap.Run("fabricd-preflight-x7k2p", Instant.parse("2025-06-01T10:00:00Z"));
+
+    /**
+     * Which run a result is of: the pod the Job names (POD_NAME from the downward API), its start and
+     * end; the running record has no exit code and no end, so that it is never read as a result.
+     */
+    @Test
+    void aResultSaysWhichRunItIsOfAndTheRunningRecordHasNoResult() throws Exception {
+        assertThat(ResultConfigMap.Run.now(Map.of("POD_NAME", "fabricd-preflight-x7k2p", "HOSTNAME", "gpu-node-001")).pod())
+                .as("the pod's name, never the host's: the Job runs on the host network").isEqualTo("fabricd-preflight-x7k2p");
+        assertThat(ResultConfigMap.Run.now(Map.of("HOSTNAME", "gpu-node-001")).pod()).isEmpty();
+        Map<String, String> running = ResultConfigMap.running(RUN);
+        assertThat(running).containsEntry("exit_code", "").containsEntry("excluded", "").containsEntry("commands", "")
+                .containsEntry("pod", "fabricd-preflight-x7k2p").containsEntry("started_at", "2025-06-01T10:00:00Z").containsEntry("finished_at", "");
+        var v = new ObjectMapper().readTree(running.get("verdict.json"));
+        assertThat(v.get("verdict").asText()).isEqualTo("running");
+        assertThat(v.get("pod").asText()).isEqualTo("fabricd-preflight-x7k2p");
+        Map<String, String> error = ResultConfigMap.error(RUN, "--nodes: an empty hostlist");
+        assertThat(Instant.parse(error.get("finished_at"))).isAfter(RUN.startedAt());
+    }
+
+    /** A ConfigMap's name (DNS-1123 subdomain), checked before anything runs: a path would have gone into the request's URL. */
+    @Test
+    void onlyAConfigMapNameIsTakenForTheResult() {
+        for (String ok : List.of("fabricd-preflight-result", "a", "r.1", "x".repeat(253))) {
+            assertThat(ResultConfigMap.checkName(ok)).isEqualTo(ok);
+        }
+        for (String bad : List.of("../../secrets/probe-key", "Result", "-r", "r-", "r_1", "", "r..1", "x".repeat(254), "r\nx", "a/b")) {
+            assertThatThrownBy(() -> ResultConfigMap.checkName(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("is not a ConfigMap name: lowercase letters, digits, '-' and '.'").hasMessageNotContaining("\n");
+        }
+    }
+
+    /** fabric8 says "Operation: [delete] ... failed." and keeps why in its causes: the innermost is said, on one line. */
+    @Test
+    void theRootCauseIsSaidOnOneLine() {
+        var e = new io.fabric8.kubernetes.client.KubernetesClientException("Operation: [delete]  for kind: [ConfigMap]  with name: [r]  failed.",
+                new java.io.IOException("wrapped", new java.net.ConnectException("Connection refused")));
+        assertThat(ResultConfigMap.rootCause(e)).isEqualTo("Connection refused");
+        assertThat(ResultConfigMap.rootCause(new IllegalStateException("while parsing a flow node\n in reader, line 2, column 1:\n    \n    ^")))
+                .isEqualTo("while parsing a flow node in reader, line 2, column 1: ^");
+        assertThat(ResultConfigMap.rootCause(new RuntimeException(new java.net.UnknownHostException()))).isEqualTo("UnknownHostException");
+    }
+
     @Test
     void theConfigMapIsReplacedWholeInTheApiServer() {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
@@ -73,9 +120,10 @@ class ResultConfigMapTest {
             assertThat(cm.getMetadata().getLabels()).containsEntry("app.kubernetes.io/name", "fabricd-preflight");
             assertThat(cm.getMetadata().getAnnotations()).as("no client-side apply copy").isNullOrEmpty();
             // a first run: nothing to replace
-            ResultConfigMap.publish(client, "other", "fabricd-preflight-result", ResultConfigMap.error("--nodes: an empty hostlist"));
+            ResultConfigMap.publish(client, "other", "fabricd-preflight-result", ResultConfigMap.error(RUN, "--nodes: an empty hostlist"));
             assertThat(client.configMaps().inNamespace("other").withName("fabricd-preflight-result").get().getData())
-                    .containsEntry("exit_code", "2").containsEntry("verdict.json", "{\"verdict\":\"error\",\"exit_code\":2,\"error\":\"--nodes: an empty hostlist\"}\n");
+                    .containsEntry("exit_code", "2").containsEntry("verdict.json", "{\"verdict\":\"error\",\"exit_code\":2,\"error\":\"--nodes: an empty hostlist\"}\n")
+                    .containsEntry("pod", "fabricd-preflight-x7k2p").containsEntry("started_at", "2025-06-01T10:00:00Z");
         } finally {
             server.destroy();
         }
