@@ -458,7 +458,7 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
     # its own responder held the probes it answered over 5 minutes (a starved CPU holds most of them,
     # a host that stalls now and then one in ten or more; one slow sample or a pause of seconds stays
     # under a tenth of the minutes' thousands), above 1 ms (a fleet of fast hosts is never told apart
-    # by microseconds) and 3 x the fleet's median of the same (a fleet slow throughout is no host's
+    # by microseconds) and 10 x the fleet's median of the same (a fleet slow throughout is no host's
     # fault); held 6 minutes, longer than the window, so that one stall has left it before the hold
     # ends. The records come first in the group, so the alert reads them fresh
     ("fabricd-probe-hosts", "probes", [
@@ -469,11 +469,11 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
          "expr": f"quantile by ({PROBE_KEEP}) (0.5, fabric:probe_responder_hold_p90:rate5m)"},
         rule("FabricHostSlowToAnswer",
              "fabric:probe_responder_hold_p90:rate5m > 0.001\n"
-             f"  and fabric:probe_responder_hold_p90:rate5m > on ({PROBE_KEEP}) group_left () 3 * fabric:probe_responder_hold_p90:fleet_median",
+             f"  and fabric:probe_responder_hold_p90:rate5m > on ({PROBE_KEEP}) group_left () 10 * fabric:probe_responder_hold_p90:fleet_median",
              "6m", "warning",
              HOST + " is slow to answer: it holds one probe in ten {{ $value | humanizeDuration }} or longer",
              "fabricd's probe responder on " + HOST + " held one in ten of the probes it answered for {{ $value | humanizeDuration }} "
-             "or longer (their 90th percentile over 5 minutes), over 1 ms and 3 times the fleet's, for 6 minutes: its CPU is starved "
+             "or longer (their 90th percentile over 5 minutes), over 1 ms and 10 times the fleet's, for 6 minutes: its CPU is starved "
              "or it stalls, and every collective it joins waits for it. Check its load and CPU throttling (top, mpstat), dmesg for "
              "soft lockups and hung tasks, and the fabricd agent's own CPU limit; drain it while a job suffers.",
              "alerts.md#a-host-slow-to-answer"),

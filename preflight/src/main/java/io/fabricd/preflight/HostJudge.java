@@ -23,7 +23,7 @@ import java.util.TreeMap;
  * of its answered probes stay within (one window or round caught in a pause does not make it), with at
  * least the policy's minimum of probes, against the set's median of those on that transport (of an
  * even count the lower middle one, so that of two nodes the slower is judged against the faster). A
- * node with either above {@link Policy#latencyFactor()} x the set's and above
+ * node with either above {@link Policy#hostFactor()} x the set's and above
  * {@link Policy#hostFloorSeconds()} is slow: the floor keeps a set of fast hosts from being told apart
  * by microseconds, and a set slow throughout is judged against itself, where no node stands out. A
  * pause or one slow sample in ten moves neither statistic.
@@ -94,7 +94,7 @@ final class HostJudge {
                 Map<Stat, HostHold.Statistic> judged = new EnumMap<>(Stat.class);
                 byStat.forEach((s, v) -> {
                     double median = lowerMedian(ofSet.get(t).get(s));
-                    double limit = Math.max(policy.hostFloorSeconds(), policy.latencyFactor() * median);
+                    double limit = Math.max(policy.hostFloorSeconds(), policy.hostFactor() * median);
                     judged.put(s, new HostHold.Statistic(v.seconds(), median, limit, v.probes(), v.seconds() > limit));
                 });
                 out.computeIfAbsent(node, k -> new ArrayList<>()).add(new HostHold(t, judged.get(Stat.P50), judged.get(Stat.P90),

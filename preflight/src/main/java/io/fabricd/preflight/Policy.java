@@ -12,18 +12,21 @@ import java.util.Set;
  * @param ignoreChecks findings of these checks never exclude
  * @param lossFactor a link whose probe loss is above max(this x the set's median loss, {@link #LOSS_FLOOR}) is bad (3)
  * @param latencyFactor a link whose p50 is above this x the set's median p50, and at least
- *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3); so is a node whose median or 90th
- *        percentile hold is above this x the set's of the same and above {@code hostFloorSeconds} (a slow host)
+ *        {@link #LATENCY_MARGIN_SECONDS} above it, is slow (3)
  * @param hostFloorSeconds a node whose responder holds the probes it answers this long or less (their
  *        median and 90th percentile) is never slow, whatever the set's (1 ms: a thread's wake-up on a
  *        busy host is well below it, a starved or stalling one well above)
+ * @param hostFactor a node whose median or 90th percentile hold is above this x the set's of the same
+ *        and above {@code hostFloorSeconds} is a slow host (10: a hold is a scheduler's tail, heavier
+ *        than a network's, and where the whole set is above the floor — hosts that share CPUs, agents
+ *        held to a low CPU limit — one must stand out by an order of magnitude to be the host's own)
  * @param bandwidthRatio a link measured below this share of its ceiling is bad (0.8)
  * @param minSamples probes a link needs, both directions together, to be judged on them (20)
  * @param unknownPasses whether a node the gate cannot judge is kept (false: excluded)
  * @param minNodes the fewest nodes the job can run on; the caller fails when fewer are kept (1)
  */
 public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks, Set<String> ignoreChecks, double lossFactor,
-                     double latencyFactor, double hostFloorSeconds, double bandwidthRatio, int minSamples, boolean unknownPasses,
+                     double latencyFactor, double hostFloorSeconds, double hostFactor, double bandwidthRatio, int minSamples, boolean unknownPasses,
                      int minNodes) {
     /** Loss at or below this is never held against a link, whatever the set's median. */
     public static final double LOSS_FLOOR = 0.01;
@@ -37,6 +40,7 @@ public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks,
         positive("loss factor", lossFactor);
         positive("latency factor", latencyFactor);
         positive("host floor", hostFloorSeconds);
+        positive("host factor", hostFactor);
         if (!(bandwidthRatio >= 0 && bandwidthRatio <= 1)) {
             throw new IllegalArgumentException("bandwidth ratio " + bandwidthRatio + " is not between 0 and 1");
         }
@@ -48,9 +52,9 @@ public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks,
         }
     }
 
-    /** Critical findings of every check exclude; loss, latency and hold 3x the median; a 1 ms hold floor; 80 % of the ceiling; 20 probes. */
+    /** Critical findings of every check exclude; loss and latency 3x the median, hold 10x and over 1 ms; 80 % of the ceiling; 20 probes. */
     public static Policy defaults() {
-        return new Policy(Set.of(Severity.CRITICAL), Set.of(), Set.of(), 3.0, 3.0, 1e-3, 0.8, 20, false, 1);
+        return new Policy(Set.of(Severity.CRITICAL), Set.of(), Set.of(), 3.0, 3.0, 1e-3, 10.0, 0.8, 20, false, 1);
     }
 
     /** {@code critical} gives {critical}, {@code warning} gives {critical, warning}. */
@@ -71,8 +75,8 @@ public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks,
     }
 
     public Policy withUnknownPasses(boolean passes) {
-        return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, bandwidthRatio,
-                minSamples, passes, minNodes);
+        return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, hostFactor,
+                bandwidthRatio, minSamples, passes, minNodes);
     }
 
     private static void positive(String name, double v) {

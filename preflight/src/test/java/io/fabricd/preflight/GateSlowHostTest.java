@@ -272,7 +272,7 @@ class GateSlowHostTest {
         Map<String, Held> hold = fast(names, 4);
         hold.put("n2", new Held(40 * US, 3 * MS));
         assertThat(Gate.decide(reachable(names), ring(names, hold, null, 0), DEFAULTS).excluded()).containsExactly("n2");
-        Policy lenient = new Policy(null, null, null, 3, 3, 5 * MS, 0.8, 20, false, 1);
+        Policy lenient = new Policy(null, null, null, 3, 3, 5 * MS, 10, 0.8, 20, false, 1);
         assertThat(Gate.decide(reachable(names), ring(names, hold, null, 0), lenient).excluded()).isEmpty();
     }
 

@@ -55,7 +55,7 @@ class GateTest {
     void warningsExcludeWhenThePolicySaysSo() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", null,
                 Map.of()))), NodeInput.reachable("b", List.of()));
-        Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 1e-3, 0.8, 20, false, 1);
+        Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 1e-3, 10, 0.8, 20, false, 1);
         Verdicts v = Gate.decide(nodes, List.of(), warning);
         assertThat(v.excluded()).containsExactly("a");
         assertThat(node(v, "a").reasons()).containsExactly("a: warning finding ecn_disabled (ECN off): see fabricd diagnose on the node, then rerun");

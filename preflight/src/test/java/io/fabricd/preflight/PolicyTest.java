@@ -22,6 +22,7 @@ class PolicyTest {
         assertThat(p.lossFactor()).isEqualTo(3.0);
         assertThat(p.latencyFactor()).isEqualTo(3.0);
         assertThat(p.hostFloorSeconds()).isEqualTo(1e-3);
+        assertThat(p.hostFactor()).isEqualTo(10.0);
         assertThat(p.bandwidthRatio()).isEqualTo(0.8);
         assertThat(p.minSamples()).isEqualTo(20);
         assertThat(p.unknownPasses()).isFalse();
@@ -40,10 +41,10 @@ class PolicyTest {
 
     @Test
     void checksNarrowAndIgnoreWidens() {
-        Policy only = new Policy(Policy.atLeast(Severity.WARNING), Set.of("pfc_missing"), Set.of(), 3, 3, 1e-3, 0.8, 20, false, 1);
+        Policy only = new Policy(Policy.atLeast(Severity.WARNING), Set.of("pfc_missing"), Set.of(), 3, 3, 1e-3, 10, 0.8, 20, false, 1);
         assertThat(only.excludes(finding("pfc_missing", Severity.WARNING))).isTrue();
         assertThat(only.excludes(finding("port_down", Severity.CRITICAL))).isFalse();
-        Policy ignoring = new Policy(null, null, Set.of("port_down"), 3, 3, 1e-3, 0.8, 20, false, 1);
+        Policy ignoring = new Policy(null, null, Set.of("port_down"), 3, 3, 1e-3, 10, 0.8, 20, false, 1);
         assertThat(ignoring.excludes(finding("port_down", Severity.CRITICAL))).isFalse();
         assertThat(ignoring.excludes(finding("pfc_missing", Severity.CRITICAL))).isTrue();
     }
@@ -56,17 +57,18 @@ class PolicyTest {
 
     @Test
     void nonsenseIsRefusedInOneLine() {
-        assertThatThrownBy(() -> new Policy(null, null, null, 0, 3, 1e-3, 0.8, 20, false, 1)).hasMessage("loss factor 0.0 is not a number above 0");
-        assertThatThrownBy(() -> new Policy(null, null, null, 3, Double.NaN, 1e-3, 0.8, 20, false, 1))
+        assertThatThrownBy(() -> new Policy(null, null, null, 0, 3, 1e-3, 10, 0.8, 20, false, 1)).hasMessage("loss factor 0.0 is not a number above 0");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, Double.NaN, 1e-3, 10, 0.8, 20, false, 1))
                 .hasMessage("latency factor NaN is not a number above 0");
-        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 0, 0.8, 20, false, 1)).hasMessage("host floor 0.0 is not a number above 0");
-        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 1.5, 20, false, 1)).hasMessage("bandwidth ratio 1.5 is not between 0 and 1");
-        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 0.8, 0, false, 1)).hasMessage("min samples 0 is below 1");
-        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 0.8, 20, false, -1)).hasMessage("min nodes -1 is below 0");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 0, 10, 0.8, 20, false, 1)).hasMessage("host floor 0.0 is not a number above 0");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 0, 0.8, 20, false, 1)).hasMessage("host factor 0.0 is not a number above 0");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 1.5, 20, false, 1)).hasMessage("bandwidth ratio 1.5 is not between 0 and 1");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 0.8, 0, false, 1)).hasMessage("min samples 0 is below 1");
+        assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 0.8, 20, false, -1)).hasMessage("min nodes -1 is below 0");
     }
 
     @Test
     void unknownPassesIsOneFlag() {
-        assertThat(Policy.defaults().withUnknownPasses(true)).isEqualTo(new Policy(null, null, null, 3, 3, 1e-3, 0.8, 20, true, 1));
+        assertThat(Policy.defaults().withUnknownPasses(true)).isEqualTo(new Policy(null, null, null, 3, 3, 1e-3, 10, 0.8, 20, true, 1));
     }
 }

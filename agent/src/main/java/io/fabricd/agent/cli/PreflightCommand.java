@@ -110,9 +110,13 @@ public final class PreflightCommand implements Callable<Integer> {
 
     @Option(names = "--latency-factor", paramLabel = "F", defaultValue = "3.0",
             description = "A link's median RTT above this x the set's median "
-            + "(and 50 us more) is slow, and so is a node whose median or 90th percentile hold is above this x the set's "
-            + "and --host-floor (default: ${DEFAULT-VALUE}).")
+            + "(and 50 us more) is slow (default: ${DEFAULT-VALUE}).")
     double latencyFactor;
+
+    @Option(names = "--host-factor", paramLabel = "F", defaultValue = "10.0",
+            description = "A node whose responder's median or 90th percentile hold is above this x the set's of the same "
+            + "and --host-floor is a slow host (default: ${DEFAULT-VALUE}).")
+    double hostFactor;
 
     @Option(names = "--host-floor", paramLabel = "TIME", defaultValue = "1ms",
             description = "A node whose responder holds the probes it answers this long or less (their median and 90th "
@@ -332,7 +336,7 @@ public final class PreflightCommand implements Callable<Integer> {
         };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
-                    latencyFactor, floor.toNanos() / 1e9, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
+                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }
