@@ -249,9 +249,12 @@ class GateSlowHostTest {
         }
         Verdicts all = Gate.decide(reachable(names), ring(names, hold, null, 0), DEFAULTS);
         assertThat(all.excluded()).isEmpty();
-        assertThat(hostOf(node(all, "n01")).get(0).p50().limitSeconds()).as("3 x the set's median, above the floor").isGreaterThan(45 * MS);
+        assertThat(hostOf(node(all, "n01")).get(0).p50().limitSeconds()).as("10 x the set's median, above the floor").isGreaterThan(150 * MS);
 
-        hold.put("n07", new Held(20 * MS, 250 * MS)); // and one whose tail is far slower than the rest's
+        // hosts that share CPUs differ by several times from scheduling alone: a tail 4 x the set's is not the host's own
+        hold.put("n07", new Held(20 * MS, 160 * MS));
+        assertThat(Gate.decide(reachable(names), ring(names, hold, null, 0), DEFAULTS).excluded()).isEmpty();
+        hold.put("n07", new Held(20 * MS, 900 * MS)); // and one whose tail is an order of magnitude slower than the rest's
         Verdicts one = Gate.decide(reachable(names), ring(names, hold, null, 0), DEFAULTS);
         assertThat(one.excluded()).containsExactly("n07");
         assertThat(node(one, "n07").reasons()).singleElement().asString().contains("(90th percentile of 200 udp probes");
