@@ -9,7 +9,8 @@
 #   bench/preflight-fleet.sh [AGENTS] [RUNS] [OUT_DIR]      (defaults 100 5, a new temporary folder)
 #
 # Each agent takes ~100 MiB of memory: check `free -g` first (other work on the machine counts) and
-# give as many agents as fit. TIMEOUT (60s) is the gate's --timeout. Every run's JSON and stderr stay
+# give as many agents as fit. TIMEOUT (60s) is the gate's --timeout; PREFLIGHT_ARGS more options
+# (`--host-floor 1s`: agents sharing a few cores are starved hosts by construction). Every run's JSON and stderr stay
 # in OUT_DIR. Needs curl, python3 and the fabricd jar (built if missing). Record the result in
 # docs/benchmarks.md ("Preflight over real agents").
 set -euo pipefail
@@ -47,8 +48,9 @@ echo "fabricd $rev, $(nproc) cores, $(date -u +%FT%TZ): $agents agents ready in 
 for r in $(seq 1 "$runs"); do
   s=$(date +%s%N)
   set +e
+  # shellcheck disable=SC2086 # PREFLIGHT_ARGS is words
   bin/fabricd preflight --nodes "@$out/nodes.txt" --key-file "$out/key" --bandwidth none --timeout "${TIMEOUT:-60s}" \
-    --format json > "$out/run$r.json" 2> "$out/run$r.err"
+    ${PREFLIGHT_ARGS:-} --format json > "$out/run$r.json" 2> "$out/run$r.err"
   rc=$?
   set -e
   wall=$(( ($(date +%s%N) - s) / 1000000 ))
