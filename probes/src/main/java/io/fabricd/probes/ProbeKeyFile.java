@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -35,11 +35,11 @@ final class ProbeKeyFile {
 
     /** The key text of {@code file}, surrounding whitespace stripped; IllegalArgumentException with one line otherwise. */
     static String read(Path file) {
-        return read(file, ProcessIds.current());
+        return read(file, ProcessIdentity.current());
     }
 
     /** {@link #read(Path)} for a process of user and groups {@code reader}. */
-    static String read(Path file, ProcessIds reader) {
+    static String read(Path file, ProcessIdentity reader) {
         String what = "probe key file " + file;
         PosixFileAttributes a;
         try {
@@ -99,15 +99,15 @@ final class ProbeKeyFile {
      * What the file's owner or group allows beyond the rule, in words; null when they keep to it: its
      * owner root or the reader, and a group that may read it {@value #GROUP} or one of the reader's.
      */
-    static String wrongOwnerOrGroup(Path file, PosixFileAttributes a, ProcessIds reader) {
-        Map<String, Object> ids;
+    static String wrongOwnerOrGroup(Path file, PosixFileAttributes a, ProcessIdentity reader) {
+        long uid;
+        long gid;
         try {
-            ids = Files.readAttributes(file, "unix:uid,gid");
+            uid = ((Number) Files.getAttribute(file, "unix:uid")).longValue();
+            gid = ((Number) Files.getAttribute(file, "unix:gid")).longValue();
         } catch (IOException | UnsupportedOperationException e) {
             return null; // no numeric ids to hold it to: the mode alone
         }
-        long uid = ((Number) ids.get("uid")).longValue();
-        long gid = ((Number) ids.get("gid")).longValue();
         String self = "the user reading it (" + reader(System.getProperty("user.name"), reader.uid()) + ")";
         if (uid != 0 && uid != reader.uid()) {
             return "belongs to " + who(a.owner().getName(), "user", "uid", uid) + ", not to root or to " + self

@@ -3,6 +3,7 @@ package io.fabricd.probes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -143,20 +144,20 @@ class ProbeKeyFileTest {
         Path k = key(tmp, KEY, "rw-r-----");
         long uid = ((Number) Files.getAttribute(k, "unix:uid")).longValue();
         long gid = ((Number) Files.getAttribute(k, "unix:gid")).longValue();
-        assertThat(ProbeKeyFile.read(k, new ProcessIds(uid, Set.of(gid)))).isEqualTo(KEY);
-        assertThat(refusal(k, new ProcessIds(uid, Set.of(gid + 1)))).startsWith("probe key file " + k + " can be read by ")
+        assertThat(ProbeKeyFile.read(k, new ProcessIdentity(uid, uid, Set.of(gid), null))).isEqualTo(KEY);
+        assertThat(refusal(k, new ProcessIdentity(uid, uid, Set.of(gid + 1), null))).startsWith("probe key file " + k + " can be read by ")
                 .contains("gid " + gid + "), which is neither fabricd nor a group of the user reading it (",
                         ": every member of it can read the key, and anyone who can read or change the key can forge probes",
                         "make it owner root, group fabricd, mode 0640 (chown root:fabricd " + k + "; chmod 0640 " + k + ")");
         // readable by its owner alone: its group does not matter
         Files.setPosixFilePermissions(k, PosixFilePermissions.fromString("r--------"));
-        assertThat(ProbeKeyFile.read(k, new ProcessIds(uid, Set.of(gid + 1)))).isEqualTo(KEY);
+        assertThat(ProbeKeyFile.read(k, new ProcessIdentity(uid, uid, Set.of(gid + 1), null))).isEqualTo(KEY);
         if (uid == 0) {
             // root's key, read by another user: a Secret's file, group-readable for the pod's fsGroup
             Files.setPosixFilePermissions(k, PosixFilePermissions.fromString("r--r-----"));
-            assertThat(ProbeKeyFile.read(k, new ProcessIds(65534, Set.of(65534L, gid)))).isEqualTo(KEY);
+            assertThat(ProbeKeyFile.read(k, new ProcessIdentity(65534, 65534, Set.of(65534L, gid), null))).isEqualTo(KEY);
         } else {
-            assertThat(refusal(k, new ProcessIds(uid + 1, Set.of(gid)))).startsWith("probe key file " + k + " belongs to user ")
+            assertThat(refusal(k, new ProcessIdentity(uid + 1, uid + 1, Set.of(gid), null))).startsWith("probe key file " + k + " belongs to user ")
                     .contains("uid " + uid + "), not to root or to the user reading it (", "): that user can change the key and its mode");
         }
     }
@@ -185,15 +186,15 @@ class ProbeKeyFileTest {
     @Test
     void theReadersIdsAreThisProcesss(@TempDir Path tmp) throws Exception {
         Path f = Files.writeString(tmp.resolve("f"), "x");
-        ProcessIds me = ProcessIds.current();
+        ProcessIdentity me = ProcessIdentity.current();
         assertThat(me.uid()).isEqualTo(((Number) Files.getAttribute(f, "unix:uid")).longValue());
         assertThat(me.groups()).contains(((Number) Files.getAttribute(f, "unix:gid")).longValue());
-        assertThat(ProcessIds.parse(List.of("Name:\tjava", "Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101",
+        assertThat(ProcessIdentity.parse(List.of("Name:\tjava", "Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101",
                 "Groups:\t4 27 101 ")).groups()).containsExactlyInAnyOrder(101L, 4L, 27L);
-        assertThat(ProcessIds.parse(List.of("Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101", "Groups:")).uid()).isEqualTo(1001);
+        assertThat(ProcessIdentity.parse(List.of("Uid:\t1000\t1001\t1001\t1001", "Gid:\t100\t101\t101\t101", "Groups:")).uid()).isEqualTo(1001);
     }
 
-    private static String refusal(Path key, ProcessIds reader) {
+    private static String refusal(Path key, ProcessIdentity reader) {
         try {
             ProbeKeyFile.read(key, reader);
             return "read";
@@ -213,8 +214,8 @@ class ProbeKeyFileTest {
 
     /** ProbeKeyFile read by user nobody: its class and {@link Reader} copied where nobody can load them. */
     private static String readAsNobody(Path tmp, Path key) throws Exception {
-        Path classes = Files.createDirectories(tmp.resolve("classes/io/fabricd/probes"));
-        for (Class<?> c : new Class<?>[] {ProbeKeyFile.class, ProcessIds.class, Reader.class}) {
+        for (Class<?> c : new Class<?>[] {ProbeKeyFile.class, ProcessIdentity.class, Reader.class}) {
+            Path classes = Files.createDirectories(tmp.resolve("classes").resolve(c.getPackageName().replace('.', '/')));
             String name = c.getName().substring(c.getPackageName().length() + 1) + ".class";
             try (var in = c.getResourceAsStream(name)) {
                 Files.write(classes.resolve(name), in.readAllBytes());

@@ -1,19 +1,17 @@
 package io.fabricd.agent.cli;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
-import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * What a "permission denied" on a file of the agent's means for this process: a command run as
  * another user than root (the state folder is the agent's: root's, or its service user's, mode
- * 0750), or root without the capabilities that read or write other users' files. Read from
- * {@code /proc/self/status}: the file-system user id and the effective capabilities.
+ * 0750), or root without the capabilities that read or write other users' files: the file-system
+ * user id and the effective capabilities of {@link ProcessIdentity}.
  */
 final class Privilege {
-    private static final int CAP_DAC_OVERRIDE = 1;
-    private static final int CAP_DAC_READ_SEARCH = 2;
 
     /** Whose files this process reads and writes as, and whether it may read or write anyone's. */
     record Reader(long fsUid, boolean readsAnyFile, boolean writesAnyFile) {
@@ -49,24 +47,16 @@ final class Privilege {
                         + "CAP_DAC_OVERRIDE";
     }
 
-    /** The Uid: line's file-system id and CapEff: of a /proc/PID/status; null when it cannot be read. */
+    /** The file-system user id and capabilities of a /proc/PID/status; null when it cannot be read or says neither. */
     static Reader reader(Path status) {
         try {
-            Long fsUid = null;
-            BigInteger caps = null;
-            for (String line : Files.readAllLines(status)) {
-                String[] f = line.split("\\s+");
-                if (f[0].equals("Uid:") && f.length >= 5) {
-                    fsUid = Long.parseLong(f[4]);
-                } else if (f[0].equals("CapEff:") && f.length >= 2) {
-                    caps = new BigInteger(f[1], 16);
-                }
-            }
-            if (fsUid == null || caps == null) {
+            ProcessIdentity id = ProcessIdentity.parse(Files.readAllLines(status));
+            if (id.capabilities() == null) {
                 return null;
             }
-            return new Reader(fsUid, caps.testBit(CAP_DAC_OVERRIDE) || caps.testBit(CAP_DAC_READ_SEARCH), caps.testBit(CAP_DAC_OVERRIDE));
-        } catch (IOException | NumberFormatException e) {
+            boolean override = id.has(ProcessIdentity.CAP_DAC_OVERRIDE);
+            return new Reader(id.fsUid(), override || id.has(ProcessIdentity.CAP_DAC_READ_SEARCH), override);
+        } catch (IOException | IllegalArgumentException e) {
             return null;
         }
     }

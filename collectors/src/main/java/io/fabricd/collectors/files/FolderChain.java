@@ -1,7 +1,7 @@
 package io.fabricd.collectors.files;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -79,7 +79,7 @@ public final class FolderChain {
      * kernel does after a link.
      */
     private static Walk walk(Path folder) throws IOException {
-        long self = effectiveUid();
+        long self = ProcessIdentity.current().uid();
         java.util.ArrayDeque<String> names = new java.util.ArrayDeque<>();
         push(names, folder.toAbsolutePath());
         Path cur = folder.toAbsolutePath().getRoot();
@@ -169,22 +169,5 @@ public final class FolderChain {
         String name = principal == null ? "" : principal.toString();
         String number = ("user".equals(kind) ? "uid " : "gid ") + id;
         return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
-    }
-
-    /**
-     * The user this process writes as: the effective uid of {@code /proc/self/status} (Linux), else
-     * the login uid of the JDK's Unix login module.
-     */
-    static long effectiveUid() throws IOException {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
-                if (line.startsWith("Uid:")) {
-                    return Long.parseLong(line.substring(4).strip().split("\\s+")[1]);
-                }
-            }
-        } catch (NoSuchFileException e) {
-            // not Linux
-        }
-        return new com.sun.security.auth.module.UnixSystem().getUid();
     }
 }
