@@ -145,7 +145,7 @@ final class ProbeRounds {
                 + (attempts == 1 ? " attempt" : " attempts") + (problems.count() > 0 ? "; " + problems.count()
                 + (problems.count() == 1 ? " try" : " tries") + " gave no probes" + problems.first() : "")
                 + (done < pairs ? "; " + (pairs - done) + " pairs without their " + minSamples + " probes" + (notAgain.isEmpty() ? ""
-                : ", " + notAgain.size() + (notAgain.size() == 1 ? " agent" : " agents") + " not asked again") : "");
+                : ", " + Texts.count(notAgain.size(), "agent") + " not asked again") : "");
         return GatePhase.ran(kind, pairs, done, attempts, problems.list(), summary);
     }
 
