@@ -7,6 +7,7 @@ import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.files.FolderChain;
+import io.fabricd.natives.ProcessIdentity;
 import io.fabricd.testing.LogCapture;
 import io.fabricd.testing.PrivateFiles;
 import java.io.BufferedReader;
@@ -86,6 +87,7 @@ class NodeNameLockTest {
         String jvm = ProcessHandle.current().info().command().orElse("java");
         String cp = Path.of(NodeNameLock.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + File.pathSeparator
                 + Path.of(FolderChain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + File.pathSeparator
+                + Path.of(ProcessIdentity.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + File.pathSeparator
                 + Path.of(Holder.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Process holder = new ProcessBuilder(jvm, "-cp", cp, Holder.class.getName(), locks.toString(), "gpu-07")
                 .redirectErrorStream(true).start();
