@@ -75,7 +75,7 @@ class AgentPreflightTest {
         return "127.0.0.1:" + a.port();
     }
 
-    /** An answer to a request signed for the agent: status, Retry-After, body, and whether the answer is signed for it. */
+    /** An answer to a request signed for the agent: status, Retry-After, body, and whether the answer is signed for it, by it. */
     private record Reply(int status, String retryAfter, String body, boolean signed) {
         JsonNode json() throws IOException {
             return JSON.readTree(body);
@@ -90,8 +90,8 @@ class AgentPreflightTest {
                 .header(EndpointAuth.REQUEST_HEADER, r.header()).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(b)).build(), HttpResponse.BodyHandlers.ofString());
         return new Reply(res.statusCode(), res.headers().firstValue("Retry-After").orElse(null), res.body(),
-                auth.checkAnswer(r.nonce(), res.body().getBytes(StandardCharsets.UTF_8),
-                        res.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null)));
+                auth.answerer(r.nonce(), a.probes().endpointAuth().agentId(), res.body().getBytes(StandardCharsets.UTF_8),
+                        res.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null)) != null);
     }
 
     @Test

@@ -131,8 +131,9 @@ class AgentProbeTest {
                         .header(EndpointAuth.REQUEST_HEADER, signed.header()).build();
                 HttpResponse<String> ep = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
                 assertThat(ep.statusCode()).isEqualTo(200);
-                assertThat(auth.checkAnswer(signed.nonce(), ep.body().getBytes(StandardCharsets.UTF_8),
-                        ep.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))).isTrue();
+                // signed by A, in its name
+                assertThat(auth.answerer(signed.nonce(), a.probes().endpointAuth().agentId(), ep.body().getBytes(StandardCharsets.UTF_8),
+                        ep.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))).isEqualTo("dgx-h100-01");
                 HttpResponse<String> replay = Http.CLIENT.send(epReq, HttpResponse.BodyHandlers.ofString());
                 assertThat(replay.statusCode()).isEqualTo(401);
                 assertThat(replay.body()).contains("(replayed)");

@@ -105,13 +105,14 @@ public class ProbePacketTest {
         for (String bad : new String[] {null, ""}) {
             assertThat(responder.check(bad, "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.MISSING);
         }
-        // version 2 (bound to the Host the sender chose): refused as an older fabricd's
+        // version 2 (bound to the Host the sender chose) and 3 (its answers name no agent): refused as an older fabricd's
         assertThat(responder.check("2:1000000:" + "0".repeat(32) + ":" + "0".repeat(32), "GET", path, 1_000_000))
                 .isEqualTo(EndpointAuth.Verdict.OLD_VERSION);
+        assertThat(responder.check(r.header().replaceFirst("^4:", "3:"), "GET", path, 1_000_000)).isEqualTo(EndpointAuth.Verdict.OLD_VERSION);
         String t = r.header();
-        for (String bad : new String[] {"x", "1:zz", ":00", "1000000:", t.replaceFirst("^3:", "1:"), t + "0", t.toUpperCase(),
+        for (String bad : new String[] {"x", "1:zz", ":00", "1000000:", t.replaceFirst("^4:", "1:"), t + "0", t.toUpperCase(),
             t.replaceFirst(":\\d+:", ":x:"), t.replaceFirst(":\\d+:", ":99999999999999999999:"), t.replace(idA, "node-a"),
-            "3:1000000:" + "0".repeat(32) + ":-:" + "0".repeat(64) + ":" + "0".repeat(31)}) {
+            "4:1000000:" + "0".repeat(32) + ":-:" + "0".repeat(64) + ":" + "0".repeat(31)}) {
             assertThat(responder.check(bad, "GET", path, 1_000_000)).as(bad).isEqualTo(EndpointAuth.Verdict.MALFORMED);
         }
         assertThatThrownBy(() -> new ProbeKey(new byte[8])).hasMessageContaining("at least 16 bytes");
@@ -134,16 +135,34 @@ public class ProbePacketTest {
     }
 
     @Test
-    void anAnswerIsBoundToItsRequestAndBody() {
-        EndpointAuth a = new EndpointAuth(KEY);
+    void anAnswerIsBoundToItsRequestItsBodyAndTheAgentThatMadeIt() {
+        EndpointAuth a = new EndpointAuth(KEY, () -> "node-a");
+        EndpointAuth requester = new EndpointAuth(KEY);
+        String idA = a.agentId();
         byte[] body = "{\"host\":\"a\"}".getBytes(StandardCharsets.UTF_8);
         String h = a.answerHeader("00".repeat(16), body);
-        assertThat(a.checkAnswer("00".repeat(16), body, h)).isTrue();
-        assertThat(a.checkAnswer("01".repeat(16), body, h)).isFalse(); // an old answer to another request
-        assertThat(a.checkAnswer("00".repeat(16), "{\"host\":\"b\"}".getBytes(StandardCharsets.UTF_8), h)).isFalse();
-        assertThat(new EndpointAuth(OTHER).checkAnswer("00".repeat(16), body, h)).isFalse();
-        assertThat(a.checkAnswer("00".repeat(16), body, null)).isFalse();
-        assertThat(a.checkAnswer("00".repeat(16), body, "zz")).isFalse();
+        assertThat(h).startsWith("4:node-a:");
+        assertThat(requester.answerer("00".repeat(16), idA, body, h)).isEqualTo("node-a");
+        assertThat(requester.answerer("01".repeat(16), idA, body, h)).isNull(); // an old answer to another request
+        assertThat(requester.answerer("00".repeat(16), idA, "{\"host\":\"b\"}".getBytes(StandardCharsets.UTF_8), h)).isNull();
+        assertThat(new EndpointAuth(OTHER).answerer("00".repeat(16), idA, body, h)).isNull();
+        // the answer of another agent than the one the request was signed for (a relay to it): not taken
+        String idB = new EndpointAuth(KEY, () -> "node-b").agentId();
+        assertThat(requester.answerer("00".repeat(16), idB, body, h)).isNull();
+        assertThat(requester.answerer("00".repeat(16), EndpointAuth.UNKNOWN_AGENT, body, h)).isNull();
+        // nor one that names another agent than the one whose id it was signed with
+        String[] f = h.split(":");
+        assertThat(requester.answerer("00".repeat(16), idA, body, f[0] + ":node-b:" + f[2])).isNull();
+        for (String bad : new String[] {null, "zz", f[2], "3:node-a:" + f[2], "4::" + f[2], "4:node-a:" + f[2] + ":x", "4:%zz:" + f[2],
+            "4:" + "a".repeat(5000) + ":" + f[2]}) {
+            assertThat(requester.answerer("00".repeat(16), idA, body, bad)).as(String.valueOf(bad)).isNull();
+        }
+        // a name with any characters goes out URL-encoded and comes back whole
+        EndpointAuth odd = new EndpointAuth(KEY, () -> "gpu 07:a/ü");
+        String oh = odd.answerHeader("00".repeat(16), body);
+        assertThat(oh.split(":")).hasSize(3);
+        assertThat(requester.answerer("00".repeat(16), odd.agentId(), body, oh)).isEqualTo("gpu 07:a/ü");
+        assertThatThrownBy(() -> requester.answerHeader("00".repeat(16), body)).isInstanceOf(IllegalStateException.class);
     }
 
     @Test

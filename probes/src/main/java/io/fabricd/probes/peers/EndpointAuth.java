@@ -1,6 +1,8 @@
 package io.fabricd.probes.peers;
 
 import io.fabricd.probes.ProbeKey;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -16,7 +18,7 @@ import java.util.function.Supplier;
  * ways, with the fabric's key:
  *
  * <ul>
- *   <li>a request carries {@code X-Fabricd-Probe-Auth: 3:<epoch seconds>:<nonce>:<agent id>:<body sha256>:<tag>},
+ *   <li>a request carries {@code X-Fabricd-Probe-Auth: 4:<epoch seconds>:<nonce>:<agent id>:<body sha256>:<tag>},
  *       the tag an HMAC of the method, path, the id of the agent it is for ({@link #agentId}), time,
  *       a fresh random nonce and the SHA-256 of the body. The responder checks it from the headers
  *       alone, before any body is read: within {@link #WINDOW_SECONDS} of its clock, for its OWN id
@@ -24,14 +26,19 @@ import java.util.function.Supplier;
  *       to another agent, path or body;</li>
  *   <li>a request for another agent's id (or for none: "-", a requester that does not know it yet)
  *       whose tag is good is refused with this agent's id in {@link #AGENT_ID_HEADER}, which the
- *       requester learns ({@link EndpointClient});</li>
- *   <li>the answer carries {@code X-Fabricd-Probe-Answer-Auth: <tag>}, an HMAC of the request's
- *       nonce and the SHA-256 of the body: a peer without the key (or a man in the middle) cannot
- *       feed an agent an endpoint, and an old answer cannot be replayed to a new request.</li>
+ *       requester learns ({@link EndpointClient}). That id is not authenticated: the answer is;</li>
+ *   <li>the answer carries {@code X-Fabricd-Probe-Answer-Auth: 4:<node name>:<tag>}, the answering
+ *       agent's node name (URL-encoded) and an HMAC of its id, that name, the request's nonce and
+ *       the SHA-256 of the body. The requester takes it only as the answer of the agent it signed the
+ *       request for, whose id that name gives ({@link #answerer}): a peer without the key (or a man in
+ *       the middle) can neither feed an agent an answer nor replay an old one, and one that relays
+ *       the requests to another agent of the fabric gets them answered in that agent's name, which
+ *       the requester sees (the job gate takes no node's answer from another node's agent).</li>
  * </ul>
  *
- * Version 2 headers (bound to the {@code Host} the sender chose) are refused: agents of this
- * release do not exchange endpoints with older ones.
+ * Version 3 headers (whose answers did not name their agent) and version 2 ones (bound to the
+ * {@code Host} the sender chose) are refused: agents of this release do not exchange endpoints with
+ * older ones.
  */
 public final class EndpointAuth {
     public static final String REQUEST_HEADER = "X-Fabricd-Probe-Auth";
@@ -44,7 +51,9 @@ public final class EndpointAuth {
     public static final long WINDOW_SECONDS = 300;
     /** Nonces remembered within the window; beyond it the oldest are forgotten first. */
     public static final int MAX_NONCES = 16_384;
-    private static final String VERSION = "3";
+    private static final String VERSION = "4";
+    /** The longest answer header taken: a node name of 253 characters, each URL-encoded as up to 12. */
+    private static final int MAX_ANSWER_HEADER = 4096;
     private static final String HEX32 = "[0-9a-f]{32}";
     private static final String EMPTY_BODY = sha256Hex(new byte[0]);
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -90,16 +99,18 @@ public final class EndpointAuth {
 
     /** This agent's id; null for a requester's EndpointAuth. */
     public String agentId() {
-        if (nodeName == null) {
-            return null;
-        }
+        return nodeName == null ? null : self().id();
+    }
+
+    /** This agent's node name and its id, as of now. */
+    private Self self() {
         String name = nodeName.get();
         Self s = self;
         if (!name.equals(s.name())) {
             s = new Self(name, agentId(key, name));
             self = s;
         }
-        return s.id();
+        return s;
     }
 
     /**
@@ -129,7 +140,7 @@ public final class EndpointAuth {
             return Verdict.MISSING;
         }
         String[] f = header.split(":", -1);
-        if (f.length == 4 && f[0].equals("2")) {
+        if (f.length == 4 && f[0].equals("2") || f.length == 6 && f[0].equals("3")) {
             return Verdict.OLD_VERSION;
         }
         if (f.length != 6 || !f[0].equals(VERSION) || !f[1].matches("\\d{1,12}") || !f[2].matches(HEX32)
@@ -172,17 +183,44 @@ public final class EndpointAuth {
                 (body == null ? EMPTY_BODY : sha256Hex(body)).getBytes(StandardCharsets.US_ASCII)) ? Verdict.OK : Verdict.BODY_MISMATCH;
     }
 
-    /** The answer header for a body answering the request of {@code nonce}. */
+    /**
+     * The answer header for a body answering the request of {@code nonce}: this agent's node name and
+     * a tag over its id, that name, the nonce and the body. A responder's only.
+     */
     public String answerHeader(String nonce, byte[] body) {
-        return ProbeKey.hex(key.tag(answerText(nonce, body)));
+        if (nodeName == null) {
+            throw new IllegalStateException("a requester's EndpointAuth answers nothing");
+        }
+        Self s = self();
+        return VERSION + ":" + URLEncoder.encode(s.name(), StandardCharsets.UTF_8) + ":"
+                + ProbeKey.hex(key.tag(answerText(s.id(), s.name(), nonce, body)));
     }
 
-    /** True when {@code header} authenticates {@code body} as the answer to the request of {@code nonce}. */
-    public boolean checkAnswer(String nonce, byte[] body, String header) {
-        if (header == null || !header.matches(HEX32)) {
-            return false;
+    /**
+     * The node name of the agent that answered, when {@code header} authenticates {@code body} as the
+     * answer of the agent of id {@code targetId} (the one the request was signed for) to the request
+     * of {@code nonce}; else null: no answer of the key's, of another request, or of another agent
+     * than the one asked (a relay).
+     */
+    public String answerer(String nonce, String targetId, byte[] body, String header) {
+        if (header == null || header.length() > MAX_ANSWER_HEADER) {
+            return null;
         }
-        return MessageDigest.isEqual(key.tag(answerText(nonce, body)), HexFormat.of().parseHex(header));
+        String[] f = header.split(":", -1);
+        if (f.length != 3 || !f[0].equals(VERSION) || !f[2].matches(HEX32) || f[1].isEmpty()) {
+            return null;
+        }
+        String name;
+        try {
+            name = URLDecoder.decode(f[1], StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        if (!MessageDigest.isEqual(key.tag(answerText(targetId, name, nonce, body)), HexFormat.of().parseHex(f[2]))) {
+            return null;
+        }
+        // the tag holds the id; the name must be that id's too, so that the name said is the answering agent's
+        return agentId(key, name).equals(targetId) ? name : null;
     }
 
     static String sha256Hex(byte[] b) {
@@ -204,7 +242,7 @@ public final class EndpointAuth {
         return value != null && value.matches(HEX32) ? value : null;
     }
 
-    private static String answerText(String nonce, byte[] body) {
-        return "fabricd-endpoint-answer\n" + VERSION + "\n" + nonce + "\n" + sha256Hex(body);
+    private static String answerText(String id, String name, String nonce, byte[] body) {
+        return "fabricd-endpoint-answer\n" + VERSION + "\n" + id + "\n" + name + "\n" + nonce + "\n" + sha256Hex(body);
     }
 }

@@ -83,15 +83,22 @@ public final class EndpointClient {
 
     /**
      * The peer's endpoint as {@link #fetch(String)} reads it, within {@code within} in all instead of
-     * this client's timeout (connecting is bounded by that one still).
+     * this client's timeout (connecting is bounded by that one still). It must name the agent that
+     * signed it: the name probe windows give the peer is the answering agent's own.
      */
     public Endpoint fetch(String peer, Duration within) throws IOException {
-        byte[] body = exchange(peer, PATH, null, "an endpoint", within);
+        Answered a = exchange(peer, PATH, null, "an endpoint", within);
+        Endpoint ep;
         try {
-            return JSON.readValue(body, Endpoint.class);
+            ep = JSON.readValue(a.body(), Endpoint.class);
         } catch (JacksonException e) {
             throw new IOException(peer + " sent an endpoint fabricd cannot read: " + e.getOriginalMessage());
         }
+        if (ep.host() == null || !ep.host().equals(a.agent())) {
+            throw new IOException(peer + " sent the endpoint of " + OneLine.of(String.valueOf(ep.host()), 60) + " signed by agent "
+                    + OneLine.of(a.agent(), 60) + ": an endpoint names the agent that gives it");
+        }
+        return ep;
     }
 
     /**
@@ -100,10 +107,23 @@ public final class EndpointClient {
      * Answers other than 200 become an IOException with the peer's text.
      */
     public byte[] post(String peer, String path, byte[] body) throws IOException {
+        return ask(peer, path, body).body();
+    }
+
+    /**
+     * {@link #post}, with the node name of the agent that answered (signed with the answer): the
+     * agent at that address as it proved itself, which a caller that knows whom it meant to ask
+     * checks (a relay at the peer's address gets another agent's answer, in that agent's name).
+     */
+    public Answered ask(String peer, String path, byte[] body) throws IOException {
         return exchange(peer, path, body, "an answer", timeout);
     }
 
-    private byte[] exchange(String peer, String path, byte[] post, String what, Duration within) throws IOException {
+    /** An authenticated answer: its body, and the node name of the agent that signed it. */
+    public record Answered(String agent, byte[] body) {
+    }
+
+    private Answered exchange(String peer, String path, byte[] post, String what, Duration within) throws IOException {
         URI uri;
         try {
             uri = URI.create(scheme + "://" + peer + path);
@@ -117,7 +137,8 @@ public final class EndpointClient {
         String known = ids.get(peer);
         Exchange x = send(uri, peer, path, post, known == null ? EndpointAuth.UNKNOWN_AGENT : known, deadline, within);
         if (x.answer().statusCode() == 401) {
-            // signed for another agent or none: the peer says who it is, once, and the request goes again
+            // signed for another agent or none: the peer says who it is, once, and the request goes again; the id
+            // is not authenticated, the answer is (which agent signed it: the caller judges whether it meant that one)
             String id = EndpointAuth.announcedId(x.answer().headers().firstValue(EndpointAuth.AGENT_ID_HEADER).orElse(null));
             if (id != null && !id.equals(known)) {
                 if (ids.size() >= MAX_PEER_IDS) {
@@ -138,15 +159,16 @@ public final class EndpointClient {
         if (r.statusCode() != 200) {
             throw new Refused(peer + " answered " + r.statusCode() + ": " + body, r.statusCode(), body, retryAfter);
         }
-        if (!auth.checkAnswer(x.nonce(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null))) {
-            throw new IOException(peer + " sent " + what + " not signed with the probe key: not a fabricd agent of this fabric"
-                    + " (or an older fabricd)");
+        String agent = auth.answerer(x.nonce(), x.id(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null));
+        if (agent == null) {
+            throw new IOException(peer + " sent " + what + " not signed with the probe key by the agent it was asked of: not a "
+                    + "fabricd agent of this fabric (or an older fabricd)");
         }
-        return r.body();
+        return new Answered(agent, r.body());
     }
 
-    /** One request and its answer, and the nonce the answer must be signed for. */
-    private record Exchange(HttpResponse<byte[]> answer, String nonce) {
+    /** One request and its answer, and the nonce and agent id the answer must be signed for. */
+    private record Exchange(HttpResponse<byte[]> answer, String nonce, String id) {
     }
 
     /** Sends the request signed for the agent of {@code id}; its answer, read by {@code deadline} (System.nanoTime, {@code within} from the start). */
@@ -159,7 +181,7 @@ public final class EndpointClient {
                 : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(post)).build();
         CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
         try {
-            return new Exchange(call.get(left, TimeUnit.MILLISECONDS), signed.nonce());
+            return new Exchange(call.get(left, TimeUnit.MILLISECONDS), signed.nonce(), id);
         } catch (InterruptedException e) {
             call.cancel(true);
             Thread.currentThread().interrupt();

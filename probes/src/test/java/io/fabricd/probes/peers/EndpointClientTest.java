@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,10 +44,14 @@ class EndpointClientTest {
         }
     }
 
-    private static void reply(HttpExchange x, String signWith, byte[] body) {
+    /** The peer "peer-1" as an agent answers. */
+    private static final EndpointAuth PEER_1 = new EndpointAuth(KEY, () -> "peer-1");
+
+    /** A 200 with {@code body}, signed by {@code agent} (null: unsigned) for the request of {@code nonce}. */
+    private static void reply(HttpExchange x, EndpointAuth agent, String nonce, byte[] body) {
         try {
-            if (signWith != null) {
-                x.getResponseHeaders().add(EndpointAuth.ANSWER_HEADER, new EndpointAuth(KEY).answerHeader(signWith, body));
+            if (agent != null) {
+                x.getResponseHeaders().add(EndpointAuth.ANSWER_HEADER, agent.answerHeader(nonce, body));
             }
             x.sendResponseHeaders(200, body.length);
             x.getResponseBody().write(body);
@@ -57,21 +60,62 @@ class EndpointClientTest {
         }
     }
 
+    /**
+     * Answers as an agent of id {@code id} does: 401 with that id to a request signed for another (or
+     * none), else {@code body} signed by {@code signer} (the agent itself; another, for a rogue).
+     */
+    private static Consumer<HttpExchange> agent(String id, EndpointAuth signer, byte[] body) {
+        return x -> {
+            String h = x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER);
+            if (h != null && h.split(":").length == 6 && h.split(":")[3].equals(id)) {
+                reply(x, signer, nonceOf(x), body);
+                return;
+            }
+            try {
+                x.getResponseHeaders().add(EndpointAuth.AGENT_ID_HEADER, id);
+                x.sendResponseHeaders(401, -1);
+            } catch (IOException e) {
+                // gone
+            }
+        };
+    }
+
     private static String nonceOf(HttpExchange x) {
         return EndpointAuth.nonce(x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER));
     }
 
     @Test
-    void aSignedAnswerIsRead() throws Exception {
-        AtomicReference<String> header = new AtomicReference<>();
+    void aSignedAnswerIsReadWithTheNameOfTheAgentThatSignedIt() throws Exception {
+        List<String> headers = new CopyOnWriteArrayList<>();
+        Consumer<HttpExchange> peer1 = agent(PEER_1.agentId(), PEER_1, ENDPOINT.getBytes(StandardCharsets.UTF_8));
         String peer = serve(x -> {
-            header.set(x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER));
-            reply(x, nonceOf(x), ENDPOINT.getBytes(StandardCharsets.UTF_8));
+            headers.add(x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER));
+            peer1.accept(x);
         });
-        Endpoint e = new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(peer);
+        EndpointClient client = new EndpointClient(KEY, Duration.ofSeconds(5));
+        Endpoint e = client.fetch(peer);
         assertThat(e.host()).isEqualTo("peer-1");
-        // signed for no agent in particular while the peer's id is not known (a real agent says 401 and its id)
-        assertThat(header.get().split(":")[3]).isEqualTo(EndpointAuth.UNKNOWN_AGENT);
+        // signed for no agent in particular while the peer's id is not known, then for the id its 401 said
+        assertThat(headers).hasSize(2);
+        assertThat(headers.get(0).split(":")[3]).isEqualTo(EndpointAuth.UNKNOWN_AGENT);
+        assertThat(headers.get(1).split(":")[3]).isEqualTo(PEER_1.agentId());
+        EndpointClient.Answered a = client.ask(peer, EndpointClient.PATH, null);
+        assertThat(a.agent()).isEqualTo("peer-1");
+        assertThat(new String(a.body(), StandardCharsets.UTF_8)).isEqualTo(ENDPOINT);
+    }
+
+    @Test
+    void anAnswerOfAnotherAgentThanTheOneAskedIsRefused() throws Exception {
+        // a rogue key holder that says peer-1's id and signs as peer-2: the answer is not the agent's the request was for
+        EndpointAuth peer2 = new EndpointAuth(KEY, () -> "peer-2");
+        String rogue = serve(agent(PEER_1.agentId(), peer2, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
+        assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(rogue))
+                .hasMessageContaining("not signed with the probe key by the agent it was asked of");
+        stop();
+        // peer-2 itself, answering with peer-1's endpoint: an endpoint names the agent that gives it
+        String other = serve(agent(peer2.agentId(), peer2, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
+        assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(other))
+                .hasMessageContaining("sent the endpoint of peer-1 signed by agent peer-2");
     }
 
     @Test
@@ -83,7 +127,7 @@ class EndpointClientTest {
             EndpointAuth.Verdict v = agent.check(h, "GET", EndpointClient.PATH, System.currentTimeMillis() / 1000);
             seen.add(v);
             if (v == EndpointAuth.Verdict.OK) {
-                reply(x, nonceOf(x), ENDPOINT.getBytes(StandardCharsets.UTF_8));
+                reply(x, agent, nonceOf(x), ENDPOINT.getBytes(StandardCharsets.UTF_8));
                 return;
             }
             try {
@@ -110,11 +154,21 @@ class EndpointClientTest {
 
     @Test
     void anUnsignedOrMisSignedAnswerIsRefused() throws Exception {
-        String unsigned = serve(x -> reply(x, null, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
+        String unsigned = serve(agent(PEER_1.agentId(), null, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
         assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(unsigned))
                 .hasMessageContaining("not signed with the probe key");
         stop();
-        String replayed = serve(x -> reply(x, "00".repeat(16), ENDPOINT.getBytes(StandardCharsets.UTF_8)));
+        // peer-1's signed answer to another request (a captured one), given to this one
+        String otherNonce = "00".repeat(16);
+        Consumer<HttpExchange> refuse = agent(PEER_1.agentId(), null, new byte[0]);
+        String replayed = serve(x -> {
+            String h = x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER);
+            if (h.split(":")[3].equals(PEER_1.agentId())) {
+                reply(x, PEER_1, otherNonce, ENDPOINT.getBytes(StandardCharsets.UTF_8));
+            } else {
+                refuse.accept(x);
+            }
+        });
         assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(replayed))
                 .hasMessageContaining("not signed with the probe key");
     }
