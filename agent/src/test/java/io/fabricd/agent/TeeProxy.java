@@ -16,7 +16,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * A TCP relay on loopback in front of an agent that keeps a copy of everything clients send
  * through it: a man in the middle capturing requests as they went to the agent (Host header and
- * all), for replay elsewhere.
+ * all), for replay elsewhere; or, holding no key, answering at another node's address with the
+ * agent's answers.
  */
 final class TeeProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -25,8 +26,13 @@ final class TeeProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     TeeProxy(int targetPort) throws IOException {
+        this(InetAddress.getLoopbackAddress(), 0, targetPort);
+    }
+
+    /** Listening on {@code bind}:{@code port} (0: any; a loopback address such as 127.0.0.2), relaying to the agent on loopback. */
+    TeeProxy(InetAddress bind, int port, int targetPort) throws IOException {
         this.target = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket(port, 50, bind);
         daemon(this::accept);
     }
 

@@ -26,7 +26,13 @@ public record NodeInput(String node, State state, String why, List<FindingInput>
          */
         UNAVAILABLE,
         /** It answered, but with a collection too old to judge the node by: {@code why} says how old. */
-        STALE;
+        STALE,
+        /**
+         * An agent of the fabric answered at the node's address, but not the node's own: another
+         * node's (a relay at the address, or a node list that points at the wrong one); {@code why}
+         * names both. Nothing it said is taken for the node's.
+         */
+        OTHER_AGENT;
 
         /** {@code reachable}, {@code unreachable}, ...: the evidence's form. */
         public String id() {

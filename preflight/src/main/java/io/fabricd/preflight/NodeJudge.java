@@ -49,6 +49,9 @@ final class NodeJudge {
             case UNAVAILABLE -> n.node() + ": agent could not answer" + said + ", then rerun";
             case STALE -> n.node() + ": its collection is stale" + said + ": check the agent's log and its /readyz (a collection that"
                     + " hangs or fails), then rerun";
+            case OTHER_AGENT -> n.node() + ": not its agent's answer" + said + ": check what listens at that address (the node list's"
+                    + " NAME=HOST:PORT, the name's DNS) and that its agent goes by the node's name (probe.node_name, else the host's name;"
+                    + " short or full), then rerun";
             case REACHABLE -> throw new IllegalStateException("answered");
         };
     }

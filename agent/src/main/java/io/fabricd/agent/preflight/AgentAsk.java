@@ -2,16 +2,18 @@ package io.fabricd.agent.preflight;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.preflight.NodeInput;
+import io.fabricd.preflight.NodeNames;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
 import java.util.Map;
 
 /**
- * The preflight requests to one agent (docs/preflight.md, "What the agents answer"), signed with the
- * fabric's key through {@link EndpointClient}, and what a failure means for the node: not reachable,
- * its key refused (401), an agent that cannot answer (an older release without preflight, no
- * collection yet, busy past the budget, a request too large, a failure of its own: each said as
- * such), or an answer that is not a fabricd agent's.
+ * The preflight requests to one node's agent (docs/preflight.md, "What the agents answer"), signed
+ * with the fabric's key through {@link EndpointClient}, and what a failure means for the node: not
+ * reachable, its key refused (401), an agent that cannot answer (an older release without preflight,
+ * no collection yet, busy past the budget, a request too large, a failure of its own: each said as
+ * such), an answer that is not a fabricd agent's, or one signed by another node's agent (a relay at
+ * the node's address, or a node list that points at the wrong one: {@link NodeNames}).
  */
 final class AgentAsk {
     static final String STATE = "/api/v1/preflight/state";
@@ -21,10 +23,10 @@ final class AgentAsk {
     /** Time kept for the request itself after a wait for a busy agent. */
     private static final long REQUEST_NANOS = 1_500_000_000L;
 
-    /** How a request reaches an agent: {@link EndpointClient#post}, or a stand-in in tests. */
+    /** How a request reaches an agent: {@link EndpointClient#ask}, or a stand-in in tests. */
     @FunctionalInterface
     interface Transport {
-        byte[] post(String address, String path, byte[] body) throws IOException;
+        EndpointClient.Answered post(String address, String path, byte[] body) throws IOException;
     }
 
     /** An agent's answer other than 200, said as what it means for the node (one line). */
@@ -49,6 +51,11 @@ final class AgentAsk {
             return status;
         }
 
+        /** Another node's agent answered: asking it again changes nothing. */
+        boolean otherAgent() {
+            return state == NodeInput.State.OTHER_AGENT;
+        }
+
         /** 429 (over the rate, a test running) and 409 (a test of its own): it will do it later. */
         boolean busy() {
             return status == 429 || status == 409;
@@ -61,13 +68,22 @@ final class AgentAsk {
         this.transport = transport;
     }
 
-    /** POSTs {@code body} as JSON to {@code path} of the agent at {@code address}; its answer's bytes. */
-    byte[] post(String address, String path, Map<String, Object> body) throws IOException {
+    /**
+     * POSTs {@code body} as JSON to {@code path} of {@code node}'s agent; its answer's bytes, once the
+     * agent that signed it proved to be that node's.
+     */
+    byte[] post(NodeSet.Node node, String path, Map<String, Object> body) throws IOException {
+        EndpointClient.Answered a;
         try {
-            return transport.post(address, path, JSON.writeValueAsBytes(body));
+            a = transport.post(node.address(), path, JSON.writeValueAsBytes(body));
         } catch (EndpointClient.Refused r) {
-            throw failed(address, path, r);
+            throw failed(node.address(), path, r);
         }
+        if (!NodeNames.same(node.name(), a.agent())) {
+            throw new Failed(NodeInput.State.OTHER_AGENT, 0, "the agent answering at " + node.address() + " is node "
+                    + Texts.line(a.agent()) + "'s, not " + node.name() + "'s: a relay, or a node list that points at the wrong address", 0);
+        }
+        return a.body();
     }
 
     /**
@@ -75,10 +91,10 @@ final class AgentAsk {
      * at least) as long as that leaves time for the request before {@code deadline}
      * (System.nanoTime); else the busy answer is the outcome, saying so.
      */
-    byte[] postUntilFree(String address, String path, Map<String, Object> body, long deadline) throws IOException, InterruptedException {
+    byte[] postUntilFree(NodeSet.Node node, String path, Map<String, Object> body, long deadline) throws IOException, InterruptedException {
         while (true) {
             try {
-                return post(address, path, body);
+                return post(node, path, body);
             } catch (Failed e) {
                 if (!e.busy()) {
                     throw e;

@@ -60,7 +60,8 @@ final class BandwidthRing {
                 String from = wave == 0 ? p.a() : p.b();
                 String to = wave == 0 ? p.b() : p.a();
                 Map<String, Object> body = Map.of("peer", address.get(to), "duration_ms", duration.toMillis(), "size", size);
-                todo.put(List.of(from, to), () -> ask.postUntilFree(address.get(from), AgentAsk.BANDWIDTH, body, deadline));
+                NodeSet.Node node = new NodeSet.Node(from, address.get(from));
+                todo.put(List.of(from, to), () -> ask.postUntilFree(node, AgentAsk.BANDWIDTH, body, deadline));
             }
             Map<List<String>, FleetCalls.Outcome<byte[]>> done = d.compareTo(duration) > 0 && System.nanoTime() - deadline < 0
                     ? calls.run(todo, Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))) : Map.of();

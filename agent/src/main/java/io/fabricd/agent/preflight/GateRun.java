@@ -66,7 +66,7 @@ public final class GateRun {
         say(Texts.count(nodes.size(), "node") + ", " + Texts.seconds(s.timeout()) + " budget: asking every agent for its findings and probe "
                 + "windows");
         // the per-request cap of the client; each phase ends its calls by its own deadline besides
-        AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::post);
+        AgentAsk ask = new AgentAsk(transport != null ? transport : new EndpointClient(s.key(), budget.total(), s.tls())::ask);
         LinkEvidence links = new LinkEvidence();
         List<GatePhase> phases = new ArrayList<>();
         try (FleetCalls calls = new FleetCalls(FleetCalls.PARALLEL)) {

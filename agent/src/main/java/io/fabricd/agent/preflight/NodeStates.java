@@ -11,8 +11,10 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -97,7 +99,7 @@ final class NodeStates {
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
         for (NodeSet.Node n : nodes) {
             todo.put(n.name(), () -> {
-                byte[] answer = ask.postUntilFree(n.address(), AgentAsk.STATE, body, deadline);
+                byte[] answer = ask.postUntilFree(n, AgentAsk.STATE, body, deadline);
                 answeredAt.put(n.name(), clock.instant());
                 try {
                     return StateAnswer.parse(answer);
@@ -185,8 +187,15 @@ final class NodeStates {
                 : STALE_INTERVALS + " x its collection interval of " + Texts.age(Duration.ofMillis((long) (a.intervalSeconds() * 1000))));
     }
 
-    /** Each agent's probe windows to other nodes of the set, as link evidence; stops at {@code deadline} (System.nanoTime). */
+    /**
+     * Each agent's probe windows to other nodes of the set, as link evidence; stops at {@code deadline}
+     * (System.nanoTime). A window whose peer is one node by its agent's name and another by the
+     * address it was probed at is neither's: the agent fetched the named node's endpoint at the other's
+     * address (a relay there) and probed that address; it is said as a warning.
+     */
     boolean windowsInto(LinkEvidence links, long deadline) {
+        int notCounted = 0;
+        Set<String> elsewhere = new LinkedHashSet<>();
         for (Map.Entry<String, FleetCalls.Outcome<StateAnswer>> e : answers.entrySet()) {
             if (System.nanoTime() - deadline > 0) {
                 return false;
@@ -197,6 +206,13 @@ final class NodeStates {
             }
             for (StateAnswer.Window w : a.windows()) {
                 String peer = byHost.get(w.peer());
+                String at = w.peerAddress() == null ? null : byAddress.get(w.peerAddress());
+                if (peer != null && at != null && !peer.equals(at)) {
+                    // measured at another node's address: a relay there, or a list that points at the wrong one
+                    elsewhere.add(e.getKey() + "'s to " + peer + " at " + at + "'s address " + Texts.line(w.peerAddress()));
+                    notCounted++;
+                    continue;
+                }
                 if (peer == null) {
                     peer = byAddress.get(w.peerAddress() != null ? w.peerAddress() : w.peer());
                 }
@@ -204,6 +220,12 @@ final class NodeStates {
                     links.window(e.getKey(), peer, w);
                 }
             }
+        }
+        if (notCounted > 0) {
+            warnings.add(Texts.count(notCounted, "probe window") + " not counted (" + elsewhere.iterator().next()
+                    + (elsewhere.size() > 1 ? " and " + (elsewhere.size() - 1) + " more" : "") + "): a window of one node's agent"
+                    + " measured at another node's address is neither's evidence (a relay at that address, or a node list that points"
+                    + " at the wrong one)");
         }
         return true;
     }

@@ -175,7 +175,8 @@ final class ProbeRounds {
         Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
         asks.forEach((from, to) -> {
             Map<String, Object> body = Map.of("peers", to.stream().map(address::get).toList(), "count", count, "size", SIZE);
-            todo.put(from, () -> ask.postUntilFree(address.get(from), AgentAsk.PROBE, body, deadline));
+            NodeSet.Node node = new NodeSet.Node(from, address.get(from));
+            todo.put(from, () -> ask.postUntilFree(node, AgentAsk.PROBE, body, deadline));
         });
         Duration within = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         Map<String, FleetCalls.Outcome<byte[]>> done = within.isZero() ? Map.of() : calls.run(todo, within);
@@ -185,8 +186,9 @@ final class ProbeRounds {
             String error = o == null ? "not asked: no time left (--timeout)" : o.error();
             if (error == null) {
                 error = read(from, e.getValue(), o.value(), samples, why, problems, links);
-            } else if (o != null && o.cause() instanceof AgentAsk.Failed f && (f.busy() || REFUSED_FOR_GOOD.contains(f.status()))) {
-                notAgain.add(from); // refused for good, or busy past the phase: asking again changes nothing
+            } else if (o != null && o.cause() instanceof AgentAsk.Failed f
+                    && (f.busy() || f.otherAgent() || REFUSED_FOR_GOOD.contains(f.status()))) {
+                notAgain.add(from); // refused for good, another node's agent or busy past the phase: asking again changes nothing
             }
             if (error != null) {
                 problems.add(from + ": " + error);

@@ -48,8 +48,8 @@ final class FakeFleet implements AgentAsk.Transport {
     private volatile Instant collectedAt = Instant.now();
     /** The host every agent says it collected (agents of one host under their own node names); null: each its node's. */
     volatile String oneHost;
-    /** The node name every agent says it goes by; null: its own. */
-    volatile String oneNode;
+    /** The name each node's agent goes by (and signs its answers with), from the node's; its own by default. */
+    volatile Function<String, String> agentName = n -> n;
 
     /** {@code n} nodes named {@code prefix0001...}, each agent at NAME:9530. */
     FakeFleet(String prefix, int n, int windows) {
@@ -67,7 +67,7 @@ final class FakeFleet implements AgentAsk.Transport {
     }
 
     @Override
-    public byte[] post(String address, String path, byte[] body) throws IOException {
+    public EndpointClient.Answered post(String address, String path, byte[] body) throws IOException {
         asked.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
         largestBody.merge(path, body.length, Math::max);
         String node = byAddress.get(address);
@@ -80,7 +80,7 @@ final class FakeFleet implements AgentAsk.Transport {
             throw e;
         }
         if (answer instanceof String s) {
-            return s.getBytes(StandardCharsets.UTF_8);
+            return new EndpointClient.Answered(agentName.apply(node), s.getBytes(StandardCharsets.UTF_8));
         }
         JsonNode req = JSON.readTree(body);
         Map<String, Object> doc = switch (path) {
@@ -90,7 +90,7 @@ final class FakeFleet implements AgentAsk.Transport {
                     "ceiling_bits_per_second", 1e11, "ratio", 0.9, "limit", "link");
             default -> throw new EndpointClient.Refused(address + " answered 404: not found", 404, "not found", 0);
         };
-        return JSON.writeValueAsBytes(doc);
+        return new EndpointClient.Answered(agentName.apply(node), JSON.writeValueAsBytes(doc));
     }
 
     private Map<String, Object> state(String node) {
@@ -101,7 +101,7 @@ final class FakeFleet implements AgentAsk.Transport {
                 String peer = nodes.get((i + k) % nodes.size()).name();
                 if (!quiet.contains(peer)) {
                     Map<String, Object> w = new LinkedHashMap<>();
-                    w.put("peer", peer);
+                    w.put("peer", agentName.apply(peer)); // as the peer's endpoint names it
                     // agents of one host probe each other at addresses the set does not name them by
                     w.put("peer_address", oneHost == null ? peer + ":9530" : "10.0.0." + (index(peer) + 1) + ":9530");
                     w.put("transport", "udp");
@@ -116,7 +116,7 @@ final class FakeFleet implements AgentAsk.Transport {
             }
         }
         Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("node", oneNode == null ? node : oneNode);
+        doc.put("node", agentName.apply(node));
         doc.put("host", oneHost == null ? node : oneHost);
         doc.put("collected_at", collectedAt.toString());
         doc.put("collection_interval_seconds", 10.0);

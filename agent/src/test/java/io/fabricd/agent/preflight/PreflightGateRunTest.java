@@ -195,16 +195,31 @@ class PreflightGateRunTest {
                 .allSatisfy(l -> assertThat(l.verdict()).isEqualTo(Verdict.PASS));
         assertThat(r.verdicts().excluded()).isEmpty();
 
-        // agents that answer under one name (one agent listed under several names, or misconfigured
-        // node names) are told apart by the addresses they probe only: here none is the set's, so no window counts
-        fleet.oneNode = "gpu-shared";
+        // agents that go by their full host names, listed by their short ones (a scheduler's): each is its node's,
+        // and their windows, naming the peers in full, are matched all the same
+        fleet.agentName = n -> n + ".cluster.local";
+        StringWriter full = new StringWriter();
+        GateRun.Result f = new GateRun(fleet.nodes, new GateRun.Settings(FakeFleet.settings(Duration.ofSeconds(20)).key(), false, false,
+                false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(20)), new PrintWriter(full), fleet,
+                Clock.systemUTC()).run();
+        assertThat(f.verdicts().links()).as(full.toString()).hasSize(6 + 6)
+                .allSatisfy(l -> assertThat(l.verdict()).isEqualTo(Verdict.PASS));
+        assertThat(f.verdicts().nodes()).allSatisfy(n -> assertThat(n.verdict()).isEqualTo(Verdict.PASS));
+
+        // agents that all answer under one name (one agent at every address, or misconfigured node names): none is
+        // taken for a node it is not, and nothing it said counts for that node
+        fleet.agentName = n -> "gpu-shared";
         StringWriter shared = new StringWriter();
         GateRun.Result s = new GateRun(fleet.nodes, new GateRun.Settings(FakeFleet.settings(Duration.ofSeconds(20)).key(), false, false,
                 false, Duration.ofMillis(200), 65_536, Policy.defaults(), Duration.ofSeconds(20)), new PrintWriter(shared), fleet,
                 Clock.systemUTC()).run();
-        assertThat(shared.toString()).contains("all answered as gpu-shared: one agent under several names? their windows are matched by "
-                + "address only");
+        assertThat(shared.toString()).contains("state: 0 of 6 agents answered, 6 unknown (gpu0001: the agent answering at gpu0001:9530 is"
+                + " node gpu-shared's, not gpu0001's: a relay, or a node list that points at the wrong address");
         assertThat(s.verdicts().links()).as(shared.toString()).isEmpty();
+        assertThat(s.verdicts().nodes()).allSatisfy(n -> {
+            assertThat(n.verdict()).isEqualTo(Verdict.UNKNOWN);
+            assertThat(n.evidence()).containsEntry("state", "other_agent");
+        });
     }
 
     @Test
