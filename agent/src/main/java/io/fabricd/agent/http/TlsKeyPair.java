@@ -4,7 +4,9 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
@@ -32,6 +34,10 @@ public final class TlsKeyPair {
     public static String problem(Path cert, Path key) {
         try {
             return problem(read(cert), read(key), cert.toString(), key.toString());
+        } catch (NoSuchFileException e) {
+            return e.getFile() + " does not exist (cert_file " + cert + ", key_file " + key + ")";
+        } catch (AccessDeniedException e) {
+            return e.getFile() + ": permission denied (cert_file " + cert + ", key_file " + key + ")";
         } catch (IOException e) {
             return "cert_file " + cert + " or key_file " + key + " cannot be read (" + oneLine(e) + ")";
         }
