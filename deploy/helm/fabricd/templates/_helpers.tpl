@@ -131,3 +131,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 {{- toYaml $w -}}
 {{- end -}}
+
+{{/* "true" when the agent's container runs as a user other than root (securityContext.runAsUser). */}}
+{{- define "fabricd.nonRoot" -}}
+{{- if ne (int ((default (dict) .Values.securityContext).runAsUser | default 0)) 0 -}}true{{- end -}}
+{{- end -}}
+
+{{/* The mode of the Secrets' files: root's alone (0400), or, for a non-root agent, its fsGroup's too
+     (0440: the probe key's rule allows a group the reader is in, docs/security.md). */}}
+{{- define "fabricd.secretMode" -}}
+{{- if include "fabricd.nonRoot" . -}}0440{{- else -}}0400{{- end -}}
+{{- end -}}

@@ -17,6 +17,7 @@ import io.fabricd.agent.http.HttpApi;
 import io.fabricd.agent.http.PreflightApi;
 import io.fabricd.agent.http.ServerSetup;
 import io.fabricd.agent.preflight.Preflight;
+import io.fabricd.agent.http.TlsKeyPair;
 import io.fabricd.agent.http.TlsReload;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
@@ -179,6 +180,11 @@ public final class Agent implements AutoCloseable {
                 .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
         bounds.watchUnread(vertx);
+        String pair = web != null && web.tls() ? TlsKeyPair.problem(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile())) : null;
+        if (pair != null) {
+            close();
+            throw new IllegalArgumentException("web config file " + config.http().webConfigFile() + ": tls_server_config: " + pair);
+        }
         if (probeKey != null) {
             try {
                 probes = new ProbeService(config.probe(), probeKey, udpHost(), this::hostname,

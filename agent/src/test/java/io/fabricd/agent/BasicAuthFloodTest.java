@@ -2,6 +2,7 @@ package io.fabricd.agent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import at.favre.lib.crypto.bcrypt.BCrypt;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
@@ -10,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -266,5 +268,33 @@ class BasicAuthFloodTest {
         } catch (IOException e) {
             throw new AssertionError("keep-alive after a refusal", e);
         }
+    }
+
+    /**
+     * A user's hash of cost 12: a wrong password for an unknown user costs as much bcrypt as one
+     * for that user (it is verified against that user's hash), so timing does not tell that the
+     * user exists. Against a fixed hash of cost 10 it took a quarter of the time.
+     */
+    @Test
+    void anUnknownUserCostsAsMuchAsAKnownOneOfAHigherCost() throws Exception {
+        agent.close();
+        String hash = new String(BCrypt.withDefaults().hash(12, "right".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
+        Path web = Files.writeString(dir.resolve("dear.yml"), "basic_auth_users:\n  " + USER + ": " + hash + "\n");
+        agent = new Agent(Fixtures.open("host-a-ib"), TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}"),
+                new ListenAddress("127.0.0.1", 0)).start();
+        long known = Long.MAX_VALUE;
+        long unknown = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) { // the fastest of three: what the work costs, less the noise of a busy machine
+            known = Math.min(known, wrongPasswordNanos(USER, "guess-" + i));
+            unknown = Math.min(unknown, wrongPasswordNanos("mallory", "guess-" + i));
+        }
+        assertThat(unknown).as("an unknown user's %d ms against a known one's %d ms", unknown / 1_000_000, known / 1_000_000)
+                .isGreaterThan(known * 2 / 3);
+    }
+
+    private long wrongPasswordNanos(String user, String password) throws Exception {
+        long t = System.nanoTime();
+        assertThat(get("/metrics", user, password).statusCode()).isEqualTo(401);
+        return System.nanoTime() - t;
     }
 }

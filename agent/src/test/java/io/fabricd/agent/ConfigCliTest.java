@@ -162,6 +162,54 @@ class ConfigCliTest {
                 + " is larger than 256 KiB, more than a configuration can be: is it the right file?\n");
     }
 
+    /**
+     * {@code fabricd run} with what a web config must not serve: TLS below 1.2, a bcrypt cost that
+     * is none or one that makes every new login slow, a key that is not the certificate's. Each is
+     * exit 2 and one line naming the setting (and its line) or both files, before anything listens.
+     */
+    @Test
+    void runRefusesOldTlsBadBcryptCostsAndAKeyOfAnotherCertificate(@TempDir Path tmp) throws Exception {
+        Requirements.program("openssl", "apt-get install openssl");
+        Path a = certs(tmp.resolve("a"));
+        Path b = certs(tmp.resolve("b"));
+        Path web = tmp.resolve("web.yml");
+        String tls = "tls_server_config:\n  cert_file: " + a.resolve("server.crt") + "\n  key_file: " + a.resolve("server.key") + "\n";
+        String[][] cases = {
+            {tls + "  min_version: TLS10\n", "tls_server_config.min_version TLS10 is refused: TLS 1.0 and 1.1 are deprecated (RFC 8996) "
+                + "and fabricd serves TLS 1.2 and 1.3 only; set TLS12 (the default) or TLS13 (line 4)"},
+            {tls + "  min_version: TLS11\n", "tls_server_config.min_version TLS11 is refused: "},
+            {tls + "  max_version: TLS11\n", "tls_server_config.max_version TLS11 is refused: "},
+            {"basic_auth_users:\n  prometheus: " + AgentTlsTest.HASH.replace("$10$", "$03$") + "\n",
+                "basic_auth_users.prometheus: bcrypt cost 03 is not one (bcrypt's costs are 4 to 31), so no password could log in; "
+                    + "make a new hash with htpasswd -nBC 10 prometheus (line 2)"},
+            {"basic_auth_users:\n  ok: " + AgentTlsTest.HASH + "\n  prometheus: " + AgentTlsTest.HASH.replace("$10$", "$99$") + "\n",
+                "basic_auth_users.prometheus: bcrypt cost 99 is not one (bcrypt's costs are 4 to 31)"},
+            {"basic_auth_users:\n  prometheus: " + AgentTlsTest.HASH.replace("$10$", "$13$") + "\n",
+                "basic_auth_users.prometheus: bcrypt cost 13 is above 12, the most fabricd takes: each step doubles the CPU of every login"},
+            {"tls_server_config:\n  cert_file: " + a.resolve("server.crt") + "\n  key_file: " + b.resolve("server.key") + "\n",
+                "tls_server_config: key_file " + b.resolve("server.key") + " is not the private key of the certificate in cert_file "
+                    + a.resolve("server.crt") + " (a key of another certificate, or a certificate renewed with a new key): give the key "
+                    + "the certificate was issued for"},
+        };
+        for (String[] c : cases) {
+            Files.writeString(web, c[0]);
+            CliTest.Result r = run(web);
+            assertThat(r.code()).as(r.err()).isEqualTo(2);
+            assertThat(r.out()).isEmpty();
+            assertThat(r.err()).as(c[0]).startsWith("fabricd: web config file " + web + ": " + c[1]).doesNotContain("\tat ", "Exception");
+            assertThat(r.err().lines()).hasSize(1);
+        }
+    }
+
+    /** tools/test-certs.sh's CA, server and client certificates in {@code dir}. */
+    static Path certs(Path dir) throws Exception {
+        Process p = new ProcessBuilder(Requirements.repoRoot().resolve("tools/test-certs.sh").toString(), dir.toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        return dir;
+    }
+
     /** The daemon in process, bounded: one that starts serving instead of refusing fails the test rather than hanging it. */
     private static CliTest.Result run(Path web) throws Exception {
         ExecutorService ex = Executors.newSingleThreadExecutor(r -> {

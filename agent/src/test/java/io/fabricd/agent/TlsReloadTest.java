@@ -16,6 +16,12 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -59,6 +65,70 @@ class TlsReloadTest {
             }
             assertThat(now).as("the renewed certificate is served").isEqualTo(want);
         }
+    }
+
+    /**
+     * A certificate renewed with a new key whose key file is not written yet (or a key of another
+     * certificate): the old pair stays served, the refusal is logged with both files, and the new
+     * pair is served once its key arrives.
+     */
+    @Test
+    void aCertificateWithAnotherKeyKeepsTheOldPairAndSaysWhy() throws Exception {
+        Requirements.program("openssl", "apt-get install openssl");
+        Path first = certs("first");
+        Path renewed = certs("renewed");
+        Path live = Files.createDirectories(dir.resolve("live"));
+        install(first, live);
+        Path web = Files.writeString(live.resolve("web.yml"), "tls_server_config: {cert_file: server.crt, key_file: server.key}\n");
+        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}");
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger("io.fabricd.agent.http.TlsReload");
+        log.addHandler(h);
+        try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).tlsReloadEvery(Duration.ofMillis(200))
+                .start()) {
+            String old = fingerprint(first.resolve("server.crt"));
+            copy(renewed.resolve("server.crt"), live.resolve("server.crt"));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (warnings.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(warnings).as("the refusal is logged").singleElement().asString()
+                    .contains("key_file " + live.resolve("server.key") + " is not the private key of the certificate in cert_file "
+                            + live.resolve("server.crt"), "still serving the previous certificate");
+            assertThat(served(a.port())).as("the old pair still served, handshakes work").isEqualTo(old);
+
+            copy(renewed.resolve("server.key"), live.resolve("server.key"));
+            String want = fingerprint(renewed.resolve("server.crt"));
+            String now = served(a.port());
+            while (!now.equals(want) && System.nanoTime() < deadline + Duration.ofSeconds(20).toNanos()) {
+                Thread.sleep(100);
+                now = served(a.port());
+            }
+            assertThat(now).as("the renewed pair is served once whole").isEqualTo(want);
+        } finally {
+            log.removeHandler(h);
+        }
+    }
+
+    private static void copy(Path from, Path to) throws Exception {
+        Files.copy(from, to.resolveSibling(to.getFileName() + ".tmp"), StandardCopyOption.REPLACE_EXISTING);
+        Files.move(to.resolveSibling(to.getFileName() + ".tmp"), to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     private Path certs(String name) throws Exception {

@@ -45,6 +45,19 @@ class WebConfigTest {
         assertThat(error(dir, "tls_server_config:\n  cert_file: a.crt\n")).contains("needs cert_file and key_file");
         assertThat(error(dir, "tls_server_config:\n  cert_file: a.crt\n  key_file: nope.key\n")).contains("key_file " + dir + "/nope.key does not exist");
         assertThat(error(dir, "basic_auth_users:\n  alice: secret\n")).contains("basic_auth_users.alice is not a bcrypt hash", "htpasswd -nBC 10 alice");
+        assertThat(error(dir, tls + "  min_version: TLS10\n")).startsWith("tls_server_config.min_version TLS10 is refused: ").endsWith("(line 4)");
+        assertThat(error(dir, tls + "  min_version: TLS12\n  max_version: TLS11\n")).startsWith("tls_server_config.max_version TLS11 is refused")
+                .endsWith("(line 5)");
+        assertThat(error(dir, tls + "  min_version: TLS14\n")).contains("min_version and max_version are TLS12 or TLS13");
+        for (String cost : new String[] {"00", "03", "32", "99"}) {
+            assertThat(error(dir, "basic_auth_users:\n  alice: " + AgentTlsTest.HASH.replace("$10$", "$" + cost + "$") + "\n")).as(cost)
+                    .isEqualTo("basic_auth_users.alice: bcrypt cost " + cost + " is not one (bcrypt's costs are 4 to 31), so no password "
+                            + "could log in; make a new hash with htpasswd -nBC 10 alice (line 2)");
+        }
+        for (String cost : new String[] {"13", "14", "31"}) {
+            assertThat(error(dir, "basic_auth_users:\n  alice: " + AgentTlsTest.HASH.replace("$10$", "$" + cost + "$") + "\n")).as(cost)
+                    .startsWith("basic_auth_users.alice: bcrypt cost " + cost + " is above 12, the most fabricd takes: ").endsWith("(line 2)");
+        }
         assertThat(error(dir, "http_server_config: {http2: true}\n")).contains("HTTP/1.1 only");
         assertThat(error(dir, "tls_config: {}\n")).startsWith("unknown key 'tls_config'");
         // the record's own parts are no keys of the file
@@ -140,6 +153,12 @@ class WebConfigTest {
         assertThat(w.protocols()).containsExactly("TLSv1.3");
         assertThat(w.clientAuth()).isEqualTo(WebConfig.ClientAuth.NONE);
         assertThat(w.basicAuthUsers()).containsOnlyKeys("prometheus");
+        // bcrypt's cheapest cost and the highest fabricd takes
+        for (String cost : new String[] {"04", "12"}) {
+            Path users = Files.writeString(dir.resolve("users.yml"), "basic_auth_users:\n  prometheus: "
+                    + AgentTlsTest.HASH.replace("$10$", "$" + cost + "$") + "\n");
+            assertThat(WebConfig.load(users).basicAuthUsers()).as(cost).containsOnlyKeys("prometheus");
+        }
         // an empty file: plain HTTP, no users
         assertThat(WebConfig.load(Files.writeString(dir.resolve("empty.yml"), "")).tls()).isFalse();
     }

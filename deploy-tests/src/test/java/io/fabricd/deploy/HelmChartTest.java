@@ -236,6 +236,37 @@ class HelmChartTest {
         assertThat(sm.getSpec().getSelector().getMatchLabels()).isEqualTo(svc.getSpec().getSelector());
     }
 
+    /**
+     * The NetworkPolicy by default: the HTTP port to Prometheus pods (the Prometheus Operator's and
+     * the prometheus chart's label) in any namespace, the probe ports to the agents; nothing else.
+     * An empty {@code from} is the explicit way to let anyone scrape.
+     */
+    @Test
+    void theNetworkPolicyLetsOnlyPrometheusAndTheAgentsInByDefault(@TempDir Path tmp) throws Exception {
+        List<HasMetadata> objects = render(t -> t);
+        DaemonSet ds = one(objects, DaemonSet.class);
+        var np = one(objects, NetworkPolicy.class).getSpec();
+        assertThat(np.getPolicyTypes()).containsExactly("Ingress");
+        assertThat(np.getPodSelector().getMatchLabels()).isEqualTo(ds.getSpec().getSelector().getMatchLabels());
+        assertThat(np.getIngress()).hasSize(2);
+        var http = np.getIngress().get(0);
+        assertThat(http.getPorts()).extracting(p -> p.getPort().getIntVal() + "/" + p.getProtocol()).containsExactly("9530/TCP");
+        assertThat(http.getFrom()).singleElement().satisfies(f -> {
+            assertThat(f.getNamespaceSelector().getMatchLabels()).isNullOrEmpty(); // any namespace
+            assertThat(f.getNamespaceSelector().getMatchExpressions()).isNullOrEmpty();
+            assertThat(f.getPodSelector().getMatchLabels()).containsExactly(Map.entry("app.kubernetes.io/name", "prometheus"));
+            assertThat(f.getIpBlock()).isNull();
+        });
+        var agents = np.getIngress().get(1);
+        assertThat(agents.getFrom()).singleElement()
+                .satisfies(f -> assertThat(f.getPodSelector().getMatchLabels()).isEqualTo(ds.getSpec().getSelector().getMatchLabels()));
+        assertThat(agents.getPorts()).extracting(p -> p.getPort().getIntVal() + "/" + p.getProtocol()).containsExactly("9530/TCP", "9531/UDP");
+
+        Path anyone = Files.writeString(tmp.resolve("anyone.yaml"), "networkPolicy: {from: []}\n");
+        var open = one(render(t -> t.withValuesFile(anyone)), NetworkPolicy.class).getSpec();
+        assertThat(open.getIngress().get(0).getFrom()).as("from: [] lets anyone in").isNullOrEmpty();
+    }
+
     @Test
     void withoutAStateHostPathTheInventoryLivesInMemory() throws Exception {
         List<HasMetadata> objects = render(t -> t.set("stateHostPath", ""));
@@ -400,6 +431,14 @@ class HelmChartTest {
         assertThat(c.getResources().getLimits().get("rdma/rdma_shared_device_a").toString()).isEqualTo("1");
         assertThat(c.getSecurityContext().getRunAsNonRoot()).isTrue();
         assertThat(c.getSecurityContext().getRunAsUser()).isEqualTo(65534L);
+        // the key's Secret readable through the pod's fsGroup (0440), as the key's rule allows; root's alone otherwise
+        assertThat(ds.getSpec().getTemplate().getSpec().getSecurityContext().getFsGroup()).isEqualTo(65534L);
+        assertThat(ds.getSpec().getTemplate().getSpec().getVolumes()).filteredOn(v -> v.getName().equals("probe-key")).singleElement()
+                .satisfies(v -> assertThat(v.getSecret().getDefaultMode()).isEqualTo(0440));
+        var root = one(render(t -> t.set("probe.key", "0123456789abcdef0123")), DaemonSet.class).getSpec().getTemplate().getSpec();
+        assertThat(root.getSecurityContext().getFsGroup()).isNull();
+        assertThat(root.getVolumes()).filteredOn(v -> v.getName().equals("probe-key")).singleElement()
+                .satisfies(v -> assertThat(v.getSecret().getDefaultMode()).isEqualTo(0400));
         assertThat(c.getPorts()).extracting("containerPort").containsExactly(9600, 9700);
         assertThat(new String(Base64.getDecoder().decode(one(objects, Secret.class).getData().get("key")), StandardCharsets.UTF_8))
                 .isEqualTo("0123456789abcdef0123");
@@ -503,7 +542,8 @@ class HelmChartTest {
         assertThat(ep.getBasicAuth().getPassword().getKey()).isEqualTo("password");
 
         var np = one(objects, NetworkPolicy.class).getSpec();
-        assertThat(np.getIngress().get(0).getFrom()).isNullOrEmpty(); // from: [] lets any scraper in
+        assertThat(np.getIngress().get(0).getFrom()).singleElement() // the default: Prometheus pods
+                .satisfies(f -> assertThat(f.getPodSelector().getMatchLabels()).containsEntry("app.kubernetes.io/name", "prometheus"));
         assertThat(np.getIngress().get(1).getFrom()).extracting(f -> f.getIpBlock() == null ? null : f.getIpBlock().getCidr())
                 .containsExactly(null, "10.0.0.0/16");
 
@@ -519,6 +559,12 @@ class HelmChartTest {
         assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.existingSecret", "mine")))
                 .hasMessageContaining("web.existingSecret");
         assertThatThrownBy(() -> render(t -> t.set("web.basicAuth.bcryptHash", "plain"))).hasMessageContaining("bcryptHash");
+        // bcrypt's costs are 4 to 31, and the agent takes at most 12 (docs/security.md): refused at render, not at the agents' start
+        for (String cost : new String[] {"03", "13", "31", "99"}) {
+            assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.basicAuth.username", "prometheus")
+                    .set("web.basicAuth.secret", "s").set("web.basicAuth.bcryptHash", hash.replace("$10$", "$" + cost + "$")))).as(cost)
+                    .hasMessageContaining("bcryptHash");
+        }
         // a hash without a user would silently mean no auth beside TLS
         assertThatThrownBy(() -> render(t -> t.set("web.certManager.enabled", "true").set("web.basicAuth.bcryptHash", hash)))
                 .hasMessageContaining("needs web.basicAuth.username");

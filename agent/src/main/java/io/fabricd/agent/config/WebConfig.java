@@ -26,7 +26,7 @@ import java.util.Map;
  *   key_file: /etc/fabricd/tls.key
  *   client_auth_type: RequireAndVerifyClientCert   # or VerifyClientCertIfGiven, NoClientCert
  *   client_ca_file: /etc/fabricd/ca.crt
- *   min_version: TLS12
+ *   min_version: TLS12                              # TLS12 (default) or TLS13; TLS10 and TLS11 are refused
  * http_server_config:
  *   headers:                                        # added to every answer; checked by ResponseHeaders
  *     Strict-Transport-Security: max-age=31536000
@@ -40,6 +40,12 @@ import java.util.Map;
 public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonProperty("http_server_config") HttpServer httpServer,
                         // named here too: Jackson would otherwise take the map's accessor for a key of its own
                         @JsonProperty("basic_auth_users") Map<String, String> basicAuthUsers, Path dir) {
+
+    /**
+     * The highest bcrypt cost taken in basic_auth_users: a verification at it takes ~0.3 s of a
+     * core, so the 16 logins BasicAuth lets wait take ~5 s, within a scrape's timeout.
+     */
+    public static final int MAX_BCRYPT_COST = 12;
 
     public WebConfig {
         // a copy that keeps the file's order and a user without a hash (refused by validate, in words)
@@ -141,6 +147,34 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
                 return new ConfigProblems.At(at, "basic_auth_users." + ConfigText.shorten(user) + " is not a bcrypt hash (make one with "
                         + "htpasswd -nBC 10 " + ConfigText.shorten(user) + ")");
             }
+            String cost = costProblem(user, hash);
+            if (cost != null) {
+                return new ConfigProblems.At(at, cost);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A bcrypt cost outside 4..31 is no bcrypt hash (no login could ever pass); one above
+     * {@link #MAX_BCRYPT_COST} makes every login the agent has not yet remembered cost it that much
+     * CPU on its one verification thread (each step doubles it), so a handful of requests with the
+     * user's name hold every other login back.
+     */
+    private static String costProblem(String user, String hash) {
+        int at = hash.indexOf('$', 1) + 1;
+        int cost = Integer.parseInt(hash.substring(at, at + 2));
+        String name = ConfigText.shorten(user);
+        if (cost < 4 || cost > 31) {
+            return "basic_auth_users." + name + ": bcrypt cost " + hash.substring(at, at + 2) + " is not one (bcrypt's costs are 4 to 31), "
+                    + "so no password could log in; make a new hash with htpasswd -nBC 10 " + name;
+        }
+        if (cost > MAX_BCRYPT_COST) {
+            return "basic_auth_users." + name + ": bcrypt cost " + cost + " is above " + MAX_BCRYPT_COST + ", the most fabricd takes: "
+                    + "each step doubles the CPU of every login the agent has not yet seen (cost 10: ~0.1 s, 12: ~0.3 s, 14: ~1.2 s), "
+                    + "all on one thread, so a few requests with wrong passwords would hold back every login not yet remembered (a scraper's "
+                    + "first after a restart); make a new hash with htpasswd -nBC 10 "
+                    + name;
         }
         return null;
     }
@@ -162,6 +196,8 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
         if (tls.preferServerCipherSuites != null) {
             throw new IllegalArgumentException("tls_server_config.prefer_server_cipher_suites is not supported by fabricd (the JDK's TLS defaults apply)");
         }
+        refuseBefore12("min_version", tls.minVersion);
+        refuseBefore12("max_version", tls.maxVersion);
         ConfigLoader.checkReadableFile("tls_server_config.cert_file", path(tls.certFile));
         ConfigLoader.checkReadableFile("tls_server_config.key_file", path(tls.keyFile));
         ClientAuth a = clientAuth();
@@ -182,6 +218,18 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
         if (value != null && !value.isEmpty()) {
             throw new IllegalArgumentException("tls_server_config." + key + " is not supported by fabricd (the JDK's TLS defaults apply); "
                     + "leave it out");
+        }
+    }
+
+    /**
+     * TLS 1.0 and 1.1 are deprecated (RFC 8996) and disabled by the JDK: a file that asks for them
+     * would get a server that silently speaks TLS 1.2 and up, or, with a JDK whose policy allows
+     * them, one that offers downgradable protocols. Refused in either case.
+     */
+    private static void refuseBefore12(String key, String version) {
+        if ("TLS10".equals(version) || "TLS11".equals(version)) {
+            throw new IllegalArgumentException("tls_server_config." + key + " " + version + " is refused: TLS 1.0 and 1.1 are deprecated "
+                    + "(RFC 8996) and fabricd serves TLS 1.2 and 1.3 only; set TLS12 (the default) or TLS13");
         }
     }
 
@@ -212,13 +260,13 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
 
     /** The JDK's protocol names from min_version to max_version. */
     public List<String> protocols() {
-        List<String> all = List.of("TLS10", "TLS11", "TLS12", "TLS13");
+        List<String> all = List.of("TLS12", "TLS13");
         int lo = all.indexOf(tlsServer.minVersion);
         int hi = all.indexOf(tlsServer.maxVersion);
         if (lo < 0 || hi < 0) {
-            throw new IllegalArgumentException("tls_server_config: min_version and max_version are TLS10, TLS11, TLS12 or TLS13");
+            throw new IllegalArgumentException("tls_server_config: min_version and max_version are TLS12 or TLS13");
         }
-        return all.subList(lo, hi + 1).stream().map(v -> "TLSv1." + (v.charAt(4) - '0')).map(v -> v.equals("TLSv1.0") ? "TLSv1" : v).toList();
+        return all.subList(lo, hi + 1).stream().map(v -> "TLSv1." + (v.charAt(4) - '0')).toList();
     }
 
     public Map<String, String> headers() {

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -45,7 +46,8 @@ import java.util.Set;
  *   <li>the others are verified on a thread of their own, within the bounds of {@link BcryptGate}
  *       (in total, per source address, failures per source); beyond them 429 or 503 with
  *       {@code Retry-After}, without a bcrypt;</li>
- *   <li>an unknown user costs a bcrypt too, so that timing does not tell which users exist.</li>
+ *   <li>an unknown user costs a bcrypt too, at the highest cost among the users, so that timing does
+ *       not tell which users exist.</li>
  * </ul>
  */
 public final class BasicAuth {
@@ -55,10 +57,13 @@ public final class BasicAuth {
     private static final int MAX_REMEMBERED = 1024;
     /** Failed users and passwords remembered (~150 bytes each): a repeated one costs no bcrypt. */
     private static final int MAX_FAILED = 4096;
-    /** A valid hash to verify against for unknown users (cost 10, as htpasswd -nBC 10 makes them). */
-    private static final byte[] DUMMY = BCrypt.withDefaults().hash(10, "fabricd".getBytes(StandardCharsets.UTF_8));
-
     private final Map<String, byte[]> users;
+    /**
+     * What an unknown user's password is verified against: the hash of the highest cost among the
+     * users, so that an unknown user takes as long as the slowest known one. Its own user is never
+     * let in through it ({@link #verify} asks that the user be known).
+     */
+    private final byte[] dummy;
     private final Memo passed = new Memo(MAX_REMEMBERED);
     private final Memo failed = new Memo(MAX_FAILED);
     private final BcryptGate gate;
@@ -68,6 +73,7 @@ public final class BasicAuth {
     public BasicAuth(Vertx vertx, Map<String, String> users, MeterRegistry meters) {
         this.users = new LinkedHashMap<>();
         users.forEach((u, h) -> this.users.put(u, h.getBytes(StandardCharsets.UTF_8)));
+        this.dummy = this.users.values().stream().max(Comparator.comparingInt(BasicAuth::cost)).orElse(null);
         refused = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_FAILURES)).description(AgentMetrics.HTTP_AUTH_FAILURES.help())
                 .register(meters);
         throttled = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_THROTTLED)).description(AgentMetrics.HTTP_AUTH_THROTTLED.help())
@@ -126,8 +132,17 @@ public final class BasicAuth {
     private boolean verify(String user, String password) {
         byte[] hash = users.get(user);
         boolean known = hash != null;
-        BCrypt.Result r = BCrypt.verifyer().verify(password.getBytes(StandardCharsets.UTF_8), known ? hash : DUMMY);
+        if (dummy == null) {
+            return false; // no users: nobody logs in
+        }
+        BCrypt.Result r = BCrypt.verifyer().verify(password.getBytes(StandardCharsets.UTF_8), known ? hash : dummy);
         return known && r.verified;
+    }
+
+    /** The cost of a hash as WebConfig checked it ({@code $2y$10$...}). */
+    private static int cost(byte[] hash) {
+        int at = new String(hash, StandardCharsets.US_ASCII).indexOf('$', 1) + 1;
+        return (hash[at] - '0') * 10 + hash[at + 1] - '0';
     }
 
     private void deny(HttpServerRequest req, boolean paused) {

@@ -33,7 +33,10 @@ import java.util.function.LongSupplier;
  * recently seen go first).
  */
 final class BcryptGate {
-    /** Verifications in progress or waiting, all sources together: at most ~1 s of waiting at cost 10. */
+    /**
+     * Verifications in progress or waiting, all sources together: at most ~1 s of waiting at cost
+     * 10, ~5 s at 12, the highest cost the web config takes (WebConfig.MAX_BCRYPT_COST).
+     */
     static final int MAX_PENDING = 16;
     /** Failed verifications from one source within {@link #WINDOW_NANOS} before it is refused without one. */
     static final int MAX_FAILURES = 10;
