@@ -10,8 +10,10 @@
 #            and metrics --demo, /etc/fabricd/fabricd.yaml a conffile; the Slurm prolog run as user
 #            slurm (outside group fabricd: permission denied; inside: the gate runs); then the root
 #            booted with its systemd as PID 1 in namespaces of its own: the service started at boot,
-#            stopped (not failed), restarted, refused with a probe key others may read, removed while
-#            running (not failed), installed again, purged: nothing left but a file the user added
+#            stopped (not failed), restarted, refused with a probe key others may read, its state
+#            folder fabricd's alone, `fabricd inventory accept` as root writing it for the service
+#            (which takes the new inventory), removed while running (not failed), installed again,
+#            purged: nothing left but a file the user added
 # Needs root with the right to make mount, PID and network namespaces (a CI container must be privileged) and
 # Debian's archive; installs with apt-get what it uses and lacks (mmdebstrap, systemd for
 # systemd-analyze, prometheus for promtool).
@@ -245,6 +247,23 @@ if [ -n "$booted" ] && wait_for 90 sh -c "nsenter -t $booted -m -u -i -n -p -C -
   chmod 0640 "$root/etc/fabricd/probe.key"
   in_boot systemctl reset-failed fabricd || true
   in_boot systemctl start fabricd && wait_for 60 healthz && ok "back to 0640: serving again" || fail "start after 0640"
+  # the state folder is the service's alone; root accepts into it as the guide says (sudo fabricd
+  # inventory accept), the file stays the service's, and the agent takes it at its next collection
+  mode=$(in_boot stat -c %U:%G:%a /var/lib/fabricd)
+  [ "$mode" = fabricd:fabricd:700 ] && ok "/var/lib/fabricd is fabricd:fabricd 0700" || fail "/var/lib/fabricd is $mode, not fabricd:fabricd:700"
+  rc=0; in_boot fabricd inventory accept --config /etc/fabricd/fabricd.yaml > "$work/accept.out" 2>&1 || rc=$?
+  mode=$(in_boot stat -c %U:%G:%a /var/lib/fabricd/inventory.json 2>&1) || true
+  if [ $rc = 0 ] && grep -q "^accepted /var/lib/fabricd/inventory.json: " "$work/accept.out" && [ "$mode" = fabricd:fabricd:600 ]; then
+    ok "fabricd inventory accept as root: /var/lib/fabricd/inventory.json written for the service (fabricd:fabricd 0600)"
+  else
+    fail "fabricd inventory accept as root (exit $rc, inventory.json $mode):"; cat "$work/accept.out" >&2
+  fi
+  if wait_for 40 sh -c "nsenter -t $booted -m -u -i -n -p -C -r -w journalctl -b -u fabricd | grep -q 'inventory /var/lib/fabricd/inventory.json was replaced (accepted '" \
+     && ! in_boot journalctl -b -u fabricd | grep -Eq "cannot (use the state folder|write the inventory)|is held by another process|refused as the expected inventory"; then
+    ok "the agent takes the accepted inventory at its next collection"
+  else
+    fail "the agent did not take the accepted inventory:"; in_boot journalctl -b -u fabricd --no-pager | tail -5 >&2
+  fi
   # remove while it runs (prerm stops it): not failed, and nothing of it left failed
   rc=0; in_boot env DEBIAN_FRONTEND=noninteractive dpkg -r fabricd > "$work/remove.out" 2>&1 || rc=$?
   [ $rc = 0 ] && not_failed && ! in_boot systemctl --failed --no-legend | grep -q fabricd && ok "dpkg -r with the agent running: stopped, not failed" \

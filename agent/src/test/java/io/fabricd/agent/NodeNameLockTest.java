@@ -15,6 +15,7 @@ import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -105,6 +106,9 @@ class NodeNameLockTest {
         try (NodeNameLock l = NodeNameLock.take(locks, "gpu-07", "pid 1, HTTP :9530")) {
             assertThat(l.heldByAnother()).isNull();
             assertThat(Files.readString(l.file())).isEqualTo("pid 1, HTTP :9530\n");
+            // who holds it is this user's to read and lock alone: another user's read lock could pass for an agent
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(l.file()))).isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(locks))).isEqualTo("rwx------");
         }
     }
 

@@ -51,7 +51,7 @@ class NonRootDiagnoseIT {
         assertThat(accepted.code()).as(accepted.err()).isZero();
         Path file = state.resolve("inventory.json");
 
-        // the service's folder (mode 0750, another owner): not even the file's attributes can be read
+        // the service's folder (closed to others, another owner): not even the file's attributes can be read
         Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwxr-x---"));
         String folder = refused(setpriv, options, jar, state);
         // the folder open, the file the service's alone
@@ -101,6 +101,31 @@ class NonRootDiagnoseIT {
                 + "make it readable by the user running fabricd").doesNotContain("\tat ");
     }
 
+    /**
+     * The .deb's layout: the state folder the service user's (65534 here), mode 0700. Root accepts
+     * into it (`sudo fabricd inventory accept`), and the service user reads what root wrote.
+     */
+    @Test
+    void rootAcceptsIntoTheServiceUsersFolderAndTheServiceReadsIt() throws Exception {
+        Requirements.require("0".equals(new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes(),
+                StandardCharsets.UTF_8).strip()), "root, to run fabricd as another user");
+        List<String> service = List.of(Requirements.program("setpriv", "apt-get install util-linux").toString(), "--reuid=65534",
+                "--regid=65534", "--clear-groups");
+        Path repo = Requirements.repoRoot();
+        Path jar = Files.copy(repo.resolve("agent/target/fabricd.jar"), dir.resolve("fabricd.jar"));
+        Path options = Files.copy(repo.resolve("packaging/jvm.options"), dir.resolve("jvm.options"));
+        Path state = Files.createDirectories(dir.resolve("state"));
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwx------"));
+        Files.setOwner(state, state.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("65534"));
+
+        Ran accept = run(List.of(), options, jar, "inventory", "accept", "--demo", "--state-dir", state.toString());
+        assertThat(accept.code()).as(accept.err()).isZero();
+        assertThat(accept.out()).contains("accepted " + state.resolve("inventory.json"));
+        Ran show = run(service, options, jar, "inventory", "show", "--demo", "--state-dir", state.toString());
+        assertThat(show.code()).as(show.err()).isZero();
+        assertThat(show.out()).contains(state.resolve("inventory.json") + ": ", "(accepted ");
+    }
+
     private static String refused(Path setpriv, Path options, Path jar, Path state) throws Exception {
         return refused(List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"), options, jar, state);
     }
@@ -112,14 +137,23 @@ class NonRootDiagnoseIT {
 
     /** {@code args} to the packaged jar under {@code as}: exit 2, its stderr. */
     private static String refused(List<String> as, Path options, Path jar, String... args) throws Exception {
+        Ran r = run(as, options, jar, args);
+        assertThat(r.code()).as(r.err()).isEqualTo(2);
+        return r.err();
+    }
+
+    private record Ran(int code, String out, String err) {
+    }
+
+    /** {@code args} to the packaged jar under {@code as} (none: this process's user). */
+    private static Ran run(List<String> as, Path options, Path jar, String... args) throws Exception {
         List<String> cmd = new ArrayList<>(as);
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "@" + options, "-jar", jar.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).directory(jar.getParent().toFile()).start();
-        p.getInputStream().readAllBytes();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8); // a few lines each: no pipe fills
         String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(err).isEqualTo(2);
-        return err;
+        return new Ran(p.exitValue(), out, err);
     }
 }

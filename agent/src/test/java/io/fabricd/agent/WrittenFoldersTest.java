@@ -60,8 +60,44 @@ class WrittenFoldersTest {
         Path theirs = Files.createDirectory(tmp.resolve("theirs"));
         Files.setAttribute(theirs, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
         oneLineExitTwo(accept(theirs.resolve("state")), "the folder " + theirs.toRealPath() + " belongs to ");
-        oneLineExitTwo(accept(theirs), "uid 65534)");
         assertThat(theirs).isEmptyDirectory();
+        // the folder itself another user's that a group may write: root does not write there for its owner
+        Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxrwx---"));
+        CliTest.Result shared = accept(theirs);
+        assertThat(shared.code()).as(shared.err()).isEqualTo(2);
+        assertThat(shared.err()).startsWith("fabricd: ").contains("the folder " + theirs.toRealPath() + " belongs to ", "uid 65534)",
+                "can be written by", "chmod go-w " + theirs.toRealPath()).doesNotContain("\tat ", "choose a folder");
+        assertThat(shared.err().strip().lines()).hasSize(1);
+        assertThat(theirs).isEmptyDirectory();
+    }
+
+    /**
+     * The .deb's layout: /var/lib/fabricd is the service user's (StateDirectory=, User=fabricd), mode
+     * 0700. Root accepts into it, and what it writes is the service user's, so the agent reads it.
+     */
+    @Test
+    void rootAcceptsIntoTheStateFolderOfTheAgentsServiceUser(@TempDir Path tmp) throws Exception {
+        Requirements.require(Integer.valueOf(0).equals(Files.getAttribute(tmp, "unix:uid")), "root, to give a folder to another user");
+        Path state = Files.createDirectory(tmp.resolve("state"));
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwx------"));
+        Files.setAttribute(state, "unix:gid", 65534, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(state, "unix:uid", 65534, LinkOption.NOFOLLOW_LINKS);
+        for (int i = 0; i < 2; i++) { // a folder without a lock yet, then one with the lock and an inventory
+            CliTest.Result ok = accept(state);
+            assertThat(ok.code()).as(ok.err()).isZero();
+            assertThat(ok.out()).contains("accepted " + state.resolve("inventory.json"));
+            for (String f : List.of("inventory.json", ".lock")) {
+                Path p = state.resolve(f);
+                assertThat(Files.readAttributes(p, "unix:uid,gid,mode", LinkOption.NOFOLLOW_LINKS)).as(f)
+                        .containsEntry("uid", 65534).containsEntry("gid", 65534).containsEntry("mode", 0100600);
+            }
+            try (var names = Files.list(state)) {
+                assertThat(names.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("inventory.json", ".lock");
+            }
+        }
+        CliTest.Result show = CliTest.run("inventory", "show", "--root", HOST, "--state-dir", state.toString());
+        assertThat(show.code()).as(show.err()).isZero();
+        assertThat(show.out()).contains("everything expected is present");
     }
 
     @Test

@@ -63,7 +63,7 @@ public final class HostOptions {
         if (dir == null) {
             return null;
         }
-        InventoryStore store = new InventoryStore(dir);
+        InventoryStore store = InventoryStore.forCommand(dir);
         Inventory inv;
         try {
             inv = store.load().orElse(null);

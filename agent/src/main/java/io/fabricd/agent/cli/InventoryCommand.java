@@ -58,7 +58,7 @@ public final class InventoryCommand implements Runnable {
             AgentConfig cfg = host.config();
             Path dir = requireStateDir(host, cfg);
             PrintWriter out = spec.commandLine().getOut();
-            InventoryStore store = new InventoryStore(dir);
+            InventoryStore store = InventoryStore.forCommand(dir);
             HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
             Inventory inv = Inventory.of(m, Instant.now().truncatedTo(ChronoUnit.SECONDS), Inventory.ACCEPTED);
             PrintWriter err = spec.commandLine().getErr();
@@ -78,10 +78,14 @@ public final class InventoryCommand implements Runnable {
                     store.save(inv);
                     return was;
                 });
+            } catch (InventoryStore.Busy e) {
+                throw new IllegalArgumentException("cannot write " + store.file() + ": the lock " + e.getMessage() + ": try again; if "
+                        + "this lasts, find the process that holds it: fuser -v " + dir.resolve(".lock"));
             } catch (IOException e) {
+                // the agent reads this folder only: the advice is about this process, never another folder
                 String advice = e instanceof AccessDeniedException ? Privilege.advice("fabricd inventory accept", Privilege.Access.WRITE) : null;
-                throw new IllegalArgumentException("cannot write " + store.file() + ": " + InventoryStore.reason(e) + "; "
-                        + (advice == null ? "give a folder root can write with --state-dir (or state_dir)" : advice));
+                throw new IllegalArgumentException("cannot write " + store.file() + ": " + InventoryStore.reason(e)
+                        + (advice == null ? "" : "; " + advice));
             } catch (IllegalArgumentException e) {
                 throw e;
             } catch (Exception e) {
@@ -115,7 +119,7 @@ public final class InventoryCommand implements Runnable {
         public Integer call() {
             AgentConfig cfg = host.config();
             Path dir = requireStateDir(host, cfg);
-            InventoryStore store = new InventoryStore(dir);
+            InventoryStore store = InventoryStore.forCommand(dir);
             Inventory stored;
             try {
                 stored = store.load().orElseThrow(() -> new IllegalArgumentException("no inventory in " + dir

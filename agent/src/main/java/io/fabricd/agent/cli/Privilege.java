@@ -8,7 +8,7 @@ import java.nio.file.Path;
 /**
  * What a "permission denied" on a file of the agent's means for this process: a command run as
  * another user than root (the state folder is the agent's: root's, or its service user's, mode
- * 0750), or root without the capabilities that read or write other users' files: the file-system
+ * 0700), or root without the capabilities that read or write other users' files: the file-system
  * user id and the effective capabilities of {@link ProcessIdentity}.
  */
 final class Privilege {

@@ -13,9 +13,14 @@ import java.util.logging.Logger;
  * when it grew; re-read when another process ({@code fabricd inventory accept}) replaced the file,
  * under the folder's lock. What it never does: forget. A file that cannot be read is moved aside
  * (once) and the inventory in memory kept; an inventory of another host (a copied image, a shared
- * folder) is moved aside and this host's learned. Without a state folder, or when it cannot be
- * written, the inventory lives in memory only (said once in the log). Used on the collection thread
- * only.
+ * folder) is moved aside and this host's learned. An inventory another user could have written is
+ * neither judged against nor moved nor written over: it is left for someone to look at, and the
+ * inventory kept in memory until it is removed or replaced. Without a state folder, or when it
+ * cannot be written, the inventory lives in memory only (said once in the log); so it does for a
+ * collection that finds the folder's lock held by another process for longer than {@link
+ * InventoryStore#LOCK_WAIT}, so that no lock stops a collection. At the first collection the folder
+ * is made private to the agent's user (said once, when something was open to others). Used on the
+ * collection thread only.
  */
 public final class InventoryKeeper {
     private static final Logger LOG = Logger.getLogger(InventoryKeeper.class.getName());
@@ -25,6 +30,13 @@ public final class InventoryKeeper {
     private InventoryStore.Stamp seen;
     private boolean saidCannotWrite;
     private boolean saidUnreadable;
+    private boolean saidBusy;
+    private boolean saidUntrusted;
+    private boolean madePrivate;
+    /** The file is another user's, or others could write it: never written over. */
+    private boolean untrusted;
+    /** A change kept in memory while the lock was held by another process: written at the next collection. */
+    private boolean unsaved;
 
     /** @param store null: keep the inventory in memory only */
     public InventoryKeeper(InventoryStore store) {
@@ -37,8 +49,23 @@ public final class InventoryKeeper {
             current = next(m);
             return current;
         }
+        if (!madePrivate) {
+            madePrivate = true;
+            makePrivate();
+        }
         try {
             return store.locked(() -> observeLocked(m));
+        } catch (InventoryStore.Busy e) {
+            if (!saidBusy) {
+                saidBusy = true;
+                LOG.warning("the lock " + e.getMessage() + ": this collection's inventory is kept in memory, not written (the next "
+                        + "collection tries again). If this lasts, find the process that holds it: fuser -v " + store.dir().resolve(
+                        InventoryStore.LOCK) + " (a `fabricd inventory accept` that does not end, or a process that locks the file)");
+            }
+            Inventory n = next(m);
+            unsaved |= n != current;
+            current = n;
+            return current;
         } catch (Exception e) {
             // the lock's own failure (an unwritable folder): judged against memory, said once
             if (!saidCannotWrite) {
@@ -52,8 +79,10 @@ public final class InventoryKeeper {
     }
 
     private Inventory observeLocked(HostModel m) {
+        saidBusy = false;
         InventoryStore.Stamp now = store.stamp();
         if (current == null || !Objects.equals(now, seen)) {
+            untrusted = false;
             try {
                 Inventory loaded = store.load().orElse(null);
                 if (loaded != null && loaded.host() != null && !loaded.host().equals(m.hostname())) {
@@ -70,6 +99,9 @@ public final class InventoryKeeper {
                     current = loaded;
                 }
                 saidUnreadable = false;
+                saidUntrusted = false;
+            } catch (StateAccess.Untrusted e) {
+                untrusted(e);
             } catch (IllegalArgumentException | IOException e) {
                 unreadable(e);
             }
@@ -77,12 +109,36 @@ public final class InventoryKeeper {
         }
         Inventory next = next(m);
         // written when it changed, and when the file is gone (deleted, or moved aside as unreadable)
-        if (next != current || seen == null && !saidCannotWrite) {
+        if (!untrusted && (next != current || unsaved || seen == null && !saidCannotWrite)) {
             current = next;
             save();
         }
         current = next;
         return current;
+    }
+
+    /** A file another user could have written: left where it is, for someone to look at, and not written over. */
+    private void untrusted(StateAccess.Untrusted e) {
+        untrusted = true;
+        if (!saidUntrusted) {
+            saidUntrusted = true;
+            LOG.warning(e.getMessage() + "; left in place and not written over: " + (current != null ? "the inventory in memory is kept"
+                    : "the inventory is learned from this collection and kept in memory") + " until it is removed or replaced. Find out "
+                    + "who wrote it, then remove it, or run `fabricd inventory accept` as root to replace it");
+        }
+    }
+
+    /** The state folder made private to the agent's user, said once when it was not. */
+    private void makePrivate() {
+        try {
+            String changed = store.makePrivate();
+            if (!changed.isEmpty()) {
+                LOG.info("the state folder " + store.dir() + " was open to other users, who could read the inventory and hold its "
+                        + "lock: made private to the agent's user (" + changed + ")");
+            }
+        } catch (IOException | RuntimeException e) {
+            // the folder cannot be used as it is: the first write says why
+        }
     }
 
     /** A file that is not an inventory: moved aside once, the inventory in memory kept (or learned). */
@@ -111,6 +167,7 @@ public final class InventoryKeeper {
     }
 
     private void save() {
+        unsaved = false;
         try {
             store.save(current);
             seen = store.stamp();

@@ -4,10 +4,11 @@ import io.fabricd.collectors.files.FolderChain;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.diagnosis.inventory.InventoryFile;
 import java.io.IOException;
-import java.io.OutputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -20,28 +21,39 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
  * The host's expected inventory in the state folder ({@code --state-dir}, {@code state_dir}; the
  * Helm chart's hostPath, a systemd unit's {@code StateDirectory=fabricd}): {@code inventory.json}, written whole to a
- * new file and renamed over the old one, so a crash leaves the old or the new, never half of one.
- * The agent and {@code fabricd inventory accept} take {@code .lock} in the folder around each
- * read-change-write, so neither overwrites the other's. Links are never followed: a state folder
- * or file that is a symbolic link is refused for reading and writing alike (a user who can write
- * the folder's parent must not make root read or write elsewhere). Nothing is written in a state
- * folder that another user can change, nor under one ({@link FolderChain}): root alone (or the user
- * the agent runs as) may be able to write it and every folder above it.
+ * new file and renamed over the old one, so a crash leaves the old or the new, never half of one,
+ * and a write that fails (a full disk) leaves no new file behind. The agent and {@code fabricd
+ * inventory accept} take {@code .lock} in the folder around each read-change-write, so neither
+ * overwrites the other's; a lock held longer than {@link #LOCK_WAIT} is {@link Busy}, never a
+ * wait without end. Links are never followed: a state folder or file that is a symbolic link is
+ * refused for reading and writing alike (a user who can write the folder's parent must not make
+ * root read or write elsewhere). Nothing is written in a state folder that another user can
+ * change, nor under one ({@link FolderChain}): root alone (or the user the agent runs as) may be
+ * able to write it and every folder above it; a command run as root ({@link #forCommand}) also
+ * writes into the agent's service user's own folder, for that user. What is made is private to its
+ * user ({@link StateAccess}), and an inventory another user could have written is refused.
  */
 public final class InventoryStore {
     public static final String FILE = "inventory.json";
+    static final String LOCK = ".lock";
     /** Where a live agent keeps its state when nothing else is said. */
     public static final Path DEFAULT_DIR = Path.of("/var/lib/fabricd");
     static final long MAX_BYTES = 4 << 20;
+    /** How long {@link #locked} waits for a lock another process holds. */
+    public static final Duration LOCK_WAIT = Duration.ofSeconds(2);
 
     private final Path dir;
+    /** A command's store: as root, also the folder of another user (the agent's), whose files are trusted and given what is written. */
+    private final boolean forCommand;
 
     /**
      * The inventory file (or its folder) is there, but this process may not read it: a missing
@@ -55,8 +67,36 @@ public final class InventoryStore {
         }
     }
 
+    /**
+     * The lock of the state folder is held by another process for longer than {@link #LOCK_WAIT}:
+     * nothing was read or written.
+     */
+    public static final class Busy extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Busy(Path lock) {
+            super(lock + " is held by another process (for more than " + LOCK_WAIT.toSeconds() + " s)");
+        }
+    }
+
+    /** The agent's own state folder: this process's user's (or root's) alone. */
     public InventoryStore(Path dir) {
+        this(dir, false);
+    }
+
+    private InventoryStore(Path dir, boolean forCommand) {
         this.dir = dir;
+        this.forCommand = forCommand;
+    }
+
+    /**
+     * The agent's state folder as a command run by an administrator uses it ({@code inventory
+     * accept} and {@code show}, {@code diagnose}): run as root, the folder may also be the agent's
+     * service user's ({@link FolderChain#checkForOwner}), whose inventory is trusted and to whom
+     * what is written there is given, so that the agent reads it.
+     */
+    public static InventoryStore forCommand(Path dir) {
+        return new InventoryStore(dir, true);
     }
 
     public Path dir() {
@@ -69,7 +109,9 @@ public final class InventoryStore {
 
     /**
      * The stored inventory; empty when there is none. IllegalArgumentException naming the file when
-     * it cannot be read or is not an inventory; {@link AccessDenied} when this process may not read it.
+     * it cannot be read or is not an inventory, or when another user could have written it (owned
+     * by another than root, this user or, for a command, the folder's owner; writable by a group or
+     * everybody); {@link AccessDenied} when this process may not read it.
      */
     public Optional<Inventory> load() {
         Path f = file();
@@ -84,6 +126,8 @@ public final class InventoryStore {
             }
             String json;
             try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+                // after the open: a file this process may not read says so, whoever it belongs to
+                StateAccess.trust(f, forCommand ? folderOwner() : -1);
                 ByteBuffer buf = ByteBuffer.allocate((int) MAX_BYTES + 1);
                 while (buf.hasRemaining() && ch.read(buf) > 0) {
                     // read at most MAX_BYTES + 1, whatever the file grew to since its size was read
@@ -137,19 +181,24 @@ public final class InventoryStore {
     public record Stamp(FileTime modified, long size, Object key) {
     }
 
-    /** Writes the inventory (creating the folder, mode 0755, if it is missing); IOException with the reason. */
+    /**
+     * Writes the inventory (creating the folder, mode 0700, if it is missing; the file 0600, given to
+     * the folder's owner when a command writes for it); IOException with the reason. A write that
+     * fails midway (a full disk) leaves the old file and no new one.
+     */
     public void save(Inventory inv) throws IOException {
-        createFolder();
+        FolderChain.Owner owner = createFolder();
         if (Files.isSymbolicLink(file())) {
             throw new IOException(file() + " is a symbolic link: refused");
         }
-        byte[] bytes = InventoryFile.write(inv).getBytes(StandardCharsets.UTF_8);
+        ByteBuffer bytes = ByteBuffer.wrap(InventoryFile.write(inv).getBytes(StandardCharsets.UTF_8));
         Path tmp = null;
-        for (int i = 0; tmp == null; i++) {
+        FileChannel ch = null;
+        for (int i = 0; ch == null; i++) {
             Path t = dir.resolve("." + FILE + "." + ProcessHandle.current().pid() + "." + i + ".tmp");
-            try (OutputStream out = Files.newOutputStream(t, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                    LinkOption.NOFOLLOW_LINKS)) {
-                out.write(bytes);
+            try {
+                ch = FileChannel.open(t, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+                        StateAccess.FILE);
                 tmp = t;
             } catch (FileAlreadyExistsException e) {
                 if (i > 100) {
@@ -158,17 +207,40 @@ public final class InventoryStore {
             }
         }
         try {
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                ch.force(true);
+            try (FileChannel out = ch) {
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+                out.force(true);
             }
+            StateAccess.give(tmp, owner);
             try {
                 Files.move(tmp, file(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
                 Files.move(tmp, file(), StandardCopyOption.REPLACE_EXISTING);
             }
-        } finally {
-            Files.deleteIfExists(tmp);
+        } catch (IOException | RuntimeException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException left) {
+                e.addSuppressed(left);
+            }
+            throw e;
         }
+    }
+
+    /**
+     * Makes the folder and this user's files in it private (folder 0700, files 0600) where an
+     * agent before this rule, the Helm chart's hostPath or a umask of 022 left them open to other
+     * users; what was changed, in words, empty when nothing (or when the folder is not there yet).
+     */
+    public String makePrivate() throws IOException {
+        refuseLinks();
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return "";
+        }
+        FolderChain.check(dir);
+        return StateAccess.makePrivate(dir);
     }
 
     /**
@@ -186,30 +258,91 @@ public final class InventoryStore {
     /**
      * Runs {@code work} holding the folder's lock ({@code .lock}), which {@code fabricd inventory
      * accept} and the agent both take around a read-change-write. Without a folder (it cannot be
-     * made) the work runs without the lock.
+     * made) the work runs without the lock. {@link Busy} when another process holds the lock for
+     * longer than {@link #LOCK_WAIT}: then nothing ran.
      */
     @SuppressWarnings("PMD.UnusedLocalVariable") // the lock is held for the block, never read
     public <T> T locked(Callable<T> work) throws Exception {
+        FolderChain.Owner owner;
         try {
-            createFolder();
+            owner = createFolder();
         } catch (IOException e) {
             return work.call();
         }
-        try (FileChannel ch = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS); FileLock lock = ch.lock()) {
-            return work.call();
+        Path file = dir.resolve(LOCK);
+        try (FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS), StateAccess.FILE)) {
+            StateAccess.give(file, owner); // a lock root made must be the agent's to open
+            try (FileLock lock = tryLock(ch, file)) {
+                return work.call();
+            }
         }
     }
 
-    /** The folder, made if missing, checked: no links, and only root and this user can change it or a folder above it. */
-    private void createFolder() throws IOException {
+    /**
+     * The lock of {@code ch}, waited for {@link #LOCK_WAIT} at most: a lock that another process
+     * holds (any user who can open the file: a read lock is enough) must never stop a collection.
+     */
+    private static FileLock tryLock(FileChannel ch, Path file) throws IOException {
+        long end = System.nanoTime() + LOCK_WAIT.toNanos();
+        while (true) {
+            try {
+                FileLock lock = ch.tryLock();
+                if (lock != null) {
+                    return lock;
+                }
+            } catch (OverlappingFileLockException e) {
+                // this JVM holds it already, through another channel: as busy as another process's
+            }
+            if (System.nanoTime() - end >= 0) {
+                throw new Busy(file);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for " + file);
+            }
+        }
+    }
+
+    /**
+     * The folder, made (mode 0700) if missing, checked: no links, and only root and this user can
+     * change it or a folder above it; for a command run as root, also the agent's user's own
+     * folder. The user to give what is written to (the folder's owner, root writing for it), or null.
+     */
+    private FolderChain.Owner createFolder() throws IOException {
         refuseLinks();
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             FolderChain.checkNearest(dir);
-            Files.createDirectories(dir);
+            Path parent = dir.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            try {
+                Files.createDirectory(dir, StateAccess.FOLDER);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                    throw e;
+                }
+                // made meanwhile: checked as any other below
+            }
             refuseLinks();
         }
+        if (forCommand) {
+            return FolderChain.checkForOwner(dir);
+        }
         FolderChain.check(dir);
+        return null;
+    }
+
+    /** The state folder's owner; -1 when it cannot be known. */
+    private long folderOwner() throws IOException {
+        try {
+            return ((Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS)).longValue();
+        } catch (UnsupportedOperationException e) {
+            return -1;
+        }
     }
 
     private void refuseLinkedFolder() {

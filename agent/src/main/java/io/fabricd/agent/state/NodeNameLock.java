@@ -6,11 +6,13 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -20,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * agent with the same node name finds the lock taken and says which agent holds it. The kernel
  * drops the lock when its process ends, however it ends: a crashed agent leaves a file, never a
  * stale lock. A folder that another user can change ({@link FolderChain}) is refused: no lock taken.
+ * The folder is made 0700 and the lock 0600: no other user can read or lock it.
  */
 public final class NodeNameLock implements AutoCloseable {
     /** Where the locks are for an agent run as root (systemd's RuntimeDirectory=fabricd). */
@@ -58,7 +61,17 @@ public final class NodeNameLock implements AutoCloseable {
      */
     public static synchronized NodeNameLock take(Path dir, String nodeName, String self) throws IOException {
         FolderChain.checkNearest(dir);
-        Files.createDirectories(dir);
+        if (!Files.isDirectory(dir)) {
+            Path parent = dir.toAbsolutePath().getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            try {
+                Files.createDirectory(dir, StateAccess.FOLDER);
+            } catch (FileAlreadyExistsException e) {
+                // made meanwhile (another agent starting): checked below as any other
+            }
+        }
         if (Files.isSymbolicLink(dir)) {
             throw new IOException(dir + " is a symbolic link");
         }
@@ -68,8 +81,9 @@ public final class NodeNameLock implements AutoCloseable {
         if (inJvm != null) {
             return new NodeNameLock(file, null, null, read(inJvm.channel));
         }
-        FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                LinkOption.NOFOLLOW_LINKS);
+        // this user's alone: another user's read lock on it would pass for a second agent
+        FileChannel ch = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS), StateAccess.FILE);
         FileLock lock;
         try {
             lock = ch.tryLock();

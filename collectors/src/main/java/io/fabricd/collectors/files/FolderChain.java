@@ -16,7 +16,9 @@ import java.util.Map;
  * another user, or one that a group or everybody can write without the sticky bit, lets someone else
  * rename what fabricd made there and put a link in its place between two writes; fabricd refuses it
  * instead of writing through it. A sticky folder ({@code /tmp}) passes: there only the owner of an
- * entry can rename it, and the next folder down must be root's or ours like every other.
+ * entry can rename it, and the next folder down must be root's or ours like every other. One
+ * exception, asked for by name ({@link #checkForOwner}): root may write into a service user's own
+ * folder (the agent's state folder), for that user.
  *
  * <p>The check walks the path as given, name by name: every folder reached is checked, and a link
  * on the way is followed only when it sits in a folder that passes and, in a sticky folder, is
@@ -48,7 +50,7 @@ public final class FolderChain {
      * top; other IOExceptions when the folder cannot be looked at (missing, permissions).
      */
     public static Path check(Path folder) throws IOException {
-        Walk w = walk(folder);
+        Walk w = walk(folder, false);
         if (!w.rest().isEmpty()) {
             throw new NoSuchFileException(folder.toString());
         }
@@ -60,7 +62,37 @@ public final class FolderChain {
      * will be made in); its real path. For a folder to be made: check again once it is.
      */
     public static Path checkNearest(Path folder) throws IOException {
-        return walk(folder).real();
+        return walk(folder, false).real();
+    }
+
+    /** The user and group a folder belongs to, when root writes into it on that user's behalf. */
+    public record Owner(int uid, int gid) {
+    }
+
+    /**
+     * {@link #check}, except that for root the folder itself (never one above it) may belong to
+     * another user: a service's own folder (the agent's state folder under systemd's
+     * {@code User=fabricd}), which a command run as root writes into for that user. Its owner must
+     * then be the only one who can change it: no group or other write bit, sticky or not. And as
+     * what root writes there is given to that user (so that the service can read it), the kernel
+     * must keep the owner from making root hand it a file it may not write: hard links to such
+     * files refused ({@code fs.protected_hardlinks = 1}, the default of systemd and of most
+     * distributions). Returns the folder's owner when it is another user than this process's, else
+     * null.
+     */
+    public static Owner checkForOwner(Path folder) throws IOException {
+        Walk w = walk(folder, true);
+        if (!w.rest().isEmpty()) {
+            throw new NoSuchFileException(folder.toString());
+        }
+        Map<String, Object> a;
+        try {
+            a = Files.readAttributes(w.real(), "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException e) {
+            return null;
+        }
+        int uid = (Integer) a.get("uid");
+        return uid == 0 || uid == ProcessIdentity.current().uid() ? null : new Owner(uid, (Integer) a.get("gid"));
     }
 
     /** The real path reached, and the names below it that do not exist. */
@@ -76,9 +108,10 @@ public final class FolderChain {
      * make links there) and, in a sticky folder anyone may write (/tmp), when root or we own the
      * link itself; the kernel's protected_symlinks rule, so a link another user planted on the way
      * is refused rather than followed. {@code ..} goes up from where the walk really is, as the
-     * kernel does after a link.
+     * kernel does after a link. {@code ownersLeaf}: the last folder is checked as {@link
+     * #checkForOwner} says.
      */
-    private static Walk walk(Path folder) throws IOException {
+    private static Walk walk(Path folder, boolean ownersLeaf) throws IOException {
         long self = ProcessIdentity.current().uid();
         java.util.ArrayDeque<String> names = new java.util.ArrayDeque<>();
         push(names, folder.toAbsolutePath());
@@ -123,7 +156,11 @@ public final class FolderChain {
                 }
                 continue;
             }
-            checkOne(next, self);
+            if (ownersLeaf && names.isEmpty()) {
+                checkOwners(next, self);
+            } else {
+                checkOne(next, self);
+            }
             cur = next;
         }
         return new Walk(cur, List.of());
@@ -164,8 +201,43 @@ public final class FolderChain {
         }
     }
 
-    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group. */
-    private static String who(Object principal, String kind, int id) {
+    /** The last folder of {@link #checkForOwner}: root may write into another user's folder that user alone can change. */
+    private static void checkOwners(Path p, long self) throws IOException {
+        Map<String, Object> a;
+        try {
+            a = Files.readAttributes(p, "unix:uid,gid,mode,owner,group", LinkOption.NOFOLLOW_LINKS);
+        } catch (UnsupportedOperationException e) {
+            return;
+        }
+        int uid = (Integer) a.get("uid");
+        int mode = (Integer) a.get("mode");
+        if (self != 0 || uid == 0 || (mode & 0170000) == 0120000) {
+            checkOne(p, self);
+            return;
+        }
+        String owner = who(a.get("owner"), "user", uid);
+        if ((mode & (GROUP_WRITE | OTHER_WRITE)) != 0) {
+            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : who(a.get("group"), "group", (Integer) a.get("gid"));
+            throw new Refused("the folder " + p + " belongs to " + owner + " and can be written by " + by
+                    + " too: root writes into another user's folder only when that user alone can change it: chmod go-w " + p);
+        }
+        if (!hardLinksProtected()) {
+            throw new Refused("the folder " + p + " belongs to " + owner + ", and this host lets a user hard-link files it may not "
+                    + "write (fs.protected_hardlinks is not 1), so that user could have root give it any file: sysctl "
+                    + "fs.protected_hardlinks=1, or run the command as " + owner);
+        }
+    }
+
+    private static boolean hardLinksProtected() {
+        try {
+            return Files.readString(Path.of("/proc/sys/fs/protected_hardlinks")).strip().equals("1");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group ("group" for kind). */
+    public static String who(Object principal, String kind, int id) {
         String name = principal == null ? "" : principal.toString();
         String number = ("user".equals(kind) ? "uid " : "gid ") + id;
         return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
