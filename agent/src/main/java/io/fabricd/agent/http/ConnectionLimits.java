@@ -250,9 +250,8 @@ public final class ConnectionLimits {
             }
             if (over) {
                 rejected.increment();
-                req.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
-                        .putHeader("Retry-After", "1")
-                        .end("limit of concurrent requests reached (" + maxRequests + "), try again later\n");
+                req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+                LingeringClose.text(req, 503, "limit of concurrent requests reached (" + maxRequests + "), try again later\n");
                 return;
             }
             boolean[] done = new boolean[1];

@@ -122,6 +122,6 @@ final class SignedPost {
     }
 
     static void text(HttpServerRequest req, int status, String body) {
-        EndpointRefusal.text(req, status, body); // closes the connection when a body is left unread
+        LingeringClose.text(req, status, body); // closes the connection when a body is left unread
     }
 }
