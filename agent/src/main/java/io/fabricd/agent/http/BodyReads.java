@@ -9,9 +9,9 @@ import java.util.Map;
  * {@link SignedPost#BODY_DEADLINE_MS}); a key holder sending bodies slowly on many connections
  * would otherwise hold every slot, and scrapes would get 503. At most {@link #PER_SOURCE} from one
  * source (an IPv6 address's /64, as {@link BcryptGate#source} counts it) and half the request
- * slots in all are taken by bodies on their way: a source beyond its share is refused 429, any
- * beyond the total 503, both at once, with {@code Retry-After}. The agents and the job gate send
- * one such request at a time to an agent, whose body arrives with its head.
+ * slots in all are taken by bodies on their way: one more is refused at once, 429 with
+ * {@code Retry-After} (busy: the job gate asks again then). The agents and the gate send one such
+ * request at a time to an agent, whose body arrives with its head.
  *
  * <p>Called on the event loop; synchronized all the same.
  */
@@ -27,16 +27,16 @@ public final class BodyReads {
         this.total = Math.max(1, maxRequests / 2);
     }
 
-    /** Why a body from {@code source} is not read now (the status, 429 or 503, and a line); null: counted in, until {@link #done}. */
-    synchronized Refusal enter(String source) {
+    /** Why a body from {@code source} is not read now (one line, for a 429); null: counted in, until {@link #done}. */
+    synchronized String enter(String source) {
         int mine = bySource.getOrDefault(source, 0);
         if (mine >= PER_SOURCE) {
-            return new Refusal(429, "this address is sending " + PER_SOURCE + " request bodies already, the most read at once"
-                    + " from one address: send one when another has arrived");
+            return "this address is sending " + PER_SOURCE + " request bodies already, the most read at once"
+                    + " from one address: send one when another has arrived";
         }
         if (reading >= total) {
-            return new Refusal(503, total + " request bodies are on their way already, the most read at once (half of"
-                    + " http.max_requests): try again later");
+            return "the agent is reading as many request bodies at once as it takes (" + total + ", half of"
+                    + " http.max_requests): try again later";
         }
         bySource.put(source, mine + 1);
         reading++;
@@ -55,9 +55,5 @@ public final class BodyReads {
             bySource.put(source, mine - 1);
         }
         reading--;
-    }
-
-    /** A refusal: its status and its line. */
-    record Refusal(int status, String line) {
     }
 }

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * {@link #MAX_BODY} (413), then the {@link EndpointAuth} header, checked before any of the body is
  * read: a request that fails gets 401 at once ({@link EndpointRefusal}) and its body is never read,
  * so unauthenticated senders hold no request slot. An authenticated body is read when its source
- * and the agent have room for one more on its way ({@link BodyReads}: else 429 or 503), up to
+ * and the agent have room for one more on its way ({@link BodyReads}: else 429), up to
  * {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS} (else the connection is closed), and must be
  * the one the header signs; then it goes to the path's handler, which answers with
  * {@link #answer} (200 signed for the request).
@@ -62,10 +62,10 @@ final class SignedPost {
             return;
         }
         String source = BcryptGate.source(req.remoteAddress());
-        BodyReads.Refusal busy = reads.enter(source);
+        String busy = reads.enter(source);
         if (busy != null) {
             req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
-            text(req, busy.status(), busy.line() + "\n");
+            text(req, 429, busy + "\n");
             return;
         }
         read(req, vertx, () -> reads.done(source), body -> {
