@@ -30,8 +30,8 @@ final class LingeringClose {
     /**
      * A text answer of {@code status}; when the request announced a body that is not read, the
      * connection closes after it as above, rather than the sender streaming the body into a
-     * kept-alive connection until {@code http.idle_timeout}. Every answer of a path that reads no
-     * body goes out this way: 404, 405, 503 and the rest alike.
+     * kept-alive connection until {@code http.idle_timeout}. Every refusal goes out this way, 404,
+     * 405 and 503 alike, and the text answers of paths that read no body.
      */
     static void text(HttpServerRequest req, int status, String body) {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
