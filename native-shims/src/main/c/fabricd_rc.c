@@ -4,7 +4,9 @@
  * registered buffer of `size` bytes per QP. The side that writes posts RDMA WRITEs of `size` bytes
  * from its buffers into the peer's, keeping up to `depth` in flight per QP, and signals one write in
  * `depth / 2` (or every one, when depth is 1); the side written to only keeps its QPs open (RDMA
- * WRITE needs no receiver CPU).
+ * WRITE needs no receiver CPU). No bulk goes out before the peer's QPs acknowledged a first write of
+ * one byte each: the addresses a test writes to come from the peer's messages, and only a QP
+ * connected to this one can acknowledge.
  *
  * ibv_post_send and ibv_poll_cq are inline functions in verbs.h, which is why this is C.
  * Not thread-safe: one endpoint per thread.
@@ -212,8 +214,57 @@ static long long now_ns(void)
 }
 
 /*
- * Writes (send = 0) or sends (send = 1: SENDs into the receives the peer posted) for `duration_ms`:
- * every QP keeps up to `depth` RDMA WRITEs of `size` bytes in flight into
+ * Before any bulk, the peer's queue pairs prove themselves: one signalled RDMA WRITE of one byte per
+ * QP, into the peer's buffer, each of which must complete. Only a QP at the peer's address that is
+ * connected to this one acknowledges it: addresses that name anything else (a host without such a
+ * QP, named in an offer or a start by a key holder) get that byte and its retries, never the bulk.
+ * 0, or -errno with a message in `err`.
+ */
+static int prove_peer(struct fd_rc *r, const uint64_t *raddr, const uint32_t *rkey, char *err, int errlen)
+{
+    for (int q = 0; q < r->nqps; q++) {
+        struct ibv_sge sge = { .addr = (uintptr_t)(r->buf + (size_t)q * r->size), .length = 1, .lkey = r->mr->lkey };
+        struct ibv_send_wr wr = { .wr_id = (uint64_t)q, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+                                  .send_flags = IBV_SEND_SIGNALED }, *bad;
+        wr.wr.rdma.remote_addr = raddr[q];
+        wr.wr.rdma.rkey = rkey[q];
+        int e = ibv_post_send(r->qp[q], &wr, &bad);
+        if (e) {
+            fabricd_err(err, errlen, "ibv_post_send", e);
+            return -e;
+        }
+    }
+    struct ibv_wc wc[32];
+    long long start = now_ns();
+    for (int left = r->nqps; left > 0;) {
+        int n = ibv_poll_cq(r->cq, 32, wc);
+        if (n < 0) {
+            fabricd_err(err, errlen, "ibv_poll_cq", EIO);
+            return -EIO;
+        }
+        for (int k = 0; k < n; k++) {
+            if (wc[k].status != IBV_WC_SUCCESS) {
+                if (err && errlen > 0)
+                    snprintf(err, (size_t)errlen, "the peer's queue pairs did not take a first write (%s): nothing more was sent to"
+                             " them", ibv_wc_status_str(wc[k].status));
+                return -EIO;
+            }
+            left--;
+        }
+        if (n == 0 && now_ns() - start > STALL_NS) {
+            if (err && errlen > 0)
+                snprintf(err, (size_t)errlen, "no queue pair at the peer's address acknowledged a first write for %lld s: nothing"
+                         " more was sent to it", STALL_NS / 1000000000LL);
+            return -ETIMEDOUT;
+        }
+    }
+    return 0;
+}
+
+/*
+ * Writes (send = 0) or sends (send = 1: SENDs into the receives the peer posted) for `duration_ms`,
+ * once the peer's QPs proved themselves (prove_peer): every QP keeps up to `depth` RDMA WRITEs of
+ * `size` bytes in flight into
  * the peer's buffer (raddr[i], rkey[i]), then the writes in flight complete. Out: bytes and
  * messages completed and the nanoseconds from the first post to the last completion. 0, or -errno
  * with a message in `err`: a failed completion, or none for 3 s while writes are in flight (the
@@ -226,6 +277,9 @@ int fabricd_rc_write(struct fd_rc *r, int send, const uint64_t *raddr, const uin
     int inflight[MAX_QPS] = { 0 };                 /* unsignalled and signalled writes not yet completed */
     int since_signal[MAX_QPS] = { 0 };
     uint64_t done = 0;
+    int proved = prove_peer(r, raddr, rkey, err, errlen);
+    if (proved < 0)
+        return proved;
     struct ibv_wc wc[32];
     long long start = now_ns();
     long long end = start + (long long)duration_ms * 1000000LL;

@@ -13,6 +13,7 @@ import io.fabricd.agent.config.WebConfig;
 import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
+import io.fabricd.agent.http.BodyReads;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.agent.http.PreflightApi;
 import io.fabricd.agent.http.ServerSetup;
@@ -219,10 +220,11 @@ public final class Agent implements AutoCloseable {
         HttpServerOptions opts = ServerSetup.options(limits, web);
         try {
             http = new HttpApi(vertx, loop, registry, probes);
+            BodyReads reads = new BodyReads(limits.maxRequests());
             Handler<HttpServerRequest> api = bounds.limit(PreflightApi.wrap(BandwidthApi.wrap(http.handler(), vertx,
                     bandwidth == null ? null : bandwidth.server(), probes == null ? null : probes.endpointAuth(),
-                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs())),
-                    vertx, preflight, probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats()));
+                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs()), reads),
+                    vertx, preflight, probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(), reads));
             api = ServerSetup.behindWebConfig(api, vertx, web, meters);
             server = vertx.createHttpServer(opts)
                     .connectionHandler(bounds.connectionHandler())

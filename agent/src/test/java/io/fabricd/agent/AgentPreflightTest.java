@@ -17,7 +17,10 @@ import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.testing.PrivateFiles;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -284,6 +287,46 @@ class AgentPreflightTest {
             });
             // over: the next round runs
             assertThat(post(b, PROBE, "{\"peers\":[\"" + at(a) + "\"],\"count\":5,\"size\":1024}").status()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * Where a round's probes may go: only to an address whose agent proved it holds the key. A peer
+     * the request names that answers the endpoint request unsigned (a web server, or anything that
+     * is not an agent of this fabric) gets that request and not one probe, even at the UDP port it
+     * names; a genuine agent named by its host name is asked and probed at the one address the name
+     * gave.
+     */
+    @Test
+    void aPeerThatIsNoAgentOfTheFabricGetsTheEndpointRequestAndNoProbe(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        InetAddress lo = InetAddress.getLoopbackAddress();
+        com.sun.net.httpserver.HttpServer impostor = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress(lo, 0), 0);
+        try (DatagramSocket target = new DatagramSocket(0, lo); Agent a = agent(key, "host-a-ib", List.of());
+             Agent c = agent(key, "host-c-rxe", List.of())) {
+            byte[] endpoint = ("{\"host\":\"victim\",\"udp_port\":" + target.getLocalPort() + "}").getBytes(StandardCharsets.UTF_8);
+            impostor.createContext("/", x -> {
+                x.getResponseHeaders().add("Content-Type", "application/json");
+                x.sendResponseHeaders(200, endpoint.length);
+                x.getResponseBody().write(endpoint);
+                x.close();
+            });
+            impostor.start();
+            String fake = "127.0.0.1:" + impostor.getAddress().getPort();
+            String byName = "localhost:" + c.port();
+            Reply r = post(a, PROBE, "{\"peers\":[\"" + fake + "\",\"" + byName + "\"],\"count\":50,\"size\":64}");
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            JsonNode results = r.json().get("results");
+            assertThat(results.findValuesAsText("peer")).containsExactly(fake, byName);
+            assertThat(results.get(0).get("error").asText()).contains("not signed with the probe key: not a fabricd agent of this fabric");
+            assertThat(results.get(0).get("sent").asInt()).isZero();
+            assertThat(results.get(1).get("error").isNull()).as(results.get(1).toString()).isTrue();
+            assertThat(results.get(1).get("sent").asInt()).isEqualTo(50);
+            target.setSoTimeout(1_000);
+            assertThatThrownBy(() -> target.receive(new DatagramPacket(new byte[9000], 9000)))
+                    .as("a probe at the UDP port the impostor named").isInstanceOf(SocketTimeoutException.class);
+        } finally {
+            impostor.stop(0);
         }
     }
 

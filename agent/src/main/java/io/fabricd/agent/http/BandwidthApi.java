@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  * the probe key for this agent ({@link EndpointAuth}), each once; answers signed for the request.
  * The header is checked before any body is read ({@link SignedPost}): a request that fails gets 401 at once and its body
  * is never read, so unauthenticated senders hold no request slot. An authenticated body is read up
- * to 64 KiB within 10 s (else the connection is closed) and must be the one the
+ * to 64 KiB within 10 s (else the connection is closed), two at a time per source ({@link BodyReads}) and must be the one the
  * header signs; its fields are checked (400, one line) before the queue pairs are set up off the
  * event loop. Other paths go to the next handler.
  */
@@ -35,9 +35,10 @@ public final class BandwidthApi {
      * @param server null when this agent serves no bandwidth tests (bandwidth.serve off, a snapshot, no verbs)
      * @param auth   null without a probe key
      * @param why    what to answer when there is no server (to requests that pass the key, when there is one)
+     * @param reads  the signed bodies on their way, shared with the preflight paths
      */
     public static Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next, Vertx vertx, BandwidthServer server,
-                                                  EndpointAuth auth, ResponderStats stats, String why) {
+                                                  EndpointAuth auth, ResponderStats stats, String why, BodyReads reads) {
         return req -> {
             String path = req.path();
             if (!path.equals(BandwidthMessages.START_PATH) && !path.equals(BandwidthMessages.GO_PATH)
@@ -45,7 +46,7 @@ public final class BandwidthApi {
                 next.handle(req);
                 return;
             }
-            SignedPost.accept(req, vertx, auth, stats, why, "bandwidth requests",
+            SignedPost.accept(req, vertx, auth, stats, why, "bandwidth requests", reads,
                     (r, body, nonce) -> vertx.executeBlocking(() -> answer(path, body, server, why), false)
                             .onSuccess(a -> SignedPost.answer(r, auth, nonce, a.status(), a.body(), 0))
                             .onFailure(e -> SignedPost.text(r, 500, "internal error: " + e + "\n")));

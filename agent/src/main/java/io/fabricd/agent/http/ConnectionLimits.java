@@ -24,8 +24,11 @@ import java.util.logging.Logger;
  *
  * <ul>
  *   <li>at most {@code maxConnections} open (by default, and at most, what the heap allows). One
- *       more closes, in this order: a connection that never sent a request, from a source not
- *       answered recently ({@link KnownSources}), the oldest of the source holding the most such
+ *       more closes, in this order: a connection that was used and got nothing but refusals (a
+ *       status of 400 or more) and health checks, idle longest first (a flood that keeps sending
+ *       requests it is refused looks recently used, but never gets ahead of a client that is
+ *       served); else a connection that never sent a request, from a source not answered
+ *       recently ({@link KnownSources}), the oldest of the source holding the most such
  *       ({@link FreshConnections}: a flood's go, a new scraper's one unread connection stays, even
  *       while the event loop registers a flood's accepts in batches of ~1 000 before it reads
  *       again); else a never-used one of a known source (a scraper's or the kubelet's new
@@ -55,9 +58,11 @@ public final class ConnectionLimits {
     private final int maxRequests;
     /** Every open connection. */
     private final Map<HttpConnection, Conn> open = new HashMap<>();
-    /** Never used, of sources not answered recently: closed for room first, then freshKnown, then idle. */
+    /** Used, nothing in flight, never answered below 400 but health checks; idle longest first: closed for room first. */
+    private final LinkedHashSet<HttpConnection> refused = new LinkedHashSet<>();
+    /** Never used, of sources not answered recently: closed for room next, then freshKnown, then idle. */
     private final FreshConnections<HttpConnection> fresh = new FreshConnections<>();
-    /** Served, nothing in flight; idle longest first. */
+    /** Answered below 400 (a request other than a health check), nothing in flight; idle longest first. */
     private final LinkedHashSet<HttpConnection> idle = new LinkedHashSet<>();
     /** Never used, of known sources, oldest first. */
     private final LinkedHashSet<HttpConnection> freshKnown = new LinkedHashSet<>();
@@ -68,12 +73,16 @@ public final class ConnectionLimits {
     private final AcceptGuard guard;
     private final UnreadAnswers unread;
 
-    /** One open connection: where from, requests in flight, requests received. */
+    /**
+     * One open connection: where from, requests in flight, requests received, whether one of them
+     * (not a health check) was answered below 400.
+     */
     private static final class Conn {
         final String source;
         final boolean known;
         int inFlight;
         int served;
+        boolean answered;
 
         Conn(String source, boolean known) {
             this.source = source;
@@ -177,7 +186,10 @@ public final class ConnectionLimits {
 
     /** The connection to close for room, {@code newest} not counted in yet; see the class comment. */
     private HttpConnection victim(HttpConnection newest) {
-        HttpConnection v = fresh.first();
+        HttpConnection v = refused.isEmpty() ? null : refused.iterator().next();
+        if (v == null) {
+            v = fresh.first();
+        }
         if (v == null && !freshKnown.isEmpty()) {
             v = freshKnown.iterator().next();
         }
@@ -189,7 +201,7 @@ public final class ConnectionLimits {
 
     /** Takes a connection out of the shedding order: a request came, or it closed. */
     private void unqueue(HttpConnection c, Conn s) {
-        if (!idle.remove(c) && !freshKnown.remove(c)) {
+        if (!idle.remove(c) && !refused.remove(c) && !freshKnown.remove(c)) {
             fresh.remove(c, s.source);
         }
     }
@@ -224,14 +236,14 @@ public final class ConnectionLimits {
             if (health(req)) {
                 synchronized (this) {
                     Conn s = open.get(c);
-                    if (s != null && s.inFlight == 0) { // used: to the back of the idle ones
+                    if (s != null && s.inFlight == 0) { // used: to the back of its idle ones
                         unqueue(c, s);
                         s.served++;
-                        idle.add(c);
+                        (s.answered ? idle : refused).add(c);
                     }
                 }
                 req.response().endHandler(v -> {
-                    answered(c, req);
+                    answered(c, req, true);
                     unread.answered(req.response());
                 });
                 handler.handle(req);
@@ -250,14 +262,13 @@ public final class ConnectionLimits {
             }
             if (over) {
                 rejected.increment();
-                req.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")
-                        .putHeader("Retry-After", "1")
-                        .end("limit of concurrent requests reached (" + maxRequests + "), try again later\n");
+                req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+                LingeringClose.text(req, 503, "limit of concurrent requests reached (" + maxRequests + "), try again later\n");
                 return;
             }
             boolean[] done = new boolean[1];
             req.response().endHandler(v -> {
-                answered(c, req);
+                answered(c, req, false);
                 finished(c, done);
                 unread.answered(req.response());
             });
@@ -266,10 +277,24 @@ public final class ConnectionLimits {
         };
     }
 
-    /** Remembers the source of a request answered below 400 ({@link KnownSources}). */
-    private void answered(HttpConnection c, HttpServerRequest req) {
-        if (req.response().getStatusCode() < 400 && c.remoteAddress() != null) {
+    /**
+     * Remembers the source of a request answered below 400 ({@link KnownSources}), and, but for a
+     * health check, that its connection was served.
+     */
+    private void answered(HttpConnection c, HttpServerRequest req, boolean health) {
+        if (req.response().getStatusCode() >= 400) {
+            return;
+        }
+        if (c.remoteAddress() != null) {
             known.answered(String.valueOf(c.remoteAddress().hostAddress()));
+        }
+        if (!health) {
+            synchronized (this) {
+                Conn s = open.get(c);
+                if (s != null) {
+                    s.answered = true;
+                }
+            }
         }
     }
 
@@ -283,7 +308,7 @@ public final class ConnectionLimits {
             s.inFlight--;
             inFlight--;
             if (s.inFlight == 0) {
-                idle.add(c);
+                (s.answered ? idle : refused).add(c);
             }
         }
     }

@@ -2,7 +2,6 @@ package io.fabricd.agent.http;
 
 import io.fabricd.probes.peers.EndpointAuth;
 import io.fabricd.probes.responder.ResponderStats;
-import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.Locale;
 
@@ -38,20 +37,6 @@ final class EndpointRefusal {
             why += ": a request of an older fabricd; agents exchange endpoints with agents of their own release only, upgrade "
                     + "them together (roll the DaemonSet)";
         }
-        text(req, 401, what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n");
-    }
-
-    /**
-     * A text answer; when the request announced a body that is not read, the connection is closed
-     * after it ({@link LingeringClose}), rather than the sender streaming the body into a kept-alive
-     * connection.
-     */
-    static void text(HttpServerRequest req, int status, String body) {
-        req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
-        if (LingeringClose.bodyComing(req)) {
-            LingeringClose.end(req, body);
-            return;
-        }
-        req.response().end(body);
+        LingeringClose.text(req, 401, what + " need a valid " + EndpointAuth.REQUEST_HEADER + " (" + why + ")\n");
     }
 }

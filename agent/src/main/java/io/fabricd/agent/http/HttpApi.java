@@ -130,8 +130,9 @@ public final class HttpApi {
 
     private static final ObjectMapper ENDPOINT_JSON = new ObjectMapper();
 
+    /** A text answer: none of these paths reads a body, so one announced is not waited for ({@link LingeringClose}). */
     private static void text(HttpServerRequest ctx, int status, String body) {
-        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(body);
+        LingeringClose.text(ctx, status, body);
     }
 
     private void metrics(HttpServerRequest ctx) {

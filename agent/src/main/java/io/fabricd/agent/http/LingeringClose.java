@@ -6,7 +6,8 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 
 /**
- * The end of a refused request whose body is coming and will not be used: the answer goes out
+ * The end of a request whose body is coming and will not be used (a refusal, or a path that takes
+ * no body): the answer goes out
  * with {@code Connection: close}, and the connection closes once the sender has finished its
  * body, at most {@link #MAX_MS} and {@link #MAX_BYTES} later; what it still sends meanwhile is
  * read and dropped (a web server's lingering close). Closed at once, the sender's next segments
@@ -24,6 +25,21 @@ final class LingeringClose {
     static final long MAX_BYTES = 1 << 20;
 
     private LingeringClose() {
+    }
+
+    /**
+     * A text answer of {@code status}; when the request announced a body that is not read, the
+     * connection closes after it as above, rather than the sender streaming the body into a
+     * kept-alive connection until {@code http.idle_timeout}. Every refusal goes out this way, 404,
+     * 405 and 503 alike, and the text answers of paths that read no body.
+     */
+    static void text(HttpServerRequest req, int status, String body) {
+        req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
+        if (bodyComing(req)) {
+            end(req, body);
+            return;
+        }
+        req.response().end(body);
     }
 
     /** Whether {@code req} announced a body (a length above 0, or chunks) that has not arrived to its end. */

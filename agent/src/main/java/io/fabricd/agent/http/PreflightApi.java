@@ -30,16 +30,17 @@ public final class PreflightApi {
     /**
      * @param preflight null without a probe key
      * @param auth      null without a probe key
+     * @param reads     the signed bodies on their way, shared with the bandwidth paths
      */
     public static Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next, Vertx vertx, Preflight preflight, EndpointAuth auth,
-                                                  ResponderStats stats) {
+                                                  ResponderStats stats, BodyReads reads) {
         return req -> {
             String path = req.path();
             if (!Preflight.PATHS.contains(path)) {
                 next.handle(req);
                 return;
             }
-            SignedPost.accept(req, vertx, preflight == null ? null : auth, stats, OFF, "preflight requests", (r, body, nonce) -> {
+            SignedPost.accept(req, vertx, preflight == null ? null : auth, stats, OFF, "preflight requests", reads, (r, body, nonce) -> {
                 Context ctx = vertx.getOrCreateContext();
                 vertx.executeBlocking(() -> preflight.answer(path, body), false)
                         .compose(pending -> Future.fromCompletionStage(pending, ctx))

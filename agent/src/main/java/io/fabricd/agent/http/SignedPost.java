@@ -15,8 +15,9 @@ import java.util.function.Consumer;
  * preflight paths): POST only (405), no key here (503 with why), a declared body over
  * {@link #MAX_BODY} (413), then the {@link EndpointAuth} header, checked before any of the body is
  * read: a request that fails gets 401 at once ({@link EndpointRefusal}) and its body is never read,
- * so unauthenticated senders hold no request slot. An authenticated body is read up to
- * {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS} (else the connection is closed) and must be
+ * so unauthenticated senders hold no request slot. An authenticated body is read when its source
+ * and the agent have room for one more on its way ({@link BodyReads}: else 429), up to
+ * {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS} (else the connection is closed), and must be
  * the one the header signs; then it goes to the path's handler, which answers with
  * {@link #answer} (200 signed for the request).
  */
@@ -35,9 +36,11 @@ final class SignedPost {
 
     /**
      * @param auth null without a probe key: 503 with {@code off}
-     * @param what the requests in the refusals' words ("bandwidth requests")
+     * @param what  the requests in the refusals' words ("bandwidth requests")
+     * @param reads the bodies on their way, shared by every signed path
      */
-    static void accept(HttpServerRequest req, Vertx vertx, EndpointAuth auth, ResponderStats stats, String off, String what, Body then) {
+    static void accept(HttpServerRequest req, Vertx vertx, EndpointAuth auth, ResponderStats stats, String off, String what,
+                       BodyReads reads, Body then) {
         if (req.method() != HttpMethod.POST) {
             req.response().putHeader(HttpHeaders.ALLOW, "POST");
             text(req, 405, "method not allowed: " + req.method() + " (POST)\n");
@@ -58,7 +61,14 @@ final class SignedPost {
             EndpointRefusal.refuse(req, auth, stats, v, what); // the body unread
             return;
         }
-        read(req, vertx, body -> {
+        String source = BcryptGate.source(req.remoteAddress());
+        String busy = reads.enter(source);
+        if (busy != null) {
+            req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
+            text(req, 429, busy + "\n");
+            return;
+        }
+        read(req, vertx, () -> reads.done(source), body -> {
             EndpointAuth.Verdict b = EndpointAuth.checkBody(header, body);
             if (b != EndpointAuth.Verdict.OK) {
                 EndpointRefusal.refuse(req, auth, stats, b, what);
@@ -68,15 +78,29 @@ final class SignedPost {
         });
     }
 
-    /** Reads an authenticated request's body, at most {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS}, then {@code then}. */
-    private static void read(HttpServerRequest req, Vertx vertx, Consumer<byte[]> then) {
+    /**
+     * Reads an authenticated request's body, at most {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS},
+     * then {@code then}; {@code done} once, when the body has arrived, was cut, or the connection closed.
+     */
+    private static void read(HttpServerRequest req, Vertx vertx, Runnable done, Consumer<byte[]> then) {
         Buffer body = Buffer.buffer();
         boolean[] over = new boolean[1];
+        boolean[] counted = {true};
+        Runnable leave = () -> {
+            if (counted[0]) {
+                counted[0] = false;
+                done.run();
+            }
+        };
         long timer = vertx.setTimer(BODY_DEADLINE_MS, t -> {
             over[0] = true;
+            leave.run();
             req.connection().close();
         });
-        req.exceptionHandler(e -> vertx.cancelTimer(timer));
+        req.exceptionHandler(e -> { // the connection closed before the body's end among them
+            vertx.cancelTimer(timer);
+            leave.run();
+        });
         req.handler(chunk -> {
             if (over[0]) {
                 return;
@@ -84,6 +108,7 @@ final class SignedPost {
             if (body.length() + chunk.length() > MAX_BODY) {
                 over[0] = true;
                 vertx.cancelTimer(timer);
+                leave.run();
                 req.connection().close();
                 return;
             }
@@ -91,6 +116,7 @@ final class SignedPost {
         });
         req.endHandler(v -> {
             vertx.cancelTimer(timer);
+            leave.run();
             if (!over[0]) {
                 then.accept(body.getBytes());
             }
@@ -122,6 +148,6 @@ final class SignedPost {
     }
 
     static void text(HttpServerRequest req, int status, String body) {
-        EndpointRefusal.text(req, status, body); // closes the connection when a body is left unread
+        LingeringClose.text(req, status, body); // closes the connection when a body is left unread
     }
 }

@@ -11,6 +11,9 @@ import io.fabricd.probes.mesh.UdpPeerProbe;
 import io.fabricd.probes.peers.Endpoint;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -200,10 +203,22 @@ public final class ProbeRound {
         return left.compareTo(ENDPOINT_TIMEOUT) > 0 ? left : ENDPOINT_TIMEOUT;
     }
 
+    /**
+     * One peer: its endpoint asked at its address, resolved once, and the probes sent to that very
+     * address at the UDP port its signed endpoint names: only an address whose agent proved it holds
+     * the key gets probes, whatever a name resolves to from one lookup to the next.
+     */
     private PeerResult probe(String peer, int count, int size, Duration pace, Duration asking) {
+        String at;
+        try {
+            InetAddress a = InetAddress.getByName(EndpointClient.host(peer));
+            at = (a instanceof Inet6Address ? "[" + a.getHostAddress() + "]" : a.getHostAddress()) + peer.substring(peer.lastIndexOf(':'));
+        } catch (UnknownHostException e) {
+            return PeerResult.failed(peer, null, "cannot resolve host " + EndpointClient.host(peer));
+        }
         Endpoint ep;
         try {
-            ep = endpoints.fetch(peer, asking);
+            ep = endpoints.fetch(at, asking);
         } catch (IOException e) {
             return PeerResult.failed(peer, null, e.getMessage());
         }
@@ -211,7 +226,7 @@ public final class ProbeRound {
             return PeerResult.failed(peer, ep.host(), peer + " runs no UDP responder");
         }
         try {
-            UdpPeerProbe.Sized s = UdpPeerProbe.run(libc, key, peer, ep, List.of(size), count, pace, timeout, x -> { }).get(0);
+            UdpPeerProbe.Sized s = UdpPeerProbe.run(libc, key, at, ep, List.of(size), count, pace, timeout, x -> { }).get(0);
             if (s.result() == null) {
                 return PeerResult.failed(peer, ep.host(), s.error());
             }

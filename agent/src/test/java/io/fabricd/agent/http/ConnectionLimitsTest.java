@@ -44,6 +44,8 @@ class ConnectionLimitsTest {
                 .requestHandler(limits.limit(req -> {
                     if (req.path().equals("/hold")) {
                         held.add(req);
+                    } else if (req.path().equals("/nope")) {
+                        req.response().setStatusCode(404).end("not found\n");
                     } else {
                         req.response().end("ok\n");
                     }
@@ -251,6 +253,61 @@ class ConnectionLimitsTest {
             for (Socket x : s) {
                 x.close();
             }
+        }
+    }
+
+    @Test
+    void connectionsThatKeepSendingRefusedRequestsGoBeforeAKnownClientsNewAndKeptAliveOnes() throws Exception {
+        List<Socket> s = new ArrayList<>();
+        try {
+            Socket scraper = connect("127.0.0.1"); // answered: a known source, its connection kept alive
+            s.add(scraper);
+            send(scraper, "/");
+            assertThat(statusLine(scraper)).isEqualTo("HTTP/1.1 200 OK");
+            drain(scraper);
+            List<Socket> flood = new ArrayList<>();
+            for (int i = 0; i < 3; i++) { // from three addresses, each refused, and refused again after the scrape
+                Socket f = connect("127.0.4." + (1 + i));
+                flood.add(f);
+                send(f, "/nope");
+                assertThat(statusLine(f)).isEqualTo("HTTP/1.1 404 Not Found");
+                drain(f);
+            }
+            s.addAll(flood);
+            for (Socket f : flood) {
+                send(f, "/nope");
+                assertThat(statusLine(f)).isEqualTo("HTTP/1.1 404 Not Found");
+                drain(f);
+            }
+            assertThat(limits.openConnections()).isEqualTo(4);
+            // two new connections of the known client at the budget: refused connections make room for both
+            Socket next = connect("127.0.0.1");
+            s.add(next);
+            Thread.sleep(200);
+            Socket another = connect("127.0.0.1");
+            s.add(another);
+            Thread.sleep(200);
+            assertThat(closedByPeer(scraper)).as("the kept-alive scraper").isFalse();
+            assertThat(closedByPeer(next)).as("the known client's new connection").isFalse();
+            assertThat(List.of(closedByPeer(flood.get(0)), closedByPeer(flood.get(1)), closedByPeer(flood.get(2))))
+                    .containsExactly(true, true, false);
+            for (Socket k : List.of(scraper, next, another)) {
+                send(k, "/");
+                assertThat(statusLine(k)).isEqualTo("HTTP/1.1 200 OK");
+            }
+        } finally {
+            for (Socket x : s) {
+                x.close();
+            }
+        }
+    }
+
+    /** Reads the rest of an answer (its headers and short body) so that the next status line starts clean. */
+    private static void drain(Socket s) throws IOException, InterruptedException {
+        Thread.sleep(50);
+        InputStream in = s.getInputStream();
+        while (in.available() > 0) {
+            in.read();
         }
     }
 

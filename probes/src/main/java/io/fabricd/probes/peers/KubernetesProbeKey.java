@@ -25,13 +25,19 @@ import java.util.logging.Logger;
  * it never rendered); the first agent that finds it empty writes a random key into it with an
  * update that carries the Secret's resourceVersion, so when two agents race the API server keeps
  * one write (409 Conflict for the other, which reads the winner's key). Every agent then shares one
- * key. RBAC: get and update on that one Secret, nothing else: the agents cannot create Secrets, so
- * they cannot mint service-account tokens or take other Secrets' names. Only an Opaque Secret is
- * used; one of another type is refused.
+ * key. The same write makes the Secret immutable: the API server then refuses any change of its
+ * data, so the update the agents' RBAC grants (get and update on that one Secret, nothing else)
+ * fills it once and never again, and an agent of a compromised node cannot replace the fleet's key
+ * with one of its own. A chart Secret filled by an earlier release (mutable) is made immutable by
+ * the next agent that reads it. The agents cannot create Secrets, so they cannot mint
+ * service-account tokens or take other Secrets' names. Only an Opaque Secret is used; one of
+ * another type is refused. Rotating the key: delete the Secret, helm upgrade, restart the agents.
  */
 public final class KubernetesProbeKey {
     /** The Secret's data key holding the probe key. */
     public static final String DATA_KEY = "key";
+    /** The annotation of the chart's Secret that the agents fill (deploy/helm/fabricd/templates/secret.yaml). */
+    static final String CHART_ANNOTATION = "fabricd.io/key";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final Logger LOG = Logger.getLogger(KubernetesProbeKey.class.getName());
 
@@ -119,13 +125,18 @@ public final class KubernetesProbeKey {
                     + ", not Opaque: refusing it (delete it; helm upgrade makes the right one)");
         }
         if (hasKey(s)) {
+            if (!Boolean.TRUE.equals(s.getImmutable()) && s.getMetadata().getAnnotations() != null
+                    && s.getMetadata().getAnnotations().containsKey(CHART_ANNOTATION)) {
+                seal(client, namespace, s);
+            }
             return s;
         }
         byte[] key = new byte[32];
         RANDOM.nextBytes(key);
         Map<String, String> data = new HashMap<>(s.getData() == null ? Map.of() : s.getData());
         data.put(DATA_KEY, Base64.getEncoder().encodeToString(HexFormat.of().formatHex(key).getBytes(StandardCharsets.US_ASCII)));
-        Secret filled = new SecretBuilder(s).withData(data).build(); // keeps metadata.resourceVersion: an optimistic update
+        // keeps metadata.resourceVersion: an optimistic update; immutable: the only write of the key there will be
+        Secret filled = new SecretBuilder(s).withData(data).withImmutable(true).build();
         try {
             return client.secrets().inNamespace(namespace).resource(filled).update();
         } catch (KubernetesClientException e) {
@@ -135,6 +146,19 @@ public final class KubernetesProbeKey {
             // another writer changed it first (an agent filling it: its key is the fabric's; or a
             // helm upgrade touching its labels): read it again
             return null;
+        }
+    }
+
+    /**
+     * Makes a filled chart Secret immutable (its key unchanged, bound to its resourceVersion); a
+     * refusal (another writer first, RBAC without update) is left for the next agent that reads it.
+     */
+    private static void seal(KubernetesClient client, String namespace, Secret s) {
+        try {
+            client.secrets().inNamespace(namespace).resource(new SecretBuilder(s).withImmutable(true).build()).update();
+            LOG.info("probe key Secret " + namespace + "/" + s.getMetadata().getName() + " made immutable: its key is never changed again");
+        } catch (KubernetesClientException e) {
+            LOG.fine("probe key Secret " + namespace + "/" + s.getMetadata().getName() + " not made immutable: " + KubernetesPeers.reason(e));
         }
     }
 

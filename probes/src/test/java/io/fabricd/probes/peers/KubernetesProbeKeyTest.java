@@ -46,9 +46,11 @@ class KubernetesProbeKeyTest {
         return k.tag(data, 0, data.length);
     }
 
-    /** The chart's Secret: no data, Opaque. */
+    /** The chart's Secret: no data, Opaque, its annotation (deploy/helm/fabricd/templates/secret.yaml). */
     void placeholder() {
-        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata().withType("Opaque").build()).create();
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME)
+                .withAnnotations(Map.of(KubernetesProbeKey.CHART_ANNOTATION, "written by the first fabricd agent that starts")).endMetadata()
+                .withType("Opaque").build()).create();
     }
 
     @Test
@@ -64,12 +66,41 @@ class KubernetesProbeKeyTest {
     }
 
     @Test
+    void theFirstWriteMakesTheSecretImmutableSoNoLaterAgentCanChangeTheKey() {
+        placeholder();
+        ProbeKey first = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(5));
+        var filled = client.secrets().inNamespace(NS).withName(NAME).get();
+        // the API server refuses any change of an immutable Secret's data: the agents' update fills it once
+        assertThat(filled.getImmutable()).isTrue();
+        ProbeKey later = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(5));
+        var after = client.secrets().inNamespace(NS).withName(NAME).get();
+        assertThat(after.getMetadata().getResourceVersion()).as("a later agent only reads").isEqualTo(filled.getMetadata().getResourceVersion());
+        assertThat(tag(later)).isEqualTo(tag(first));
+    }
+
+    @Test
+    void aChartSecretFilledByAnEarlierReleaseIsMadeImmutableWithItsKey() {
+        String key = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME)
+                .withAnnotations(Map.of(KubernetesProbeKey.CHART_ANNOTATION, "written by the first fabricd agent that starts")).endMetadata()
+                .withType("Opaque").withData(Map.of("key", Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.US_ASCII))))
+                .build()).create();
+        ProbeKey k = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(5));
+        var secret = client.secrets().inNamespace(NS).withName(NAME).get();
+        assertThat(secret.getImmutable()).isTrue();
+        assertThat(new String(Base64.getDecoder().decode(secret.getData().get("key")), StandardCharsets.US_ASCII)).isEqualTo(key);
+        assertThat(tag(k)).isEqualTo(tag(new ProbeKey(key.getBytes(StandardCharsets.US_ASCII))));
+    }
+
+    @Test
     void anExistingSecretIsUsedAsItIs() {
         String key = "an operator's own key, long enough";
         client.secrets().inNamespace(NS).resource(new SecretBuilder().withNewMetadata().withName(NAME).endMetadata()
                 .withData(Map.of("key", Base64.getEncoder().encodeToString(key.getBytes(StandardCharsets.UTF_8)))).build()).create();
         ProbeKey k = KubernetesProbeKey.obtain(client, NS, NAME, Duration.ofSeconds(5));
         assertThat(tag(k)).isEqualTo(tag(new ProbeKey(key.getBytes(StandardCharsets.UTF_8))));
+        // an operator's own Secret (not the chart's) is left as it is, mutable
+        assertThat(client.secrets().inNamespace(NS).withName(NAME).get().getImmutable()).isNotEqualTo(Boolean.TRUE);
     }
 
     @Test
