@@ -1,65 +1,42 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
-import io.fabricd.probes.peers.EndpointAuth;
-import io.fabricd.probes.responder.ResponderStats;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
- * The front of the POST paths agents sign for each other with the probe key (the bandwidth and
- * preflight paths): POST only (405), no key here (503 with why), a declared body over
- * {@link #MAX_BODY} (413), then the {@link EndpointAuth} header, checked before any of the body is
- * read: a request that fails gets 401 at once ({@link EndpointRefusal}) and its body is never read,
- * so unauthenticated senders hold no request slot. An authenticated body is read when its source
- * and the agent have room for one more on its way ({@link BodyReads}: else 429), up to
+ * The front of the POST routes signed for this server ({@link Route.Access#SIGNED}): a declared
+ * body over {@link #MAX_BODY} (413), then the signature header ({@link Signatures#admit}), checked
+ * before any of the body is read: a request that fails is refused at once and its body is never
+ * read, so unauthenticated senders hold no request slot. An authenticated body is read when its
+ * source and the server have room for one more on its way ({@link BodyReads}: else 429), up to
  * {@link #MAX_BODY} within {@link #BODY_DEADLINE_MS} (else the connection is closed), and must be
- * the one the header signs; then it goes to the path's handler, which answers with
- * {@link #answer} (200 signed for the request).
+ * the one the header signs; then it goes to the route, which answers with {@link #answer} (200
+ * signed for the request).
  */
-final class SignedPost {
+public final class SignedPost {
     static final int MAX_BODY = 64 * 1024;
     /** How long an authenticated request's body may take to arrive. */
     static final long BODY_DEADLINE_MS = 10_000;
-
-    /** What a path does with an authenticated body; {@code nonce} is what its answer is signed for. */
-    interface Body {
-        void handle(HttpServerRequest req, byte[] body, String nonce);
-    }
 
     private SignedPost() {
     }
 
     /**
-     * @param auth null without a probe key: 503 with {@code off}
      * @param what  the requests in the refusals' words ("bandwidth requests")
-     * @param reads the bodies on their way, shared by every signed path
+     * @param reads the bodies on their way, shared by every signed route
      */
-    static void accept(HttpServerRequest req, Vertx vertx, EndpointAuth auth, ResponderStats stats, String off, String what,
-                       BodyReads reads, Body then) {
-        if (req.method() != HttpMethod.POST) {
-            req.response().putHeader(HttpHeaders.ALLOW, "POST");
-            text(req, 405, "method not allowed: " + req.method() + " (POST)\n");
-            return;
-        }
-        if (auth == null) {
-            text(req, 503, off + "\n");
-            return;
-        }
+    static void accept(HttpServerRequest req, Vertx vertx, Signatures signatures, String what, BodyReads reads, Route.Serve then) {
         String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && !declared.matches("\\d{1,9}") || declared != null && Integer.parseInt(declared) > MAX_BODY) {
             text(req, 413, "a " + what.replaceFirst("s$", "") + " is at most " + MAX_BODY + " bytes\n");
             return;
         }
-        String header = req.getHeader(EndpointAuth.REQUEST_HEADER);
-        EndpointAuth.Verdict v = auth.check(header, "POST", req.path(), System.currentTimeMillis() / 1000);
-        if (v != EndpointAuth.Verdict.OK) {
-            EndpointRefusal.refuse(req, auth, stats, v, what); // the body unread
-            return;
+        if (!signatures.admit(req, what)) {
+            return; // the body unread
         }
         String source = BcryptGate.source(req.remoteAddress());
         String busy = reads.enter(source);
@@ -69,12 +46,9 @@ final class SignedPost {
             return;
         }
         read(req, vertx, () -> reads.done(source), body -> {
-            EndpointAuth.Verdict b = EndpointAuth.checkBody(header, body);
-            if (b != EndpointAuth.Verdict.OK) {
-                EndpointRefusal.refuse(req, auth, stats, b, what);
-                return;
+            if (signatures.body(req, body, what)) {
+                then.handle(req, body);
             }
-            then.handle(req, body, EndpointAuth.nonce(header));
         });
     }
 
@@ -124,17 +98,16 @@ final class SignedPost {
     }
 
     /**
-     * The answer: a 200 as JSON, signed for the request's {@code nonce}; anything else as one line
-     * of text, with {@code Retry-After} when {@code retryAfterSeconds} is over 0. Nothing when the
-     * client has gone.
+     * The answer: a 200 as JSON, signed for the request; anything else as one line of text, with
+     * {@code Retry-After} when {@code retryAfterSeconds} is over 0. Nothing when the client has gone.
      */
-    static void answer(HttpServerRequest req, EndpointAuth auth, String nonce, int status, byte[] body, long retryAfterSeconds) {
+    public static void answer(HttpServerRequest req, Signatures signatures, int status, byte[] body, long retryAfterSeconds) {
         if (req.response().ended() || req.response().closed()) {
             return;
         }
         if (status == 200) {
-            req.response().putHeader(EndpointAuth.ANSWER_HEADER, auth.answerHeader(nonce, body))
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(body));
+            signatures.sign(req, body);
+            req.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(body));
             return;
         }
         if (retryAfterSeconds > 0) {
@@ -143,11 +116,11 @@ final class SignedPost {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(Buffer.buffer(body));
     }
 
-    static byte[] line(String s) {
+    public static byte[] line(String s) {
         return (s + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
-    static void text(HttpServerRequest req, int status, String body) {
+    public static void text(HttpServerRequest req, int status, String body) {
         LingeringClose.text(req, status, body); // closes the connection when a body is left unread
     }
 }
