@@ -11,7 +11,6 @@ import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.peers.EndpointAuth;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -8,7 +8,6 @@ import io.fabricd.http.SignedPost;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServerRequest;
 import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.Logger;
