@@ -91,7 +91,6 @@ public final class Agent implements AutoCloseable {
     private Preflight preflight;
     private Vertx vertx;
     private HttpServer server;
-    private HttpApi http;
     private final FabricMetrics fabric;
     /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
     private Path nodeLockDir;
@@ -221,7 +220,7 @@ public final class Agent implements AutoCloseable {
         ServerSetup.Tls tls = web != null && web.tls() ? tls(web) : null;
         HttpServerOptions opts = ServerSetup.options(limits.idleTimeout(), limits.maxHeaderBytes(), limits.maxRequestLineBytes(), tls);
         try {
-            http = new HttpApi(vertx, loop, registry, probes);
+            HttpApi http = new HttpApi(vertx, loop, registry, probes);
             EndpointSignatures signed = probes == null ? null : new EndpointSignatures(probes.endpointAuth(), meters);
             List<Route> routes = new ArrayList<>(http.routes(signed));
             routes.addAll(BandwidthApi.routes(vertx, bandwidth == null ? null : bandwidth.server(), signed,
@@ -297,11 +296,6 @@ public final class Agent implements AutoCloseable {
         } catch (IOException e) {
             return "unknown";
         }
-    }
-
-    /** The HTTP paths; null before {@link #start()}. */
-    HttpApi http() {
-        return http;
     }
 
     /** The HTTP server's connection and request limits; null before {@link #start()}. */

@@ -43,6 +43,11 @@ public record Route(List<HttpMethod> methods, String path, Access access, boolea
         return new Route(methods, path, access, false, what, serve);
     }
 
+    /** This route off: open to anyone, answering 503 with {@code why} (one line), as a feature that is off does. */
+    public Route off(String why) {
+        return new Route(methods, path, Access.OPEN, budgeted, what, (req, b) -> LingeringClose.text(req, 503, why + "\n"));
+    }
+
     boolean matches(String p) {
         return p.equals(path) || !methods.contains(HttpMethod.POST) && p.length() == path.length() + 1 && p.startsWith(path)
                 && p.endsWith("/");

@@ -32,7 +32,7 @@ public final class SignedPost {
     static void accept(HttpServerRequest req, Vertx vertx, Signatures signatures, String what, BodyReads reads, Route.Serve then) {
         String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
         if (declared != null && !declared.matches("\\d{1,9}") || declared != null && Integer.parseInt(declared) > MAX_BODY) {
-            text(req, 413, "a " + what.replaceFirst("s$", "") + " is at most " + MAX_BODY + " bytes\n");
+            LingeringClose.text(req, 413, "a " + what.replaceFirst("s$", "") + " is at most " + MAX_BODY + " bytes\n");
             return;
         }
         if (!signatures.admit(req, what)) {
@@ -42,7 +42,7 @@ public final class SignedPost {
         String busy = reads.enter(source);
         if (busy != null) {
             req.response().putHeader(HttpHeaders.RETRY_AFTER, "1");
-            text(req, 429, busy + "\n");
+            LingeringClose.text(req, 429, busy + "\n");
             return;
         }
         read(req, vertx, () -> reads.done(source), body -> {
@@ -118,9 +118,5 @@ public final class SignedPost {
 
     public static byte[] line(String s) {
         return (s + "\n").getBytes(StandardCharsets.UTF_8);
-    }
-
-    public static void text(HttpServerRequest req, int status, String body) {
-        LingeringClose.text(req, status, body); // closes the connection when a body is left unread
     }
 }

@@ -60,16 +60,15 @@ public final class HttpApi {
      * ({@code signatures}, null when probing is off: then open, answering 503).
      */
     public List<Route> routes(Signatures signatures) {
+        Route endpoint = new Route(List.of(HttpMethod.GET, HttpMethod.HEAD), EndpointClient.PATH, Access.SIGNED, true,
+                "probe endpoint requests", (req, b) -> probeEndpoint(req, signatures));
         return List.of(Route.get("/metrics", Access.AUTHENTICATED, (req, b) -> metrics(req)),
                 Route.get("/healthz", Access.OPEN, (req, b) -> text(req, 200, "ok\n")).outsideBudget(),
                 Route.get("/readyz", Access.OPEN, (req, b) -> ready(req)).outsideBudget(),
                 Route.get("/api/v1/snapshot", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::json)),
                 Route.get("/api/v1/findings", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::findingsJson)),
                 Route.get("/", Access.AUTHENTICATED, (req, b) -> text(req, 200, INDEX)),
-                probes == null ? Route.get(EndpointClient.PATH, Access.OPEN, (req, b) -> text(req, 503,
-                        "probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)\n"))
-                        : new Route(List.of(HttpMethod.GET, HttpMethod.HEAD), EndpointClient.PATH, Access.SIGNED, true,
-                        "probe endpoint requests", (req, b) -> probeEndpoint(req, signatures)));
+                probes != null ? endpoint : endpoint.off("probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)"));
     }
 
     /** A path no route has. */
@@ -94,7 +93,7 @@ public final class HttpApi {
         vertx.executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
                 .onSuccess(json -> {
                     signatures.sign(ctx, json);
-                    send(ctx, new Exposition.Rendered("application/json", json));
+                    send(ctx, new Exposition.Rendered("application/json", json), false);
                 })
                 .onFailure(e -> fail(ctx, e));
     }
@@ -121,10 +120,6 @@ public final class HttpApi {
         vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(e -> fail(ctx, e));
-    }
-
-    private static void send(HttpServerRequest ctx, Exposition.Rendered r) {
-        send(ctx, r, false);
     }
 
     /** A rendering that failed: 500 with the reason, logged (the connection stays usable). */

@@ -2,6 +2,7 @@ package io.fabricd.agent.http;
 
 import io.fabricd.agent.preflight.Answer;
 import io.fabricd.agent.preflight.Preflight;
+import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;
 import io.fabricd.http.Signatures;
 import io.fabricd.http.SignedPost;
@@ -41,12 +42,11 @@ public final class PreflightApi {
                         .onFailure(e -> {
                             LOG.log(Level.WARNING, "preflight " + path + " failed", e);
                             if (!req.response().ended() && !req.response().closed()) {
-                                SignedPost.text(req, 500, "internal error: " + e + "\n");
+                                LingeringClose.text(req, 500, "internal error: " + e + "\n");
                             }
                         });
             });
-            return preflight != null ? r : new Route(r.methods(), path, Route.Access.OPEN, true, r.what(),
-                    (req, body) -> SignedPost.text(req, 503, OFF + "\n"));
+            return preflight != null ? r : r.off(OFF);
         }).toList();
     }
 }
