@@ -10,21 +10,23 @@ import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.config.WebConfig;
-import io.fabricd.agent.http.ConnectionLimits;
 import io.fabricd.agent.demo.SimulatedHostSource;
 import io.fabricd.agent.http.BandwidthApi;
-import io.fabricd.agent.http.BodyReads;
+import io.fabricd.agent.http.EndpointSignatures;
 import io.fabricd.agent.http.HttpApi;
 import io.fabricd.agent.http.PreflightApi;
-import io.fabricd.agent.http.ServerSetup;
 import io.fabricd.agent.preflight.Preflight;
-import io.fabricd.agent.http.TlsKeyPair;
-import io.fabricd.agent.http.TlsReload;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.http.ConnectionLimits;
+import io.fabricd.http.Route;
+import io.fabricd.http.Routes;
+import io.fabricd.http.ServerSetup;
+import io.fabricd.http.TlsKeyPair;
+import io.fabricd.http.TlsReload;
 import io.fabricd.natives.Natives;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
@@ -42,12 +44,11 @@ import io.prometheus.metrics.instrumentation.jvm.ProcessMetrics;
 import io.fabricd.agent.cli.Version;
 import io.fabricd.model.metrics.AgentMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.HttpServerRequest;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
@@ -90,7 +91,6 @@ public final class Agent implements AutoCloseable {
     private Preflight preflight;
     private Vertx vertx;
     private HttpServer server;
-    private HttpApi http;
     private final FabricMetrics fabric;
     /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
     private Path nodeLockDir;
@@ -169,7 +169,7 @@ public final class Agent implements AutoCloseable {
         loop.start();
         AgentConfig.Http limits = config.http();
         bounds = new ConnectionLimits(limits.maxConnections(),
-                limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, meters);
+                limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, Meters.http(meters));
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
                 .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
@@ -217,30 +217,27 @@ public final class Agent implements AutoCloseable {
         if (source instanceof SimulatedHostSource) {
             BandwidthServing.demo(loop, registry);
         }
-        HttpServerOptions opts = ServerSetup.options(limits, web);
+        ServerSetup.Tls tls = web != null && web.tls() ? tls(web) : null;
+        HttpServerOptions opts = ServerSetup.options(limits.idleTimeout(), limits.maxHeaderBytes(), limits.maxRequestLineBytes(), tls);
         try {
-            http = new HttpApi(vertx, loop, registry, probes);
-            BodyReads reads = new BodyReads(limits.maxRequests());
-            Handler<HttpServerRequest> api = bounds.limit(PreflightApi.wrap(BandwidthApi.wrap(http.handler(), vertx,
-                    bandwidth == null ? null : bandwidth.server(), probes == null ? null : probes.endpointAuth(),
-                    probes == null ? null : probes.responderStats(), BandwidthServing.off(config, source, probeKey, natives.verbs()), reads),
-                    vertx, preflight, probes == null ? null : probes.endpointAuth(), probes == null ? null : probes.responderStats(), reads));
-            api = ServerSetup.behindWebConfig(api, vertx, web, meters);
+            HttpApi http = new HttpApi(vertx, loop, registry, probes);
+            EndpointSignatures signed = probes == null ? null : new EndpointSignatures(probes.endpointAuth(), meters);
+            List<Route> routes = new ArrayList<>(http.routes(signed));
+            routes.addAll(BandwidthApi.routes(vertx, bandwidth == null ? null : bandwidth.server(), signed,
+                    BandwidthServing.off(config, source, probeKey, natives.verbs())));
+            routes.addAll(PreflightApi.routes(vertx, preflight, signed));
             server = vertx.createHttpServer(opts)
                     .connectionHandler(bounds.connectionHandler())
-                    .requestHandler(api)
+                    .requestHandler(new Routes(routes, HttpApi::notFound).handler(vertx, bounds, signed,
+                            web == null ? Map.of() : web.basicAuthUsers(), web == null ? Map.of() : web.headers(), Meters.http(meters)))
                     .listen(listen.port(), listen.host())
                     .await();
         } catch (Exception e) {
             close();
             throw new IllegalArgumentException("cannot listen on " + listen + ": " + listen.bindFailure(e));
         }
-        if (web != null && web.tls()) {
-            List<Path> files = new ArrayList<>(List.of(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile())));
-            if (web.clientAuth() != WebConfig.ClientAuth.NONE) {
-                files.add(web.path(web.tlsServer().clientCaFile()));
-            }
-            TlsReload.watch(vertx, server, opts.getSslOptions(), files, tlsReloadEvery.toMillis());
+        if (tls != null) {
+            TlsReload.watch(vertx, server, opts.getSslOptions(), tls.files(), tlsReloadEvery.toMillis());
         }
         if (probes != null && nodeLockDir != null) {
             nodeLock = NodeName.claim(nodeLockDir, NodeName.of(config, source, this::hostname),
@@ -252,6 +249,13 @@ public final class Agent implements AutoCloseable {
                 + web.clientAuth().name().toLowerCase(Locale.ROOT).replace('_', ' ') : "off") + ", basic auth "
                 + (web.basicAuthUsers().isEmpty() ? "off" : "for " + web.basicAuthUsers().size() + " users") + ")"));
         return this;
+    }
+
+    /** The web config's TLS: the certificate and key, client certificates against its CA, the protocol versions. */
+    private static ServerSetup.Tls tls(WebConfig web) {
+        return new ServerSetup.Tls(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile()),
+                web.clientAuth() == WebConfig.ClientAuth.NONE ? null : web.path(web.tlsServer().clientCaFile()),
+                web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST, web.protocols());
     }
 
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
@@ -292,11 +296,6 @@ public final class Agent implements AutoCloseable {
         } catch (IOException e) {
             return "unknown";
         }
-    }
-
-    /** The HTTP paths; null before {@link #start()}. */
-    HttpApi http() {
-        return http;
     }
 
     /** The HTTP server's connection and request limits; null before {@link #start()}. */

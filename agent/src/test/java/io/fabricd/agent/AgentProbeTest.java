@@ -111,7 +111,7 @@ class AgentProbeTest {
                 Map<String, Double> av = Map.of();
                 while (System.nanoTime() < deadline) { // a probe B counted as sent may still be on its way to A
                     av = PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_probe_responder_answered_total"
-                            + "&name[]=fabric_probe_responder_dropped_total").body());
+                            + "&name[]=fabric_agent_http_signed_refused_total").body());
                     if (av.getOrDefault("fabric_probe_responder_answered_total", 0.0) >= 80) {
                         break;
                     }
@@ -121,7 +121,7 @@ class AgentProbeTest {
                 // B keeps one source port from round to round: A answers it from a socket of its own
                 assertThat(PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_probe_responder_peer_sockets").body()))
                         .containsEntry("fabric_probe_responder_peer_sockets", 1.0);
-                assertThat(av).containsEntry(s("fabric_probe_responder_dropped_total", "reason", "endpoint_unauthenticated"), 1.0);
+                assertThat(av).containsEntry(s("fabric_agent_http_signed_refused_total", "reason", "unauthenticated"), 1.0);
                 // the endpoint, authenticated; its answer signed for this request; the same request again refused
                 EndpointAuth auth = new EndpointAuth(new ProbeKey(KEY.getBytes()));
                 // signed for A's id (a requester learns it from A's first 401: AgentSignedRequestsTest)

@@ -98,7 +98,7 @@ class TlsReloadTest {
             public void close() {
             }
         };
-        Logger log = Logger.getLogger("io.fabricd.agent.http.TlsReload");
+        Logger log = Logger.getLogger("io.fabricd.http.TlsReload");
         log.addHandler(h);
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).tlsReloadEvery(Duration.ofMillis(200))
                 .start()) {

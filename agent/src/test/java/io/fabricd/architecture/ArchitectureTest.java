@@ -37,12 +37,20 @@ class ArchitectureTest {
             .importPackages("io.fabricd");
 
     private static final String[] ABOVE_MODEL = {"io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..",
-        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.agent..", "io.fabricd.natives.."};
+        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http.."};
 
     @Test
     void theModelImportsNothingElseOfFabricd() {
         noClasses().that().resideInAPackage("io.fabricd.model..").should().dependOnClassesThat().resideInAnyPackage(ABOVE_MODEL)
                 .because("the model is the vocabulary every part shares: records and pure functions").check(MAIN);
+    }
+
+    @Test
+    void theHttpServerKnowsNoFeatureOfFabricd() {
+        noClasses().that().resideInAPackage("io.fabricd.http..").should().dependOnClassesThat(
+                        JavaClass.Predicates.resideInAPackage("io.fabricd..").and(JavaClass.Predicates.resideOutsideOfPackage("io.fabricd.http..")))
+                .because("the HTTP server and its defences serve the routes they are given: fabricd's paths, metric names and "
+                        + "request signatures are the agent's").check(MAIN);
     }
 
     @Test

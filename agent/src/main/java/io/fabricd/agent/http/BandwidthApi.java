@@ -3,26 +3,29 @@ package io.fabricd.agent.http;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.http.LingeringClose;
+import io.fabricd.http.Route;
+import io.fabricd.http.Signatures;
+import io.fabricd.http.SignedPost;
 import io.fabricd.model.OneLine;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.fabricd.probes.bandwidth.BandwidthServer;
 import io.fabricd.probes.peers.EndpointAuth;
-import io.fabricd.probes.responder.ResponderStats;
-import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * {@code POST /api/v1/bandwidth/start}, {@code /go} and {@code /stop} (docs/bandwidth.md): requests signed with
  * the probe key for this agent ({@link EndpointAuth}), each once; answers signed for the request.
- * The header is checked before any body is read ({@link SignedPost}): a request that fails gets 401 at once and its body
+ * The header is checked before any body is read (the http module's signed routes): a request that fails gets 401 at once and its body
  * is never read, so unauthenticated senders hold no request slot. An authenticated body is read up
  * to 64 KiB within 10 s (else the connection is closed), two at a time per source ({@link BodyReads}) and must be the one the
  * header signs; its fields are checked (400, one line) before the queue pairs are set up off the
- * event loop. Other paths go to the next handler.
+ * event loop.
  */
 public final class BandwidthApi {
     private static final Logger LOG = Logger.getLogger(BandwidthApi.class.getName());
@@ -32,25 +35,20 @@ public final class BandwidthApi {
     }
 
     /**
-     * @param server null when this agent serves no bandwidth tests (bandwidth.serve off, a snapshot, no verbs)
-     * @param auth   null without a probe key
-     * @param why    what to answer when there is no server (to requests that pass the key, when there is one)
-     * @param reads  the signed bodies on their way, shared with the preflight paths
+     * @param server     null when this agent serves no bandwidth tests (bandwidth.serve off, a snapshot, no verbs)
+     * @param signatures null without a probe key: then the paths answer 503 with {@code why} to anyone
+     * @param why        what to answer when there is no server (to requests that pass the key, when there is one)
      */
-    public static Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next, Vertx vertx, BandwidthServer server,
-                                                  EndpointAuth auth, ResponderStats stats, String why, BodyReads reads) {
-        return req -> {
-            String path = req.path();
-            if (!path.equals(BandwidthMessages.START_PATH) && !path.equals(BandwidthMessages.GO_PATH)
-                    && !path.equals(BandwidthMessages.STOP_PATH)) {
-                next.handle(req);
-                return;
-            }
-            SignedPost.accept(req, vertx, auth, stats, why, "bandwidth requests", reads,
-                    (r, body, nonce) -> vertx.executeBlocking(() -> answer(path, body, server, why), false)
-                            .onSuccess(a -> SignedPost.answer(r, auth, nonce, a.status(), a.body(), 0))
-                            .onFailure(e -> SignedPost.text(r, 500, "internal error: " + e + "\n")));
-        };
+    public static List<Route> routes(Vertx vertx, BandwidthServer server, Signatures signatures, String why) {
+        return Stream.of(BandwidthMessages.START_PATH, BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH)
+                .map(path -> {
+                    Route r = Route.signedPost(path, "bandwidth requests", (req, body) -> vertx.executeBlocking(() -> answer(path, body,
+                                    server, why), false)
+                            .onSuccess(a -> SignedPost.answer(req, signatures, a.status(), a.body(), 0))
+                            .onFailure(e -> LingeringClose.text(req, 500, "internal error: " + e + "\n")));
+                    return signatures != null ? r : r.off(why);
+                })
+                .toList();
     }
 
     /** The answer to an authenticated request: its fields checked first (400), then the server's (503 when there is none). */

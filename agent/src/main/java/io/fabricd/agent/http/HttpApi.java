@@ -3,11 +3,13 @@ package io.fabricd.agent.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.exporters.Exposition;
+import io.fabricd.http.LingeringClose;
+import io.fabricd.http.Route;
+import io.fabricd.http.Route.Access;
+import io.fabricd.http.Signatures;
 import io.fabricd.probes.mesh.ProbeService;
-import io.fabricd.probes.peers.EndpointAuth;
 import io.fabricd.probes.peers.EndpointClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -28,10 +30,8 @@ import java.util.zip.GZIPOutputStream;
  * {@code /readyz}, {@code /api/v1/findings}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
  * published; rendering runs on a worker thread, never on the event loop.
  *
- * <p>A plain request handler that looks the path up in a switch, not vertx-web's router: seven
- * fixed paths, GET and HEAD only, need no route matching, and a request that comes alone (a scrape every
- * 15 s) runs this code before the JIT compiles it; the router's matching and context objects were
- * a good part of such a lone request (docs/benchmarks.md).
+ * <p>Routes of the agent's HTTP server (the http module's {@code Routes}), which bounds and
+ * authenticates the requests before they come here.
  */
 public final class HttpApi {
     private static final Logger LOG = Logger.getLogger(HttpApi.class.getName());
@@ -54,76 +54,46 @@ public final class HttpApi {
         this.registry = registry;
     }
 
-    /** The server's request handler: GET (and HEAD) on the paths above; 405 for another method, 404 elsewhere. */
-    public Handler<HttpServerRequest> handler() {
-        return this::handle;
-    }
-
-    private void handle(HttpServerRequest req) {
-        String path = req.path();
-        if (path.length() > 1 && path.endsWith("/")) {
-            path = path.substring(0, path.length() - 1); // "/metrics/" is "/metrics", as the router had it
-        }
-        boolean known = switch (path) {
-            case "/metrics", "/healthz", "/readyz", "/api/v1/snapshot", "/api/v1/findings", "/" -> true;
-            default -> path.equals(EndpointClient.PATH);
-        };
-        if (!known) {
-            text(req, 404, "not found: " + path + "\n" + INDEX);
-            return;
-        }
-        if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
-            // HEAD is answered as GET; Vert.x leaves the body out and keeps its length
-            req.response().putHeader(HttpHeaders.ALLOW, "GET, HEAD");
-            text(req, 405, "method not allowed: " + req.method() + " (GET or HEAD)\n");
-            return;
-        }
-        switch (path) {
-            case "/metrics" -> metrics(req);
-            case "/healthz" -> text(req, 200, "ok\n");
-            case "/readyz" -> {
-                Duration stuck = loop.stuck();
-                if (loop.ready()) {
-                    text(req, 200, "ready\n");
-                } else if (stuck != null) {
-                    text(req, 503, "a collection has been running for " + stuck.toSeconds() + " s (collection.stuck_after): "
-                            + "a read of the host hangs\n");
-                } else {
-                    text(req, 503, "first collection not finished\n");
-                }
-            }
-            case "/api/v1/snapshot" -> json(req, CollectionLoop.Published::json);
-            case "/api/v1/findings" -> json(req, CollectionLoop.Published::findingsJson);
-            case "/" -> text(req, 200, INDEX);
-            default -> probeEndpoint(req);
-        }
-    }
-
     /**
-     * The probe endpoint: only for requests authenticated with the fabric's key for this agent's id
-     * and no body, each once (others 401, counted by reason: {@link EndpointRefusal}); the answer
-     * signed for the request (EndpointAuth).
+     * The routes: GET (and HEAD) on the paths above; {@code /healthz} and {@code /readyz} open and
+     * outside the request budget (the kubelet's checks, answered at once); the probe endpoint signed
+     * ({@code signatures}, null when probing is off: then open, answering 503).
      */
-    private void probeEndpoint(HttpServerRequest ctx) {
-        if (probes == null) {
-            text(ctx, 503, "probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)\n");
-            return;
+    public List<Route> routes(Signatures signatures) {
+        Route endpoint = new Route(List.of(HttpMethod.GET, HttpMethod.HEAD), EndpointClient.PATH, Access.SIGNED, true,
+                "probe endpoint requests", (req, b) -> probeEndpoint(req, signatures));
+        return List.of(Route.get("/metrics", Access.AUTHENTICATED, (req, b) -> metrics(req)),
+                Route.get("/healthz", Access.OPEN, (req, b) -> text(req, 200, "ok\n")).outsideBudget(),
+                Route.get("/readyz", Access.OPEN, (req, b) -> ready(req)).outsideBudget(),
+                Route.get("/api/v1/snapshot", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::json)),
+                Route.get("/api/v1/findings", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::findingsJson)),
+                Route.get("/", Access.AUTHENTICATED, (req, b) -> text(req, 200, INDEX)),
+                probes != null ? endpoint : endpoint.off("probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)"));
+    }
+
+    /** A path no route has. */
+    public static void notFound(HttpServerRequest req, byte[] body) {
+        text(req, 404, "not found: " + req.path() + "\n" + INDEX);
+    }
+
+    private void ready(HttpServerRequest req) {
+        Duration stuck = loop.stuck();
+        if (loop.ready()) {
+            text(req, 200, "ready\n");
+        } else if (stuck != null) {
+            text(req, 503, "a collection has been running for " + stuck.toSeconds() + " s (collection.stuck_after): "
+                    + "a read of the host hangs\n");
+        } else {
+            text(req, 503, "first collection not finished\n");
         }
-        String auth = ctx.getHeader(EndpointAuth.REQUEST_HEADER);
-        EndpointAuth.Verdict v = probes.endpointAuth().check(auth, ctx.method().name(), EndpointClient.PATH,
-                System.currentTimeMillis() / 1000);
-        if (v == EndpointAuth.Verdict.OK) {
-            v = EndpointAuth.checkBody(auth, null); // signed as a request without a body
-        }
-        if (v != EndpointAuth.Verdict.OK) {
-            EndpointRefusal.refuse(ctx, probes.endpointAuth(), probes.responderStats(), v, "probe endpoint requests");
-            return;
-        }
-        String nonce = EndpointAuth.nonce(auth);
+    }
+
+    /** The probe endpoint, to a request signed with the fabric's key for this agent and no body; the answer signed for it. */
+    private void probeEndpoint(HttpServerRequest ctx, Signatures signatures) {
         vertx.executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
                 .onSuccess(json -> {
-                    ctx.response().putHeader(EndpointAuth.ANSWER_HEADER, probes.endpointAuth().answerHeader(nonce, json));
-                    send(ctx, new Exposition.Rendered("application/json", json));
+                    signatures.sign(ctx, json);
+                    send(ctx, new Exposition.Rendered("application/json", json), false);
                 })
                 .onFailure(e -> fail(ctx, e));
     }
@@ -150,10 +120,6 @@ public final class HttpApi {
         vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
                 .onSuccess(r -> send(ctx, r, gzip))
                 .onFailure(e -> fail(ctx, e));
-    }
-
-    private static void send(HttpServerRequest ctx, Exposition.Rendered r) {
-        send(ctx, r, false);
     }
 
     /** A rendering that failed: 500 with the reason, logged (the connection stays usable). */

@@ -44,8 +44,8 @@ public final class ProbingMetrics {
     public static final MetricFamily RESPONDER_DROPPED = counter("fabric_probe_responder_dropped", null,
             "Probe requests this agent's responder dropped, by reason (unauthenticated, malformed, rate_limited; overflow: left to "
                     + "the kernel under a flood and dropped there; stale: a request sent over 30 s ago by the requester's clock; "
-                    + "replayed: a request answered before; endpoint_unauthenticated: refused endpoint requests; endpoint_replayed: an "
-                    + "endpoint or bandwidth request seen before, or signed for another agent).", "reason");
+                    + "replayed: a request answered before). Signed HTTP requests refused are fabric_agent_http_signed_refused_total.",
+            "reason");
 
     public static final MetricFamily BANDWIDTH = gauge("fabric_bandwidth_bytes_per_second", "bytes_per_second",
             "Data bytes per second the last bandwidth test with a peer moved (RDMA WRITE; direction tx: this host wrote, rx: the peer "

@@ -110,7 +110,7 @@ public final class ProbeMetrics {
                     .callback(cb -> cb.call(responder.peerSocketCount())).register(registry);
             CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_DROPPED.name()).help(ProbingMetrics.RESPONDER_DROPPED.help())
                     .labelNames(labels(ProbingMetrics.RESPONDER_DROPPED)).callback(cb -> {
-                        for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "stale", "replayed", "endpoint_unauthenticated", "endpoint_replayed"}) {
+                        for (String r : new String[] {"unauthenticated", "malformed", "rate_limited", "overflow", "stale", "replayed"}) {
                             cb.call(responder.droppedCount(r), r);
                         }
                     }).register(registry);

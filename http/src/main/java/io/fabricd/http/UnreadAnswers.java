@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import io.micrometer.core.instrument.Counter;
 import io.netty.channel.Channel;

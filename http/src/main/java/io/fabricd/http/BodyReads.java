@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

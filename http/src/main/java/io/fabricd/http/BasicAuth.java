@@ -1,15 +1,7 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import at.favre.lib.crypto.bcrypt.BCrypt;
-import io.fabricd.agent.Meters;
-import io.fabricd.model.metrics.AgentMetrics;
-import io.fabricd.agent.preflight.PreflightBandwidth;
-import io.fabricd.agent.preflight.PreflightState;
-import io.fabricd.agent.preflight.ProbeRound;
-import io.fabricd.probes.bandwidth.BandwidthMessages;
-import io.fabricd.probes.peers.EndpointClient;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
@@ -23,19 +15,19 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * HTTP basic authentication against the web config file's bcrypt hashes ({@code basic_auth_users}),
  * as exporter-toolkit does it:
  *
  * <ul>
- *   <li>every path but {@code /healthz} and {@code /readyz} (the kubelet's probes, which tell
- *       nothing) and the probe endpoint, bandwidth and preflight paths (authenticated with the
- *       fabric's key, by agents that hold no scrape password) needs a user and its password; others get 401 with
- *       {@code WWW-Authenticate};</li>
+ *   <li>every route of {@link Route.Access#AUTHENTICATED} (and every unknown path) needs a user
+ *       and its password; others get 401 with {@code WWW-Authenticate}. Open and signed routes
+ *       need none (the kubelet's health checks tell nothing; signed requests come from peers that
+ *       hold no scrape password);</li>
  *   <li>it is decided before anything reads the request's body and before the request takes one of
- *       {@code http.max_requests} (the agent wraps {@link ConnectionLimits#limit} in it): a request
+ *       {@code http.max_requests} ({@link Routes} wraps {@link ConnectionLimits#limit} in it): a request
  *       that waits for bcrypt is paused, one refused with a body coming has its connection
  *       closed;</li>
  *   <li>bcrypt costs ~50-100 ms of CPU by design: a user and password that passed are remembered
@@ -51,9 +43,6 @@ import java.util.Set;
  * </ul>
  */
 public final class BasicAuth {
-    /** Paths served without a password (the endpoint, bandwidth and preflight paths are authenticated by the probe key). */
-    static final Set<String> OPEN = Set.of("/healthz", "/readyz", EndpointClient.PATH, BandwidthMessages.START_PATH,
-            BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH, PreflightState.PATH, ProbeRound.PATH, PreflightBandwidth.PATH);
     private static final int MAX_REMEMBERED = 1024;
     /** Failed users and passwords remembered (~150 bytes each): a repeated one costs no bcrypt. */
     private static final int MAX_FAILED = 4096;
@@ -70,16 +59,13 @@ public final class BasicAuth {
     private final Counter refused;
     private final Counter throttled;
 
-    public BasicAuth(Vertx vertx, Map<String, String> users, MeterRegistry meters) {
+    public BasicAuth(Vertx vertx, Map<String, String> users, HttpMeters meters) {
         this.users = new LinkedHashMap<>();
         users.forEach((u, h) -> this.users.put(u, h.getBytes(StandardCharsets.UTF_8)));
         this.dummy = this.users.values().stream().max(Comparator.comparingInt(BasicAuth::cost)).orElse(null);
-        refused = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_FAILURES)).description(AgentMetrics.HTTP_AUTH_FAILURES.help())
-                .register(meters);
-        throttled = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_THROTTLED)).description(AgentMetrics.HTTP_AUTH_THROTTLED.help())
-                .register(meters);
-        Counter verified = Counter.builder(Meters.name(AgentMetrics.HTTP_AUTH_VERIFICATIONS))
-                .description(AgentMetrics.HTTP_AUTH_VERIFICATIONS.help()).register(meters);
+        refused = meters.counter(HttpMeters.Kind.AUTH_FAILURES);
+        throttled = meters.counter(HttpMeters.Kind.AUTH_THROTTLED);
+        Counter verified = meters.counter(HttpMeters.Kind.AUTH_VERIFICATIONS);
         gate = new BcryptGate(vertx, verified::increment, System::nanoTime);
     }
 
@@ -87,11 +73,9 @@ public final class BasicAuth {
      * Wraps {@code next}: it sees only requests whose user and password are right (or paths that
      * need none). Called on the event loop.
      */
-    public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next) {
+    public Handler<HttpServerRequest> wrap(Handler<HttpServerRequest> next, Predicate<HttpServerRequest> open) {
         return req -> {
-            String path = req.path();
-            String p = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-            if (OPEN.contains(p)) {
+            if (open.test(req)) {
                 next.handle(req);
                 return;
             }

@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 /**
  * How many HTTP connections the heap holds, so that no flood of connections can fill it,

@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -18,7 +18,7 @@ import io.vertx.core.http.HttpServerRequest;
  * for a 100 the agent never sends, so it has sent no body: its connection closes once the answer
  * is written.
  */
-final class LingeringClose {
+public final class LingeringClose {
     /** How long a refused request's body is still taken and dropped. */
     static final long MAX_MS = 2_000;
     /** How much of a refused request's body is taken and dropped. */
@@ -33,7 +33,7 @@ final class LingeringClose {
      * kept-alive connection until {@code http.idle_timeout}. Every refusal goes out this way, 404,
      * 405 and 503 alike, and the text answers of paths that read no body.
      */
-    static void text(HttpServerRequest req, int status, String body) {
+    public static void text(HttpServerRequest req, int status, String body) {
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
         if (bodyComing(req)) {
             end(req, body);

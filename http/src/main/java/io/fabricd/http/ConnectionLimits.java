@@ -1,21 +1,16 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
-import io.fabricd.agent.Meters;
-import io.fabricd.model.metrics.AgentMetrics;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.transport.Transport;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
@@ -38,8 +33,8 @@ import java.util.logging.Logger;
  *       Below that, {@link AcceptGuard} closes new connections at accept beyond an absolute cap,
  *       so that those the event loop has not handled yet are bounded too;</li>
  *   <li>at most {@code maxRequests} requests in flight (node_exporter's {@code --web.max-requests}):
- *       one beyond it gets 503 at once. {@code GET /healthz} and {@code /readyz} are outside that
- *       budget: answered at once on the event loop, they hold nothing, and a client holding every
+ *       one beyond it gets 503 at once. Routes outside the budget (the agent's {@code GET /healthz}
+ *       and {@code /readyz}) are not counted: answered at once on the event loop, they hold nothing, and a client holding every
  *       request slot cannot make the kubelet restart the agent;</li>
  *   <li>at most a quarter of the heap of answers written and not read by their clients yet
  *       (a request's slot is free once its answer is written): {@link UnreadAnswers}.</li>
@@ -91,7 +86,7 @@ public final class ConnectionLimits {
     }
 
     /** With the default limits of a request head (16 KiB of headers, 8 KiB of request line). */
-    public ConnectionLimits(int maxConnections, int maxRequests, MeterRegistry meters) {
+    public ConnectionLimits(int maxConnections, int maxRequests, HttpMeters meters) {
         this(maxConnections, maxRequests, 24 << 10, meters);
     }
 
@@ -100,7 +95,7 @@ public final class ConnectionLimits {
      * @param headBytes      the largest request head a connection may send (headers and request
      *                       line): the heap a connection may hold grows with it
      */
-    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, MeterRegistry meters) {
+    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, HttpMeters meters) {
         this(maxConnections, maxRequests, headBytes, 0, meters);
     }
 
@@ -108,7 +103,7 @@ public final class ConnectionLimits {
      * @param unreadBudget the bytes of answers clients leave unread held at most; 0: what the heap
      *                     allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
      */
-    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, long unreadBudget, MeterRegistry meters) {
+    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, long unreadBudget, HttpMeters meters) {
         long heap = Runtime.getRuntime().maxMemory();
         int allowed = HeapBudget.maxConnections(heap, headBytes);
         if (maxConnections > allowed) {
@@ -119,21 +114,22 @@ public final class ConnectionLimits {
         this.maxConnections = maxConnections <= 0 ? allowed : Math.min(maxConnections, allowed);
         this.maxRequests = maxRequests;
         int cap = HeapBudget.acceptCap(heap, this.maxConnections);
-        shed = Counter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_SHED)).description(AgentMetrics.HTTP_CONNECTIONS_SHED.help())
-                .register(meters);
+        shed = meters.counter(HttpMeters.Kind.CONNECTIONS_SHED);
         this.unread = new UnreadAnswers(unreadBudget > 0 ? unreadBudget : HeapBudget.unreadBytes(heap), shed);
         this.guard = new AcceptGuard(HeapBudget.heavySourceCap(this.maxConnections, cap), cap, known, unread);
-        FunctionCounter.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS_REFUSED), guard, AcceptGuard::refused)
-                .description(AgentMetrics.HTTP_CONNECTIONS_REFUSED.help()).register(meters);
-        Gauge.builder(Meters.name(AgentMetrics.HTTP_CONNECTIONS), this, l -> l.openConnections())
-                .description(AgentMetrics.HTTP_CONNECTIONS.help()).register(meters);
-        rejected = Counter.builder(Meters.name(AgentMetrics.HTTP_REQUESTS_REJECTED))
-                .description(AgentMetrics.HTTP_REQUESTS_REJECTED.help()).register(meters);
+        meters.counter(HttpMeters.Kind.CONNECTIONS_REFUSED, guard, AcceptGuard::refused);
+        meters.gauge(HttpMeters.Kind.CONNECTIONS, this, ConnectionLimits::openConnections);
+        rejected = meters.counter(HttpMeters.Kind.REQUESTS_REJECTED);
     }
 
     /** The connections kept open at most: the configured limit, or what the heap allows. */
     public int maxConnections() {
         return maxConnections;
+    }
+
+    /** The requests in flight at most. */
+    public int maxRequests() {
+        return maxRequests;
     }
 
     /**
@@ -219,21 +215,15 @@ public final class ConnectionLimits {
         forget(c);
     }
 
-    /** {@code GET} or {@code HEAD} of /healthz or /readyz: answered outside the request budget. */
-    static boolean health(HttpServerRequest req) {
-        String p = req.path();
-        return (req.method() == HttpMethod.GET || req.method() == HttpMethod.HEAD) && p != null
-                && (p.equals("/healthz") || p.equals("/readyz") || p.equals("/healthz/") || p.equals("/readyz/"));
-    }
-
     /**
      * Wraps the request handler: counts the request in flight on its connection until its response
-     * ends or the connection closes; 503 beyond {@code maxRequests}. Health checks are not counted.
+     * ends or the connection closes; 503 beyond {@code maxRequests}. Requests {@code outside} the
+     * budget (health checks) are not counted.
      */
-    public Handler<HttpServerRequest> limit(Handler<HttpServerRequest> handler) {
+    public Handler<HttpServerRequest> limit(Handler<HttpServerRequest> handler, Predicate<HttpServerRequest> outside) {
         return req -> {
             HttpConnection c = req.connection();
-            if (health(req)) {
+            if (outside.test(req)) {
                 synchronized (this) {
                     Conn s = open.get(c);
                     if (s != null && s.inFlight == 0) { // used: to the back of its idle ones

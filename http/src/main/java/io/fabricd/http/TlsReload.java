@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

@@ -1,4 +1,4 @@
-package io.fabricd.agent.http;
+package io.fabricd.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +36,7 @@ class ConnectionLimitsTest {
     @BeforeEach
     void start() {
         vertx = Vertx.vertx();
-        limits = new ConnectionLimits(4, 2, meters);
+        limits = new ConnectionLimits(4, 2, HttpMeters.plain(meters));
         // as the agent's: HTTP/1.1 only (with h2c on, Vert.x makes the connection, and calls the
         // connection handler, only once the first request shows which protocol it is)
         server = vertx.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
@@ -49,8 +49,13 @@ class ConnectionLimitsTest {
                     } else {
                         req.response().end("ok\n");
                     }
-                }))
+                }, ConnectionLimitsTest::health))
                 .listen(0, "127.0.0.1").await();
+    }
+
+    /** The agent's health routes: outside the request budget. */
+    private static boolean health(HttpServerRequest req) {
+        return req.path().equals("/healthz") || req.path().equals("/readyz") || req.path().equals("/healthz/");
     }
 
     @AfterEach
@@ -118,7 +123,7 @@ class ConnectionLimitsTest {
             awaitHeld(2);
             send(s.get(2), "/");
             assertThat(statusLine(s.get(2))).isEqualTo("HTTP/1.1 503 Service Unavailable");
-            assertThat(meters.get("fabric.agent.http.requests.rejected").counter().count()).isEqualTo(1.0);
+            assertThat(meters.get("http.requests.rejected").counter().count()).isEqualTo(1.0);
             // one held request answered: room again
             HttpServerRequest first = held.poll();
             vertx.runOnContext(v -> first.response().end("done\n"));
@@ -217,7 +222,7 @@ class ConnectionLimitsTest {
             assertThat(closedByPeer(scraper)).isFalse();
             assertThat(closedByPeer(busy)).isFalse();
             assertThat(limits.openConnections()).isEqualTo(4);
-            assertThat(meters.get("fabric.agent.http.connections.shed").counter().count()).isEqualTo(3.0);
+            assertThat(meters.get("http.connections.shed").counter().count()).isEqualTo(3.0);
             HttpServerRequest r = held.poll();
             vertx.runOnContext(v -> r.response().end("done\n"));
             assertThat(statusLine(busy)).isEqualTo("HTTP/1.1 200 OK");
@@ -361,22 +366,22 @@ class ConnectionLimitsTest {
         };
         log.addHandler(h);
         try {
-            assertThat(new ConnectionLimits(0, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(new ConnectionLimits(0, 2, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
             assertThat(warnings).isEmpty();
-            assertThat(new ConnectionLimits(600_000_000, 2, new SimpleMeterRegistry()).maxConnections()).isEqualTo(allowed);
+            assertThat(new ConnectionLimits(600_000_000, 2, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
             assertThat(warnings).singleElement().asString().startsWith("http.max_connections 600000000 is more than a ")
                     .contains(": " + allowed + " (raise -Xmx");
         } finally {
             log.removeHandler(h);
         }
-        assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, new SimpleMeterRegistry()).maxConnections()).isEqualTo(4);
+        assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(4);
         // 600 000 000 x 4 was negative: every address's third connection was closed at accept
-        ConnectionLimits big = new ConnectionLimits(600_000_000, 8, new SimpleMeterRegistry());
+        ConnectionLimits big = new ConnectionLimits(600_000_000, 8, HttpMeters.plain(new SimpleMeterRegistry()));
         Vertx guarded = Vertx.builder().withTransport(big.transport()).build();
         try {
             HttpServer srv = guarded.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
                     .connectionHandler(big.connectionHandler())
-                    .requestHandler(big.limit(req -> req.response().end("ok\n")))
+                    .requestHandler(big.limit(req -> req.response().end("ok\n"), ConnectionLimitsTest::health))
                     .listen(0, "127.0.0.1").await();
             List<Socket> s = new ArrayList<>();
             try {
