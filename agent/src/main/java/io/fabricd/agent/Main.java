@@ -20,6 +20,7 @@ import java.util.logging.LogManager;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine;
 
 /** {@code fabricd}: the command line of docs/spec/interfaces.md. */
@@ -41,7 +42,7 @@ public final class Main implements Runnable {
     public static final int USAGE = 2;
 
     @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public void run() {

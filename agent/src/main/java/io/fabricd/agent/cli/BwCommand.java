@@ -27,6 +27,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd bw PEER...}: RDMA WRITE bandwidth into each peer agent, against what the link should carry. */
 @Command(name = "bw", mixinStandardHelpOptions = true,
@@ -67,7 +68,7 @@ public final class BwCommand implements Callable<Integer> {
     PeerOptions peer;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {

@@ -32,6 +32,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd probe PEER...}: asks each peer agent for its probe endpoint and probes it. */
 @Command(name = "probe", mixinStandardHelpOptions = true,
@@ -70,7 +71,7 @@ public final class ProbeCommand implements Callable<Integer> {
     String timeout;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {

@@ -4,6 +4,7 @@ import io.fabricd.agent.Agent;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -31,7 +32,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         AgentConfig file = host.config();
         AgentConfig withWeb = webConfigFile == null ? file : file.withHttp(file.http().withWebConfigFile(webConfigFile));
-        java.nio.file.Path state = host.stateDir(withWeb);
+        Path state = host.stateDir(withWeb);
         AgentConfig cfg = withWeb.withStateDir(state == null ? null : state.toString());
         ListenAddress addr = ListenAddress.parse(listen != null ? listen : cfg.listen());
         Agent agent = new Agent(host.source(cfg), cfg, addr).nodeLocks(NodeNameLock.defaultDir()).start();
