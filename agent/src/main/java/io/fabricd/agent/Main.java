@@ -7,7 +7,6 @@ import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.BwCommand;
 import io.fabricd.agent.cli.PreflightCommand;
 import io.fabricd.agent.cli.ProbeCommand;
-import io.fabricd.agent.cli.RunCommand;
 import io.fabricd.agent.cli.SnapshotCommand;
 import io.fabricd.agent.cli.Stdout;
 import io.fabricd.agent.cli.UsageErrors;

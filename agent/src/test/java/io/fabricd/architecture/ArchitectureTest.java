@@ -20,6 +20,7 @@ import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -113,6 +114,28 @@ class ArchitectureTest {
         // source (files) and kernel (what is not a file) are the two halves of one door to the host:
         // a HostSource hands out its KernelQueries, which fail with HostReadException
         slices().matching("io.fabricd.collectors.(*)..").should().beFreeOfCycles()
+                .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.kernel.."),
+                        JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.source.."))
+                .check(MAIN);
+    }
+
+    /**
+     * Known package cycles, to be emptied. The collectors' and the diagnosis' root packages hold both
+     * what their stages and checks use and the list of those stages and checks (these classes); the
+     * agent's HTTP and preflight packages reach back into io.fabricd.agent (the collection loop,
+     * the meters) until they move to modules of their own.
+     */
+    private static final Set<String> KNOWN_CYCLE_STARTS = Set.of("io.fabricd.collectors.HostCollection",
+            "io.fabricd.collectors.ModelAssembly", "io.fabricd.diagnosis.Diagnosis");
+
+    @Test
+    void noPackageCycles() {
+        // each package its own slice, a module's root package included (io.fabricd.agent against io.fabricd.agent.cli)
+        slices().matching("io.fabricd.(**)").should().beFreeOfCycles()
+                .ignoreDependency(DescribedPredicate.describe("a known cycle's start",
+                        (JavaClass c) -> KNOWN_CYCLE_STARTS.contains(c.getName().replaceFirst("\\$.*", ""))), DescribedPredicate.alwaysTrue())
+                .ignoreDependency(JavaClass.Predicates.resideInAnyPackage("io.fabricd.agent.http..", "io.fabricd.agent.preflight.."),
+                        JavaClass.Predicates.resideInAPackage("io.fabricd.agent"))
                 .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.kernel.."),
                         JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.source.."))
                 .check(MAIN);

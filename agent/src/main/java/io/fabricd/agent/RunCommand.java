@@ -1,6 +1,6 @@
-package io.fabricd.agent.cli;
+package io.fabricd.agent;
 
-import io.fabricd.agent.Agent;
+import io.fabricd.agent.cli.HostOptions;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code fabricd run}: the daemon. */
+/** {@code fabricd run}: the daemon; beside {@link Agent}, which it starts, so that the commands need nothing of this package. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Collect the host on an interval, diagnose it, answer and send probes (with a probe key), and serve "
                 + "/metrics, /healthz, /readyz, /api/v1/findings, /api/v1/snapshot, /api/v1/probe/endpoint.")
