@@ -57,11 +57,10 @@ final class StateAccess {
         if (a == null) {
             return; // not a POSIX file system: no owners to check
         }
-        int uid = a.uid();
         int mode = a.mode();
         long self = ProcessIdentity.current().uid();
         String refused = ": refused as the expected inventory, as ";
-        if (uid != 0 && uid != self && uid != alsoUid) {
+        if (a.uid() != 0 && a.uid() != self && a.uid() != alsoUid) {
             throw new Untrusted(f + " belongs to " + a.user() + ", neither root nor the agent's user"
                     + refused + "that user could have written anything in it");
         }

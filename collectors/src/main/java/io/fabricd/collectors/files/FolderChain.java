@@ -136,7 +136,7 @@ public final class FolderChain {
             if (a.isLink()) {
                 UnixAttributes holder = UnixAttributes.of(cur);
                 if (a.uid() != 0 && a.uid() != self && holder != null && (holder.mode() & STICKY) != 0) {
-                    throw new Refused("the link " + next + " belongs to " + who(null, "user", a.uid())
+                    throw new Refused("the link " + next + " belongs to " + "uid " + a.uid()
                             + ", who can point it anywhere" + WHAT_TO_DO);
                 }
                 if (++links > MAX_LINKS) {
@@ -212,12 +212,5 @@ public final class FolderChain {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group ("group" for kind). */
-    public static String who(Object principal, String kind, int id) {
-        String name = principal == null ? "" : principal.toString();
-        String number = ("user".equals(kind) ? "uid " : "gid ") + id;
-        return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
     }
 }

@@ -7,14 +7,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 
-/**
- * A file's owner, group and mode as one lstat gives them (a link is not followed), so that each
- * check reads one consistent answer rather than a map of names to objects.
- */
+/** A file's owner, group and mode, from one lstat: a link is not followed. */
 public record UnixAttributes(int uid, int gid, int mode, String owner, String group) {
-    private static final int TYPE = 0170000;
-    private static final int LINK = 0120000;
-
     /** The attributes of {@code p}; null where the file system has no Unix owners. */
     public static UnixAttributes of(Path p) throws IOException {
         Map<String, Object> a;
@@ -28,16 +22,20 @@ public record UnixAttributes(int uid, int gid, int mode, String owner, String gr
     }
 
     public boolean isLink() {
-        return (mode & TYPE) == LINK;
+        return (mode & 0170000) == 0120000;
     }
 
-    /** The owner in words: "user alice (uid 1001)", or "uid 1001" where it has no name. */
+    /** The owner in words: "user bob (uid 1000)", or "uid 1000" where the name is only the number. */
     public String user() {
-        return FolderChain.who(owner, "user", uid);
+        return who(owner, "user", "uid ", uid);
     }
 
     /** The group in words, as {@link #user}. */
     public String groupInWords() {
-        return FolderChain.who(group, "group", gid);
+        return who(group, "group", "gid ", gid);
+    }
+
+    private static String who(String name, String kind, String idKind, int id) {
+        return name.isEmpty() || name.equals(Integer.toString(id)) ? idKind + id : kind + " " + name + " (" + idKind + id + ")";
     }
 }
