@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -100,7 +101,7 @@ public final class CollectionLoop implements AutoCloseable {
     /** @param deviceSelected the devices the configuration collects (the inventory's others are not expected) */
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
                           DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory,
-                          java.util.function.Predicate<String> deviceSelected) {
+                          Predicate<String> deviceSelected) {
         this.source = source;
         this.judgement = new Judgement(inventory, diagnosis, metrics, deviceSelected);
         this.collection = collection;

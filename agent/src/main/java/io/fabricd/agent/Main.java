@@ -7,7 +7,6 @@ import io.fabricd.agent.cli.MetricsCommand;
 import io.fabricd.agent.cli.BwCommand;
 import io.fabricd.agent.cli.PreflightCommand;
 import io.fabricd.agent.cli.ProbeCommand;
-import io.fabricd.agent.cli.RunCommand;
 import io.fabricd.agent.cli.SnapshotCommand;
 import io.fabricd.agent.cli.Stdout;
 import io.fabricd.agent.cli.UsageErrors;
@@ -20,6 +19,7 @@ import java.util.logging.LogManager;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine;
 
 /** {@code fabricd}: the command line of docs/spec/interfaces.md. */
@@ -41,7 +41,7 @@ public final class Main implements Runnable {
     public static final int USAGE = 2;
 
     @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public void run() {

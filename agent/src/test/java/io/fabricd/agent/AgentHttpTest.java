@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.agent.cli.Version;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.demo.DemoHost;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -64,10 +66,10 @@ class AgentHttpTest {
             assertThat(text.body()).containsOnlyOnce("# TYPE jvm_memory_used_bytes gauge");
             assertThat(text.body()).contains("fabric_agent_collection_seconds_count", "fabric_agent_ready");
             // the build: the version the build wrote (the root pom's), its git revision, this JVM
-            assertThat(v).containsEntry(s("fabric_build_info", "version", io.fabricd.agent.cli.Version.version(),
-                    "revision", io.fabricd.agent.cli.Version.revision(), "java_version", System.getProperty("java.runtime.version")), 1.0);
-            assertThat(io.fabricd.agent.cli.Version.version()).isNotEqualTo("dev").matches("\\d+\\.\\d+\\.\\d+.*");
-            assertThat(io.fabricd.agent.cli.Version.revision()).isNotBlank();
+            assertThat(v).containsEntry(s("fabric_build_info", "version", Version.version(),
+                    "revision", Version.revision(), "java_version", System.getProperty("java.runtime.version")), 1.0);
+            assertThat(Version.version()).isNotEqualTo("dev").matches("\\d+\\.\\d+\\.\\d+.*");
+            assertThat(Version.revision()).isNotBlank();
             assertThat(Http.get(port, "/metrics").body()).contains("vertx_http_server_requests_total");
 
             HttpResponse<String> om = Http.get(port, "/metrics",
@@ -305,7 +307,7 @@ class AgentHttpTest {
         try (Agent a = start(Fixtures.open("host-b-roce"), Duration.ofHours(1))) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             Http.get(a.port(), "/metrics"); // the HTTP server's meters have a request to count
-            Map<String, String> types = new java.util.TreeMap<>();
+            Map<String, String> types = new TreeMap<>();
             for (String line : Http.get(a.port(), "/metrics").body().split("\n")) {
                 String[] t = line.split(" ");
                 if (line.startsWith("# TYPE fabric_")) {
@@ -326,7 +328,7 @@ class AgentHttpTest {
 
     /** The host's families of a scrape: fabric_*, less the agent's own. */
     private static Map<String, Double> fabric(Map<String, Double> scrape) {
-        Map<String, Double> out = new java.util.TreeMap<>(scrape);
+        Map<String, Double> out = new TreeMap<>(scrape);
         out.keySet().removeIf(k -> !k.startsWith("fabric_") || k.startsWith("fabric_agent_"));
         return out;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.preflight.Answer;
@@ -301,7 +302,7 @@ class AgentPreflightTest {
     void aPeerThatIsNoAgentOfTheFabricGetsTheEndpointRequestAndNoProbe(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         InetAddress lo = InetAddress.getLoopbackAddress();
-        com.sun.net.httpserver.HttpServer impostor = com.sun.net.httpserver.HttpServer.create(new InetSocketAddress(lo, 0), 0);
+        HttpServer impostor = HttpServer.create(new InetSocketAddress(lo, 0), 0);
         try (DatagramSocket target = new DatagramSocket(0, lo); Agent a = agent(key, "host-a-ib", List.of());
              Agent c = agent(key, "host-c-rxe", List.of())) {
             byte[] endpoint = ("{\"host\":\"victim\",\"udp_port\":" + target.getLocalPort() + "}").getBytes(StandardCharsets.UTF_8);

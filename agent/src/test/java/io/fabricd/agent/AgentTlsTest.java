@@ -10,6 +10,7 @@ import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.Endpoint;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.FileInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.KeyStore;
 import java.security.cert.CertificateFactory;
 import java.time.Duration;
@@ -64,7 +66,7 @@ class AgentTlsTest {
                 "basic_auth_users:",
                 "  prometheus: " + HASH, ""));
         Path key = Files.writeString(dir.resolve("probe.key"), KEY);
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
         AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}")
                 .withProbe(AgentProbeTest.probe(key));
         agent = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start();
@@ -148,6 +150,6 @@ class AgentTlsTest {
 
     @Test
     void plainHttpIsNotServed() {
-        assertThatThrownBy(() -> Http.get(agent.port(), "/healthz")).isInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> Http.get(agent.port(), "/healthz")).isInstanceOf(IOException.class);
     }
 }

@@ -3,6 +3,7 @@ package io.fabricd.agent;
 import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.agent.cli.Version;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.testing.PromText;
 import java.io.PrintWriter;
@@ -179,8 +180,8 @@ class CliTest {
         var version = run("--version");
         assertThat(version.code()).isZero();
         // version, revision, Java, and whether verbs load (this machine builds the shim with libibverbs-dev)
-        assertThat(version.out()).contains("fabricd " + io.fabricd.agent.cli.Version.version(),
-                "revision " + io.fabricd.agent.cli.Version.revision(), "Java " + System.getProperty("java.runtime.version"), "verbs: ");
+        assertThat(version.out()).contains("fabricd " + Version.version(),
+                "revision " + Version.revision(), "Java " + System.getProperty("java.runtime.version"), "verbs: ");
         assertThat(run("run", "--help").out()).contains("--listen", "--root", "--config", "--demo");
     }
 }

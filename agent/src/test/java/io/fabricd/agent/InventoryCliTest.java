@@ -7,6 +7,7 @@ import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.Fixtures;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +33,7 @@ class InventoryCliTest {
         Path real = link.toRealPath();
         Files.delete(link);
         try (var s = Files.walk(real)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }

@@ -16,6 +16,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,7 +91,7 @@ class PreflightCliTest {
         assertThat(set.code()).as(set.err()).isZero();
         assertThat(set.out()).contains("are usable, for 2 nodes; no agent was asked");
         assertThat(set.err()).isEmpty();
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
         Map<String, List<String>> bad = new LinkedHashMap<>();
         bad.put("has mode 0644: every user can read it", List.of("--key-file", key.toString()));
         bad.put("does not exist", List.of("--key-file", tmp.resolve("nope").toString()));

@@ -11,6 +11,7 @@ import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.testing.PrivateFiles;
 import io.fabricd.testing.PromText;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -173,7 +174,7 @@ class PreflightSlowHostTest {
                 if (Http.get(port, "/readyz").statusCode() == 200) {
                     return;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // not listening yet
             }
             Thread.sleep(200);

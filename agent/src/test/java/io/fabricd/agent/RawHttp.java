@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -74,7 +75,7 @@ final class RawHttp implements Closeable {
                 continue;
             }
             return true;
-        } catch (java.net.SocketException e) {
+        } catch (SocketException e) {
             return true; // reset: closed too
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.snapshot.SnapshotWriter;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -219,7 +220,7 @@ class SnapshotOutTest {
             assertThat(t.code()).as(t.err()).isZero();
             assertThat(inTmp.resolve("fabricd-snapshot.json")).isRegularFile();
         } finally {
-            io.fabricd.collectors.snapshot.SnapshotWriter.deleteTree(inTmp);
+            SnapshotWriter.deleteTree(inTmp);
         }
         Path mine = Files.createDirectory(tmp.resolve("mine"));
         Path viaLink = Files.createSymbolicLink(tmp.resolve("link"), mine);

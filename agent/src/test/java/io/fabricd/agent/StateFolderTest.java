@@ -23,6 +23,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -146,7 +147,7 @@ class StateFolderTest {
         Path real = link.toRealPath();
         Files.delete(link);
         try (var s = Files.walk(real)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }

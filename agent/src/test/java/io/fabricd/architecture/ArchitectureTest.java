@@ -10,6 +10,7 @@ import com.sun.jna.NativeLibrary;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.domain.JavaParameterizedType;
@@ -19,7 +20,9 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -126,6 +129,28 @@ class ArchitectureTest {
                 .check(MAIN);
     }
 
+    /**
+     * Known package cycles, to be emptied. The collectors' and the diagnosis' root packages hold both
+     * what their stages and checks use and the list of those stages and checks (these classes); the
+     * agent's HTTP and preflight packages reach back into io.fabricd.agent (the collection loop,
+     * the meters) until they move to modules of their own.
+     */
+    private static final Set<String> KNOWN_CYCLE_STARTS = Set.of("io.fabricd.collectors.HostCollection",
+            "io.fabricd.collectors.ModelAssembly", "io.fabricd.diagnosis.Diagnosis");
+
+    @Test
+    void noPackageCycles() {
+        // each package its own slice, a module's root package included (io.fabricd.agent against io.fabricd.agent.cli)
+        slices().matching("io.fabricd.(**)").should().beFreeOfCycles()
+                .ignoreDependency(DescribedPredicate.describe("a known cycle's start",
+                        (JavaClass c) -> KNOWN_CYCLE_STARTS.contains(c.getName().replaceFirst("\\$.*", ""))), DescribedPredicate.alwaysTrue())
+                .ignoreDependency(JavaClass.Predicates.resideInAnyPackage("io.fabricd.agent.http..", "io.fabricd.agent.preflight.."),
+                        JavaClass.Predicates.resideInAPackage("io.fabricd.agent"))
+                .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.kernel.."),
+                        JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.source.."))
+                .check(MAIN);
+    }
+
     @Test
     void libraryBindingsAreMadeInOnePlace() {
         noClasses().that().resideOutsideOfPackage("io.fabricd.natives..")
@@ -149,9 +174,21 @@ class ArchitectureTest {
                 .should(haveAtMostPublicMethods(15)).check(MAIN);
     }
 
+    /**
+     * Classes allowed a Map<String, Object>, named without a package so that a move keeps them: JSON
+     * edges, where the map is a JSON object on its way out. Today the request bodies the gate posts
+     * (AgentAsk) and the verdicts' evidence in the gate's report (NodeVerdict, LinkVerdict and the
+     * judges' calls that make it); each to be typed as a record or kept here on purpose.
+     */
+    private static final Set<String> MAPS_OF_OBJECTS_ALLOWED = Set.of("AgentAsk", "NodeVerdict", "LinkVerdict", "NodeJudge", "LinkJudge");
+
     @Test
-    void theModelHasNoMapsOfUntypedValues() {
-        fields().that().areDeclaredInClassesThat().resideInAPackage("io.fabricd.model..").should(notBeAMapOfObjects()).check(MAIN);
+    void noMapsOfUntypedValues() {
+        classes().that().resideInAPackage("io.fabricd..")
+                .and(DescribedPredicate.describe("not allowed one", (JavaClass c) -> !MAPS_OF_OBJECTS_ALLOWED.contains(
+                        c.getName().substring(c.getPackageName().length() + 1).replaceFirst("\\$.*", ""))))
+                .should(notHoldMapsOfObjects())
+                .because("a record says what each value is; a Map<String, Object> leaves every reader to guess").check(MAIN);
     }
 
     private static ArchCondition<JavaClass> haveAtMostPublicMethods(int max) {
@@ -166,19 +203,34 @@ class ArchitectureTest {
         };
     }
 
-    private static ArchCondition<JavaField> notBeAMapOfObjects() {
-        return new ArchCondition<>("not be a map of untyped values") {
+    /** No field, parameter or return type that is, or holds, a Map<String, Object>. */
+    private static ArchCondition<JavaClass> notHoldMapsOfObjects() {
+        return new ArchCondition<>("hold no Map<String, Object>") {
             @Override
-            public void check(JavaField f, ConditionEvents events) {
-                JavaType t = f.getType();
-                if (t instanceof JavaParameterizedType p && p.toErasure().isAssignableTo(Map.class)) {
-                    for (JavaType arg : p.getActualTypeArguments()) {
-                        if (arg.toErasure().isEquivalentTo(Object.class)) {
-                            events.add(SimpleConditionEvent.violated(f, f.getFullName() + " maps to untyped values"));
-                        }
-                    }
+            public void check(JavaClass c, ConditionEvents events) {
+                for (JavaField f : c.getFields()) {
+                    report(f.getType(), f.getFullName(), events, c);
+                }
+                for (JavaCodeUnit u : c.getCodeUnits()) {
+                    report(u.getReturnType(), u.getFullName() + " returns", events, c);
+                    u.getParameterTypes().forEach(t -> report(t, u.getFullName() + " takes", events, c));
+                }
+            }
+
+            private void report(JavaType t, String where, ConditionEvents events, JavaClass c) {
+                if (untyped(t)) {
+                    events.add(SimpleConditionEvent.violated(c, where + " " + t.getName() + ", a map of untyped values"));
                 }
             }
         };
+    }
+
+    private static boolean untyped(JavaType t) {
+        if (!(t instanceof JavaParameterizedType p)) {
+            return false;
+        }
+        List<JavaType> args = p.getActualTypeArguments();
+        return p.toErasure().isAssignableTo(Map.class) && args.get(0) instanceof JavaClass k && k.isEquivalentTo(String.class)
+                && args.get(1) instanceof JavaClass v && v.isEquivalentTo(Object.class) || args.stream().anyMatch(ArchitectureTest::untyped);
     }
 }

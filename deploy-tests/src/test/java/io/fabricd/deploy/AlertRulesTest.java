@@ -8,7 +8,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -99,10 +101,10 @@ class AlertRulesTest {
 
     /** GitHub's anchors of a Markdown page's headings: lower case, spaces to dashes, punctuation dropped. */
     static Set<String> anchors(String markdown) {
-        Set<String> out = new java.util.TreeSet<>();
+        Set<String> out = new TreeSet<>();
         for (String line : markdown.split("\\n")) {
             if (line.startsWith("#")) {
-                String h = line.replaceFirst("^#+\\s*", "").strip().toLowerCase(java.util.Locale.ROOT);
+                String h = line.replaceFirst("^#+\\s*", "").strip().toLowerCase(Locale.ROOT);
                 out.add(h.replaceAll("[^a-z0-9 _-]", "").replace(' ', '-'));
             }
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.marcnuri.helm.Helm;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
@@ -44,8 +46,8 @@ class ChartFilesTest {
         String pom = Files.readString(HelmChartTest.REPO.resolve("pom.xml"));
         String version = pom.replaceFirst("(?s).*?<artifactId>fabricd-parent</artifactId>\\s*<version>([^<]+)</version>.*", "$1");
         String chart = Files.readString(CHART.resolve("Chart.yaml"));
-        assertThat(chart).containsPattern("(?m)^version: " + java.util.regex.Pattern.quote(version) + "$")
-                .containsPattern("(?m)^appVersion: \"" + java.util.regex.Pattern.quote(version) + "\"$");
+        assertThat(chart).containsPattern("(?m)^version: " + Pattern.quote(version) + "$")
+                .containsPattern("(?m)^appVersion: \"" + Pattern.quote(version) + "\"$");
     }
 
     @Test
@@ -91,7 +93,7 @@ class ChartFilesTest {
                 byte type = h[156];
                 byte[] body = in.readNBytes((int) ((size + 511) / 512 * 512));
                 if (type == 'x') {
-                    for (String line : new String(body, 0, (int) size, java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                    for (String line : new String(body, 0, (int) size, StandardCharsets.UTF_8).split("\n")) {
                         int sp = line.indexOf(' ');
                         if (sp > 0 && line.substring(sp + 1).startsWith("path=")) {
                             paxName = line.substring(sp + 6);
@@ -114,6 +116,6 @@ class ChartFilesTest {
         while (end < off + len && b[end] != 0) {
             end++;
         }
-        return new String(b, off, end - off, java.nio.charset.StandardCharsets.US_ASCII);
+        return new String(b, off, end - off, StandardCharsets.US_ASCII);
     }
 }

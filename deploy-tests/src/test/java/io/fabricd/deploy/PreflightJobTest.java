@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -201,7 +202,7 @@ class PreflightJobTest {
     @Test
     void theDocumentedTemplatesParseWithKubectl(@TempDir Path tmp) throws Exception {
         Path kubectl = onPath("kubectl");
-        org.junit.jupiter.api.Assumptions.assumeTrue(kubectl != null, "no kubectl on PATH (not a package the suite installs): "
+        Assumptions.assumeTrue(kubectl != null, "no kubectl on PATH (not a package the suite installs): "
                 + "the templates are evaluated by theDocumentedWaitReturnsOnSuccessAndOnFailure alone");
         String result = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"fabricd-preflight-result\"},"
                 + "\"data\":{\"pod\":\"fabricd-preflight-x7k2p\",\"exit_code\":\"1\",\"commands\":\"kubectl cordon gpu-node-002\\n\"}}";

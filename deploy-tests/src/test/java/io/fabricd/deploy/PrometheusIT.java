@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -210,7 +211,7 @@ class PrometheusIT {
 
     static void deleteTree(Path p) throws IOException {
         try (Stream<Path> all = Files.walk(p)) {
-            for (Path x : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path x : all.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(x);
             }
         }

@@ -6,9 +6,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,9 +63,9 @@ class SlurmPrologTest {
         bin.resolve("scontrol").toFile().setExecutable(true, false);
         bin.resolve("fabricd").toFile().setExecutable(true, false);
         Path logs = tmp.resolve("log");
-        List<String> cmd = new java.util.ArrayList<>(as);
+        List<String> cmd = new ArrayList<>(as);
         cmd.addAll(List.of("bash", as.isEmpty() ? PROLOG.toString() : Files.copy(PROLOG, tmp.resolve("prolog.sh"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING).toString()));
+                StandardCopyOption.REPLACE_EXISTING).toString()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> e = pb.environment();
         e.put("FABRICD_PREFLIGHT_KEY_FILE", key.toString());
@@ -90,17 +95,17 @@ class SlurmPrologTest {
     void theSlurmUserOutsideTheKeysGroupIsToldPermissionDeniedAndTheFailureModeHolds(@TempDir Path tmp) throws Exception {
         if (!"root".equals(System.getProperty("user.name"))) {
             assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
-            org.junit.jupiter.api.Assumptions.abort("needs root to run the prolog as another user (nobody)");
+            Assumptions.abort("needs root to run the prolog as another user (nobody)");
         }
         String group = "4242";
-        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
         Path etc = Files.createDirectory(tmp.resolve("etc-fabricd"));
         Path key = Files.writeString(etc.resolve("probe.key"), "0123456789abcdef0123456789abcdef\n");
         for (Path p : List.of(etc, key)) {
             Files.setAttribute(p, "unix:gid", Integer.parseInt(group));
         }
-        Files.setPosixFilePermissions(etc, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        Files.setPosixFilePermissions(etc, PosixFilePermissions.fromString("rwxr-x---"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r-----"));
         List<String> nobody = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
         Map<String, String> env = Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_KEY_FILE", key.toString());
 
@@ -111,13 +116,13 @@ class SlurmPrologTest {
                 .doesNotContain("does not exist");
         assertThat(tmp.resolve("fabricd.args")).as("the gate is not started without its key").doesNotExist();
 
-        Map<String, String> closed = new java.util.HashMap<>(env);
+        Map<String, String> closed = new HashMap<>(env);
         closed.put("FABRICD_PREFLIGHT_ON_ERROR", "fail");
         Run fail = run(tmp, closed, nobody);
         assertThat(fail.code()).isEqualTo(1);
         assertThat(fail.log()).contains("permission denied").contains("(FABRICD_PREFLIGHT_ON_ERROR=fail) (attempt 1 of 3): failing the prolog");
 
-        List<String> check = new java.util.ArrayList<>(nobody);
+        List<String> check = new ArrayList<>(nobody);
         check.addAll(List.of("bash", tmp.resolve("prolog.sh").toString(), "--check"));
         ProcessBuilder pb = new ProcessBuilder(check).redirectErrorStream(true);
         pb.environment().put("FABRICD_PREFLIGHT_KEY_FILE", key.toString());
@@ -142,8 +147,8 @@ class SlurmPrologTest {
 
     /** The prolog's --check as {@code as} (a command prefix that changes the user; empty: this user), with the environment {@code env}. */
     private static Run check(Path tmp, Map<String, String> env, List<String> as) throws IOException, InterruptedException {
-        List<String> cmd = new java.util.ArrayList<>(as);
-        Path prolog = Files.copy(PROLOG, tmp.resolve("prolog.sh"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        List<String> cmd = new ArrayList<>(as);
+        Path prolog = Files.copy(PROLOG, tmp.resolve("prolog.sh"), StandardCopyOption.REPLACE_EXISTING);
         cmd.addAll(List.of("bash", prolog.toString(), "--check"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("FABRICD_PREFLIGHT_KEY_FILE", tmp.resolve("probe.key").toString());
@@ -168,7 +173,7 @@ class SlurmPrologTest {
     void aSettingsFileTheSlurmUserCannotReadStopsEveryJobAndCheckSaysSo(@TempDir Path tmp) throws Exception {
         boolean root = "root".equals(System.getProperty("user.name"));
         String user = root ? "nobody" : System.getProperty("user.name");
-        Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
         Path etc = Files.createDirectory(tmp.resolve("etc-fabricd"));
         Path settings = Files.writeString(etc.resolve("preflight.env"), "FABRICD_PREFLIGHT_ON_ERROR=fail\n");
         Path closedLog = Files.createDirectory(tmp.resolve("closed-log"));
@@ -177,13 +182,13 @@ class SlurmPrologTest {
             for (Path p : List.of(etc, settings, closedLog)) {
                 Files.setAttribute(p, "unix:gid", 4242);
             }
-            Files.setPosixFilePermissions(etc, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
-            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
-            Files.setPosixFilePermissions(closedLog, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwx---"));
+            Files.setPosixFilePermissions(etc, PosixFilePermissions.fromString("rwxr-x---"));
+            Files.setPosixFilePermissions(settings, PosixFilePermissions.fromString("rw-r-----"));
+            Files.setPosixFilePermissions(closedLog, PosixFilePermissions.fromString("rwxrwx---"));
             as = List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups");
         } else {
-            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
-            Files.setPosixFilePermissions(closedLog, java.nio.file.attribute.PosixFilePermissions.fromString("r-xr-xr-x"));
+            Files.setPosixFilePermissions(settings, PosixFilePermissions.fromString("---------"));
+            Files.setPosixFilePermissions(closedLog, PosixFilePermissions.fromString("r-xr-xr-x"));
         }
         Run r = run(tmp, Map.of("FAKE_RC", "0", "FABRICD_PREFLIGHT_ENV", settings.toString()), as);
         assertThat(r.code()).as(r.out()).isEqualTo(1);
@@ -209,7 +214,7 @@ class SlurmPrologTest {
         // readable (in the group, or its mode back): the site's setting holds, a gate error fails the job
         List<String> member = root ? List.of("setpriv", "--reuid=nobody", "--regid=nogroup", "--groups=4242") : List.of();
         if (!root) {
-            Files.setPosixFilePermissions(settings, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+            Files.setPosixFilePermissions(settings, PosixFilePermissions.fromString("rw-------"));
         }
         Run read = run(tmp, Map.of("FAKE_RC", "2", "FAKE_ERR", "fabricd: no probe key", "FABRICD_PREFLIGHT_ENV", settings.toString(),
                 "SLURM_JOB_ID", "79"), member);
@@ -226,7 +231,7 @@ class SlurmPrologTest {
     @Test
     void checkAsksFabricdItselfAboutTheKeyAndTheOptions(@TempDir Path tmp) throws Exception {
         Path key = Files.writeString(tmp.resolve("probe.key"), "0123456789abcdef0123456789abcdef\n");
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
         Files.createDirectories(tmp.resolve("log"));
         Path bin = Files.createDirectories(tmp.resolve("bin"));
         Files.writeString(bin.resolve("scontrol"), "#!/bin/sh\nexit 0\n");
@@ -238,12 +243,12 @@ class SlurmPrologTest {
         assertThat(ok.code()).as(ok.out()).isZero();
         assertThat(ok.out()).contains("ok: " + takes);
 
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
         Run open = check(tmp, Map.of("FABRICD", fabricd), List.of());
         assertThat(open.code()).as(open.out()).isEqualTo(1);
         assertThat(open.out()).contains("ok: the probe key " + key + " is readable",
                 "FAIL: " + takes + ": fabricd: probe key file " + key + " has mode 0644: every user can read it");
-        Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r-----"));
         if ("root".equals(System.getProperty("user.name"))) {
             Files.setAttribute(key, "unix:uid", 65534);
             Run theirs = check(tmp, Map.of("FABRICD", fabricd), List.of());
@@ -312,7 +317,7 @@ class SlurmPrologTest {
         assertThat(r.calls()).contains("NodeName=gpu002", "NodeName=gpu004").doesNotContain("requeue");
         assertThat(r.log()).contains("error: could not drain gpu002,gpu004 (scontrol update failed): not requeueing the job")
                 .contains("the job runs ungated");
-        Map<String, String> fail = new java.util.HashMap<>(env);
+        Map<String, String> fail = new HashMap<>(env);
         fail.put("FABRICD_PREFLIGHT_ON_ERROR", "fail");
         Run f = run(tmp, fail);
         assertThat(f.code()).isEqualTo(1);

@@ -8,6 +8,7 @@ import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.pcie.PcieHosts;
 import io.fabricd.model.finding.NotJudged;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,7 +116,7 @@ class NotJudgedTest {
         JsonNode j = new ObjectMapper().readTree(r.toJson());
         assertThat(j.get("not_judged").size()).isEqualTo(3);
         JsonNode first = j.at("/not_judged/0");
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         first.fieldNames().forEachRemaining(names::add);
         assertThat(names).containsExactly("check", "subject", "reason", "detail");
         assertThat(first.get("check").asText()).isEqualTo("pcie_max_payload");

@@ -3,6 +3,7 @@ package io.fabricd.model;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The RDMA transport's failure counters of a port's {@code hw_counters/}, by what they mean rather
@@ -111,7 +112,7 @@ public final class TransportCounters {
      * never an error), resources in use, and the control path (commands, mailbox, object creation
      * and their failures, which are the application's or the driver's, not the fabric's).
      */
-    public static final java.util.Set<String> OTHER = java.util.Set.of(
+    public static final Set<String> OTHER = Set.of(
             "lifespan", "rx_write_requests", "rx_read_requests", "rx_atomic_requests", "rx_dct_connect",
             "np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored", "roce_slow_restart",
             "roce_slow_restart_cnps", "roce_slow_restart_trans", "cnpSent", "cnpIgnored", "cnpHandled", "RxECNMrkd",

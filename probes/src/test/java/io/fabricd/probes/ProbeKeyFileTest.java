@@ -16,6 +16,7 @@ import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -125,7 +126,7 @@ class ProbeKeyFileTest {
     void aKeyTheReaderMayNotOpenNamesItsOwnerAndMode(@TempDir Path tmp) throws Exception {
         if (!"root".equals(System.getProperty("user.name"))) {
             assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
-            org.junit.jupiter.api.Assumptions.abort("needs root to read the key as another user (nobody)");
+            Assumptions.abort("needs root to read the key as another user (nobody)");
         }
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path key = key(tmp, KEY, "rw-------");
@@ -167,7 +168,7 @@ class ProbeKeyFileTest {
     void aKeyGivenToNobodyOrToGroupUsersIsRefusedAsRoot(@TempDir Path tmp) throws Exception {
         if (!"root".equals(System.getProperty("user.name"))) {
             assertThat(System.getenv("CI")).as("CI runs as root: this test must run there, not be skipped").isNotEqualTo("true");
-            org.junit.jupiter.api.Assumptions.abort("needs root to give the key to another user and group");
+            Assumptions.abort("needs root to give the key to another user and group");
         }
         Path k = key(tmp, KEY, "rw-r-----");
         Files.setAttribute(k, "unix:gid", 100);

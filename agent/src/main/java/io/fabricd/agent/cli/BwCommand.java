@@ -1,7 +1,9 @@
 package io.fabricd.agent.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.model.HostModel;
@@ -17,7 +19,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,6 +28,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd bw PEER...}: RDMA WRITE bandwidth into each peer agent, against what the link should carry. */
 @Command(name = "bw", mixinStandardHelpOptions = true,
@@ -67,7 +69,7 @@ public final class BwCommand implements Callable<Integer> {
     PeerOptions peer;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {
@@ -122,7 +124,7 @@ public final class BwCommand implements Callable<Integer> {
                 results.addAll(client.run(peer, local, ceiling, new BandwidthClient.Options(peerDevice, size, d, qps, send, bidirectional)));
             } catch (IOException e) {
                 errors.add(e.getMessage());
-                results.add(Map.of("peer", peer, "error", String.valueOf(e.getMessage())));
+                results.add(new PeerError(peer, String.valueOf(e.getMessage())));
             }
         }
         print(results);
@@ -138,7 +140,7 @@ public final class BwCommand implements Callable<Integer> {
         if (format == Format.json) {
             List<Object> docs = new ArrayList<>();
             for (Object o : results) {
-                docs.add(o instanceof BandwidthResult r ? json(r) : o);
+                docs.add(o instanceof BandwidthResult r ? Line.of(r) : o);
             }
             try {
                 out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", docs)) + "\n");
@@ -161,23 +163,14 @@ public final class BwCommand implements Callable<Integer> {
         out.flush();
     }
 
-    static Map<String, Object> json(BandwidthResult r) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("peer", r.peer());
-        m.put("device", r.device());
-        m.put("peer_device", r.peerDevice());
-        m.put("direction", r.direction());
-        m.put("size", r.size());
-        m.put("qps", r.qps());
-        m.put("bytes", r.bytes());
-        m.put("messages", r.messages());
-        m.put("seconds", r.nanos() / 1e9);
-        m.put("bits_per_second", r.bps());
-        m.put("messages_per_second", r.messageRate());
-        m.put("ceiling_bits_per_second", r.ceilingBps());
-        m.put("ratio", r.ratio());
-        m.put("limit", r.limit());
-        return m;
+    /** One result as the JSON output writes it. */
+    @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
+    record Line(String peer, String device, String peerDevice, String direction, long size, int qps, long bytes, long messages,
+                double seconds, double bitsPerSecond, double messagesPerSecond, Double ceilingBitsPerSecond, Double ratio, String limit) {
+        static Line of(BandwidthResult r) {
+            return new Line(r.peer(), r.device(), r.peerDevice(), r.direction(), r.size(), r.qps(), r.bytes(), r.messages(), r.nanos() / 1e9,
+                    r.bps(), r.messageRate(), r.ceilingBps(), r.ratio(), r.limit());
+        }
     }
 
     /** This host's ports and PCIe, once, for the ceiling (the live host, as `fabricd metrics` reads it). */

@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd diagnose}: one collection, every check, a report; exit 1 on findings at or above --fail-on. */
 @Command(name = "diagnose", mixinStandardHelpOptions = true,
@@ -49,7 +50,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
     Path previous;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {

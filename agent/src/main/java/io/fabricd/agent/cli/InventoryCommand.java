@@ -1,5 +1,6 @@
 package io.fabricd.agent.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.model.HostModel;
@@ -14,11 +15,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd inventory}: the host's expected hardware (docs/alerts.md). */
 @Command(name = "inventory", mixinStandardHelpOptions = true,
@@ -27,7 +30,7 @@ import picocli.CommandLine.Spec;
         subcommands = {InventoryCommand.Accept.class, InventoryCommand.Show.class})
 public final class InventoryCommand implements Runnable {
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public void run() {
@@ -51,7 +54,7 @@ public final class InventoryCommand implements Runnable {
         HostOptions host;
 
         @Spec
-        picocli.CommandLine.Model.CommandSpec spec;
+        CommandSpec spec;
 
         @Override
         public Integer call() {
@@ -113,7 +116,7 @@ public final class InventoryCommand implements Runnable {
         Format format;
 
         @Spec
-        picocli.CommandLine.Model.CommandSpec spec;
+        CommandSpec spec;
 
         @Override
         public Integer call() {
@@ -149,7 +152,7 @@ public final class InventoryCommand implements Runnable {
             }
             for (Inventory.Pci f : inv.pci()) {
                 out.println("  " + f.kind() + " " + f.address() + (f.width() == null ? "" : " x" + f.width())
-                        + (f.speed() == null ? "" : String.format(java.util.Locale.ROOT, " %.1f GT/s", f.speed() / 1e9)));
+                        + (f.speed() == null ? "" : String.format(Locale.ROOT, " %.1f GT/s", f.speed() / 1e9)));
             }
             out.println(gone.isEmpty() ? "everything expected is present" : "missing now:");
             gone.forEach(f -> out.println("  " + f.severity().id() + ": " + f.summary()));
@@ -170,5 +173,5 @@ public final class InventoryCommand implements Runnable {
                 + " GPU/NIC PCI functions (" + inv.origin() + " " + inv.acceptedAt() + ")";
     }
 
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper();
 }

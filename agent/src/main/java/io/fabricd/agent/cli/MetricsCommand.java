@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd metrics}: one collection, Prometheus text to stdout. */
 @Command(name = "metrics", mixinStandardHelpOptions = true,
@@ -20,7 +21,7 @@ public final class MetricsCommand implements Callable<Integer> {
     HostOptions host;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {

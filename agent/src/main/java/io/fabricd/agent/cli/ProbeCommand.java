@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -32,6 +31,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd probe PEER...}: asks each peer agent for its probe endpoint and probes it. */
 @Command(name = "probe", mixinStandardHelpOptions = true,
@@ -70,7 +70,7 @@ public final class ProbeCommand implements Callable<Integer> {
     String timeout;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() {
@@ -105,7 +105,7 @@ public final class ProbeCommand implements Callable<Integer> {
                 ep = client.fetch(peer);
             } catch (IOException e) {
                 errors.add(e.getMessage());
-                results.add(Map.of("peer", peer, "error", e.getMessage()));
+                results.add(new PeerError(peer, e.getMessage()));
                 continue;
             }
             if (transport == Transport.verbs) {
@@ -123,20 +123,18 @@ public final class ProbeCommand implements Callable<Integer> {
                         results.add(r.result());
                     } else {
                         errors.add(peer + ": " + r.error());
-                        results.add(Map.of("peer", peer, "size", r.size(), "error", r.error()));
+                        results.add(new PeerError(peer, null, r.size(), r.error()));
                     }
                 }
             } catch (IOException e) {
                 errors.add(peer + ": " + e.getMessage());
-                results.add(Map.of("peer", peer, "error", String.valueOf(e.getMessage())));
+                results.add(new PeerError(peer, String.valueOf(e.getMessage())));
             }
         }
         PrintWriter out = spec.commandLine().getOut();
         if (format == Format.json) {
-            Map<String, Object> doc = new LinkedHashMap<>();
-            doc.put("results", results);
             try {
-                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n");
+                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", results)) + "\n");
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
@@ -208,7 +206,7 @@ public final class ProbeCommand implements Callable<Integer> {
             }
         } catch (IOException | IllegalArgumentException e) {
             errors.add(peer + ": " + e.getMessage());
-            results.add(Map.of("peer", peer, "transport", "verbs", "error", String.valueOf(e.getMessage())));
+            results.add(new PeerError(peer, "verbs", null, String.valueOf(e.getMessage())));
         }
     }
 

@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd snapshot --out DIR}: the host (or a snapshot) as a snapshot folder. */
 @Command(name = "snapshot", mixinStandardHelpOptions = true,
@@ -21,7 +22,7 @@ public final class SnapshotCommand implements Callable<Integer> {
     Path out;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     @Override
     public Integer call() throws Exception {

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
@@ -65,7 +66,7 @@ final class ConfigBinder {
      * Takes the key an error is about out of the tree; for an item of a list, the whole list. False
      * when there is nothing to take out (the error is about the file as a whole).
      */
-    private static boolean remove(ObjectNode root, java.util.List<JsonMappingException.Reference> path) {
+    private static boolean remove(ObjectNode root, List<JsonMappingException.Reference> path) {
         JsonNode node = root;
         ObjectNode parent = null;
         String field = null;

@@ -1,6 +1,7 @@
 package io.fabricd.agent.state;
 
 import io.fabricd.collectors.files.FolderChain;
+import io.fabricd.collectors.files.UnixAttributes;
 import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -13,7 +14,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -53,22 +53,19 @@ final class StateAccess {
      * the agent expect hardware that never was there, or forget what is gone.
      */
     static void trust(Path f, long alsoUid) throws IOException {
-        Map<String, Object> a;
-        try {
-            a = Files.readAttributes(f, "unix:uid,gid,mode,owner,group", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException e) {
+        UnixAttributes a = UnixAttributes.of(f);
+        if (a == null) {
             return; // not a POSIX file system: no owners to check
         }
-        int uid = (Integer) a.get("uid");
-        int mode = (Integer) a.get("mode");
+        int mode = a.mode();
         long self = ProcessIdentity.current().uid();
         String refused = ": refused as the expected inventory, as ";
-        if (uid != 0 && uid != self && uid != alsoUid) {
-            throw new Untrusted(f + " belongs to " + FolderChain.who(a.get("owner"), "user", uid) + ", neither root nor the agent's user"
+        if (a.uid() != 0 && a.uid() != self && a.uid() != alsoUid) {
+            throw new Untrusted(f + " belongs to " + a.user() + ", neither root nor the agent's user"
                     + refused + "that user could have written anything in it");
         }
         if ((mode & OTHERS_WRITE) != 0) {
-            String by = (mode & 02) != 0 ? "everybody" : FolderChain.who(a.get("group"), "group", (Integer) a.get("gid"));
+            String by = (mode & 02) != 0 ? "everybody" : a.groupInWords();
             throw new Untrusted(f + " can be written by " + by + " (mode " + octal(mode) + ")" + refused
                     + "others could have written anything in it");
         }
@@ -84,14 +81,12 @@ final class StateAccess {
      */
     static String makePrivate(Path dir) throws IOException {
         long self = ProcessIdentity.current().uid();
-        Map<String, Object> d;
-        try {
-            d = Files.readAttributes(dir, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException e) {
+        UnixAttributes d = UnixAttributes.of(dir);
+        if (d == null) {
             return "";
         }
-        int mode = (Integer) d.get("mode");
-        if ((Integer) d.get("uid") != self || (mode & TYPE) != DIRECTORY || (mode & OTHERS_WRITE) != 0) {
+        int mode = d.mode();
+        if (d.uid() != self || (mode & TYPE) != DIRECTORY || (mode & OTHERS_WRITE) != 0) {
             return "";
         }
         List<String> said = new ArrayList<>();
@@ -103,9 +98,9 @@ final class StateAccess {
         String was = null;
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
             for (Path p : entries) {
-                Map<String, Object> a = Files.readAttributes(p, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
-                int m = (Integer) a.get("mode");
-                if ((Integer) a.get("uid") == self && (m & TYPE) == REGULAR && (m & OTHERS) != 0 && (m & OTHERS_WRITE) == 0) {
+                UnixAttributes a = UnixAttributes.of(p);
+                int m = a.mode();
+                if (a.uid() == self && (m & TYPE) == REGULAR && (m & OTHERS) != 0 && (m & OTHERS_WRITE) == 0) {
                     Files.setAttribute(p, "unix:mode", m & ~OTHERS & 07777, LinkOption.NOFOLLOW_LINKS);
                     files.add(p.getFileName().toString());
                     was = was == null || was.equals(octal(m)) ? octal(m) : "";

@@ -2,22 +2,28 @@ package io.fabricd.agent.scenarios;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.agent.Main;
 import io.fabricd.agent.Requirements;
 import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.collectors.Fixtures;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Report;
 import io.fabricd.model.finding.Severity;
 import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -175,7 +181,7 @@ class AlertScenariosTest {
                     String port = "pciutils-cap-pcie-1.lspci-xxxx.txt";
                     Map.of(GPU0, endpoint, "0000:19:00.0", endpoint, "0000:15:01.0", port, "0000:16:00.0", port, "0000:17:00.0", port,
                             "0000:17:01.0", port).forEach((bdf, dump) -> w.host().writeBytes(w.host().real("sys/bus/pci/devices/" + bdf)
-                            + "/config", java.util.Arrays.copyOf(io.fabricd.collectors.Fixtures.lspciDump(dump), 64)));
+                            + "/config", Arrays.copyOf(Fixtures.lspciDump(dump), 64)));
                 })
                 .quiet("FabricPcieAcsRedirect").quiet("FabricPcieMaxReadRequest").quiet("FabricPcieMaxPayload")
                 .diagnose("pcie_config_blind", Severity.INFO));
@@ -308,9 +314,9 @@ class AlertScenariosTest {
 
     /** `fabricd inventory accept` against the state folder while the agent runs (the real command, in this JVM). */
     static void accept(Scenario.World w) {
-        java.io.StringWriter out = new java.io.StringWriter();
-        int rc = io.fabricd.agent.Main.execute(new String[] {"inventory", "accept", "--root", w.host().root().toString(), "--state-dir",
-                w.host().root().resolveSibling("state").toString()}, new java.io.PrintWriter(out), new java.io.PrintWriter(out));
+        StringWriter out = new StringWriter();
+        int rc = Main.execute(new String[] {"inventory", "accept", "--root", w.host().root().toString(), "--state-dir",
+                w.host().root().resolveSibling("state").toString()}, new PrintWriter(out), new PrintWriter(out));
         assertThat(rc).as(out.toString()).isZero();
     }
 
@@ -549,7 +555,7 @@ class AlertScenariosTest {
 
     static String withTarget(String key) {
         String name = TextFormat.name(key);
-        Map<String, String> labels = new java.util.TreeMap<>();
+        Map<String, String> labels = new TreeMap<>();
         Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"").matcher(key.substring(name.length()));
         while (m.find()) {
             labels.put(m.group(1), m.group(2));

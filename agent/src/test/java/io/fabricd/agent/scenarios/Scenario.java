@@ -1,5 +1,6 @@
 package io.fabricd.agent.scenarios;
 
+import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.model.finding.Severity;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class Scenario {
     /** The check whose finding the last collection must show, and at which severity (null: none expected). */
     String finding;
     Severity findingSeverity;
-    UnaryOperator<io.fabricd.agent.config.AgentConfig> config = c -> c;
+    UnaryOperator<AgentConfig> config = c -> c;
 
     private Scenario(String name, String fixture, boolean incident) {
         this.name = name;
@@ -108,7 +109,7 @@ final class Scenario {
         return this;
     }
 
-    Scenario config(UnaryOperator<io.fabricd.agent.config.AgentConfig> c) {
+    Scenario config(UnaryOperator<AgentConfig> c) {
         this.config = c;
         return this;
     }

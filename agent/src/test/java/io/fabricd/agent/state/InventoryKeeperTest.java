@@ -11,7 +11,9 @@ import io.fabricd.diagnosis.inventory.Inventory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.stream.Stream;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +29,7 @@ class InventoryKeeperTest {
         Path real = link.toRealPath();
         Files.delete(link);
         try (Stream<Path> s = Files.walk(real)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }
@@ -114,9 +116,9 @@ class InventoryKeeperTest {
         Path real = Files.createDirectories(tmp.resolve("real/state"));
         Path link = Files.createSymbolicLink(tmp.resolve("link"), tmp.resolve("real"));
         InventoryStore store = new InventoryStore(link.resolve("state"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.save(Inventory.of(model(Fixtures.host("host-a-ib"), 0),
+        Assertions.assertThatThrownBy(() -> store.save(Inventory.of(model(Fixtures.host("host-a-ib"), 0),
                 Instant.now(), Inventory.ACCEPTED))).hasMessageContaining("symbolic link");
-        org.assertj.core.api.Assertions.assertThatThrownBy(store::load).hasMessageContaining("symbolic link");
+        Assertions.assertThatThrownBy(store::load).hasMessageContaining("symbolic link");
         assertThat(real).isEmptyDirectory();
         // the agent keeps it in memory and goes on
         assertThat(new InventoryKeeper(store).observe(model(Fixtures.host("host-a-ib"), 0)).devices()).hasSize(1);

@@ -1,8 +1,10 @@
 package io.fabricd.bench;
 
 import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.StableReads;
 import io.fabricd.collectors.kernel.EthtoolStats;
 import io.fabricd.model.Counters;
@@ -60,7 +62,7 @@ public class HotPaths {
     public String host;
 
     private SnapshotHostSource source;
-    private io.fabricd.collectors.source.LiveHostSource live;
+    private LiveHostSource live;
     private HostCollection liveRepeating;
     private HostCollection rdmaOnly;
     private HostCollection repeating;
@@ -72,12 +74,12 @@ public class HotPaths {
 
     @Setup
     public void setUp() throws IOException {
-        Path fixtures = io.fabricd.collectors.Fixtures.dir();
+        Path fixtures = Fixtures.dir();
         source = SnapshotHostSource.open(fixtures.resolve(host));
         rdmaOnly = new HostCollection(List.of(new RdmaCollector()), CollectorConfig.DEFAULT, Clock.systemUTC());
         repeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, CollectionRunner.CALLER);
         model = repeating.collect(source);
-        live = new io.fabricd.collectors.source.LiveHostSource(fixtures.resolve(host), Duration.ofSeconds(2));
+        live = new LiveHostSource(fixtures.resolve(host), Duration.ofSeconds(2));
         liveRepeating = HostCollection.repeating(CollectorConfig.DEFAULT, StableReads.DEFAULT_REFRESH, live.runner());
         report = Diagnosis.run(model, null, DiagnosisConfig.DEFAULT);
         families = FabricMetrics.build(model, false, report.findings());

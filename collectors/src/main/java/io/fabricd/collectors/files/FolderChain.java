@@ -3,12 +3,11 @@ package io.fabricd.collectors.files;
 import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The rule for every file fabricd writes: the folder it is written in, and every folder above it up
@@ -85,14 +84,8 @@ public final class FolderChain {
         if (!w.rest().isEmpty()) {
             throw new NoSuchFileException(folder.toString());
         }
-        Map<String, Object> a;
-        try {
-            a = Files.readAttributes(w.real(), "unix:uid,gid", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException e) {
-            return null;
-        }
-        int uid = (Integer) a.get("uid");
-        return uid == 0 || uid == ProcessIdentity.current().uid() ? null : new Owner(uid, (Integer) a.get("gid"));
+        UnixAttributes a = UnixAttributes.of(w.real());
+        return a == null || a.uid() == 0 || a.uid() == ProcessIdentity.current().uid() ? null : new Owner(a.uid(), a.gid());
     }
 
     /** The real path reached, and the names below it that do not exist. */
@@ -113,10 +106,10 @@ public final class FolderChain {
      */
     private static Walk walk(Path folder, boolean ownersLeaf) throws IOException {
         long self = ProcessIdentity.current().uid();
-        java.util.ArrayDeque<String> names = new java.util.ArrayDeque<>();
+        ArrayDeque<String> names = new ArrayDeque<>();
         push(names, folder.toAbsolutePath());
         Path cur = folder.toAbsolutePath().getRoot();
-        checkOne(cur, self);
+        checkOne(cur, UnixAttributes.of(cur), self);
         int links = 0;
         while (!names.isEmpty()) {
             String name = names.pop();
@@ -128,22 +121,22 @@ public final class FolderChain {
                 continue;
             }
             Path next = cur.resolve(name);
-            Map<String, Object> a;
+            UnixAttributes a;
             try {
-                a = Files.readAttributes(next, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+                a = UnixAttributes.of(next);
             } catch (NoSuchFileException e) {
                 List<String> rest = new ArrayList<>();
                 rest.add(name);
                 rest.addAll(names);
                 return new Walk(cur, rest);
-            } catch (UnsupportedOperationException e) {
+            }
+            if (a == null) {
                 return new Walk(folder.toRealPath(), List.of()); // not a POSIX file system: no owners to check
             }
-            int mode = (Integer) a.get("mode");
-            if ((mode & 0170000) == 0120000) {
-                int uid = (Integer) a.get("uid");
-                if (uid != 0 && uid != self && (modeOf(cur) & STICKY) != 0) {
-                    throw new Refused("the link " + next + " belongs to " + who(null, "user", uid)
+            if (a.isLink()) {
+                UnixAttributes holder = UnixAttributes.of(cur);
+                if (a.uid() != 0 && a.uid() != self && holder != null && (holder.mode() & STICKY) != 0) {
+                    throw new Refused("the link " + next + " belongs to " + "uid " + a.uid()
                             + ", who can point it anywhere" + WHAT_TO_DO);
                 }
                 if (++links > MAX_LINKS) {
@@ -157,9 +150,9 @@ public final class FolderChain {
                 continue;
             }
             if (ownersLeaf && names.isEmpty()) {
-                checkOwners(next, self);
+                checkOwners(next, a, self);
             } else {
-                checkOne(next, self);
+                checkOne(next, a, self);
             }
             cur = next;
         }
@@ -167,57 +160,42 @@ public final class FolderChain {
     }
 
     /** Puts the names of {@code p} in front of those still to walk. */
-    private static void push(java.util.ArrayDeque<String> names, Path p) {
+    private static void push(ArrayDeque<String> names, Path p) {
         for (int i = p.getNameCount() - 1; i >= 0; i--) {
             names.push(p.getName(i).toString());
         }
     }
 
-    private static int modeOf(Path p) throws IOException {
-        return (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-    }
-
-    private static void checkOne(Path p, long self) throws IOException {
-        Map<String, Object> a;
-        try {
-            a = Files.readAttributes(p, "unix:uid,gid,mode,owner,group", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException e) {
+    private static void checkOne(Path p, UnixAttributes a, long self) throws Refused {
+        if (a == null) {
             return; // not a POSIX file system: no owners to check
         }
-        int mode = (Integer) a.get("mode");
-        if ((mode & 0170000) == 0120000) {
+        int mode = a.mode();
+        if (a.isLink()) {
             // a real path with a link in it: changed since it was resolved
             throw new Refused("the folder " + p + " was replaced by a symbolic link meanwhile" + WHAT_TO_DO);
         }
-        int uid = (Integer) a.get("uid");
-        if (uid != 0 && uid != self) {
-            throw new Refused("the folder " + p + " belongs to " + who(a.get("owner"), "user", uid)
+        if (a.uid() != 0 && a.uid() != self) {
+            throw new Refused("the folder " + p + " belongs to " + a.user()
                     + ", who can rename or replace what is in it" + WHAT_TO_DO);
         }
         if ((mode & STICKY) == 0 && (mode & (GROUP_WRITE | OTHER_WRITE)) != 0) {
-            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : who(a.get("group"), "group", (Integer) a.get("gid"));
+            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : a.groupInWords();
             throw new Refused("the folder " + p + " can be written by " + by
                     + " without the sticky bit, so others can rename or replace what is in it" + WHAT_TO_DO);
         }
     }
 
     /** The last folder of {@link #checkForOwner}: root may write into another user's folder that user alone can change. */
-    private static void checkOwners(Path p, long self) throws IOException {
-        Map<String, Object> a;
-        try {
-            a = Files.readAttributes(p, "unix:uid,gid,mode,owner,group", LinkOption.NOFOLLOW_LINKS);
-        } catch (UnsupportedOperationException e) {
+    private static void checkOwners(Path p, UnixAttributes a, long self) throws IOException {
+        if (self != 0 || a.uid() == 0 || a.isLink()) {
+            checkOne(p, a, self);
             return;
         }
-        int uid = (Integer) a.get("uid");
-        int mode = (Integer) a.get("mode");
-        if (self != 0 || uid == 0 || (mode & 0170000) == 0120000) {
-            checkOne(p, self);
-            return;
-        }
-        String owner = who(a.get("owner"), "user", uid);
+        String owner = a.user();
+        int mode = a.mode();
         if ((mode & (GROUP_WRITE | OTHER_WRITE)) != 0) {
-            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : who(a.get("group"), "group", (Integer) a.get("gid"));
+            String by = (mode & OTHER_WRITE) != 0 ? "everybody" : a.groupInWords();
             throw new Refused("the folder " + p + " belongs to " + owner + " and can be written by " + by
                     + " too: root writes into another user's folder only when that user alone can change it: chmod go-w " + p);
         }
@@ -234,12 +212,5 @@ public final class FolderChain {
         } catch (IOException e) {
             return false;
         }
-    }
-
-    /** "user bob (uid 1000)", or "uid 1000" where the name is only the number; likewise for a group ("group" for kind). */
-    public static String who(Object principal, String kind, int id) {
-        String name = principal == null ? "" : principal.toString();
-        String number = ("user".equals(kind) ? "uid " : "gid ") + id;
-        return name.isEmpty() || name.equals(Integer.toString(id)) ? number : kind + " " + name + " (" + number + ")";
     }
 }

@@ -3,10 +3,13 @@ package io.fabricd.collectors.snapshot;
 import io.fabricd.collectors.files.FolderChain;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -162,10 +165,10 @@ final class SnapshotTarget implements AutoCloseable {
         if (e instanceof NoSuchFileException) {
             return "no such file or folder (the file system refuses new folders there, or a folder was removed meanwhile)";
         }
-        if (e instanceof java.nio.file.DirectoryNotEmptyException) {
+        if (e instanceof DirectoryNotEmptyException) {
             return "the folder is no longer empty";
         }
-        if (e instanceof java.nio.file.FileAlreadyExistsException || e instanceof java.nio.file.NotDirectoryException) {
+        if (e instanceof FileAlreadyExistsException || e instanceof NotDirectoryException) {
             return "something else was put there meanwhile";
         }
         if (e instanceof FileSystemException f) {

@@ -9,9 +9,12 @@ import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.PciFunction;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TopologyCollectorTest {
 
@@ -49,13 +52,13 @@ class TopologyCollectorTest {
     }
 
     @Test
-    void aLinkTheDeviceDoesNotReportIsUnknownNeverTheUpstreamPorts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+    void aLinkTheDeviceDoesNotReportIsUnknownNeverTheUpstreamPorts(@TempDir Path tmp)
             throws Exception {
-        java.nio.file.Path root = Fixtures.copy("host-d-topology", tmp.resolve("h"));
-        java.nio.file.Path nic = root.resolve("sys/bus/pci/devices/0000:19:00.0").toRealPath();
-        java.nio.file.Files.delete(nic.resolve("max_link_speed"));
-        java.nio.file.Files.delete(nic.resolve("max_link_width"));
-        HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(io.fabricd.collectors.source.SnapshotHostSource.open(root));
+        Path root = Fixtures.copy("host-d-topology", tmp.resolve("h"));
+        Path nic = root.resolve("sys/bus/pci/devices/0000:19:00.0").toRealPath();
+        Files.delete(nic.resolve("max_link_speed"));
+        Files.delete(nic.resolve("max_link_width"));
+        HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root));
         PciFunction f = pci(m, "0000:19:00.0");
         assertThat(f.maxSpeed()).isNull();
         assertThat(f.maxWidth()).isNull();

@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The hardware a host is expected to have: its RDMA devices and ports (with whether each port was
@@ -208,22 +211,22 @@ public record Inventory(@JsonProperty("format") int format,
      * {@code exclude_devices}): an inventory accepted under another configuration expects nothing
      * the agent was told not to read.
      */
-    public Inventory selected(java.util.function.Predicate<String> deviceSelected) {
+    public Inventory selected(Predicate<String> deviceSelected) {
         List<Device> ds = devices.stream().filter(d -> deviceSelected.test(d.name())).toList();
         return ds.size() == devices.size() ? this : new Inventory(format, host, origin, acceptedAt, updatedAt, ds, pci);
     }
 
     /** mlx5_2 before mlx5_10: names compared with their numbers as numbers. */
     static int natural(String a, String b) {
-        java.util.regex.Matcher x = DIGITS.matcher(a);
-        java.util.regex.Matcher y = DIGITS.matcher(b);
+        Matcher x = DIGITS.matcher(a);
+        Matcher y = DIGITS.matcher(b);
         if (x.matches() && y.matches() && x.group(1).equals(y.group(1)) && x.group(2).length() < 10 && y.group(2).length() < 10) {
             return Long.compare(Long.parseLong(x.group(2)), Long.parseLong(y.group(2)));
         }
         return a.compareTo(b);
     }
 
-    private static final java.util.regex.Pattern DIGITS = java.util.regex.Pattern.compile("(.*?)(\\d+)");
+    private static final Pattern DIGITS = Pattern.compile("(.*?)(\\d+)");
 
     /** An operator accepted a host without RDMA devices: none is expected. */
     public boolean expectsNoRdma() {

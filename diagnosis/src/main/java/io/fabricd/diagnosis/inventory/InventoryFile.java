@@ -1,30 +1,37 @@
 package io.fabricd.diagnosis.inventory;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * The inventory's stored form, {@code inventory.json}: written by the agent and
  * {@code fabricd inventory accept}, read back as input like any other.
  */
 public final class InventoryFile {
-    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+    private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             // a file someone edited by hand: null or "1" is not a port number, 1.5 is not a width
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .disable(com.fasterxml.jackson.databind.MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
             .build();
     /** What a stored inventory may hold at most: far above any host, far below what hurts a scrape. */
     static final int MAX_DEVICES = 512;
     static final int MAX_PORTS = 64;
     static final int MAX_PCI = 2048;
-    private static final java.util.regex.Pattern BDF = java.util.regex.Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.:@+-]{1,64}");
+    private static final Pattern BDF = Pattern.compile("[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-7]");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.:@+-]{1,64}");
 
     private InventoryFile() {
     }
@@ -51,7 +58,7 @@ public final class InventoryFile {
         } catch (JsonProcessingException | NullPointerException e) {
             // Jackson's own words name its classes: say where the file went wrong instead
             if (e instanceof JsonProcessingException j && j.getLocation() != null) {
-                String what = j instanceof com.fasterxml.jackson.core.JsonParseException ? "not JSON"
+                String what = j instanceof JsonParseException ? "not JSON"
                         : "a field has the wrong type or is missing";
                 throw new IllegalArgumentException(what + " at line " + j.getLocation().getLineNr() + ", column "
                         + j.getLocation().getColumnNr());
@@ -87,7 +94,7 @@ public final class InventoryFile {
             check(d.nodeGuid() == null || d.nodeGuid().matches("[0-9a-fA-F:]{1,64}"), "node_guid of " + d.name() + " is not a GUID");
             check(d.pci() == null || BDF.matcher(d.pci()).matches(), "pci of " + d.name() + " is not a PCI address");
             check(d.ports().size() <= MAX_PORTS, d.name() + " has more than " + MAX_PORTS + " ports");
-            java.util.Set<Integer> numbers = new java.util.HashSet<>();
+            Set<Integer> numbers = new HashSet<>();
             for (Inventory.Port p : d.ports()) {
                 check(p.port() >= 1 && p.port() <= 255 && numbers.add(p.port()), d.name() + ": port " + p.port() + " is not a port number once");
                 check(p.netdev() == null || NAME.matcher(p.netdev()).matches(), d.name() + ": netdev is not a netdev name");
@@ -99,7 +106,7 @@ public final class InventoryFile {
         }
         for (Inventory.Pci f : inv.pci()) {
             check(BDF.matcher(f.address()).matches(), "pci address '" + printable(f.address()) + "' is not a PCI address");
-            check(f.kind() != null && Inventory.KINDS.contains(f.kind()), f.address() + ": kind must be one of " + new java.util.TreeSet<>(Inventory.KINDS));
+            check(f.kind() != null && Inventory.KINDS.contains(f.kind()), f.address() + ": kind must be one of " + new TreeSet<>(Inventory.KINDS));
             check(f.width() == null || f.width() >= 1 && f.width() <= 32, f.address() + ": width is not 1-32 lanes");
             check(f.speed() == null || f.speed() >= 0, f.address() + ": a negative speed");
         }

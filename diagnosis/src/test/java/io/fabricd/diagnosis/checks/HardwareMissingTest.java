@@ -13,6 +13,7 @@ import io.fabricd.diagnosis.inventory.Inventory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,7 +126,7 @@ class HardwareMissingTest {
 
     static void deleteTree(Path p) throws Exception {
         try (var s = Files.walk(p)) {
-            for (Path x : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(x);
             }
         }

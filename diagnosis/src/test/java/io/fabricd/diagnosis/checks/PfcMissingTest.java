@@ -12,6 +12,7 @@ import io.fabricd.model.finding.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +53,7 @@ class PfcMissingTest {
                 .singleElement().satisfies(x -> {
                     assertThat(x.severity()).isEqualTo(Severity.INFO);
                     // rxe0's veth0 has no driver link in sysfs: the driver is left out, never the string "null"
-                    assertThat(Plain.evidence(x)).containsExactly(java.util.Map.entry("dcb_supported", false));
+                    assertThat(Plain.evidence(x)).containsExactly(Map.entry("dcb_supported", false));
                 });
         // captured by tools/capture-host.sh before it captured DCB: the state is unknown, so no claim at all
         assertThat(of(model("real-softroce-6.1"), CHECK)).isEmpty();

@@ -96,7 +96,7 @@ class PortErrorsRisingTest {
         HostModel m = at(0, "symbol_error", 10);
         // one collection: the totals as info, with their values, never a rate claim
         assertThat(of(m, CHECK)).singleElement().satisfies(f -> {
-            assertThat(f.severity()).isEqualTo(io.fabricd.model.finding.Severity.INFO);
+            assertThat(f.severity()).isEqualTo(Severity.INFO);
             assertThat(f.summary()).contains("symbol_error 10");
         });
         assertThat(Diagnosis.run(m, null).checksWithoutHistory()).contains(CHECK);

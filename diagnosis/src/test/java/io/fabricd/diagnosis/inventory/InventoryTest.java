@@ -3,10 +3,14 @@ package io.fabricd.diagnosis.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Hosts;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,7 +71,7 @@ class InventoryTest {
                 {"\"width\" : 16", "\"width\" : 16.5"},
                 {"\"accepted_at\" : \"", "\"accepted_at\" : \"yesterday"}}) {
             assertThat(good).as(bad[0]).contains(bad[0]);
-            String json = good.replaceFirst(java.util.regex.Pattern.quote(bad[0]), java.util.regex.Matcher.quoteReplacement(bad[1]));
+            String json = good.replaceFirst(Pattern.quote(bad[0]), Matcher.quoteReplacement(bad[1]));
             assertThatThrownBy(() -> InventoryFile.read(json)).as(bad[1]).isInstanceOf(IllegalArgumentException.class);
         }
         // thousands of planted functions: refused, not exported
@@ -90,7 +94,7 @@ class InventoryTest {
         assertThat(after.devices()).hasSize(16);
         assertThat(after.devices()).filteredOn(d -> d.name().equals("mlx5_0")).singleElement()
                 .satisfies(d -> assertThat(d.nodeGuid()).isEqualTo("b83f:d2ff:fe00:0001"));
-        assertThat(io.fabricd.diagnosis.Diagnosis.run(swapped, null, after, io.fabricd.diagnosis.DiagnosisConfig.DEFAULT).findings())
+        assertThat(Diagnosis.run(swapped, null, after, DiagnosisConfig.DEFAULT).findings())
                 .noneMatch(f -> f.check().equals("hardware_missing"));
     }
 }

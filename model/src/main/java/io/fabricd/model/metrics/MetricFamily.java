@@ -1,6 +1,7 @@
 package io.fabricd.model.metrics;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
@@ -26,7 +27,7 @@ public record MetricFamily(String name, Type type, String unit, String help, Lis
 
         /** The word for it in the docs' tables. */
         public String word() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -3,6 +3,7 @@ package io.fabricd.model.finding;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class FindingTest {
@@ -20,8 +21,8 @@ class FindingTest {
     @Test
     void subjectShowsItsPresentPartsByName() {
         Subject s = Subject.port("mlx5_0", 1).withNetdev("eth0").withPriority(3);
-        assertThat(s.parts()).containsExactly(java.util.Map.entry("device", "mlx5_0"), java.util.Map.entry("netdev", "eth0"),
-                java.util.Map.entry("port", "1"), java.util.Map.entry("priority", "3"));
+        assertThat(s.parts()).containsExactly(Map.entry("device", "mlx5_0"), Map.entry("netdev", "eth0"),
+                Map.entry("port", "1"), Map.entry("priority", "3"));
         assertThat(s).hasToString("{device=mlx5_0, netdev=eth0, port=1, priority=3}");
         assertThat(new Finding("c", Severity.INFO, null, "s", (Evidence) null, "r").subject().isHost()).isTrue();
     }

@@ -10,6 +10,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,8 +55,8 @@ public final class ProbeMetrics {
         }
 
         synchronized long[] sorted() {
-            long[] s = java.util.Arrays.copyOf(values, filled);
-            java.util.Arrays.sort(s);
+            long[] s = Arrays.copyOf(values, filled);
+            Arrays.sort(s);
             return s;
         }
     }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class BandwidthMetricsTest {
@@ -42,7 +43,7 @@ class BandwidthMetricsTest {
     @Test
     void whatTheCheckJudgesIsWhatWasMeasured() {
         var m = result("node-b", 61.0, 97.0, "link").measured();
-        assertThat(m.bitsPerSecond()).isEqualTo(61e9, org.assertj.core.api.Assertions.within(1.0));
+        assertThat(m.bitsPerSecond()).isEqualTo(61e9, Assertions.within(1.0));
         assertThat(m.ratio()).isBetween(0.628, 0.630);
         assertThat(m.seconds()).isEqualTo(2.0);
         assertThat(m.direction()).isEqualTo("tx");

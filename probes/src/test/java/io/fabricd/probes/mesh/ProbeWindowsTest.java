@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.model.probe.ProbeResults;
 import java.util.Arrays;
 import java.util.Set;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class ProbeWindowsTest {
@@ -30,7 +31,7 @@ class ProbeWindowsTest {
             assertThat(a.sent()).isEqualTo(100);
             assertThat(a.lost()).isEqualTo(5);
             assertThat(a.p50Seconds()).isBetween(105e-6, 107e-6);
-            assertThat(a.p99Seconds()).isCloseTo(111e-6, org.assertj.core.api.Assertions.within(1e-12));
+            assertThat(a.p99Seconds()).isCloseTo(111e-6, Assertions.within(1e-12));
         });
         assertThat(w.snapshot().windows().get(1)).satisfies(c -> {
             assertThat(c.peerRack()).isEmpty();

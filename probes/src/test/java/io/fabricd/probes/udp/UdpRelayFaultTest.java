@@ -16,6 +16,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -79,10 +80,10 @@ class UdpRelayFaultTest {
                 assertThat(r.lost()).isZero();
                 shifts[i] = p50(r) - base;
             }
-            java.util.Arrays.sort(shifts);
+            Arrays.sort(shifts);
             long shift = shifts[shifts.length / 2];
             System.out.printf("relay: delay %d us: RTT p50 shifts %s us, median %.1f us%n", delay / 1000,
-                    java.util.Arrays.stream(shifts).mapToObj(x -> String.format("%.1f", x / 1e3)).toList(), shift / 1e3);
+                    Arrays.stream(shifts).mapToObj(x -> String.format("%.1f", x / 1e3)).toList(), shift / 1e3);
             assertThat((double) shift).isBetween(0.9 * delay, 1.1 * delay);
         }
     }
