@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * connections in that queue are bounded too. Each connection let in is handed to
  * {@link UnreadAnswers}, which bounds the answers they leave unread.
  */
-final class AcceptGuard implements io.vertx.core.transport.Transport {
+final class AcceptGuard implements io.vertx.core.transport.Transport { // NOPMD: beside the SPI's Transport
     /** Connections beyond the absolute cap let in from known sources. */
     static final int KNOWN_ROOM = HeapBudget.MIN_ACCEPT_ROOM;
     private final int heavySourceCap;
@@ -122,12 +122,12 @@ final class AcceptGuard implements io.vertx.core.transport.Transport {
             }
 
             @Override
-            public SocketAddress convert(io.vertx.core.net.SocketAddress address) {
+            public SocketAddress convert(io.vertx.core.net.SocketAddress address) { // NOPMD: Vert.x's beside java.net's SocketAddress
                 return nio.convert(address);
             }
 
             @Override
-            public io.vertx.core.net.SocketAddress convert(SocketAddress address) {
+            public io.vertx.core.net.SocketAddress convert(SocketAddress address) { // NOPMD: Vert.x's beside java.net's SocketAddress
                 return nio.convert(address);
             }
         };

@@ -2,6 +2,7 @@ package io.fabricd.http;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * Source addresses that were recently answered with a status below 400: the scrapers and the
@@ -21,13 +22,13 @@ final class KnownSources {
     static final int JOINS_PER_SECOND = 8;
     private long second = -1;
     private int joined;
-    private final java.util.function.LongSupplier nanos;
+    private final LongSupplier nanos;
 
     KnownSources() {
         this(System::nanoTime);
     }
 
-    KnownSources(java.util.function.LongSupplier nanos) {
+    KnownSources(LongSupplier nanos) {
         this.nanos = nanos;
     }
 
