@@ -1,4 +1,4 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -69,7 +69,7 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             windows.add(new Window(peer, text(p, "peer_address"), p.path("transport").asText("udp"), p.path("size").asInt(0), sent,
                     lost, seconds(p, "p50_seconds"), seconds(p, "hold_p50_seconds"), seconds(p, "hold_p90_seconds")));
         }
-        JsonNode interval = j.path(PreflightState.INTERVAL);
+        JsonNode interval = j.path("collection_interval_seconds");
         return new StateAnswer(text(j, "node"), text(j, "host"), text(j, "collected_at"),
                 interval.isNumber() && interval.asDouble() > 0 ? interval.asDouble() : null, findings, windows);
     }
