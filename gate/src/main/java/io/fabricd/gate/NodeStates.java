@@ -1,7 +1,7 @@
 package io.fabricd.gate;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.NodeInput;
 import java.io.IOException;
 import java.time.Clock;
@@ -31,7 +31,6 @@ final class NodeStates {
     static final int STALE_INTERVALS = 3;
     /** Past its least time, the state phase goes on while an answer came within this. */
     static final Duration STILL_ANSWERING = Duration.ofSeconds(2);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<NodeSet.Node> nodes;
     private final AgentAsk ask;
@@ -67,14 +66,19 @@ final class NodeStates {
      */
     static List<String> peers(List<NodeSet.Node> nodes) {
         List<String> out = new ArrayList<>();
-        long size = "{\"peers\":[]}".length();
+        long size;
+        try {
+            size = PreflightWire.REQUESTS.writeValueAsBytes(new PreflightWire.StateRequest(List.of())).length;
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
         for (NodeSet.Node n : nodes) {
             if (out.size() >= GateRun.MAX_STATE_PEERS) {
                 break;
             }
             long more;
             try {
-                more = JSON.writeValueAsBytes(n.address()).length + (out.isEmpty() ? 0 : 1);
+                more = PreflightWire.REQUESTS.writeValueAsBytes(n.address()).length + (out.isEmpty() ? 0 : 1);
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
@@ -94,12 +98,12 @@ final class NodeStates {
      */
     void gather(Duration least, Duration most) {
         Duration within = most.compareTo(least) > 0 ? most : least;
-        Map<String, Object> body = Map.of("peers", peers(nodes));
+        PreflightWire.StateRequest body = new PreflightWire.StateRequest(peers(nodes));
         long deadline = System.nanoTime() + within.toNanos();
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
         for (NodeSet.Node n : nodes) {
             todo.put(n.name(), () -> {
-                byte[] answer = ask.postUntilFree(n, AgentAsk.STATE, body, deadline);
+                byte[] answer = ask.postUntilFree(n, PreflightWire.STATE, body, deadline);
                 answeredAt.put(n.name(), clock.instant());
                 try {
                     return StateAnswer.parse(answer);
@@ -204,7 +208,7 @@ final class NodeStates {
             if (a == null) {
                 continue;
             }
-            for (StateAnswer.Window w : a.windows()) {
+            for (PreflightWire.Window w : a.windows()) {
                 String peer = byHost.get(w.peer());
                 String at = w.peerAddress() == null ? null : byAddress.get(w.peerAddress());
                 if (peer != null && at != null && !peer.equals(at)) {
