@@ -57,7 +57,8 @@ final class BandwidthRing {
             for (Pair p : pairs) {
                 String from = wave == 0 ? p.a() : p.b();
                 String to = wave == 0 ? p.b() : p.a();
-                PreflightWire.BandwidthRequest body = new PreflightWire.BandwidthRequest(address.get(to), duration.toMillis(), size);
+                PreflightWire.BandwidthRequest body = new PreflightWire.BandwidthRequest(PreflightWire.VERSION, address.get(to),
+                        duration.toMillis(), (long) size);
                 NodeSet.Node node = new NodeSet.Node(from, address.get(from));
                 todo.put(List.of(from, to), () -> ask.postUntilFree(node, PreflightWire.BANDWIDTH, body, deadline));
             }

@@ -68,7 +68,7 @@ final class NodeStates {
         List<String> out = new ArrayList<>();
         long size;
         try {
-            size = PreflightWire.REQUESTS.writeValueAsBytes(new PreflightWire.StateRequest(List.of())).length;
+            size = PreflightWire.REQUESTS.writeValueAsBytes(new PreflightWire.StateRequest(PreflightWire.VERSION, List.of())).length;
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -98,7 +98,7 @@ final class NodeStates {
      */
     void gather(Duration least, Duration most) {
         Duration within = most.compareTo(least) > 0 ? most : least;
-        PreflightWire.StateRequest body = new PreflightWire.StateRequest(peers(nodes));
+        PreflightWire.StateRequest body = new PreflightWire.StateRequest(PreflightWire.VERSION, peers(nodes));
         long deadline = System.nanoTime() + within.toNanos();
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
         for (NodeSet.Node n : nodes) {

@@ -172,7 +172,8 @@ final class ProbeRounds {
                          GatePhase.Problems problems, LinkEvidence links, long deadline) {
         Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
         asks.forEach((from, to) -> {
-            PreflightWire.ProbeRequest body = new PreflightWire.ProbeRequest(to.stream().map(address::get).toList(), count, SIZE);
+            PreflightWire.ProbeRequest body = new PreflightWire.ProbeRequest(PreflightWire.VERSION, to.stream().map(address::get).toList(),
+                    count, SIZE);
             NodeSet.Node node = new NodeSet.Node(from, address.get(from));
             todo.put(from, () -> ask.postUntilFree(node, PreflightWire.PROBE, body, deadline));
         });

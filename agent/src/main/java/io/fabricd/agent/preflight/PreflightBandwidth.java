@@ -159,8 +159,8 @@ public final class PreflightBandwidth {
         }
         BandwidthResult tx = results.get(0);
         try {
-            return Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(new PreflightWire.BandwidthAnswer(node.get(), peer, tx.bps(),
-                    tx.ceilingBps(), tx.ratio(), tx.limit())));
+            return Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(new PreflightWire.BandwidthAnswer(PreflightWire.VERSION, node.get(),
+                    peer, tx.bps(), tx.ceilingBps(), tx.ratio(), tx.limit())));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

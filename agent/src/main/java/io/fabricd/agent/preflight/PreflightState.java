@@ -66,8 +66,8 @@ public final class PreflightState {
     public Answer answer(byte[] body) {
         List<String> peers;
         try {
-            peers = Requests.peers(Requests.read(body, PreflightWire.StateRequest.class, new PreflightWire.StateRequest(List.of())).peers(), 0,
-                    MAX_PEERS);
+            PreflightWire.StateRequest none = new PreflightWire.StateRequest(PreflightWire.VERSION, List.of());
+            peers = Requests.peers(Requests.read(body, PreflightWire.StateRequest.class, none).peers(), 0, MAX_PEERS);
         } catch (Requests.Bad e) {
             return Answer.line(400, e.getMessage());
         }

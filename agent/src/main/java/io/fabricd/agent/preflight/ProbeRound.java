@@ -120,8 +120,9 @@ public final class ProbeRound {
             });
             Answer answer;
             try {
-                answer = Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(new PreflightWire.ProbeAnswer(node.get(),
-                        run(pool, peers, r.count(), r.size()))));
+                List<PeerResult> results = run(pool, peers, r.count(), r.size());
+                PreflightWire.ProbeAnswer doc = new PreflightWire.ProbeAnswer(PreflightWire.VERSION, node.get(), results);
+                answer = Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(doc));
             } catch (JsonProcessingException | RuntimeException e) {
                 answer = Answer.line(500, "the probe round failed: " + OneLine.of(String.valueOf(e)));
             } finally {
@@ -163,17 +164,13 @@ public final class ProbeRound {
             return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             f.cancel(true);
-            return failed(peer, null, "no result within the round's " + BOUND.toSeconds() + " s");
+            return PeerResult.failed(peer, null, "no result within the round's " + BOUND.toSeconds() + " s");
         } catch (ExecutionException e) {
-            return failed(peer, null, e.getCause() == null ? e.toString() : String.valueOf(e.getCause().getMessage()));
+            return PeerResult.failed(peer, null, e.getCause() == null ? e.toString() : String.valueOf(e.getCause().getMessage()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return failed(peer, null, "interrupted");
+            return PeerResult.failed(peer, null, "interrupted");
         }
-    }
-
-    private static PeerResult failed(String peer, String host, String why) {
-        return PeerResult.failed(peer, host, OneLine.of(why));
     }
 
     /**
@@ -198,21 +195,21 @@ public final class ProbeRound {
             InetAddress a = InetAddress.getByName(EndpointClient.host(peer));
             at = (a instanceof Inet6Address ? "[" + a.getHostAddress() + "]" : a.getHostAddress()) + peer.substring(peer.lastIndexOf(':'));
         } catch (UnknownHostException e) {
-            return failed(peer, null, "cannot resolve host " + EndpointClient.host(peer));
+            return PeerResult.failed(peer, null, "cannot resolve host " + EndpointClient.host(peer));
         }
         Endpoint ep;
         try {
             ep = endpoints.fetch(at, asking);
         } catch (IOException e) {
-            return failed(peer, null, e.getMessage());
+            return PeerResult.failed(peer, null, e.getMessage());
         }
         if (ep.udpPort() == null) {
-            return failed(peer, ep.host(), peer + " runs no UDP responder");
+            return PeerResult.failed(peer, ep.host(), peer + " runs no UDP responder");
         }
         try {
             UdpPeerProbe.Sized s = UdpPeerProbe.run(libc, key, at, ep, List.of(size), count, pace, timeout, x -> { }).get(0);
             if (s.result() == null) {
-                return failed(peer, ep.host(), s.error());
+                return PeerResult.failed(peer, ep.host(), s.error());
             }
             ProbeResult r = s.result();
             Map<String, Double> q = r.rttSeconds();
@@ -223,7 +220,7 @@ public final class ProbeRound {
                     held ? ProbeResult.quantile(hold, 0.9) : null, null);
         } catch (IOException | RuntimeException e) {
             LOG.fine("preflight probe of " + peer + ": " + e);
-            return failed(peer, ep.host(), peer + ": " + e.getMessage());
+            return PeerResult.failed(peer, ep.host(), peer + ": " + e.getMessage());
         }
     }
 }

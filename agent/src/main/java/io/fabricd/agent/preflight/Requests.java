@@ -40,8 +40,8 @@ final class Requests {
                 throw new Bad("not a preflight request: the body is JSON null, not an object");
             }
             if (t.version() != null && t.version() > PreflightWire.VERSION) {
-                throw new Bad("the request is of preflight wire version " + t.version() + ", this agent reads up to " + PreflightWire.VERSION
-                        + ": upgrade the agent to the gate's release");
+                throw new Bad("the request is of preflight wire version " + t.version() + ", this agent reads up to "
+                        + PreflightWire.VERSION + ": upgrade the agent to the gate's release");
             }
             return t;
         } catch (JacksonException e) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import io.fabricd.model.OneLine;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +47,6 @@ public final class PreflightWire {
 
     /** {@code POST /api/v1/preflight/state}: the agents of the set (HOST:PORT), whose windows go first when the answer must be cut. */
     public record StateRequest(Integer version, List<String> peers) implements Versioned {
-        public StateRequest(List<String> peers) {
-            this(VERSION, peers);
-        }
     }
 
     /**
@@ -86,16 +84,10 @@ public final class PreflightWire {
 
     /** {@code POST /api/v1/preflight/probe}: a round of {@code count} probes of {@code size} bytes to each of {@code peers}. */
     public record ProbeRequest(Integer version, List<String> peers, Integer count, Integer size) implements Versioned {
-        public ProbeRequest(List<String> peers, int count, int size) {
-            this(VERSION, peers, count, size);
-        }
     }
 
     /** The round: the requester's node and one result per peer, in the request's order. */
     public record ProbeAnswer(Integer version, String node, List<PeerResult> results) implements Versioned {
-        public ProbeAnswer(String node, List<PeerResult> results) {
-            this(VERSION, node, results);
-        }
     }
 
     /** One peer's probes added up (the holds as in {@link Window}), or why there are none. */
@@ -105,25 +97,20 @@ public final class PreflightWire {
                              @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
                              @JsonProperty("hold_p50_seconds") Double holdP50Seconds,
                              @JsonProperty("hold_p90_seconds") Double holdP90Seconds, String error) {
+        /** Why there are none, as one line. */
         public static PeerResult failed(String peer, String host, String why) {
-            return new PeerResult(peer, host, 0, 0, 0, null, null, null, null, why);
+            return new PeerResult(peer, host, 0, 0, 0, null, null, null, null, OneLine.of(why));
         }
     }
 
     /** {@code POST /api/v1/preflight/bandwidth}: one test into {@code peer}; null duration and size: the agent's defaults. */
     public record BandwidthRequest(Integer version, String peer, @JsonProperty("duration_ms") Long durationMs, Long size) implements Versioned {
-        public BandwidthRequest(String peer, long durationMs, long size) {
-            this(VERSION, peer, durationMs, size);
-        }
     }
 
     /** The test: its rate, the path's ceiling and their ratio (null: no ceiling known, {@code limit} says why). */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record BandwidthAnswer(Integer version, String node, String peer, @JsonProperty("bits_per_second") Double bitsPerSecond,
                                   @JsonProperty("ceiling_bits_per_second") Double ceilingBitsPerSecond, Double ratio, String limit) implements Versioned {
-        public BandwidthAnswer(String node, String peer, double bitsPerSecond, Double ceilingBitsPerSecond, Double ratio, String limit) {
-            this(VERSION, node, peer, bitsPerSecond, ceilingBitsPerSecond, ratio, limit);
-        }
     }
 
     /** A probe count: 0 to {@link #MAX_COUNT}, else -1 (absent or null: 0). */

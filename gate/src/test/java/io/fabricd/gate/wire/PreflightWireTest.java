@@ -27,10 +27,10 @@ class PreflightWireTest {
 
     @Test
     void theRequestsKeepTheirShape() throws Exception {
-        assertThat(json(new StateRequest(List.of("a:9530")))).isEqualTo("{\"version\":1,\"peers\":[\"a:9530\"]}");
-        assertThat(json(new ProbeRequest(List.of("a:9530", "b:9530"), 50, 64)))
+        assertThat(json(new StateRequest(PreflightWire.VERSION, List.of("a:9530")))).isEqualTo("{\"version\":1,\"peers\":[\"a:9530\"]}");
+        assertThat(json(new ProbeRequest(PreflightWire.VERSION, List.of("a:9530", "b:9530"), 50, 64)))
                 .isEqualTo("{\"version\":1,\"peers\":[\"a:9530\",\"b:9530\"],\"count\":50,\"size\":64}");
-        assertThat(json(new BandwidthRequest("b:9530", 5000, 65536)))
+        assertThat(json(new BandwidthRequest(PreflightWire.VERSION, "b:9530", 5000L, 65536L)))
                 .isEqualTo("{\"version\":1,\"peer\":\"b:9530\",\"duration_ms\":5000,\"size\":65536}");
     }
 
@@ -46,11 +46,11 @@ class PreflightWireTest {
         assertThat(json(new StateAnswer(1, "a", "a", "t", 10.0, List.of(), List.of(), new LeftOut(2, 3))))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"host\":\"a\",\"collected_at\":\"t\",\"collection_interval_seconds\":10.0,"
                         + "\"findings\":[],\"probes\":[],\"left_out\":{\"findings\":2,\"probes\":3}}");
-        assertThat(json(new ProbeAnswer("a", List.of(PeerResult.failed("c:9530", null, "cannot resolve host c")))))
+        assertThat(json(new ProbeAnswer(PreflightWire.VERSION, "a", List.of(PeerResult.failed("c:9530", null, "cannot resolve host c")))))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"results\":[{\"peer\":\"c:9530\",\"peer_host\":null,\"sent\":0,\"lost\":0,"
                         + "\"late\":0,\"p50_seconds\":null,\"p99_seconds\":null,\"hold_p50_seconds\":null,\"hold_p90_seconds\":null,"
                         + "\"error\":\"cannot resolve host c\"}]}");
-        assertThat(json(new BandwidthAnswer("a", "b:9530", 9e10, null, null, "no ceiling")))
+        assertThat(json(new BandwidthAnswer(PreflightWire.VERSION, "a", "b:9530", 9e10, null, null, "no ceiling")))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"peer\":\"b:9530\",\"bits_per_second\":9.0E10,\"ceiling_bits_per_second\":null,"
                         + "\"ratio\":null,\"limit\":\"no ceiling\"}");
     }
