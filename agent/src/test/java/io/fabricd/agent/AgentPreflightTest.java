@@ -318,7 +318,7 @@ class AgentPreflightTest {
             assertThat(r.status()).as(r.body()).isEqualTo(200);
             JsonNode results = r.json().get("results");
             assertThat(results.findValuesAsText("peer")).containsExactly(fake, byName);
-            assertThat(results.get(0).get("error").asText()).contains("not signed with the probe key: not a fabricd agent of this fabric");
+            assertThat(results.get(0).get("error").asText()).contains("not signed with the probe key by the agent it was asked of: not a fabricd agent of this fabric");
             assertThat(results.get(0).get("sent").asInt()).isZero();
             assertThat(results.get(1).get("error").isNull()).as(results.get(1).toString()).isTrue();
             assertThat(results.get(1).get("sent").asInt()).isEqualTo(50);

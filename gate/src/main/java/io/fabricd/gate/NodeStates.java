@@ -1,9 +1,10 @@
 package io.fabricd.gate;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.NodeInput;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,22 +67,12 @@ final class NodeStates {
      */
     static List<String> peers(List<NodeSet.Node> nodes) {
         List<String> out = new ArrayList<>();
-        long size;
-        try {
-            size = PreflightWire.REQUESTS.writeValueAsBytes(new PreflightWire.StateRequest(PreflightWire.VERSION, List.of())).length;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        long size = utf8(PreflightWire.REQUESTS.valueToTree(new PreflightWire.StateRequest(PreflightWire.VERSION, List.of())));
         for (NodeSet.Node n : nodes) {
             if (out.size() >= GateRun.MAX_STATE_PEERS) {
                 break;
             }
-            long more;
-            try {
-                more = PreflightWire.REQUESTS.writeValueAsBytes(n.address()).length + (out.isEmpty() ? 0 : 1);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            long more = utf8(PreflightWire.REQUESTS.valueToTree(n.address())) + (out.isEmpty() ? 0 : 1);
             if (size + more > MAX_BODY) {
                 break;
             }
@@ -89,6 +80,10 @@ final class NodeStates {
             out.add(n.address());
         }
         return out;
+    }
+
+    private static int utf8(JsonNode json) {
+        return json.toString().getBytes(StandardCharsets.UTF_8).length;
     }
 
     /**
