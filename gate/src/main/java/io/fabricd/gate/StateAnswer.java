@@ -7,6 +7,7 @@ import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.FindingInput;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +44,8 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             } catch (IOException | IllegalArgumentException e) {
                 f = null;
             }
-            Severity sev = f == null ? null : severity(f.severity());
+            String id = f == null ? null : f.severity();
+            Severity sev = Arrays.stream(Severity.values()).filter(x -> x.id().equals(id)).findFirst().orElse(null);
             if (sev == null || f.check() == null) {
                 throw new IOException("answered a finding without a check or a known severity: not a fabricd agent of this release?");
             }
@@ -58,15 +60,6 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
         }
         Double interval = j.intervalSeconds() != null && j.intervalSeconds() > 0 ? j.intervalSeconds() : null;
         return new StateAnswer(j.node(), j.host(), j.collectedAt(), interval, findings, windows);
-    }
-
-    private static Severity severity(String id) {
-        for (Severity s : Severity.values()) {
-            if (s.id().equals(id)) {
-                return s;
-            }
-        }
-        return null;
     }
 
     /** The finding's subject as strings ({"device":"mlx5_0","port":"1"}). */
