@@ -40,7 +40,7 @@ class ArchitectureTest {
             .importPackages("io.fabricd");
 
     private static final String[] ABOVE_MODEL = {"io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..",
-        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http.."};
+        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http.."};
 
     @Test
     void theModelImportsNothingElseOfFabricd() {
@@ -60,7 +60,7 @@ class ArchitectureTest {
     void theNativeBindingsImportNothingElseOfFabricd() {
         noClasses().that().resideInAPackage("io.fabricd.natives..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.model..", "io.fabricd.collectors..", "io.fabricd.diagnosis..",
-                        "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.agent..")
+                        "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..")
                 .check(MAIN);
     }
 
@@ -68,7 +68,7 @@ class ArchitectureTest {
     void theDiagnosisJudgesModelsOnly() {
         noClasses().that().resideInAPackage("io.fabricd.diagnosis..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.exporters..",
-                        "io.fabricd.preflight..", "io.fabricd.agent..", "io.fabricd.natives..")
+                        "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..")
                 .because("checks are functions of host models and probe results, whoever made them").check(MAIN);
     }
 
@@ -76,15 +76,23 @@ class ArchitectureTest {
     void thePreflightGateDecidesOnWhatItIsGiven() {
         noClasses().that().resideInAPackage("io.fabricd.preflight..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..", "io.fabricd.exporters..",
-                        "io.fabricd.agent..", "io.fabricd.natives..")
+                        "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..")
                 .because("the gate is a function of the nodes' answers and the measurements; the agent fetches them").check(MAIN);
+    }
+
+    @Test
+    void theGateRunAsksAgentsAndKnowsNoneOfTheirInsides() {
+        noClasses().that().resideInAPackage("io.fabricd.gate..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.agent..", "io.fabricd.diagnosis..", "io.fabricd.exporters..")
+                .because("the gate's fleet run talks to agents over the wire format only; the agent's answers and its CLI use the gate")
+                .check(MAIN);
     }
 
     @Test
     void exportersTellModelsAndFindingsOnly() {
         noClasses().that().resideInAPackage("io.fabricd.exporters..").should().dependOnClassesThat()
-                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.preflight..", "io.fabricd.agent..",
-                        "io.fabricd.natives..")
+                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.preflight..", "io.fabricd.gate..",
+                        "io.fabricd.agent..", "io.fabricd.natives..")
                 .check(MAIN);
     }
 
@@ -92,7 +100,7 @@ class ArchitectureTest {
     void probesMeasureAndDoNotJudge() {
         noClasses().that().resideInAPackage("io.fabricd.probes..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.exporters..", "io.fabricd.preflight..",
-                        "io.fabricd.agent..")
+                        "io.fabricd.gate..", "io.fabricd.agent..")
                 .because("probes hand their results to the diagnosis, which judges them like everything else").check(MAIN);
     }
 
@@ -100,7 +108,7 @@ class ArchitectureTest {
     void collectorsOnlyRead() {
         noClasses().that().resideInAPackage("io.fabricd.collectors..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.diagnosis..", "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..",
-                        "io.fabricd.agent..")
+                        "io.fabricd.gate..", "io.fabricd.agent..")
                 .check(MAIN);
     }
 

@@ -42,17 +42,13 @@ public final class Gate {
         pre.forEach((n, c) -> preVerdicts.put(n, c.verdict()));
         Localiser.Result loc = Localiser.run(order, preVerdicts, calls);
 
-        Map<String, int[]> counts = new HashMap<>(); // judged, passed
+        Map<String, Tally> counts = new HashMap<>();
         for (LinkJudge.Call c : calls) {
             for (String end : List.of(c.stats().a, c.stats().b)) {
-                counts.computeIfAbsent(end, x -> new int[2]);
-            }
-            if (c.verdict() != Verdict.UNKNOWN) {
-                boolean pass = c.verdict() == Verdict.PASS;
-                for (String end : List.of(c.stats().a, c.stats().b)) {
-                    int[] k = counts.computeIfAbsent(end, x -> new int[2]);
-                    k[0]++;
-                    k[1] += pass ? 1 : 0;
+                Tally k = counts.computeIfAbsent(end, x -> new Tally());
+                if (c.verdict() != Verdict.UNKNOWN) {
+                    k.judged++;
+                    k.passed += c.verdict() == Verdict.PASS ? 1 : 0;
                 }
             }
         }
@@ -60,8 +56,8 @@ public final class Gate {
         List<String> excluded = new ArrayList<>();
         Map<String, Verdict> finals = new HashMap<>();
         pre.forEach((node, call) -> {
-            int[] k = counts.get(node);
-            NodeVerdict v = node(node, call, k == null ? new int[2] : k, k != null, loc, policy);
+            Tally k = counts.get(node);
+            NodeVerdict v = node(node, call, k == null ? new Tally() : k, k != null, loc, policy);
             verdicts.add(v);
             finals.put(node, v.verdict());
             if (v.verdict() == Verdict.EXCLUDE || v.verdict() == Verdict.UNKNOWN && !policy.unknownPasses()) {
@@ -73,11 +69,17 @@ public final class Gate {
     }
 
     /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
-    private static NodeVerdict node(String node, NodeJudge.Call call, int[] counts, boolean measured, Localiser.Result loc, Policy policy) {
+    /** A node's links: how many were judged, how many of them passed. */
+    private static final class Tally {
+        int judged;
+        int passed;
+    }
+
+    private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, Policy policy) {
         List<String> reasons = new ArrayList<>(call.reasons());
         Map<String, Object> evidence = new LinkedHashMap<>(call.evidence());
-        evidence.put(Evidence.LINKS_JUDGED, counts[0]);
-        evidence.put(Evidence.LINKS_PASSED, counts[1]);
+        evidence.put(Evidence.LINKS_JUDGED, counts.judged);
+        evidence.put(Evidence.LINKS_PASSED, counts.passed);
         Verdict verdict = call.verdict();
         if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
             List<String> bad = loc.excluded().get(node);
@@ -91,7 +93,7 @@ public final class Gate {
             evidence.put(Evidence.BAD_PARTNERS, with);
             reasons.add(node + ": bad link with " + Texts.names(with) + " and no other link that passed on what that one failed (probes,"
                     + " bandwidth): could not tell which end is bad; rerun to pair it with others");
-        } else if (verdict == Verdict.PASS && measured && counts[0] == 0) {
+        } else if (verdict == Verdict.PASS && measured && counts.judged == 0) {
             verdict = Verdict.UNKNOWN;
             reasons.add(node + ": no link measured enough to judge (fewer than " + policy.minSamples()
                     + " probes, no bandwidth test): check its probe responder and UDP port, then rerun");

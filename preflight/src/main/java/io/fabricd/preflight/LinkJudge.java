@@ -2,9 +2,11 @@ package io.fabricd.preflight;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -13,35 +15,31 @@ import java.util.TreeMap;
  * trips differ by nature), its bandwidth against its ceiling.
  */
 final class LinkJudge {
-    /** What a link's probes tell: loss and round trips. */
-    static final int PROBES = 1;
-    /** What a link's bandwidth tests tell. */
-    static final int BANDWIDTH = 2;
+    /** What measured a link: its probes (loss and round trips) or its bandwidth tests. */
+    enum Measure { PROBES, BANDWIDTH }
 
     /**
      * What is wrong with a link, and what to do when the link itself is to blame.
      *
-     * @param kind {@link #PROBES} or {@link #BANDWIDTH}: what measured it
+     * @param kind what measured it
      */
-    record Problem(String what, String advice, int kind) {
+    record Problem(String what, String advice, Measure kind) {
     }
 
     /**
      * A link's call before anything is blamed: PASS, EXCLUDE (problems) or UNKNOWN (too little measured).
      *
-     * @param judged what was measured enough to judge: {@link #PROBES}, {@link #BANDWIDTH}, both or neither
+     * @param judged what was measured enough to judge: probes, bandwidth, both or neither
      */
-    record Call(LinkStats stats, Verdict verdict, List<Problem> problems, Map<String, Object> evidence, int judged) {
+    record Call(LinkStats stats, Verdict verdict, List<Problem> problems, Map<String, Object> evidence, Set<Measure> judged) {
         boolean bad() {
             return verdict == Verdict.EXCLUDE;
         }
 
-        /** What its problems were found by: {@link #PROBES}, {@link #BANDWIDTH} or both (0 when none). */
-        int badKinds() {
-            int k = 0;
-            for (Problem p : problems) {
-                k |= p.kind();
-            }
+        /** What its problems were found by: probes, bandwidth, both or none. */
+        Set<Measure> badKinds() {
+            Set<Measure> k = EnumSet.noneOf(Measure.class);
+            problems.forEach(p -> k.add(p.kind()));
             return k;
         }
     }
@@ -79,7 +77,7 @@ final class LinkJudge {
         boolean probes = enoughProbes(l);
         if (probes && l.loss() > Math.max(policy.lossFactor() * medianLoss, Policy.LOSS_FLOOR)) {
             problems.add(new Problem(Texts.percent(l.loss()) + " probe loss (set median " + Texts.percent(medianLoss) + ")",
-                    "check cables/optics on both ends and the switch ports' error counters", PROBES));
+                    "check cables/optics on both ends and the switch ports' error counters", Measure.PROBES));
         }
         for (Map.Entry<String, LinkStats.Probes> e : l.byTransport.entrySet()) {
             Double p50 = e.getValue().p50();
@@ -88,20 +86,26 @@ final class LinkJudge {
                     && p50 - median >= Policy.LATENCY_MARGIN_SECONDS) {
                 String over = medianP50.size() > 1 ? e.getKey() + " " : "";
                 problems.add(new Problem(over + "p50 " + Texts.time(p50) + " (set median " + Texts.time(median) + ")",
-                        "check the switch path for congestion and both ends' NIC (firmware, PCIe, interrupts)", PROBES));
+                        "check the switch path for congestion and both ends' NIC (firmware, PCIe, interrupts)", Measure.PROBES));
             }
         }
         if (l.bandwidthFailure != null) {
             problems.add(new Problem("bandwidth test failed after the peer accepted it (" + l.bandwidthFailure + ")",
-                    "check both ends' RDMA ports (state, GIDs, MTU) and the path between them", BANDWIDTH));
+                    "check both ends' RDMA ports (state, GIDs, MTU) and the path between them", Measure.BANDWIDTH));
         } else if (l.bandwidth != null && l.bandwidth < policy.bandwidthRatio()) {
             problems.add(new Problem(Texts.percent(l.bandwidth) + " of the link's ceiling ("
                     + (l.bandwidthBps != null && l.ceilingBps != null ? Texts.rate(l.bandwidthBps) + " of " + Texts.rate(l.ceilingBps)
                     + ", " : "") + "at least " + Texts.percent(policy.bandwidthRatio()) + " expected)",
-                    "check link speed and width, cables/optics and PCIe on both ends", BANDWIDTH));
+                    "check link speed and width, cables/optics and PCIe on both ends", Measure.BANDWIDTH));
         }
-        int judged = (probes ? PROBES : 0) | (l.bandwidth != null ? BANDWIDTH : 0);
-        Verdict v = !problems.isEmpty() ? Verdict.EXCLUDE : judged != 0 ? Verdict.PASS : Verdict.UNKNOWN;
+        Set<Measure> judged = EnumSet.noneOf(Measure.class);
+        if (probes) {
+            judged.add(Measure.PROBES);
+        }
+        if (l.bandwidth != null) {
+            judged.add(Measure.BANDWIDTH);
+        }
+        Verdict v = !problems.isEmpty() ? Verdict.EXCLUDE : !judged.isEmpty() ? Verdict.PASS : Verdict.UNKNOWN;
         return new Call(l, v, List.copyOf(problems), evidence(l), judged);
     }
 

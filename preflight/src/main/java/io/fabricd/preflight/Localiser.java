@@ -1,10 +1,13 @@
 package io.fabricd.preflight;
 
+import io.fabricd.preflight.LinkJudge.Measure;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -19,11 +22,9 @@ import java.util.TreeSet;
  *
  * <p>A good link counts against bad evidence of its own measure only: a link that passed on probes
  * alone (a repair round's) says nothing of a node's bandwidth, so it clears neither a node whose bad
- * links are slow on bandwidth nor such a link's end ({@link LinkJudge#PROBES},
- * {@link LinkJudge#BANDWIDTH}).
+ * links are slow on bandwidth nor such a link's end ({@link Measure}).
  */
 final class Localiser {
-    private static final int[] MEASURES = {LinkJudge.PROBES, LinkJudge.BANDWIDTH};
 
     /**
      * @param blame per bad link: {@link Evidence#BLAME_LINK}, a node's name, or {@link Evidence#BLAME_UNKNOWN}
@@ -54,22 +55,22 @@ final class Localiser {
             }
         }
         // per node, its bad partners and what the link with each failed
-        Map<String, Map<String, Integer>> partners = new LinkedHashMap<>();
+        Map<String, Map<String, Set<Measure>>> partners = new LinkedHashMap<>();
         for (LinkJudge.Call c : open) {
             LinkStats l = c.stats();
-            partners.computeIfAbsent(l.a, k -> new TreeMap<>()).merge(l.b, c.badKinds(), (x, y) -> x | y);
-            partners.computeIfAbsent(l.b, k -> new TreeMap<>()).merge(l.a, c.badKinds(), (x, y) -> x | y);
+            partners.computeIfAbsent(l.a, k -> new TreeMap<>()).computeIfAbsent(l.b, k -> EnumSet.noneOf(Measure.class)).addAll(c.badKinds());
+            partners.computeIfAbsent(l.b, k -> new TreeMap<>()).computeIfAbsent(l.a, k -> EnumSet.noneOf(Measure.class)).addAll(c.badKinds());
         }
         Map<String, List<String>> excluded = new LinkedHashMap<>();
         TreeSet<Rank> queue = new TreeSet<>();
         partners.forEach((node, bad) -> offer(queue, node, bad, passed, order));
         while (!queue.isEmpty()) {
             String worst = queue.pollFirst().node();
-            Map<String, Integer> bad = partners.remove(worst);
+            Map<String, Set<Measure>> bad = partners.remove(worst);
             excluded.put(worst, inOrder(bad.keySet(), order));
             for (String p : bad.keySet()) {
-                Map<String, Integer> theirs = partners.get(p);
-                queue.remove(new Rank(p, theirs.size(), passed.of(p, 0), order.get(p)));
+                Map<String, Set<Measure>> theirs = partners.get(p);
+                queue.remove(new Rank(p, theirs.size(), passed.of(p, Set.of()), order.get(p)));
                 theirs.remove(worst);
                 offer(queue, p, theirs, passed, order);
             }
@@ -101,35 +102,22 @@ final class Localiser {
         return new Result(blame, excluded, undecided, suspects);
     }
 
-    /** Per node, its links that passed, counted by what judged them (probes, bandwidth, both). */
+    /** Per node, what judged each of its links that passed (probes, bandwidth, both). */
     private static final class Passes {
-        private final Map<String, int[]> byNode = new HashMap<>();
+        private final Map<String, List<Set<Measure>>> byNode = new HashMap<>();
 
-        void add(String node, int judged) {
-            byNode.computeIfAbsent(node, k -> new int[LinkJudge.PROBES + LinkJudge.BANDWIDTH + 1])[judged]++;
+        void add(String node, Set<Measure> judged) {
+            byNode.computeIfAbsent(node, k -> new ArrayList<>()).add(judged);
         }
 
-        /** The node's links that passed on every measure of {@code kinds} (all its passes for 0). */
-        int of(String node, int kinds) {
-            int[] c = byNode.get(node);
-            if (c == null) {
-                return 0;
-            }
-            int n = 0;
-            for (int judged = 0; judged < c.length; judged++) {
-                n += (judged & kinds) == kinds ? c[judged] : 0;
-            }
-            return n;
+        /** The node's links that passed on every measure of {@code kinds} (all its passes for none). */
+        int of(String node, Set<Measure> kinds) {
+            return (int) byNode.getOrDefault(node, List.of()).stream().filter(j -> j.containsAll(kinds)).count();
         }
 
         /** Whether the node passed elsewhere on each measure of {@code kinds} (by one link or several). */
-        boolean covers(String node, int kinds) {
-            for (int m : MEASURES) {
-                if ((kinds & m) != 0 && of(node, m) == 0) {
-                    return false;
-                }
-            }
-            return true;
+        boolean covers(String node, Set<Measure> kinds) {
+            return kinds.stream().allMatch(m -> of(node, Set.of(m)) > 0);
         }
     }
 
@@ -138,14 +126,11 @@ final class Localiser {
      * them than its links that passed on that measure (a node that re-pairing found good elsewhere is
      * not excluded for two bad cables). Its bad partners only go down, so a node leaves the queue for good.
      */
-    private static void offer(TreeSet<Rank> queue, String node, Map<String, Integer> bad, Passes passed, Map<String, Integer> order) {
-        for (int m : MEASURES) {
-            int badOn = 0;
-            for (int kinds : bad.values()) {
-                badOn += (kinds & m) != 0 ? 1 : 0;
-            }
-            if (badOn >= 2 && badOn > passed.of(node, m)) {
-                queue.add(new Rank(node, bad.size(), passed.of(node, 0), order.get(node)));
+    private static void offer(TreeSet<Rank> queue, String node, Map<String, Set<Measure>> bad, Passes passed, Map<String, Integer> order) {
+        for (Measure m : Measure.values()) {
+            long badOn = bad.values().stream().filter(kinds -> kinds.contains(m)).count();
+            if (badOn >= 2 && badOn > passed.of(node, Set.of(m))) {
+                queue.add(new Rank(node, bad.size(), passed.of(node, Set.of()), order.get(node)));
                 return;
             }
         }

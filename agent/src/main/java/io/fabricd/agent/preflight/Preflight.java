@@ -3,6 +3,7 @@ package io.fabricd.agent.preflight;
 import io.fabricd.agent.CollectionLoop;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.natives.Natives;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthServer;
@@ -23,7 +24,7 @@ import java.util.function.Supplier;
  */
 public final class Preflight {
     /** The paths, in the order above. */
-    public static final List<String> PATHS = List.of(PreflightState.PATH, ProbeRound.PATH, PreflightBandwidth.PATH);
+    public static final List<String> PATHS = PreflightWire.PATHS;
 
     private final PreflightState state;
     private final ProbeRound probe;

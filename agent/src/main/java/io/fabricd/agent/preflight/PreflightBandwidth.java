@@ -1,7 +1,7 @@
 package io.fabricd.agent.preflight;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.model.OneLine;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthResult;
@@ -10,9 +10,7 @@ import io.fabricd.probes.bandwidth.Ceiling;
 import io.fabricd.probes.verbs.VerbsPorts;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.function.BooleanSupplier;
@@ -32,7 +30,7 @@ import java.util.regex.Pattern;
  * a thread of its own.
  */
 public final class PreflightBandwidth {
-    public static final String PATH = "/api/v1/preflight/bandwidth";
+    public static final String PATH = PreflightWire.BANDWIDTH;
     /**
      * Longest test asked for. The requester's connection waits for the answer with nothing written
      * to it, and the agent closes a connection it has not written to for {@code http.idle_timeout}
@@ -48,10 +46,6 @@ public final class PreflightBandwidth {
     private static final long OVERHEAD_MS = 5_000;
     private static final Pattern PEER_BUSY = Pattern.compile(" answered (409|429): ");
     private static final Pattern SECONDS = Pattern.compile("(\\d{1,4}) s\\b");
-
-    /** The body. */
-    record Request(String peer, @JsonProperty("duration_ms") Long durationMs, Long size) {
-    }
 
     private final String off;
     private final BandwidthSchedule.Runner runner;
@@ -90,9 +84,9 @@ public final class PreflightBandwidth {
 
     /** The answer to an authenticated body: at once when refused (400, 503, 429), else when the test is over. Off the event loop. */
     public CompletableFuture<Answer> answer(byte[] body) {
-        Request r;
+        PreflightWire.BandwidthRequest r;
         try {
-            r = Requests.read(body, Request.class, null);
+            r = Requests.read(body, PreflightWire.BandwidthRequest.class, null);
             String why = Requests.notHostPort(r.peer());
             if (why != null) {
                 throw new Requests.Bad(why);
@@ -164,15 +158,9 @@ public final class PreflightBandwidth {
             return Answer.line(503, "the bandwidth test to " + OneLine.of(peer) + " did not start: " + why);
         }
         BandwidthResult tx = results.get(0);
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put("node", node.get());
-        doc.put("peer", peer);
-        doc.put("bits_per_second", tx.bps());
-        doc.put("ceiling_bits_per_second", tx.ceilingBps());
-        doc.put("ratio", tx.ratio());
-        doc.put("limit", tx.limit());
         try {
-            return Answer.json(Requests.JSON.writeValueAsBytes(doc));
+            return Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(new PreflightWire.BandwidthAnswer(PreflightWire.VERSION, node.get(),
+                    peer, tx.bps(), tx.ceilingBps(), tx.ratio(), tx.limit())));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -1,10 +1,9 @@
 package io.fabricd.agent.preflight;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.agent.CollectionLoop;
+import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.gate.wire.PreflightWire.Window;
 import io.fabricd.model.probe.ProbeResults;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
@@ -30,17 +29,11 @@ import java.util.function.Supplier;
  * them. Critical findings always go.
  */
 public final class PreflightState {
-    public static final String PATH = "/api/v1/preflight/state";
+    public static final String PATH = PreflightWire.STATE;
     /** Most agents a request may name. */
     public static final int MAX_PEERS = 1024;
     /** The most a requester reads of an answer (EndpointClient's bound). */
     static final int MAX_ANSWER = 64 * 1024;
-    /** The answer's field with the agent's collection interval in seconds (the gate's bound for a stale collection). */
-    static final String INTERVAL = "collection_interval_seconds";
-
-    /** The body: the agents of the set (HOST:PORT), whose windows go first when the answer must be cut. */
-    record Request(List<String> peers) {
-    }
 
     private final Supplier<CollectionLoop.Published> latest;
     private final Supplier<ProbeResults> probes;
@@ -73,7 +66,8 @@ public final class PreflightState {
     public Answer answer(byte[] body) {
         List<String> peers;
         try {
-            peers = Requests.peers(Requests.read(body, Request.class, new Request(List.of())).peers(), 0, MAX_PEERS);
+            PreflightWire.StateRequest none = new PreflightWire.StateRequest(PreflightWire.VERSION, List.of());
+            peers = Requests.peers(Requests.read(body, PreflightWire.StateRequest.class, none).peers(), 0, MAX_PEERS);
         } catch (Requests.Bad e) {
             return Answer.line(400, e.getMessage());
         }
@@ -81,9 +75,9 @@ public final class PreflightState {
         if (p == null) {
             return Answer.line(503, "first collection not finished: ask again in a few seconds");
         }
-        JsonNode findings;
+        List<JsonNode> findings = new ArrayList<>();
         try {
-            findings = Requests.JSON.readTree(p.findingsJson()).get("findings");
+            PreflightWire.REQUESTS.readTree(p.findingsJson()).get("findings").forEach(findings::add);
         } catch (IOException e) {
             throw new UncheckedIOException(e); // the agent's own rendering
         }
@@ -101,14 +95,8 @@ public final class PreflightState {
         for (int i = 0; i < cuts.size() && out.length > MAX_ANSWER; i++) {
             Predicate<Object> cut = cuts.get(i);
             windows = windows.stream().filter(w -> !cut.test(w)).toList();
-            ArrayNode kept = Requests.JSON.createArrayNode();
-            findings.forEach(f -> {
-                if (!cut.test(f)) {
-                    kept.add(f);
-                }
-            });
-            findings = kept;
-            out = render(p, findings, windows, allFindings - kept.size(), allWindows - windows.size());
+            findings = findings.stream().filter(f -> !cut.test(f)).toList();
+            out = render(p, findings, windows, allFindings - findings.size(), allWindows - windows.size());
         }
         // the set's own windows alone too many (or no set named): as many as fit, in the order of their peers
         while (out.length > MAX_ANSWER && !windows.isEmpty()) {
@@ -117,12 +105,6 @@ public final class PreflightState {
             out = render(p, findings, windows, allFindings - findings.size(), allWindows - windows.size());
         }
         return Answer.json(out);
-    }
-
-    /** One probe window, as the gate reads it; the holds are the peer's responder's, their median and 90th percentile. */
-    record Window(String peer, @JsonProperty("peer_address") String peerAddress, String transport, int size, int sent, int lost, int late,
-                  @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
-                  @JsonProperty("hold_p50_seconds") Double holdP50Seconds, @JsonProperty("hold_p90_seconds") Double holdP90Seconds) {
     }
 
     private static List<Window> windows(ProbeResults r, Map<String, String> hosts) {
@@ -134,21 +116,13 @@ public final class PreflightState {
         return out;
     }
 
-    private byte[] render(CollectionLoop.Published p, JsonNode findings, List<Window> windows, Integer leftFindings, Integer leftProbes) {
-        ObjectNode root = Requests.JSON.createObjectNode();
-        root.put("node", node.get());
-        root.put("host", p.model().hostname());
-        root.put("collected_at", p.model().collectedAt().toString());
-        if (interval != null) {
-            root.put(INTERVAL, interval.toMillis() / 1000.0);
-        }
-        root.set("findings", findings);
-        root.set("probes", Requests.JSON.valueToTree(windows));
-        if (leftFindings != null) {
-            root.putObject("left_out").put("findings", leftFindings).put("probes", leftProbes);
-        }
+    private byte[] render(CollectionLoop.Published p, List<JsonNode> findings, List<Window> windows, Integer leftFindings,
+                          Integer leftProbes) {
+        PreflightWire.StateAnswer a = new PreflightWire.StateAnswer(PreflightWire.VERSION, node.get(), p.model().hostname(),
+                p.model().collectedAt().toString(), interval == null ? null : interval.toMillis() / 1000.0, findings, windows,
+                leftFindings == null ? null : new PreflightWire.LeftOut(leftFindings, leftProbes));
         try {
-            return Requests.JSON.writeValueAsBytes(root);
+            return PreflightWire.ANSWERS.writeValueAsBytes(a);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

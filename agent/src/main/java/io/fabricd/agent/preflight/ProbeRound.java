@@ -1,8 +1,8 @@
 package io.fabricd.agent.preflight;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.gate.wire.PreflightWire.PeerResult;
 import io.fabricd.model.OneLine;
 import io.fabricd.natives.LibC;
 import io.fabricd.probes.ProbeKey;
@@ -41,7 +41,7 @@ import java.util.logging.Logger;
  * {@link #SENDING} and each waited for at most one second.
  */
 public final class ProbeRound {
-    public static final String PATH = "/api/v1/preflight/probe";
+    public static final String PATH = PreflightWire.PROBE;
     public static final int MAX_PEERS = 64;
     public static final int MAX_COUNT = 1000;
     public static final int MIN_SIZE = 64;
@@ -65,24 +65,6 @@ public final class ProbeRound {
     static final Duration SENDING = Duration.ofSeconds(4);
     private static final Duration MAX_WAIT = Duration.ofSeconds(1);
     private static final Logger LOG = Logger.getLogger(ProbeRound.class.getName());
-
-    /** The body. */
-    record Request(List<String> peers, Integer count, Integer size) {
-    }
-
-    /**
-     * One peer's outcome: its probes added up (the holds: the median and the 90th percentile of how
-     * long its responder held them), or why there are none.
-     */
-    @JsonInclude(JsonInclude.Include.ALWAYS)
-    record PeerResult(String peer, @JsonProperty("peer_host") String peerHost, int sent, int lost, int late,
-                      @JsonProperty("p50_seconds") Double p50Seconds, @JsonProperty("p99_seconds") Double p99Seconds,
-                      @JsonProperty("hold_p50_seconds") Double holdP50Seconds, @JsonProperty("hold_p90_seconds") Double holdP90Seconds,
-                      String error) {
-        static PeerResult failed(String peer, String host, String why) {
-            return new PeerResult(peer, host, 0, 0, 0, null, null, null, null, OneLine.of(why));
-        }
-    }
 
     private final ProbeKey key;
     private final LibC libc;
@@ -111,10 +93,10 @@ public final class ProbeRound {
      * round is over, from the round's own thread. Called off the event loop.
      */
     public CompletableFuture<Answer> answer(byte[] body) {
-        Request r;
+        PreflightWire.ProbeRequest r;
         List<String> peers;
         try {
-            r = Requests.read(body, Request.class, null);
+            r = Requests.read(body, PreflightWire.ProbeRequest.class, null);
             peers = Requests.peers(r.peers(), 1, MAX_PEERS);
             if (r.count() == null || r.count() < 1 || r.count() > MAX_COUNT) {
                 throw new Requests.Bad("count must be 1 to " + MAX_COUNT + " probes per peer");
@@ -138,10 +120,9 @@ public final class ProbeRound {
             });
             Answer answer;
             try {
-                Map<String, Object> doc = new LinkedHashMap<>();
-                doc.put("node", node.get());
-                doc.put("results", run(pool, peers, r.count(), r.size()));
-                answer = Answer.json(Requests.JSON.writeValueAsBytes(doc));
+                List<PeerResult> results = run(pool, peers, r.count(), r.size());
+                PreflightWire.ProbeAnswer doc = new PreflightWire.ProbeAnswer(PreflightWire.VERSION, node.get(), results);
+                answer = Answer.json(PreflightWire.ANSWERS.writeValueAsBytes(doc));
             } catch (JsonProcessingException | RuntimeException e) {
                 answer = Answer.line(500, "the probe round failed: " + OneLine.of(String.valueOf(e)));
             } finally {

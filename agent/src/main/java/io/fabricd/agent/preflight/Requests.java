@@ -1,8 +1,7 @@
 package io.fabricd.agent.preflight;
 
 import com.fasterxml.jackson.core.JacksonException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.model.OneLine;
 import java.net.URI;
 import java.util.ArrayList;
@@ -10,12 +9,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
- * Reading the preflight requests' bodies: JSON of the path's record (unknown fields ignored, no
- * number silently truncated), peers as HOST:PORT, each problem one line for a 400.
+ * Reading the preflight requests' bodies: JSON of the path's record ({@link PreflightWire}: unknown
+ * fields ignored, no number silently truncated, no version newer than this build's), peers as
+ * HOST:PORT, each problem one line for a 400.
  */
 final class Requests {
-    static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
     /** Longest HOST:PORT taken: a DNS name (253) and a port. */
     static final int MAX_PEER_CHARS = 261;
 
@@ -32,14 +30,18 @@ final class Requests {
     }
 
     /** The body as {@code type}; an empty body as {@code empty}. */
-    static <T> T read(byte[] body, Class<T> type, T empty) throws Bad {
+    static <T extends PreflightWire.Versioned> T read(byte[] body, Class<T> type, T empty) throws Bad {
         if (body.length == 0 && empty != null) {
             return empty;
         }
         try {
-            T t = JSON.readValue(body, type);
+            T t = PreflightWire.REQUESTS.readValue(body, type);
             if (t == null) {
                 throw new Bad("not a preflight request: the body is JSON null, not an object");
+            }
+            if (t.version() != null && t.version() > PreflightWire.VERSION) {
+                throw new Bad("the request is of preflight wire version " + t.version() + ", this agent reads up to "
+                        + PreflightWire.VERSION + ": upgrade the agent to the gate's release");
             }
             return t;
         } catch (JacksonException e) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.Main;
+import io.fabricd.gate.GateReport;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;

@@ -51,6 +51,19 @@ class PreflightBandwidthAnswerTest {
         assertThat(body(tooShort)).contains("http.idle_timeout is too short for a bandwidth test");
     }
 
+    @Test
+    void aRequestOfANewerWireVersionIsRefusedSayingWhatToUpgrade() throws Exception {
+        PreflightBandwidth bw = new PreflightBandwidth(null, (peer, port, local, o) -> {
+            throw new IOException("not reached");
+        }, () -> null, () -> Ceiling.Local.of(null), new Semaphore(1), () -> false, () -> "gpu01", Duration.ofSeconds(30));
+        Answer newer = bw.answer("{\"version\":2,\"peer\":\"10.0.0.2:9530\"}".getBytes(StandardCharsets.UTF_8)).get();
+        assertThat(newer.status()).isEqualTo(400);
+        assertThat(body(newer)).isEqualTo("the request is of preflight wire version 2, this agent reads up to 1: upgrade the agent to the "
+                + "gate's release\n");
+        // this build's version and none (the build before) are read
+        assertThat(bw.answer("{\"version\":1,\"peer\":\"10.0.0.2:9530\"}".getBytes(StandardCharsets.UTF_8)).get().status()).isEqualTo(503);
+    }
+
     private static String body(Answer a) {
         return new String(a.body(), StandardCharsets.UTF_8);
     }

@@ -1,7 +1,6 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.Pair;
 import io.fabricd.preflight.RingPlan;
 import io.fabricd.preflight.Verdicts;
@@ -33,7 +32,6 @@ final class ProbeRounds {
     /** The least time from one attempt's start to the next: an agent that fails at once is not asked in a tight loop. */
     static final Duration RETRY_GAP = Duration.ofSeconds(1);
     private static final Set<Integer> REFUSED_FOR_GOOD = Set.of(400, 401, 404, 413);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** From a to b, as one requester probes one peer. */
     private record Direction(String from, String to) {
@@ -174,9 +172,10 @@ final class ProbeRounds {
                          GatePhase.Problems problems, LinkEvidence links, long deadline) {
         Map<String, FleetCalls.Call<byte[]>> todo = new LinkedHashMap<>();
         asks.forEach((from, to) -> {
-            Map<String, Object> body = Map.of("peers", to.stream().map(address::get).toList(), "count", count, "size", SIZE);
+            PreflightWire.ProbeRequest body = new PreflightWire.ProbeRequest(PreflightWire.VERSION, to.stream().map(address::get).toList(),
+                    count, SIZE);
             NodeSet.Node node = new NodeSet.Node(from, address.get(from));
-            todo.put(from, () -> ask.postUntilFree(node, AgentAsk.PROBE, body, deadline));
+            todo.put(from, () -> ask.postUntilFree(node, PreflightWire.PROBE, body, deadline));
         });
         Duration within = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
         Map<String, FleetCalls.Outcome<byte[]>> done = within.isZero() ? Map.of() : calls.run(todo, within);
@@ -202,37 +201,36 @@ final class ProbeRounds {
     /** The round's answer as link evidence and samples; an error line when the answer cannot be read. */
     private String read(String from, List<String> asked, byte[] answer, Map<Pair, Long> samples, Map<Direction, String> why,
                         GatePhase.Problems problems, LinkEvidence links) {
-        JsonNode j;
+        PreflightWire.ProbeAnswer j;
         try {
-            j = JSON.readTree(answer);
+            j = PreflightWire.ANSWERS.readValue(answer, PreflightWire.ProbeAnswer.class);
         } catch (IOException e) {
             return "answered a probe round that is not JSON";
         }
-        if (j == null || !j.path("results").isArray()) {
+        if (j == null || j.results() == null) {
             return "answered a probe round without results";
         }
         Set<String> answered = new HashSet<>();
-        for (JsonNode r : j.get("results")) {
-            String peer = byAddress.get(r.path("peer").asText(""));
+        for (PreflightWire.PeerResult r : j.results()) {
+            String peer = r == null || r.peer() == null ? null : byAddress.get(r.peer());
             if (peer == null || peer.equals(from) || !asked.contains(peer) || !answered.add(peer)) {
                 continue; // not a peer it was asked to probe: no evidence of this round
             }
             Direction d = new Direction(from, peer);
-            if (r.has("error") && !r.path("error").isNull()) {
-                String error = Texts.line(r.path("error").asText());
+            if (r.error() != null) {
+                String error = Texts.line(r.error());
                 why.put(d, error);
                 problems.add(from + "->" + peer + ": " + error);
                 continue;
             }
-            long sent = StateAnswer.count(r, "sent");
-            long lost = StateAnswer.count(r, "lost");
+            long sent = r.sent();
+            long lost = r.lost();
             if (sent < 0 || lost < 0) {
                 why.put(d, "its answer's probe counts are not counts");
                 problems.add(from + "->" + peer + ": its answer's probe counts are not counts");
                 continue;
             }
-            links.round(from, peer, sent, lost, StateAnswer.seconds(r, "p50_seconds"),
-                    StateAnswer.seconds(r, "hold_p50_seconds"), StateAnswer.seconds(r, "hold_p90_seconds"));
+            links.round(from, peer, sent, lost, r.p50Seconds(), r.holdP50Seconds(), r.holdP90Seconds());
             samples.merge(new Pair(from, peer).unordered(), sent, Long::sum);
         }
         for (String peer : asked) {

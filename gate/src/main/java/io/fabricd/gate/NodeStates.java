@@ -1,9 +1,10 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.NodeInput;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +32,6 @@ final class NodeStates {
     static final int STALE_INTERVALS = 3;
     /** Past its least time, the state phase goes on while an answer came within this. */
     static final Duration STILL_ANSWERING = Duration.ofSeconds(2);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final List<NodeSet.Node> nodes;
     private final AgentAsk ask;
@@ -67,17 +67,12 @@ final class NodeStates {
      */
     static List<String> peers(List<NodeSet.Node> nodes) {
         List<String> out = new ArrayList<>();
-        long size = "{\"peers\":[]}".length();
+        long size = utf8(PreflightWire.REQUESTS.valueToTree(new PreflightWire.StateRequest(PreflightWire.VERSION, List.of())));
         for (NodeSet.Node n : nodes) {
             if (out.size() >= GateRun.MAX_STATE_PEERS) {
                 break;
             }
-            long more;
-            try {
-                more = JSON.writeValueAsBytes(n.address()).length + (out.isEmpty() ? 0 : 1);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            long more = utf8(PreflightWire.REQUESTS.valueToTree(n.address())) + (out.isEmpty() ? 0 : 1);
             if (size + more > MAX_BODY) {
                 break;
             }
@@ -87,6 +82,10 @@ final class NodeStates {
         return out;
     }
 
+    private static int utf8(JsonNode json) {
+        return json.toString().getBytes(StandardCharsets.UTF_8).length;
+    }
+
     /**
      * Asks every agent at once and waits {@code least} for the answers, then on while they still come
      * (one in the last {@link #STILL_ANSWERING}) up to {@code most}: agents just started on a busy
@@ -94,12 +93,12 @@ final class NodeStates {
      */
     void gather(Duration least, Duration most) {
         Duration within = most.compareTo(least) > 0 ? most : least;
-        Map<String, Object> body = Map.of("peers", peers(nodes));
+        PreflightWire.StateRequest body = new PreflightWire.StateRequest(PreflightWire.VERSION, peers(nodes));
         long deadline = System.nanoTime() + within.toNanos();
         Map<String, FleetCalls.Call<StateAnswer>> todo = new LinkedHashMap<>();
         for (NodeSet.Node n : nodes) {
             todo.put(n.name(), () -> {
-                byte[] answer = ask.postUntilFree(n, AgentAsk.STATE, body, deadline);
+                byte[] answer = ask.postUntilFree(n, PreflightWire.STATE, body, deadline);
                 answeredAt.put(n.name(), clock.instant());
                 try {
                     return StateAnswer.parse(answer);
@@ -204,7 +203,7 @@ final class NodeStates {
             if (a == null) {
                 continue;
             }
-            for (StateAnswer.Window w : a.windows()) {
+            for (PreflightWire.Window w : a.windows()) {
                 String peer = byHost.get(w.peer());
                 String at = w.peerAddress() == null ? null : byAddress.get(w.peerAddress());
                 if (peer != null && at != null && !peer.equals(at)) {

@@ -1,7 +1,8 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.EndpointClient;
@@ -84,9 +85,9 @@ final class FakeFleet implements AgentAsk.Transport {
         }
         JsonNode req = JSON.readTree(body);
         Map<String, Object> doc = switch (path) {
-            case AgentAsk.STATE -> state(node);
-            case AgentAsk.PROBE -> probe(node, req);
-            case AgentAsk.BANDWIDTH -> Map.of("node", node, "peer", req.path("peer").asText(), "bits_per_second", 9e10,
+            case PreflightWire.STATE -> state(node);
+            case PreflightWire.PROBE -> probe(node, req);
+            case PreflightWire.BANDWIDTH -> Map.of("node", node, "peer", req.path("peer").asText(), "bits_per_second", 9e10,
                     "ceiling_bits_per_second", 1e11, "ratio", 0.9, "limit", "link");
             default -> throw new EndpointClient.Refused(address + " answered 404: not found", 404, "not found", 0);
         };

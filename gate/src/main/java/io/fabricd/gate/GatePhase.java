@@ -1,4 +1,4 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;

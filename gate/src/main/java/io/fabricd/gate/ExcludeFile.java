@@ -1,4 +1,4 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import io.fabricd.collectors.files.FolderChain;
 import java.io.IOException;

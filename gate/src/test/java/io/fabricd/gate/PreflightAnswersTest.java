@@ -1,7 +1,8 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.LinkVerdict;
 import io.fabricd.preflight.NodeVerdict;
 import io.fabricd.preflight.Verdict;
@@ -27,15 +28,15 @@ class PreflightAnswersTest {
     @Test
     void eachStatusIsSaidAsWhatItIs() {
         FakeFleet fleet = new FakeFleet("gpu", 10, 2);
-        fleet.override.put("gpu0001" + AgentAsk.STATE, p -> answered("gpu0001", 401, "preflight requests need a valid X (bad signature)", 0));
-        fleet.override.put("gpu0002" + AgentAsk.STATE, p -> answered("gpu0002", 404, "not found", 0));
-        fleet.override.put("gpu0003" + AgentAsk.STATE, p -> answered("gpu0003", 503, "first collection not finished: ask again in a few"
+        fleet.override.put("gpu0001" + PreflightWire.STATE, p -> answered("gpu0001", 401, "preflight requests need a valid X (bad signature)", 0));
+        fleet.override.put("gpu0002" + PreflightWire.STATE, p -> answered("gpu0002", 404, "not found", 0));
+        fleet.override.put("gpu0003" + PreflightWire.STATE, p -> answered("gpu0003", 503, "first collection not finished: ask again in a few"
                 + " seconds", 0));
         AtomicInteger asked = new AtomicInteger();
-        fleet.override.put("gpu0004" + AgentAsk.STATE, p -> asked.incrementAndGet() == 1 ? answered("gpu0004", 429, "busy", 1) : null);
-        fleet.override.put("gpu0005" + AgentAsk.STATE, p -> answered("gpu0005", 429, "busy for an hour", 3600));
-        fleet.override.put("gpu0006" + AgentAsk.STATE, p -> answered("gpu0006", 413, "a preflight request is at most 65536 bytes", 0));
-        fleet.override.put("gpu0007" + AgentAsk.STATE, p -> answered("gpu0007", 500, "NullPointerException", 0));
+        fleet.override.put("gpu0004" + PreflightWire.STATE, p -> asked.incrementAndGet() == 1 ? answered("gpu0004", 429, "busy", 1) : null);
+        fleet.override.put("gpu0005" + PreflightWire.STATE, p -> answered("gpu0005", 429, "busy for an hour", 3600));
+        fleet.override.put("gpu0006" + PreflightWire.STATE, p -> answered("gpu0006", 413, "a preflight request is at most 65536 bytes", 0));
+        fleet.override.put("gpu0007" + PreflightWire.STATE, p -> answered("gpu0007", 500, "NullPointerException", 0));
         StringWriter progress = new StringWriter();
         GateRun.Result r = fleet.run(Duration.ofSeconds(30), progress);
         Map<String, NodeVerdict> v = new LinkedHashMap<>();
@@ -66,9 +67,9 @@ class PreflightAnswersTest {
     @Test
     void aBandwidthTestThatFailedOnceAcceptedIsABadLinkOneThatDidNotStartIsNotMeasured() {
         FakeFleet fleet = new FakeFleet("gpu", 8, 2);
-        fleet.override.put("gpu0003" + AgentAsk.BANDWIDTH, body -> !body.contains("gpu0004:9530") ? null : answered("gpu0003", 502, "the bandwidth test to gpu0004:9530 failed after"
+        fleet.override.put("gpu0003" + PreflightWire.BANDWIDTH, body -> !body.contains("gpu0004:9530") ? null : answered("gpu0003", 502, "the bandwidth test to gpu0004:9530 failed after"
                 + " the peer accepted it: bandwidth test with gpu0004:9530 (mlx5_0) failed: the queue pairs did not connect", 0));
-        fleet.override.put("gpu0006" + AgentAsk.BANDWIDTH, body -> !body.contains("gpu0007:9530") ? null : answered("gpu0006", 503, "no bandwidth tests from this agent: no verbs", 0));
+        fleet.override.put("gpu0006" + PreflightWire.BANDWIDTH, body -> !body.contains("gpu0007:9530") ? null : answered("gpu0006", 503, "no bandwidth tests from this agent: no verbs", 0));
         StringWriter progress = new StringWriter();
         GateRun.Result r = fleet.run(Duration.ofSeconds(30), progress);
         LinkVerdict failed = link(r, "gpu0003", "gpu0004");

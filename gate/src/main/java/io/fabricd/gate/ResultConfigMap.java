@@ -1,4 +1,4 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;

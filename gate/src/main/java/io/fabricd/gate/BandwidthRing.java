@@ -1,7 +1,6 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.Pair;
 import io.fabricd.preflight.RingPlan;
 import java.io.IOException;
@@ -19,7 +18,6 @@ import java.util.Map;
  * asked again after its Retry-After within the wave's time.
  */
 final class BandwidthRing {
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** The agent's status for a test the peer accepted that then failed (docs/preflight.md). */
     static final int FAILED_AFTER_ACCEPTED = 502;
 
@@ -59,9 +57,10 @@ final class BandwidthRing {
             for (Pair p : pairs) {
                 String from = wave == 0 ? p.a() : p.b();
                 String to = wave == 0 ? p.b() : p.a();
-                Map<String, Object> body = Map.of("peer", address.get(to), "duration_ms", duration.toMillis(), "size", size);
+                PreflightWire.BandwidthRequest body = new PreflightWire.BandwidthRequest(PreflightWire.VERSION, address.get(to),
+                        duration.toMillis(), (long) size);
                 NodeSet.Node node = new NodeSet.Node(from, address.get(from));
-                todo.put(List.of(from, to), () -> ask.postUntilFree(node, AgentAsk.BANDWIDTH, body, deadline));
+                todo.put(List.of(from, to), () -> ask.postUntilFree(node, PreflightWire.BANDWIDTH, body, deadline));
             }
             Map<List<String>, FleetCalls.Outcome<byte[]>> done = d.compareTo(duration) > 0 && System.nanoTime() - deadline < 0
                     ? calls.run(todo, Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))) : Map.of();
@@ -96,25 +95,24 @@ final class BandwidthRing {
 
     /** One test's answer as link evidence; null when it gave a ratio, else why not. */
     private static String read(List<String> ft, byte[] answer, LinkEvidence links) {
-        JsonNode j;
+        PreflightWire.BandwidthAnswer j;
         try {
-            j = JSON.readTree(answer);
+            j = PreflightWire.ANSWERS.readValue(answer, PreflightWire.BandwidthAnswer.class);
         } catch (IOException e) {
             j = null;
         }
-        if (j == null || !j.path("bits_per_second").isNumber()) {
+        if (j == null || j.bitsPerSecond() == null) {
             String why = "not measured: the agent answered a bandwidth test that is not one";
             links.bandwidth(ft.get(0), ft.get(1), null, why);
             return why;
         }
-        double bps = j.get("bits_per_second").asDouble();
-        if (j.path("ratio").isNumber()) {
-            links.bandwidth(ft.get(0), ft.get(1), j.get("ratio").asDouble(), bps,
-                    j.path("ceiling_bits_per_second").isNumber() ? j.get("ceiling_bits_per_second").asDouble() : null, null);
+        double bps = j.bitsPerSecond();
+        if (j.ratio() != null) {
+            links.bandwidth(ft.get(0), ft.get(1), j.ratio(), bps, j.ceilingBitsPerSecond(), null);
             return null;
         }
         String why = String.format(Locale.ROOT, "%.2f Gb/s, no ceiling known for this path (limit %s): not judged", bps / 1e9,
-                j.path("limit").asText("unknown"));
+                j.limit() == null ? "unknown" : j.limit());
         links.bandwidth(ft.get(0), ft.get(1), null, bps, null, why);
         return why;
     }

@@ -1,5 +1,6 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.LinkInput;
 import io.fabricd.preflight.Pair;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ final class LinkEvidence {
     private final Set<Pair> tested = new HashSet<>();
 
     /** One of a's probe windows to b. */
-    void window(String a, String b, StateAnswer.Window w) {
+    void window(String a, String b, PreflightWire.Window w) {
         if (!note(a, b)) {
             return;
         }

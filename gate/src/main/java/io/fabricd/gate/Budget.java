@@ -1,4 +1,4 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import java.time.Duration;
 

@@ -1,5 +1,7 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.preflight.Hostlist;
@@ -13,7 +15,6 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -50,6 +51,13 @@ public final class GateReport {
         public String verdict() {
             return verdict;
         }
+    }
+
+    /** The JSON report (docs/preflight.md, "Output"), in its fields' order. */
+    record Doc(String verdict, @JsonProperty("exit_code") int exitCode, List<NodeVerdict> nodes, List<LinkVerdict> links,
+                       String excluded, String unknown, @JsonProperty("bad_links") List<String> badLinks, int kept, List<GatePhase> phases,
+                       @JsonProperty("elapsed_seconds") double elapsedSeconds,
+                       @JsonProperty("result_not_stored") @JsonInclude(JsonInclude.Include.NON_NULL) String resultNotStored) {
     }
 
     private final Verdicts v;
@@ -137,21 +145,9 @@ public final class GateReport {
      * where --result-configmap asked ({@code notStored}: why, added as {@code result_not_stored}).
      */
     public void json(PrintWriter out, int exitCode, String notStored) {
-        Map<String, Object> doc = new LinkedHashMap<>();
         Outcome o = outcome();
-        doc.put("verdict", o.verdict());
-        doc.put("exit_code", exitCode);
-        doc.put("nodes", v.nodes());
-        doc.put("links", v.links());
-        doc.put("excluded", excluded());
-        doc.put("unknown", unknown());
-        doc.put("bad_links", badLinks());
-        doc.put("kept", v.kept());
-        doc.put("phases", phases);
-        doc.put("elapsed_seconds", Math.round(elapsed.toMillis() / 10.0) / 100.0);
-        if (notStored != null) {
-            doc.put("result_not_stored", notStored);
-        }
+        Doc doc = new Doc(o.verdict(), exitCode, v.nodes(), v.links(), excluded(), unknown(), badLinks(), v.kept(), phases,
+                Math.round(elapsed.toMillis() / 10.0) / 100.0, notStored);
         try {
             out.print(JSON.writeValueAsString(doc) + "\n");
         } catch (IOException e) {

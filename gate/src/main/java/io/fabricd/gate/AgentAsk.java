@@ -1,11 +1,10 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.NodeInput;
 import io.fabricd.preflight.NodeNames;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
-import java.util.Map;
 
 /**
  * The preflight requests to one node's agent (docs/preflight.md, "What the agents answer"), signed
@@ -16,10 +15,6 @@ import java.util.Map;
  * the node's address, or a node list that points at the wrong one: {@link NodeNames}).
  */
 final class AgentAsk {
-    static final String STATE = "/api/v1/preflight/state";
-    static final String PROBE = "/api/v1/preflight/probe";
-    static final String BANDWIDTH = "/api/v1/preflight/bandwidth";
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** Time kept for the request itself after a wait for a busy agent. */
     private static final long REQUEST_NANOS = 1_500_000_000L;
 
@@ -72,10 +67,10 @@ final class AgentAsk {
      * POSTs {@code body} as JSON to {@code path} of {@code node}'s agent; its answer's bytes, once the
      * agent that signed it proved to be that node's.
      */
-    byte[] post(NodeSet.Node node, String path, Map<String, Object> body) throws IOException {
+    byte[] post(NodeSet.Node node, String path, PreflightWire.Versioned body) throws IOException {
         EndpointClient.Answered a;
         try {
-            a = transport.post(node.address(), path, JSON.writeValueAsBytes(body));
+            a = transport.post(node.address(), path, PreflightWire.REQUESTS.writeValueAsBytes(body));
         } catch (EndpointClient.Refused r) {
             throw failed(node.address(), path, r);
         }
@@ -91,7 +86,7 @@ final class AgentAsk {
      * at least) as long as that leaves time for the request before {@code deadline}
      * (System.nanoTime); else the busy answer is the outcome, saying so.
      */
-    byte[] postUntilFree(NodeSet.Node node, String path, Map<String, Object> body, long deadline) throws IOException, InterruptedException {
+    byte[] postUntilFree(NodeSet.Node node, String path, PreflightWire.Versioned body, long deadline) throws IOException, InterruptedException {
         while (true) {
             try {
                 return post(node, path, body);

@@ -1,10 +1,11 @@
-package io.fabricd.agent.preflight;
+package io.fabricd.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.LinkVerdict;
 import io.fabricd.preflight.NodeVerdict;
 import io.fabricd.preflight.Policy;
@@ -70,7 +71,7 @@ class PreflightGateRunTest {
         Map<String, AtomicInteger> rounds = new ConcurrentHashMap<>();
         ObjectMapper json = new ObjectMapper();
         for (NodeSet.Node n : fleet.nodes) {
-            fleet.override.put(n.name() + AgentAsk.PROBE, body -> {
+            fleet.override.put(n.name() + PreflightWire.PROBE, body -> {
                 if (rounds.computeIfAbsent(n.name(), k -> new AtomicInteger()).incrementAndGet() > 1) {
                     return null; // warm now: answered as usual
                 }
@@ -121,7 +122,7 @@ class PreflightGateRunTest {
         // and both ends' partners measure them; a peer no one can probe is said as such on its links
         FakeFleet fleet = new FakeFleet("gpu", 6, 0);
         for (NodeSet.Node n : fleet.nodes) {
-            fleet.override.put(n.name() + AgentAsk.PROBE, body -> {
+            fleet.override.put(n.name() + PreflightWire.PROBE, body -> {
                 String rounds = body.contains("gpu0003:9530") ? "{\"node\":\"" + n.name() + "\",\"results\":[" + String.join(",",
                         peersOf(body).stream().map(p -> "{\"peer\":\"" + p + "\",\"sent\":" + (p.equals("gpu0003:9530") ? "0,"
                                 + "\"error\":\"gpu0003:9530 runs no UDP responder\"}" : "50,\"lost\":0,\"p50_seconds\":2e-5,\"error\":null}"))
@@ -170,7 +171,7 @@ class PreflightGateRunTest {
         FakeFleet fleet = new FakeFleet(prefix, 1000, 2);
         StringWriter progress = new StringWriter();
         GateRun.Result r = fleet.run(Duration.ofSeconds(30), progress);
-        assertThat(fleet.largestBody.get(AgentAsk.STATE)).isLessThanOrEqualTo(NodeStates.MAX_BODY);
+        assertThat(fleet.largestBody.get(PreflightWire.STATE)).isLessThanOrEqualTo(NodeStates.MAX_BODY);
         assertThat(NodeStates.peers(fleet.nodes)).hasSizeBetween(300, 330).containsExactlyElementsOf(
                 fleet.nodes.subList(0, NodeStates.peers(fleet.nodes).size()).stream().map(NodeSet.Node::address).toList());
         assertThat(r.verdicts().excluded()).as(progress.toString()).isEmpty();
@@ -228,7 +229,7 @@ class PreflightGateRunTest {
         // negative count and a fraction: the gate drops those windows and judges on the others
         FakeFleet fleet = new FakeFleet("gpu", 6, 2);
         String now = Instant.now().toString();
-        fleet.override.put("gpu0001" + AgentAsk.STATE, body -> "{\"node\":\"gpu0001\",\"host\":\"gpu0001\",\"collected_at\":\"" + now
+        fleet.override.put("gpu0001" + PreflightWire.STATE, body -> "{\"node\":\"gpu0001\",\"host\":\"gpu0001\",\"collected_at\":\"" + now
                 + "\",\"collection_interval_seconds\":10.0,\"findings\":[],\"probes\":["
                 + "{\"peer\":\"gpu0002\",\"peer_address\":\"gpu0002:9530\",\"transport\":\"udp\",\"size\":64,\"sent\":" + Long.MAX_VALUE
                 + ",\"lost\":0,\"p50_seconds\":2e-5,\"hold_p50_seconds\":0.5},"
@@ -266,7 +267,7 @@ class PreflightGateRunTest {
         // asked at once all the same, not after the others' requests gave up
         FakeFleet fleet = new FakeFleet("gpu", 100, 0);
         for (int i = 0; i < 70; i++) {
-            fleet.override.put(fleet.nodes.get(i).name() + AgentAsk.STATE, body -> {
+            fleet.override.put(fleet.nodes.get(i).name() + PreflightWire.STATE, body -> {
                 try {
                     Thread.sleep(60_000);
                     return new IOException("no answer");
@@ -308,7 +309,7 @@ class PreflightGateRunTest {
             }
         };
         for (NodeSet.Node n : fleet.nodes) {
-            fleet.override.put(n.name() + AgentAsk.PROBE, body -> {
+            fleet.override.put(n.name() + PreflightWire.PROBE, body -> {
                 shift.compareAndSet(0, 20);
                 return null;
             });

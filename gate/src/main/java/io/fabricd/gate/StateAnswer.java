@@ -1,0 +1,73 @@
+package io.fabricd.gate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabricd.gate.wire.PreflightWire.Window;
+import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.model.finding.Severity;
+import io.fabricd.preflight.FindingInput;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An agent's answer to {@code POST /api/v1/preflight/state} ({@link PreflightWire.StateAnswer}) as
+ * the gate judges it: its node and host name, its findings and its probe windows with counts (a
+ * window whose counts are none an agent makes is dropped). Anything else is garbage (an IOException
+ * saying so).
+ *
+ * @param node    the name the agent goes by among its peers (probe.node_name, else its host's name):
+ *                what its probe endpoint says, and so what its peers' probe windows name it
+ * @param host    the host name of the agent's latest collection
+ * @param intervalSeconds the agent's collection interval, when it says it (agents of this release do)
+ * @param windows the agent's probe windows, each to a peer named as that peer's endpoint names it
+ */
+record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
+
+    static StateAnswer parse(byte[] body) throws IOException {
+        PreflightWire.StateAnswer j;
+        try {
+            j = PreflightWire.ANSWERS.readValue(body, PreflightWire.StateAnswer.class);
+        } catch (IOException e) {
+            throw new IOException("answered something that is not JSON: not a fabricd agent of this release?");
+        }
+        if (j == null || j.findings() == null || j.windows() == null) {
+            throw new IOException("answered JSON without findings and probes: not a fabricd agent of this release?");
+        }
+        List<FindingInput> findings = new ArrayList<>();
+        for (JsonNode node : j.findings()) {
+            PreflightWire.Finding f;
+            try {
+                f = PreflightWire.ANSWERS.treeToValue(node, PreflightWire.Finding.class);
+            } catch (IOException | IllegalArgumentException e) {
+                f = null;
+            }
+            String id = f == null ? null : f.severity();
+            Severity sev = Arrays.stream(Severity.values()).filter(x -> x.id().equals(id)).findFirst().orElse(null);
+            if (sev == null || f.check() == null) {
+                throw new IOException("answered a finding without a check or a known severity: not a fabricd agent of this release?");
+            }
+            findings.add(new FindingInput(f.check(), sev, f.summary(), f.remediation(), subject(f.subject())));
+        }
+        List<Window> windows = new ArrayList<>();
+        for (Window w : j.windows()) {
+            if (w != null && w.peer() != null && w.sent() >= 0 && w.lost() >= 0) { // else no evidence, rather than sums that overflow
+                windows.add(w.transport() != null ? w : new Window(w.peer(), w.peerAddress(), "udp", w.size(), w.sent(), w.lost(), w.late(),
+                        w.p50Seconds(), w.p99Seconds(), w.holdP50Seconds(), w.holdP90Seconds()));
+            }
+        }
+        Double interval = j.intervalSeconds() != null && j.intervalSeconds() > 0 ? j.intervalSeconds() : null;
+        return new StateAnswer(j.node(), j.host(), j.collectedAt(), interval, findings, windows);
+    }
+
+    /** The finding's subject as strings ({"device":"mlx5_0","port":"1"}). */
+    private static Map<String, String> subject(Map<String, JsonNode> s) {
+        Map<String, String> m = new LinkedHashMap<>();
+        if (s != null) {
+            s.forEach((k, v) -> m.put(k, v == null ? "null" : v.isValueNode() ? v.asText() : v.toString()));
+        }
+        return m;
+    }
+}
