@@ -54,6 +54,7 @@ import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -284,7 +285,7 @@ public final class Agent implements AutoCloseable {
      */
     private static String readOsHostname() {
         try {
-            String n = java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+            String n = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
             if (!n.isEmpty()) {
                 return n;
             }

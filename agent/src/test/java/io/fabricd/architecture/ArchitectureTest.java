@@ -152,8 +152,6 @@ class ArchitectureTest {
         slices().matching("io.fabricd.(**)").should().beFreeOfCycles()
                 .ignoreDependency(DescribedPredicate.describe("a known cycle's start",
                         (JavaClass c) -> KNOWN_CYCLE_STARTS.contains(c.getName().replaceFirst("\\$.*", ""))), DescribedPredicate.alwaysTrue())
-                .ignoreDependency(JavaClass.Predicates.resideInAnyPackage("io.fabricd.agent.http..", "io.fabricd.agent.preflight.."),
-                        JavaClass.Predicates.resideInAPackage("io.fabricd.agent"))
                 .ignoreDependency(JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.kernel.."),
                         JavaClass.Predicates.resideInAPackage("io.fabricd.collectors.source.."))
                 .check(MAIN);

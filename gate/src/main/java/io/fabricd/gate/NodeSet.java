@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -68,7 +69,7 @@ public final class NodeSet {
     private static Path path(String text) {
         try {
             return Path.of(text);
-        } catch (java.nio.file.InvalidPathException x) {
+        } catch (InvalidPathException x) {
             throw new IllegalArgumentException("--nodes " + quote(text) + " is not a file name: give @FILE or a hostlist", x);
         }
     }

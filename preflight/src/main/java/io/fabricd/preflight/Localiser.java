@@ -2,6 +2,7 @@ package io.fabricd.preflight;
 
 import io.fabricd.preflight.LinkJudge.Measure;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -146,7 +147,7 @@ final class Localiser {
         }
     }
 
-    private static List<String> inOrder(java.util.Collection<String> names, Map<String, Integer> order) {
+    private static List<String> inOrder(Collection<String> names, Map<String, Integer> order) {
         List<String> out = new ArrayList<>(names);
         out.sort((x, y) -> Integer.compare(order.get(x), order.get(y)));
         return out;

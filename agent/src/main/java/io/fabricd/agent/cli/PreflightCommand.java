@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -165,7 +166,7 @@ public final class PreflightCommand implements Callable<Integer> {
     boolean check;
 
     @Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    CommandSpec spec;
 
     /** What the gate runs with, every option checked. */
     private record Input(List<NodeSet.Node> set, GateRun.Settings settings) {

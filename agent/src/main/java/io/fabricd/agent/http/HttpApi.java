@@ -15,6 +15,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -173,7 +174,7 @@ public final class HttpApi {
         if (!gzip) {
             return r;
         }
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(r.body().length / 6 + 64);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(r.body().length / 6 + 64);
         // the fastest level: a scrape body is text that compresses ~10x at any level
         try (GZIPOutputStream z = new GZIPOutputStream(out, 8192) {
             {

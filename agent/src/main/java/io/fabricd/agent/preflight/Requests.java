@@ -3,6 +3,7 @@ package io.fabricd.agent.preflight;
 import com.fasterxml.jackson.core.JacksonException;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.model.OneLine;
+import java.io.IOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -46,7 +47,7 @@ final class Requests {
             return t;
         } catch (JacksonException e) {
             throw new Bad("not a preflight request: " + unreadable(e.getOriginalMessage()));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new Bad("not a preflight request: " + unreadable(e.getMessage()));
         }
     }
