@@ -1,5 +1,7 @@
 package io.fabricd.agent;
 
+import io.fabricd.agent.loop.Meters;
+import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.probes.peers.KubernetesProbeKey;
 import io.fabricd.probes.ProbeKey;

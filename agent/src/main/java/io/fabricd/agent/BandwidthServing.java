@@ -1,5 +1,6 @@
 package io.fabricd.agent;
 
+import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.model.RdmaDevice;

@@ -1,6 +1,6 @@
 package io.fabricd.agent.http;
 
-import io.fabricd.agent.Meters;
+import io.fabricd.agent.loop.Meters;
 import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Signatures;
 import io.fabricd.model.metrics.AgentMetrics;

@@ -1,7 +1,7 @@
 package io.fabricd.agent.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.agent.CollectionLoop;
+import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;

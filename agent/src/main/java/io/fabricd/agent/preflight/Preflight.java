@@ -1,6 +1,6 @@
 package io.fabricd.agent.preflight;
 
-import io.fabricd.agent.CollectionLoop;
+import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.gate.wire.PreflightWire;

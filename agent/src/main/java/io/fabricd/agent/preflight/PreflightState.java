@@ -1,7 +1,7 @@
 package io.fabricd.agent.preflight;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fabricd.agent.CollectionLoop;
+import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.gate.wire.PreflightWire.Window;
 import io.fabricd.model.probe.ProbeResults;

@@ -1,6 +1,6 @@
 package io.fabricd.agent.scenarios;
 
-import io.fabricd.agent.Judgement;
+import io.fabricd.agent.loop.Judgement;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;

@@ -1,4 +1,4 @@
-package io.fabricd.agent;
+package io.fabricd.agent.loop;
 
 import io.fabricd.http.HttpMeters;
 import io.fabricd.model.metrics.AgentMetrics;

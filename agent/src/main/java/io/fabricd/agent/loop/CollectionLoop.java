@@ -1,4 +1,4 @@
-package io.fabricd.agent;
+package io.fabricd.agent.loop;
 
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.HostCollection;
