@@ -15,16 +15,11 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.zip.Deflater;
-import java.util.zip.GZIPOutputStream;
 
 /**
  * fabricd's HTTP paths (docs/spec/interfaces.md): {@code /metrics}, {@code /healthz},
@@ -94,7 +89,7 @@ public final class HttpApi {
         vertx.executeBlocking(() -> ENDPOINT_JSON.writeValueAsBytes(probes.endpoint()), false)
                 .onSuccess(json -> {
                     signatures.sign(ctx, json);
-                    send(ctx, new Exposition.Rendered("application/json", json), false);
+                    send(ctx, "application/json", Buffer.buffer(json), false);
                 })
                 .onFailure(e -> fail(ctx, e));
     }
@@ -118,9 +113,16 @@ public final class HttpApi {
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
         // rendered on each scrape, so the agent's own metrics (fabric_agent_ready, the running
         // collection's age) are as of the scrape; off the event loop: the JVM metrics take safepoints
-        vertx.executeBlocking(() -> gzipped(Exposition.render(registry, accept, names), gzip), false)
-                .onSuccess(r -> send(ctx, r, gzip))
+        vertx.executeBlocking(() -> Exposition.render(registry, accept, names, gzip, Body::of), false)
+                .onSuccess(r -> send(ctx, r.contentType(), r.bytes(), gzip))
                 .onFailure(e -> fail(ctx, e));
+    }
+
+    /** A body copied out of the buffer it was rendered into (Exposition reuses it). */
+    private record Body(String contentType, Buffer bytes) {
+        static Body of(String contentType, byte[] bytes, int length) {
+            return new Body(contentType, Buffer.buffer(length).appendBytes(bytes, 0, length));
+        }
     }
 
     /** A rendering that failed: 500 with the reason, logged (the connection stays usable). */
@@ -135,14 +137,14 @@ public final class HttpApi {
      * @param gzip the body is gzip-compressed already (the server has no compressor of its own,
      *             see Agent): labelled so
      */
-    private static void send(HttpServerRequest ctx, Exposition.Rendered r, boolean gzip) {
+    private static void send(HttpServerRequest ctx, String contentType, Buffer body, boolean gzip) {
         if (ctx.response().closed()) {
             return; // the client hung up while the body was rendered off the event loop
         }
         if (gzip) {
             ctx.response().putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").putHeader(HttpHeaders.VARY, "Accept-Encoding");
         }
-        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, r.contentType()).end(Buffer.buffer(r.body()));
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, contentType).end(body);
     }
 
     /** Whether an Accept-Encoding header accepts gzip (not with q=0). */
@@ -170,24 +172,6 @@ public final class HttpApi {
         return false;
     }
 
-    private static Exposition.Rendered gzipped(Exposition.Rendered r, boolean gzip) {
-        if (!gzip) {
-            return r;
-        }
-        ByteArrayOutputStream out = new ByteArrayOutputStream(r.body().length / 6 + 64);
-        // the fastest level: a scrape body is text that compresses ~10x at any level
-        try (GZIPOutputStream z = new GZIPOutputStream(out, 8192) {
-            {
-                def.setLevel(Deflater.BEST_SPEED);
-            }
-        }) {
-            z.write(r.body());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a ByteArrayOutputStream does not throw
-        }
-        return new Exposition.Rendered(r.contentType(), out.toByteArray());
-    }
-
     /** A JSON document of the latest collection, rendered off the event loop on first request. */
     private void json(HttpServerRequest ctx, Function<CollectionLoop.Published, byte[]> doc) {
         CollectionLoop.Published p = loop.latest();
@@ -196,8 +180,9 @@ public final class HttpApi {
             return;
         }
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
-        vertx.executeBlocking(() -> gzipped(new Exposition.Rendered("application/json", doc.apply(p)), gzip), false)
-                .onSuccess(r -> send(ctx, r, gzip))
+        vertx.executeBlocking(() -> gzip ? Exposition.gzip("application/json", doc.apply(p), Body::of)
+                        : new Body("application/json", Buffer.buffer(doc.apply(p))), false)
+                .onSuccess(r -> send(ctx, r.contentType(), r.bytes(), gzip))
                 .onFailure(e -> fail(ctx, e));
     }
 }

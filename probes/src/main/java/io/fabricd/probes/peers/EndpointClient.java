@@ -7,29 +7,34 @@ import io.fabricd.model.OneLine;
 import io.fabricd.probes.ProbeKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
+import java.util.Arrays;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
 
-/** Asks another agent for its probe endpoint, authenticated with the shared key. */
+/**
+ * Asks another agent for its probe endpoint, authenticated with the shared key: one HTTP/1.1
+ * request per connection over a plain socket (TLS where the peers serve it), which a thread
+ * interrupt ends. Not the JDK's HttpClient: its ~280 classes, the TLS set-up it makes even for plain
+ * HTTP (~500 more: ~8 MiB of a probing agent's memory) and a selector thread per client
+ * (docs/benchmarks.md).
+ */
 public final class EndpointClient {
     public static final String PATH = "/api/v1/probe/endpoint";
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -37,7 +42,7 @@ public final class EndpointClient {
     /** Largest endpoint answer read (an endpoint is a few hundred bytes); a larger one is refused. */
     static final int MAX_ANSWER_BYTES = 64 * 1024;
 
-    private final HttpClient http;
+    private final SSLContext tls;
     private final EndpointAuth auth;
     private final Duration timeout;
 
@@ -54,11 +59,7 @@ public final class EndpointClient {
         this.auth = new EndpointAuth(key);
         this.timeout = timeout;
         this.scheme = tls ? "https" : "http";
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(timeout);
-        if (tls) {
-            b.sslContext(AnyCertificate.context());
-        }
-        this.http = b.build();
+        this.tls = tls ? AnyCertificate.context() : null;
     }
 
     private final String scheme;
@@ -136,10 +137,10 @@ public final class EndpointClient {
         long deadline = System.nanoTime() + within.toNanos();
         String known = ids.get(peer);
         Exchange x = send(uri, peer, path, post, known == null ? EndpointAuth.UNKNOWN_AGENT : known, deadline, within);
-        if (x.answer().statusCode() == 401) {
+        if (x.answer().status() == 401) {
             // signed for another agent or none: the peer says who it is, once, and the request goes again; the id
             // is not authenticated, the answer is (which agent signed it: the caller judges whether it meant that one)
-            String id = EndpointAuth.announcedId(x.answer().headers().firstValue(EndpointAuth.AGENT_ID_HEADER).orElse(null));
+            String id = EndpointAuth.announcedId(x.answer().header(EndpointAuth.AGENT_ID_HEADER));
             if (id != null && !id.equals(known)) {
                 if (ids.size() >= MAX_PEER_IDS) {
                     ids.clear();
@@ -148,18 +149,18 @@ public final class EndpointClient {
                 x = send(uri, peer, path, post, id, deadline, within);
             }
         }
-        HttpResponse<byte[]> r = x.answer();
+        Answer r = x.answer();
         String body = OneLine.of(new String(r.body(), StandardCharsets.UTF_8));
-        long retryAfter = retryAfter(r.headers().firstValue("Retry-After").orElse(null));
-        if (r.statusCode() == 401) {
+        long retryAfter = retryAfter(r.header("Retry-After"));
+        if (r.status() == 401) {
             throw new Refused(peer + " refused the probe key (401): " + body + "; the agents' keys differ, their clocks by "
                     + "more than " + EndpointAuth.WINDOW_SECONDS + " s, or one is an older fabricd (agents exchange endpoints with "
                     + "agents of their own release only: upgrade them together)", 401, body, retryAfter);
         }
-        if (r.statusCode() != 200) {
-            throw new Refused(peer + " answered " + r.statusCode() + ": " + body, r.statusCode(), body, retryAfter);
+        if (r.status() != 200) {
+            throw new Refused(peer + " answered " + r.status() + ": " + body, r.status(), body, retryAfter);
         }
-        String agent = auth.answerer(x.nonce(), x.id(), r.body(), r.headers().firstValue(EndpointAuth.ANSWER_HEADER).orElse(null));
+        String agent = auth.answerer(x.nonce(), x.id(), r.body(), r.header(EndpointAuth.ANSWER_HEADER));
         if (agent == null) {
             throw new IOException(peer + " sent " + what + " not signed with the probe key by the agent it was asked of: not a "
                     + "fabricd agent of this fabric (or an older fabricd)");
@@ -168,30 +169,116 @@ public final class EndpointClient {
     }
 
     /** One request and its answer, and the nonce and agent id the answer must be signed for. */
-    private record Exchange(HttpResponse<byte[]> answer, String nonce, String id) {
+    private record Exchange(Answer answer, String nonce, String id) {
+    }
+
+    /** An HTTP answer: its status, its headers (names in lower case, the first of each) and its body. */
+    private record Answer(int status, Map<String, String> headers, byte[] body) {
+        String header(String name) {
+            return headers.get(name.toLowerCase(Locale.ROOT));
+        }
     }
 
     /** Sends the request signed for the agent of {@code id}; its answer, read by {@code deadline} (System.nanoTime, {@code within} from the start). */
     private Exchange send(URI uri, String peer, String path, byte[] post, String id, long deadline, Duration within) throws IOException {
-        long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         String method = post == null ? "GET" : "POST";
         EndpointAuth.Request signed = auth.request(method, path, id, post, System.currentTimeMillis() / 1000);
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofMillis(left)).header(EndpointAuth.REQUEST_HEADER, signed.header());
-        HttpRequest req = post == null ? b.GET().build()
-                : b.header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(post)).build();
-        CompletableFuture<HttpResponse<byte[]>> call = http.sendAsync(req, info -> new Bounded(MAX_ANSWER_BYTES));
-        try {
-            return new Exchange(call.get(left, TimeUnit.MILLISECONDS), signed.nonce(), id);
-        } catch (InterruptedException e) {
-            call.cancel(true);
-            Thread.currentThread().interrupt();
+        String host = uri.getHost().startsWith("[") ? uri.getHost().substring(1, uri.getHost().length() - 1) : uri.getHost();
+        byte[] head = (method + " " + path + " HTTP/1.1\r\nHost: " + uri.getRawAuthority() + "\r\n" + EndpointAuth.REQUEST_HEADER + ": "
+                + signed.header() + "\r\nConnection: close\r\n" + (post == null ? "" : "Content-Type: application/json\r\n")
+                + "Content-Length: " + (post == null ? 0 : post.length) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        boolean connected = false;
+        try (SocketChannel ch = SocketChannel.open(); Socket plain = ch.socket()) { // a channel's socket: an interrupt ends its calls
+            plain.connect(new InetSocketAddress(host, uri.getPort()), (int) Math.max(1, Math.min(timeout.toMillis(), millisTo(deadline))));
+            connected = true;
+            Socket s = tls == null ? plain : tls.getSocketFactory().createSocket(plain, host, uri.getPort(), true);
+            s.setSoTimeout((int) Math.max(1, millisTo(deadline)));
+            s.getOutputStream().write(post == null ? head : concat(head, post));
+            return new Exchange(read(s, deadline), signed.nonce(), id);
+        } catch (SocketTimeoutException e) {
+            throw new IOException("cannot reach " + peer + ": " + (connected ? "no complete answer within " + within.toMillis() + " ms"
+                    : "no connection within the timeout (host down or filtered?)"));
+        } catch (ClosedByInterruptException e) {
             throw new IOException("interrupted");
-        } catch (TimeoutException e) {
-            call.cancel(true);
-            throw new IOException("cannot reach " + peer + ": no complete answer within " + within.toMillis() + " ms");
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause() == null ? e : e.getCause();
-            throw new IOException("cannot reach " + peer + ": " + why(c, uri.getHost()));
+        } catch (IOException | UnresolvedAddressException e) {
+            throw new IOException("cannot reach " + peer + ": " + why(e, host));
+        }
+    }
+
+    private static long millisTo(long deadline) {
+        return TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+
+    /**
+     * The whole answer (the peer closes after it), read by the deadline however slowly it comes,
+     * and at most {@link #MAX_ANSWER_BYTES} of body (a rogue peer's endless answer).
+     */
+    private static Answer read(Socket s, long deadline) throws IOException {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        InputStream in = s.getInputStream();
+        byte[] chunk = new byte[8192];
+        for (int n; (n = in.read(chunk)) >= 0;) {
+            if (got.size() + n > MAX_ANSWER_BYTES + chunk.length) {
+                throw new IOException("answer larger than " + MAX_ANSWER_BYTES + " bytes");
+            }
+            got.write(chunk, 0, n);
+            long left = millisTo(deadline);
+            if (left <= 0) {
+                throw new SocketTimeoutException();
+            }
+            s.setSoTimeout((int) left);
+        }
+        byte[] all = got.toByteArray();
+        String text = new String(all, StandardCharsets.ISO_8859_1);
+        int end = text.indexOf("\r\n\r\n");
+        String[] lines = (end < 0 ? text : text.substring(0, end)).split("\r\n");
+        if (end < 0 || !lines[0].matches("HTTP/1\\.[01] \\d{3}( .*)?")) {
+            throw new IOException("not an HTTP answer: " + OneLine.of(lines[0], 60));
+        }
+        Map<String, String> headers = new TreeMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int c = lines[i].indexOf(':');
+            if (c > 0) {
+                headers.putIfAbsent(lines[i].substring(0, c).strip().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).strip());
+            }
+        }
+        byte[] body = Arrays.copyOfRange(all, end + 4, all.length);
+        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
+            body = unchunked(body);
+        }
+        return new Answer(Integer.parseInt(lines[0].substring(9, 12)), headers, body);
+    }
+
+    /** A chunked body's data (a peer behind a proxy that re-frames answers). */
+    private static byte[] unchunked(byte[] b) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int i = 0;
+        while (true) {
+            int eol = i;
+            while (eol + 1 < b.length && (b[eol] != '\r' || b[eol + 1] != '\n')) {
+                eol++;
+            }
+            String size = new String(b, i, Math.max(0, eol - i), StandardCharsets.ISO_8859_1).split(";")[0].strip();
+            int n;
+            try {
+                n = Integer.parseInt(size, 16);
+            } catch (NumberFormatException e) {
+                throw new IOException("a chunked answer cut short");
+            }
+            if (n == 0) {
+                return out.toByteArray();
+            }
+            if (eol + 2 + n > b.length) {
+                throw new IOException("a chunked answer cut short");
+            }
+            out.write(b, eol + 2, n);
+            i = eol + 2 + n + 2;
         }
     }
 
@@ -234,53 +321,6 @@ public final class EndpointClient {
         return Math.min(86_400, Long.parseLong(v.strip()));
     }
 
-    /** A body subscriber that gives up beyond {@code max} bytes (a rogue peer's endless answer). */
-    private static final class Bounded implements HttpResponse.BodySubscriber<byte[]> {
-        private final int max;
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        private final CompletableFuture<byte[]> result = new CompletableFuture<>();
-        private Flow.Subscription subscription;
-
-        Bounded(int max) {
-            this.max = max;
-        }
-
-        @Override
-        public CompletionStage<byte[]> getBody() {
-            return result;
-        }
-
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            subscription = s;
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(List<ByteBuffer> items) {
-            for (ByteBuffer b : items) {
-                if (out.size() + b.remaining() > max) {
-                    subscription.cancel();
-                    result.completeExceptionally(new IOException("answer larger than " + max + " bytes"));
-                    return;
-                }
-                byte[] chunk = new byte[b.remaining()];
-                b.get(chunk);
-                out.write(chunk, 0, chunk.length);
-            }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-            result.completeExceptionally(t);
-        }
-
-        @Override
-        public void onComplete() {
-            result.complete(out.toByteArray());
-        }
-    }
-
     /** The host part of HOST:PORT ([v6]:port). */
     public static String host(String peer) {
         if (peer.startsWith("[")) {
@@ -291,21 +331,13 @@ public final class EndpointClient {
         return c < 0 ? peer : peer.substring(0, c);
     }
 
-    /**
-     * What went wrong in words, not an exception's class name. A name that does not resolve is said
-     * as such: the HTTP client reports it as a ConnectException caused by an UnresolvedAddressException.
-     */
+    /** What went wrong in words, not an exception's class name. */
     static String why(Throwable c, String host) {
-        for (Throwable t = c; t != null; t = t.getCause()) {
-            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
-                return "cannot resolve host " + host;
-            }
+        if (c instanceof UnresolvedAddressException || c instanceof UnknownHostException) {
+            return "cannot resolve host " + host;
         }
         if (c instanceof ConnectException) {
             return "connection refused (no agent listening there?)";
-        }
-        if (c instanceof HttpConnectTimeoutException) {
-            return "no connection within the timeout (host down or filtered?)";
         }
         if (c instanceof SSLException) {
             return "TLS failed (" + c.getMessage() + "); does the peer serve TLS, and does --tls match?";

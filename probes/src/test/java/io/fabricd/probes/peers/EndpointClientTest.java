@@ -153,6 +153,67 @@ class EndpointClientTest {
     }
 
     @Test
+    void aRequestIsAPlainSocketsOwnThreadNeedsNoClientThreads() throws Exception {
+        String peer = serve(agent(PEER_1.agentId(), PEER_1, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
+        EndpointClient client = new EndpointClient(KEY, Duration.ofSeconds(5));
+        assertThat(client.fetch(peer).host()).isEqualTo("peer-1");
+        // the JDK's HttpClient kept a selector thread per client (and loaded ~800 classes, TLS's among them, for plain HTTP)
+        assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("HttpClient"));
+    }
+
+    @Test
+    @Timeout(30)
+    void anInterruptEndsARequestAtOnce() throws Exception {
+        String peer = serve(x -> {
+            try {
+                Thread.sleep(20_000); // never answers in time
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = new Thread(() -> {
+            try {
+                new EndpointClient(KEY, Duration.ofSeconds(20)).fetch(peer);
+            } catch (IOException e) {
+                failed.set(e);
+            }
+        });
+        t.start();
+        Thread.sleep(300);
+        long t0 = System.nanoTime();
+        t.interrupt();
+        t.join(5_000);
+        assertThat(t.isAlive()).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+        assertThat(failed.get()).hasMessage("interrupted");
+    }
+
+    @Test
+    void aChunkedAnswerIsReadWhole() throws Exception {
+        byte[] endpoint = ENDPOINT.getBytes(StandardCharsets.UTF_8);
+        String peer = serve(x -> {
+            String h = x.getRequestHeaders().getFirst(EndpointAuth.REQUEST_HEADER);
+            try {
+                if (!h.split(":")[3].equals(PEER_1.agentId())) {
+                    x.getResponseHeaders().add(EndpointAuth.AGENT_ID_HEADER, PEER_1.agentId());
+                    x.sendResponseHeaders(401, -1);
+                    return;
+                }
+                x.getResponseHeaders().add(EndpointAuth.ANSWER_HEADER, PEER_1.answerHeader(nonceOf(x), endpoint));
+                x.sendResponseHeaders(200, 0); // chunked
+                for (byte b : endpoint) { // a chunk a byte
+                    x.getResponseBody().write(b);
+                    x.getResponseBody().flush();
+                }
+            } catch (IOException e) {
+                // gone
+            }
+        });
+        assertThat(new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(peer).host()).isEqualTo("peer-1");
+    }
+
+    @Test
     void anUnsignedOrMisSignedAnswerIsRefused() throws Exception {
         String unsigned = serve(agent(PEER_1.agentId(), null, ENDPOINT.getBytes(StandardCharsets.UTF_8)));
         assertThatThrownBy(() -> new EndpointClient(KEY, Duration.ofSeconds(5)).fetch(unsigned))
