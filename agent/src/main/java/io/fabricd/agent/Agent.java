@@ -51,8 +51,6 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.micrometer.MicrometerMetricsFactory;
-import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
@@ -68,7 +66,7 @@ import java.util.logging.Logger;
 
 /**
  * {@code fabricd run}: one Prometheus registry shared by fabricd's families, client_java's JVM
- * metrics (the only JVM metrics), and Micrometer (Vert.x HTTP metrics and fabricd's self metrics);
+ * metrics (the only JVM metrics), and Micrometer (fabricd's self metrics);
  * a collection loop; a Vert.x HTTP server.
  */
 public final class Agent implements AutoCloseable {
@@ -175,13 +173,13 @@ public final class Agent implements AutoCloseable {
                 limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, Meters.http(meters));
         vertx = Vertx.builder()
                 .withTransport(bounds.transport())
-                .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true))
-                        .setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2)
+                // no Vert.x metrics (vertx_http_server_*): their meters cost every request and
+                // connection a share of the event loop, and memory (docs/benchmarks.md)
+                .with(new VertxOptions().setEventLoopPoolSize(1).setWorkerPoolSize(2).setInternalBlockingPoolSize(2)
                         // Vert.x's blocked-thread warning looks every 5 s, not every second: a
                         // wake-up of its timer thread less per second on an agent that is mostly
                         // idle; a handler blocking the event loop is still logged
                         .setBlockedThreadCheckInterval(5000))
-                .withMetrics(new MicrometerMetricsFactory(meters))
                 .build();
         bounds.watchUnread(vertx);
         String pair = web != null && web.tls() ? TlsKeyPair.problem(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile())) : null;

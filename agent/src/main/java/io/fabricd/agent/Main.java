@@ -33,7 +33,6 @@ import picocli.CommandLine;
 public final class Main implements Runnable {
     /** JUL holds loggers weakly: keep the ones whose level fabricd sets. */
     private static final Logger NETTY = Logger.getLogger("io.netty");
-    private static final Logger MICROMETER = Logger.getLogger("io.micrometer");
     /** fabric8's informer logs a stack trace at WARNING on every retry; the probe service reports the problem once. */
     private static final Logger FABRIC8 = Logger.getLogger("io.fabric8");
 
@@ -95,8 +94,6 @@ public final class Main implements Runnable {
         root.addHandler(h);
         root.setLevel(Level.INFO);
         NETTY.setLevel(Level.WARNING);
-        // vertx-micrometer registers some gauges twice and says so once at WARNING: harmless
-        MICROMETER.setLevel(Level.SEVERE);
         FABRIC8.setLevel(Level.SEVERE);
     }
 }
