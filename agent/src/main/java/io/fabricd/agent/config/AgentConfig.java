@@ -194,9 +194,10 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
      *                            value is lowered to that with a warning at start (4 to 1048576). One
      *                            more closes a never-used or the longest idle connection, so a
      *                            connection flood costs bounded memory and scrapes are still answered
-     * @param maxRequests         most requests in flight at once (40, node_exporter's
-     *                            --web.max-requests; 1 to 65536, at most max_connections); one more
-     *                            gets 503. /healthz and /readyz are answered outside it
+     * @param maxRequests         most requests in flight at once (64: above fifty scrapers at once,
+     *                            which node_exporter's 40 refuses a quarter of; 1 to 65536, at most
+     *                            max_connections); one more gets 503. /healthz and /readyz are
+     *                            answered outside it
      * @param webConfigFile       a web configuration file in the Prometheus exporters' format (TLS,
      *                            client certificates, basic auth; docs/security.md); none: plain HTTP for
      *                            everyone. --web.config.file overrides it
@@ -213,7 +214,7 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
             maxHeaderBytes = maxHeaderBytes == null ? 16 * 1024 : maxHeaderBytes;
             maxRequestLineBytes = maxRequestLineBytes == null ? 8 * 1024 : maxRequestLineBytes;
             maxConnections = maxConnections == null ? 0 : maxConnections;
-            maxRequests = maxRequests == null ? 40 : maxRequests;
+            maxRequests = maxRequests == null ? 64 : maxRequests;
         }
 
         public Http withWebConfigFile(String file) {
