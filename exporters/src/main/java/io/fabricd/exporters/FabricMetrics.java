@@ -5,9 +5,7 @@ import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.NotJudged;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -17,7 +15,6 @@ import java.util.List;
  */
 public final class FabricMetrics implements MultiCollector {
     private volatile MetricSnapshots latest = new MetricSnapshots(List.of());
-    private volatile List<String> names = List.of();
     private final boolean allNetdevStats;
 
     public FabricMetrics() {
@@ -41,13 +38,7 @@ public final class FabricMetrics implements MultiCollector {
 
     /** ... and what the checks could not judge, and the host's expected inventory (null: none kept). */
     public synchronized void update(HostModel model, List<Finding> findings, List<NotJudged> notJudged, Inventory inventory) {
-        MetricSnapshots snaps = build(new Families(), model, allNetdevStats, findings, notJudged, inventory);
-        List<String> n = new ArrayList<>(snaps.size());
-        for (MetricSnapshot s : snaps) {
-            n.add(s.getMetadata().getPrometheusName());
-        }
-        latest = snaps;
-        names = List.copyOf(n);
+        latest = build(new Families(), model, allNetdevStats, findings, notJudged, inventory);
     }
 
     public static MetricSnapshots build(HostModel model) {
@@ -93,15 +84,5 @@ public final class FabricMetrics implements MultiCollector {
     @Override
     public MetricSnapshots collect() {
         return latest;
-    }
-
-    /**
-     * The names of the latest collection's families: a registry scrape filtered by name skips this
-     * collector when it wants none of them. Empty before the first collection.
-     */
-    @Override
-    @SuppressWarnings("deprecation") // client_java 1.10 still filters a scrape by name with it
-    public List<String> getPrometheusNames() {
-        return names;
     }
 }

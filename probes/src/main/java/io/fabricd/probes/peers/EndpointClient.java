@@ -248,38 +248,10 @@ public final class EndpointClient {
                 headers.putIfAbsent(lines[i].substring(0, c).strip().toLowerCase(Locale.ROOT), lines[i].substring(c + 1).strip());
             }
         }
-        byte[] body = Arrays.copyOfRange(all, end + 4, all.length);
-        if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
-            body = unchunked(body);
+        if (headers.containsKey("transfer-encoding")) { // an agent's answers have a length; a proxy's re-framing is refused
+            throw new IOException("answered in chunks, as no fabricd agent answers (a proxy in between?)");
         }
-        return new Answer(Integer.parseInt(lines[0].substring(9, 12)), headers, body);
-    }
-
-    /** A chunked body's data (a peer behind a proxy that re-frames answers). */
-    private static byte[] unchunked(byte[] b) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        int i = 0;
-        while (true) {
-            int eol = i;
-            while (eol + 1 < b.length && (b[eol] != '\r' || b[eol + 1] != '\n')) {
-                eol++;
-            }
-            String size = new String(b, i, Math.max(0, eol - i), StandardCharsets.ISO_8859_1).split(";")[0].strip();
-            int n;
-            try {
-                n = Integer.parseInt(size, 16);
-            } catch (NumberFormatException e) {
-                throw new IOException("a chunked answer cut short");
-            }
-            if (n == 0) {
-                return out.toByteArray();
-            }
-            if (eol + 2 + n > b.length) {
-                throw new IOException("a chunked answer cut short");
-            }
-            out.write(b, eol + 2, n);
-            i = eol + 2 + n + 2;
-        }
+        return new Answer(Integer.parseInt(lines[0].substring(9, 12)), headers, Arrays.copyOfRange(all, end + 4, all.length));
     }
 
     /**
