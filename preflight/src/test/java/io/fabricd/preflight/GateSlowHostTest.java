@@ -108,7 +108,7 @@ class GateSlowHostTest {
         assertThat(h.p90().holdSeconds()).isCloseTo(31 * MS, within(1e-12));
         assertThat(h.p90().above()).isTrue();
         assertThat(h.slow()).isTrue();
-        assertThat(slow.evidence()).doesNotContainKey(Evidence.BAD_PARTNERS);
+        assertThat(slow.evidence().badPartners()).isNull();
 
         assertThat(v.excluded()).containsExactly("gpu005");
         for (String partner : List.of("gpu004", "gpu006")) {
@@ -211,7 +211,7 @@ class GateSlowHostTest {
         Verdicts v = Gate.decide(reachable(names), ring(names, hold, "n3", 15), DEFAULTS);
         assertThat(v.excluded()).containsExactly("n3");
         assertThat(node(v, "n3").reasons()).singleElement().asString().startsWith("n3: slow host: ");
-        assertThat(node(v, "n3").evidence()).doesNotContainKey(Evidence.BAD_PARTNERS);
+        assertThat(node(v, "n3").evidence().badPartners()).isNull();
         for (String partner : List.of("n2", "n4")) {
             assertThat(node(v, partner).verdict()).as(partner).isEqualTo(Verdict.PASS);
             LinkVerdict l = link(v, partner, "n3");
@@ -291,14 +291,14 @@ class GateSlowHostTest {
         }
         Verdicts v = Gate.decide(reachable(names), few, DEFAULTS);
         assertThat(node(v, "n4").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(node(v, "n4").evidence()).doesNotContainKey(Evidence.HOST);
+        assertThat(node(v, "n4").evidence().host()).isNull();
 
         // agents of an older release say no hold: nothing is judged, nothing claimed
         List<LinkInput> silent = ring(names, hold, null, 0).stream()
                 .map(l -> LinkInput.probes(l.a(), l.b(), l.transport(), l.sent(), l.lost(), l.p50Seconds())).toList();
         Verdicts old = Gate.decide(reachable(names), silent, DEFAULTS);
         assertThat(old.allPass()).isTrue();
-        assertThat(old.nodes()).allSatisfy(n -> assertThat(n.evidence()).doesNotContainKey(Evidence.HOST));
+        assertThat(old.nodes()).allSatisfy(n -> assertThat(n.evidence().host()).isNull());
     }
 
     @Test
@@ -354,8 +354,7 @@ class GateSlowHostTest {
         assertThat(hostOf(node(v, "n1"))).extracting(HostHold::transport).containsExactly("rdma", "udp");
     }
 
-    @SuppressWarnings("unchecked")
     private static List<HostHold> hostOf(NodeVerdict n) {
-        return (List<HostHold>) n.evidence().get(Evidence.HOST);
+        return n.evidence().host();
     }
 }
