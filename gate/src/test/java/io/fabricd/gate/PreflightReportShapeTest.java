@@ -3,6 +3,7 @@ package io.fabricd.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;
 import io.fabricd.preflight.LinkInput;
@@ -15,9 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,13 +32,9 @@ class PreflightReportShapeTest {
 
     @Test
     void theReportKeepsItsShape() throws Exception {
-        Map<String, String> subject = new LinkedHashMap<>();
-        subject.put("port", "1");
-        subject.put("device", "mlx5_0");
-        subject.put("lane", "3");
         List<NodeInput> nodes = List.of(
                 NodeInput.reachable("n1", List.of()),
-                NodeInput.reachable("n2", List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC", "enable PFC", subject))),
+                NodeInput.reachable("n2", List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC", "enable PFC", Subject.port("mlx5_0", 1).withPriority(3)))),
                 NodeInput.reachable("n3", List.of()),
                 NodeInput.reachable("n4", List.of()),
                 NodeInput.reachable("n5", List.of()),

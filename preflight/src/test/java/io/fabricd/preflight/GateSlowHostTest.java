@@ -6,6 +6,7 @@ import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -328,7 +329,7 @@ class GateSlowHostTest {
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
         nodes.set(1, NodeInput.unreachable("n2", "connect timed out"));
         nodes.set(4, NodeInput.reachable("n5", List.of(new FindingInput("pfc_missing", io.fabricd.model.finding.Severity.CRITICAL,
-                "no PFC", "enable PFC", Map.of()))));
+                "no PFC", "enable PFC", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, ring(names, hold, null, 0), DEFAULTS);
         assertThat(node(v, "n2").verdict()).isEqualTo(Verdict.UNKNOWN);
         assertThat(node(v, "n2").reasons()).singleElement().asString().contains("agent unreachable");

@@ -6,10 +6,10 @@ import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +37,8 @@ class GateTest {
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
         nodes.set(6, NodeInput.reachable("gpu007", List.of(
                 new FindingInput("pfc_missing", Severity.CRITICAL, "RoCE traffic class 3 has no PFC", "fix the switch/NIC PFC config.",
-                        Map.of("device", "mlx5_0", "port", "1")),
-                new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", "enable ECN", Map.of()))));
+                        Subject.port("mlx5_0", 1)),
+                new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", "enable ECN", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
         NodeVerdict n = node(v, "gpu007");
         assertThat(n.verdict()).isEqualTo(Verdict.EXCLUDE);
@@ -55,7 +55,7 @@ class GateTest {
     @Test
     void warningsExcludeWhenThePolicySaysSo() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", null,
-                Map.of()))), NodeInput.reachable("b", List.of()));
+                Subject.HOST))), NodeInput.reachable("b", List.of()));
         Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 1e-3, 10, 0.8, 20, false, 1);
         Verdicts v = Gate.decide(nodes, List.of(), warning);
         assertThat(v.excluded()).containsExactly("a");
@@ -322,7 +322,7 @@ class GateTest {
     void aNodeExcludedForItsFindingsIsNotReRun() {
         List<String> names = Hostlist.parse("n[1-6]");
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
-        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Map.of()))));
+        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
         assertThat(v.suspectNodes()).isEmpty();
         assertThat(v.knownGood()).containsExactly("n2", "n3", "n4", "n5", "n6");
@@ -331,7 +331,7 @@ class GateTest {
     @Test
     void reasonsStayOneBoundedLineWhateverAnAgentSent() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("x\ny", Severity.CRITICAL, "line one\r\nline two",
-                "z".repeat(5000), Map.of("device", "d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
+                "z".repeat(5000), Subject.device("d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
         Verdicts v = Gate.decide(nodes, List.of(), DEFAULTS);
         for (NodeVerdict n : v.nodes()) {
             assertThat(n.reasons()).allSatisfy(r -> assertThat(r).doesNotContain("\n", "\r").hasSizeLessThan(1200));
