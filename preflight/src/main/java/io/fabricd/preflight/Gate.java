@@ -68,13 +68,13 @@ public final class Gate {
         return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects());
     }
 
-    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
     /** A node's links: how many were judged, how many of them passed. */
     private static final class Tally {
         int judged;
         int passed;
     }
 
+    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
     private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, Policy policy) {
         List<String> reasons = new ArrayList<>(call.reasons());
         List<String> partners = null;

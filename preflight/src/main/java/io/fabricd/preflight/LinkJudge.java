@@ -116,10 +116,11 @@ final class LinkJudge {
                 each.put(t, new LinkVerdict.RoundTrip(p.p50(), medianP50.get(t)));
             }
         });
+        // how the test that gave the worst ratio failed, else why no test gave one
+        String bandwidthWhy = l.bandwidthFailure != null ? l.bandwidthFailure : l.bandwidth == null ? l.bandwidthWhy : null;
         return new LinkVerdict.Evidence(l.sent, l.lost, l.loss(), medianLoss, main == null ? null : l.byTransport.get(main).p50(),
                 main == null ? null : medianP50.get(main), each.size() > 1 ? each : null, l.bandwidth,
-                l.bandwidthBps == null ? null : new LinkVerdict.Rate(l.bandwidthBps, l.ceilingBps),
-                l.bandwidthFailure != null ? l.bandwidthFailure : l.bandwidth == null ? l.bandwidthWhy : null, List.copyOf(l.transports),
+                l.bandwidthBps == null ? null : new LinkVerdict.Rate(l.bandwidthBps, l.ceilingBps), bandwidthWhy, List.copyOf(l.transports),
                 l.sent < policy.minSamples() ? l.probeWhy : null, null);
     }
 

@@ -35,7 +35,8 @@ public record LinkVerdict(String a, String b, Verdict verdict, List<String> reas
      * @param p50ByTransport of a link probed over more than one transport: each one's (a round trip is
      *                       compared within its transport); else null
      * @param bandwidthRatio the worst of its bandwidth tests' ratios
-     * @param rate           what the test that gave that ratio moved and the ceiling it was held to; null when no test moved data
+     * @param rate           what the test that gave that ratio moved and the ceiling it was held to, written in its place as
+     *                       two keys of this object; null when no test moved data
      * @param bandwidthWhy   why no ratio was measured, or how the test failed after the peer accepted it
      * @param probeWhy       of a link probed too little: why an attempt to probe it gave nothing
      * @param blame          of a bad link: {@link #BLAME_LINK}, a node's name or {@link #BLAME_UNKNOWN}; else null
