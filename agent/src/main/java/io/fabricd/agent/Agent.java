@@ -85,7 +85,7 @@ public final class Agent implements AutoCloseable {
     /** TLS and basic auth; null: plain HTTP for everyone. */
     private final WebConfig web;
     private ProbeService probes;
-    private BandwidthServing bandwidth;
+    private BandwidthServing bandwidth = BandwidthServing.NONE;
     /** The one slot for the bandwidth tests this agent writes: its schedule's and the preflight gate's. */
     private final Semaphore writes = new Semaphore(1);
     /** What the job gate asks (fabricd preflight); null when probing is off. */
@@ -187,6 +187,7 @@ public final class Agent implements AutoCloseable {
             close();
             throw new IllegalArgumentException("web config file " + config.http().webConfigFile() + ": tls_server_config: " + pair);
         }
+        EndpointSignatures signed = null; // no probe key: the signed routes answer 503 to anyone
         if (probeKey != null) {
             try {
                 probes = new ProbeService(config.probe(), probeKey, udpHost(), this::hostname,
@@ -194,6 +195,7 @@ public final class Agent implements AutoCloseable {
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe().endpointTls() != null ? config.probe().endpointTls() : web != null && web.tls()).start();
                 loop.probeResults(probes::results);
+                signed = new EndpointSignatures(probes.endpointAuth(), meters);
                 if (web != null && web.tls() && web.clientAuth() == WebConfig.ClientAuth.REQUIRED
                         && (!config.probe().peers().isEmpty() || !config.probe().dns().isEmpty() || config.probe().kubernetes().enabled())) {
                     LOG.warning("web config: client_auth_type RequireAndVerifyClientCert, but agents present no client certificate "
@@ -205,7 +207,7 @@ public final class Agent implements AutoCloseable {
                 }
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
                         new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
-                preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth == null ? null : bandwidth.server(),
+                preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth.server(),
                         () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName);
             } catch (IOException | UnsupportedAddressTypeException e) {
                 close();
@@ -222,9 +224,8 @@ public final class Agent implements AutoCloseable {
         HttpServerOptions opts = ServerSetup.options(limits.idleTimeout(), limits.maxHeaderBytes(), limits.maxRequestLineBytes(), tls);
         try {
             HttpApi http = new HttpApi(vertx, loop, registry, probes);
-            EndpointSignatures signed = probes == null ? null : new EndpointSignatures(probes.endpointAuth(), meters);
             List<Route> routes = new ArrayList<>(http.routes(signed));
-            routes.addAll(BandwidthApi.routes(vertx, bandwidth == null ? null : bandwidth.server(), signed,
+            routes.addAll(BandwidthApi.routes(vertx, bandwidth.server(), signed,
                     BandwidthServing.off(config, source, probeKey, natives.verbs())));
             routes.addAll(PreflightApi.routes(vertx, preflight, signed));
             server = vertx.createHttpServer(opts)
@@ -326,9 +327,7 @@ public final class Agent implements AutoCloseable {
         if (nodeLock != null) {
             nodeLock.close();
         }
-        if (bandwidth != null) {
-            bandwidth.close();
-        }
+        bandwidth.close();
         if (probes != null) {
             probes.close();
         }

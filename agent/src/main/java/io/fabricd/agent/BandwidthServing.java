@@ -38,6 +38,8 @@ import java.util.logging.Logger;
  */
 final class BandwidthServing implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(BandwidthServing.class.getName());
+    /** Neither a server nor a schedule: the paths answer {@link #off}'s reason. */
+    static final BandwidthServing NONE = new BandwidthServing(null, null);
 
     private final BandwidthServer server;
     private final ScheduledExecutorService scheduler;
@@ -55,14 +57,14 @@ final class BandwidthServing implements AutoCloseable {
     /**
      * On a live host with the verbs shim (the caller has the probe key): the server when
      * bandwidth.serve is on, the schedule when bandwidth.interval is set, their metrics registered
-     * and their results judged with the loop's collections; null when neither runs ({@link #off} says why).
+     * and their results judged with the loop's collections; {@link #NONE} when neither runs ({@link #off} says why).
      */
     static BandwidthServing start(AgentConfig config, HostSource source, CollectionLoop loop, PrometheusRegistry registry,
                                   ProbeService probes, VerbsShim verbs, EndpointClient endpoints, Supplier<String> hostname,
                                   Semaphore writes) {
         AgentConfig.Bandwidth b = config.bandwidth();
         if (!b.serve() && b.interval().isZero() || source.isSnapshot() || verbs.rcUnavailable() != null) {
-            return null;
+            return NONE;
         }
         Function<String, VerbsPorts.Port> ports = ports(config.probe().gidIndex());
         Supplier<Ceiling.Local> local = () -> Ceiling.Local.of(loop.latest() == null ? null : loop.latest().model());

@@ -180,19 +180,9 @@ class ArchitectureTest {
                 .should(haveAtMostPublicMethods(15)).check(MAIN);
     }
 
-    /**
-     * Classes allowed a Map<String, Object>, named without a package so that a move keeps them: JSON
-     * edges, where the map is a JSON object on its way out. Today the request bodies the gate posts
-     * (AgentAsk) and the verdicts' evidence in the gate's report (NodeVerdict, LinkVerdict and the
-     * judges' calls that make it); each to be typed as a record or kept here on purpose.
-     */
-    private static final Set<String> MAPS_OF_OBJECTS_ALLOWED = Set.of("AgentAsk", "NodeVerdict", "LinkVerdict", "NodeJudge", "LinkJudge");
-
     @Test
     void noMapsOfUntypedValues() {
         classes().that().resideInAPackage("io.fabricd..")
-                .and(DescribedPredicate.describe("not allowed one", (JavaClass c) -> !MAPS_OF_OBJECTS_ALLOWED.contains(
-                        c.getName().substring(c.getPackageName().length() + 1).replaceFirst("\\$.*", ""))))
                 .should(notHoldMapsOfObjects())
                 .because("a record says what each value is; a Map<String, Object> leaves every reader to guess").check(MAIN);
     }

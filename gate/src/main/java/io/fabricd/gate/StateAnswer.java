@@ -8,9 +8,7 @@ import io.fabricd.preflight.FindingInput;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * An agent's answer to {@code POST /api/v1/preflight/state} ({@link PreflightWire.StateAnswer}) as
@@ -47,9 +45,10 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             String id = f == null ? null : f.severity();
             Severity sev = Arrays.stream(Severity.values()).filter(x -> x.id().equals(id)).findFirst().orElse(null);
             if (sev == null || f.check() == null) {
-                throw new IOException("answered a finding without a check or a known severity: not a fabricd agent of this release?");
+                throw new IOException("answered a finding without a check, a known severity or a readable subject: not a fabricd agent"
+                        + " of this release?");
             }
-            findings.add(new FindingInput(f.check(), sev, f.summary(), f.remediation(), subject(f.subject())));
+            findings.add(new FindingInput(f.check(), sev, f.summary(), f.remediation(), f.subject()));
         }
         List<Window> windows = new ArrayList<>();
         for (Window w : j.windows()) {
@@ -60,14 +59,5 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
         }
         Double interval = j.intervalSeconds() != null && j.intervalSeconds() > 0 ? j.intervalSeconds() : null;
         return new StateAnswer(j.node(), j.host(), j.collectedAt(), interval, findings, windows);
-    }
-
-    /** The finding's subject as strings ({"device":"mlx5_0","port":"1"}). */
-    private static Map<String, String> subject(Map<String, JsonNode> s) {
-        Map<String, String> m = new LinkedHashMap<>();
-        if (s != null) {
-            s.forEach((k, v) -> m.put(k, v == null ? "null" : v.isValueNode() ? v.asText() : v.toString()));
-        }
-        return m;
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.LinkVerdict;
+import io.fabricd.preflight.NodeInput;
 import io.fabricd.preflight.NodeVerdict;
 import io.fabricd.preflight.Verdict;
 import io.fabricd.probes.peers.EndpointClient;
@@ -42,7 +43,7 @@ class PreflightAnswersTest {
         Map<String, NodeVerdict> v = new LinkedHashMap<>();
         r.verdicts().nodes().forEach(n -> v.put(n.node(), n));
 
-        assertThat(v.get("gpu0001").evidence()).containsEntry("state", "refused");
+        assertThat(v.get("gpu0001").evidence().state()).isEqualTo(NodeInput.State.REFUSED);
         assertThat(v.get("gpu0001").reasons().get(0)).startsWith("gpu0001: agent refused the probe key (gpu0001:9530 answered 401: "
                 + "preflight requests need a valid X (bad signature)): check that the key is the fabric's, that both clocks are right");
         assertThat(v.get("gpu0002").reasons().get(0)).isEqualTo("gpu0002: agent could not answer (gpu0002:9530 answered 404 to "
@@ -58,7 +59,7 @@ class PreflightAnswersTest {
                 + "request is at most 65536 bytes: upgrade the agent and this command to one release");
         assertThat(v.get("gpu0007").reasons().get(0)).contains("answered 500: it failed answering: NullPointerException: see its log");
         for (String n : new String[] {"gpu0002", "gpu0003", "gpu0005", "gpu0006", "gpu0007"}) {
-            assertThat(v.get(n).evidence()).as(n).containsEntry("state", "unavailable");
+            assertThat(v.get(n).evidence().state()).as(n).isEqualTo(NodeInput.State.UNAVAILABLE);
             assertThat(v.get(n).reasons().get(0)).as(n).doesNotContain("probe key");
         }
         assertThat(r.verdicts().unknown()).containsExactly("gpu0001", "gpu0002", "gpu0003", "gpu0005", "gpu0006", "gpu0007");
@@ -80,8 +81,8 @@ class PreflightAnswersTest {
         // the other way round measured it: judged on that, nothing held against it for the test that did not start
         LinkVerdict refused = link(r, "gpu0006", "gpu0007");
         assertThat(refused.verdict()).isEqualTo(Verdict.PASS);
-        assertThat(refused.evidence()).containsEntry("bandwidth_ratio", 0.9).containsEntry("bandwidth_bits_per_second", 9e10)
-                .containsEntry("bandwidth_ceiling_bits_per_second", 1e11);
+        assertThat(refused.evidence().bandwidthRatio()).isEqualTo(0.9);
+        assertThat(refused.evidence().rate()).isEqualTo(new LinkVerdict.Rate(9e10, 1e11));
         assertThat(progress.toString()).contains("8 links both ways, 14 tests measured, 1 failed once the peer accepted them, 1 not measured");
         assertThat(r.verdicts().excluded()).isEmpty();
     }

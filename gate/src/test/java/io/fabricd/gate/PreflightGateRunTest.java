@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.preflight.LinkVerdict;
+import io.fabricd.preflight.NodeInput;
 import io.fabricd.preflight.NodeVerdict;
 import io.fabricd.preflight.Policy;
 import io.fabricd.preflight.Verdict;
@@ -150,7 +151,7 @@ class PreflightGateRunTest {
                     .containsAnyOf("gpu0003->" + other + ": cannot reach gpu0003:9530: connection refused",
                             other + "->gpu0003: gpu0003:9530 runs no UDP responder")
                     .endsWith("check both agents' probe responders and logs, then rerun");
-            assertThat(l.evidence()).containsKey("probe_why");
+            assertThat(l.evidence().probeWhy()).isNotNull();
         }
     }
 
@@ -219,7 +220,7 @@ class PreflightGateRunTest {
         assertThat(s.verdicts().links()).as(shared.toString()).isEmpty();
         assertThat(s.verdicts().nodes()).allSatisfy(n -> {
             assertThat(n.verdict()).isEqualTo(Verdict.UNKNOWN);
-            assertThat(n.evidence()).containsEntry("state", "other_agent");
+            assertThat(n.evidence().state()).isEqualTo(NodeInput.State.OTHER_AGENT);
         });
     }
 
@@ -256,7 +257,7 @@ class PreflightGateRunTest {
         GateRun.Result r = fleet.run(Duration.ofSeconds(20), progress);
         assertThat(r.verdicts().unknown()).hasSize(6);
         NodeVerdict n = r.verdicts().nodes().get(0);
-        assertThat(n.evidence()).containsEntry("state", "stale");
+        assertThat(n.evidence().state()).isEqualTo(NodeInput.State.STALE);
         assertThat(n.reasons()).singleElement().asString().startsWith("gpu0001: its collection is stale (collected at ")
                 .contains(" ago, more than 3 x its collection interval of 10 s)").contains("check the agent's log and its /readyz");
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;
 import io.fabricd.preflight.Hostlist;
@@ -17,7 +18,6 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -53,7 +53,7 @@ class PreflightReportTest {
         List<String> names = List.of("n1", "n2", "n3", "n4", "n5");
         List<NodeInput> nodes = new ArrayList<>();
         nodes.add(NodeInput.reachable("n1", List.of()));
-        nodes.add(NodeInput.reachable("n2", List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC\ton 3", "fix PFC", Map.of()))));
+        nodes.add(NodeInput.reachable("n2", List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC\ton 3", "fix PFC", Subject.HOST))));
         nodes.add(NodeInput.unreachable("n3", "connection refused"));
         nodes.add(NodeInput.reachable("n4", List.of()));
         nodes.add(NodeInput.reachable("n5", List.of()));
@@ -151,7 +151,7 @@ class PreflightReportTest {
             int kind = rnd.nextInt(10);
             nodes.add(kind == 0 ? NodeInput.unreachable(name, "connection refused")
                     : kind == 1 ? NodeInput.reachable(name, List.of(new FindingInput("pfc_missing", Severity.CRITICAL, "no PFC", "fix PFC",
-                    Map.of()))) : NodeInput.reachable(name, List.of()));
+                    Subject.HOST))) : NodeInput.reachable(name, List.of()));
         }
         List<LinkInput> links = new ArrayList<>();
         for (int i = 0; i < n; i++) {

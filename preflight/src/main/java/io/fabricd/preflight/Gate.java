@@ -68,57 +68,51 @@ public final class Gate {
         return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects());
     }
 
-    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
     /** A node's links: how many were judged, how many of them passed. */
     private static final class Tally {
         int judged;
         int passed;
     }
 
+    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
     private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, Policy policy) {
         List<String> reasons = new ArrayList<>(call.reasons());
-        Map<String, Object> evidence = new LinkedHashMap<>(call.evidence());
-        evidence.put(Evidence.LINKS_JUDGED, counts.judged);
-        evidence.put(Evidence.LINKS_PASSED, counts.passed);
+        List<String> partners = null;
         Verdict verdict = call.verdict();
         if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
-            List<String> bad = loc.excluded().get(node);
+            partners = loc.excluded().get(node);
             verdict = Verdict.EXCLUDE;
-            evidence.put(Evidence.BAD_PARTNERS, bad);
-            reasons.add(node + ": bad links with " + bad.size() + " nodes that are otherwise good (" + Texts.names(bad)
+            reasons.add(node + ": bad links with " + partners.size() + " nodes that are otherwise good (" + Texts.names(partners)
                     + "): check its NIC, cable and switch port, then rerun");
         } else if (verdict == Verdict.PASS && loc.undecided().containsKey(node)) {
-            List<String> with = loc.undecided().get(node);
+            partners = loc.undecided().get(node);
             verdict = Verdict.UNKNOWN;
-            evidence.put(Evidence.BAD_PARTNERS, with);
-            reasons.add(node + ": bad link with " + Texts.names(with) + " and no other link that passed on what that one failed (probes,"
+            reasons.add(node + ": bad link with " + Texts.names(partners) + " and no other link that passed on what that one failed (probes,"
                     + " bandwidth): could not tell which end is bad; rerun to pair it with others");
         } else if (verdict == Verdict.PASS && measured && counts.judged == 0) {
             verdict = Verdict.UNKNOWN;
             reasons.add(node + ": no link measured enough to judge (fewer than " + policy.minSamples()
                     + " probes, no bandwidth test): check its probe responder and UDP port, then rerun");
         }
-        return new NodeVerdict(node, verdict, reasons, evidence);
+        return new NodeVerdict(node, verdict, reasons, call.evidence().withLinks(counts.judged, counts.passed, partners));
     }
 
     private static LinkVerdict link(LinkJudge.Call c, String blame, Map<String, Verdict> nodes, Policy policy) {
         LinkStats l = c.stats();
-        Map<String, Object> evidence = new LinkedHashMap<>(c.evidence());
         List<String> reasons = new ArrayList<>();
         if (c.verdict() == Verdict.UNKNOWN) {
             reasons.add(LinkJudge.tooFew(policy, l));
         }
         if (c.bad()) {
-            evidence.put(Evidence.BLAME, blame);
             for (LinkJudge.Problem p : c.problems()) {
                 String then = switch (blame) {
-                    case Evidence.BLAME_LINK -> p.advice();
-                    case Evidence.BLAME_UNKNOWN -> "could not tell whether " + l.a + ", " + l.b + " or the link is bad; rerun to re-pair them";
+                    case LinkVerdict.BLAME_LINK -> p.advice();
+                    case LinkVerdict.BLAME_UNKNOWN -> "could not tell whether " + l.a + ", " + l.b + " or the link is bad; rerun to re-pair them";
                     default -> "explained by " + blame + " (" + nodes.get(blame).id() + ")";
                 };
                 reasons.add(Texts.link(l.a, l.b) + ": " + p.what() + ": " + then);
             }
         }
-        return new LinkVerdict(l.a, l.b, c.verdict(), reasons, evidence);
+        return new LinkVerdict(l.a, l.b, c.verdict(), reasons, c.bad() ? c.evidence().withBlame(blame) : c.evidence());
     }
 }

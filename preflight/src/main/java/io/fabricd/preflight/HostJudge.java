@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -123,7 +122,7 @@ final class HostJudge {
     }
 
     /**
-     * A reachable node's call with its holds as evidence ({@link Evidence#HOST}) and, for each
+     * A reachable node's call with its holds as evidence ({@link NodeVerdict.Evidence#host()}) and, for each
      * transport on which it is slow, a reason of its own (its median's when that is above, else its
      * 90th percentile's): the node is excluded for its host, not for its links. A node its agent did
      * not answer for stays unknown.
@@ -132,8 +131,6 @@ final class HostJudge {
         if (holds == null || call.verdict() == Verdict.UNKNOWN) {
             return call;
         }
-        Map<String, Object> evidence = new LinkedHashMap<>(call.evidence());
-        evidence.put(Evidence.HOST, List.copyOf(holds));
         List<String> reasons = new ArrayList<>(call.reasons());
         for (HostHold h : holds) {
             Stat s = Arrays.stream(Stat.values()).filter(x -> x.of(h) != null && x.of(h).above()).findFirst().orElse(null);
@@ -147,7 +144,7 @@ final class HostJudge {
             }
         }
         Verdict v = reasons.size() > call.reasons().size() ? Verdict.EXCLUDE : call.verdict();
-        return new NodeJudge.Call(v, reasons, evidence);
+        return new NodeJudge.Call(v, reasons, call.evidence().withHost(holds));
     }
 
     private static double lowerMedian(List<Double> v) {

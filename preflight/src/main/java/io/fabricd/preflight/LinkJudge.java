@@ -3,7 +3,6 @@ package io.fabricd.preflight;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +30,7 @@ final class LinkJudge {
      *
      * @param judged what was measured enough to judge: probes, bandwidth, both or neither
      */
-    record Call(LinkStats stats, Verdict verdict, List<Problem> problems, Map<String, Object> evidence, Set<Measure> judged) {
+    record Call(LinkStats stats, Verdict verdict, List<Problem> problems, LinkVerdict.Evidence evidence, Set<Measure> judged) {
         boolean bad() {
             return verdict == Verdict.EXCLUDE;
         }
@@ -109,42 +108,20 @@ final class LinkJudge {
         return new Call(l, v, List.copyOf(problems), evidence(l), judged);
     }
 
-    private Map<String, Object> evidence(LinkStats l) {
-        Map<String, Object> e = new LinkedHashMap<>();
-        e.put(Evidence.SENT, l.sent);
-        e.put(Evidence.LOST, l.lost);
-        e.put(Evidence.LOSS_RATIO, l.loss());
-        e.put(Evidence.MEDIAN_LOSS_RATIO, medianLoss);
+    private LinkVerdict.Evidence evidence(LinkStats l) {
         String main = l.mainTransport();
-        e.put(Evidence.P50_SECONDS, main == null ? null : l.byTransport.get(main).p50());
-        e.put(Evidence.MEDIAN_P50_SECONDS, main == null ? null : medianP50.get(main));
-        Map<String, Map<String, Object>> each = new TreeMap<>();
+        Map<String, LinkVerdict.RoundTrip> each = new TreeMap<>();
         l.byTransport.forEach((t, p) -> {
             if (p.p50() != null) {
-                Map<String, Object> x = new LinkedHashMap<>();
-                x.put(Evidence.P50_SECONDS, p.p50());
-                x.put(Evidence.MEDIAN_P50_SECONDS, medianP50.get(t));
-                each.put(t, x);
+                each.put(t, new LinkVerdict.RoundTrip(p.p50(), medianP50.get(t)));
             }
         });
-        if (each.size() > 1) {
-            e.put(Evidence.P50_BY_TRANSPORT, each);
-        }
-        e.put(Evidence.BANDWIDTH_RATIO, l.bandwidth);
-        if (l.bandwidthBps != null) {
-            e.put(Evidence.BANDWIDTH_BPS, l.bandwidthBps);
-            e.put(Evidence.BANDWIDTH_CEILING_BPS, l.ceilingBps);
-        }
-        if (l.bandwidthFailure != null) {
-            e.put(Evidence.BANDWIDTH_WHY, l.bandwidthFailure);
-        } else if (l.bandwidth == null && l.bandwidthWhy != null) {
-            e.put(Evidence.BANDWIDTH_WHY, l.bandwidthWhy);
-        }
-        e.put(Evidence.TRANSPORTS, List.copyOf(l.transports));
-        if (l.sent < policy.minSamples() && l.probeWhy != null) {
-            e.put(Evidence.PROBE_WHY, l.probeWhy);
-        }
-        return e;
+        // how the test that gave the worst ratio failed, else why no test gave one
+        String bandwidthWhy = l.bandwidthFailure != null ? l.bandwidthFailure : l.bandwidth == null ? l.bandwidthWhy : null;
+        return new LinkVerdict.Evidence(l.sent, l.lost, l.loss(), medianLoss, main == null ? null : l.byTransport.get(main).p50(),
+                main == null ? null : medianP50.get(main), each.size() > 1 ? each : null, l.bandwidth,
+                l.bandwidthBps == null ? null : new LinkVerdict.Rate(l.bandwidthBps, l.ceilingBps), bandwidthWhy, List.copyOf(l.transports),
+                l.sent < policy.minSamples() ? l.probeWhy : null, null);
     }
 
     /**

@@ -28,7 +28,7 @@ import java.util.TreeSet;
 final class Localiser {
 
     /**
-     * @param blame per bad link: {@link Evidence#BLAME_LINK}, a node's name, or {@link Evidence#BLAME_UNKNOWN}
+     * @param blame per bad link: {@link LinkVerdict#BLAME_LINK}, a node's name, or {@link LinkVerdict#BLAME_UNKNOWN}
      * @param excluded the nodes excluded for their bad links, each with its bad partners
      * @param undecided the nodes in suspects without a good link on what those failed, each with the partners of those
      */
@@ -88,10 +88,10 @@ final class Localiser {
                 continue;
             }
             if (goodA && goodB) {
-                blame.put(l.pair(), Evidence.BLAME_LINK);
+                blame.put(l.pair(), LinkVerdict.BLAME_LINK);
                 continue;
             }
-            blame.put(l.pair(), Evidence.BLAME_UNKNOWN);
+            blame.put(l.pair(), LinkVerdict.BLAME_UNKNOWN);
             suspects.add(l.pair());
             if (!goodA) {
                 undecided.computeIfAbsent(l.a, k -> new ArrayList<>()).add(l.b);

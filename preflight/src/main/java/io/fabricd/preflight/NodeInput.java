@@ -1,5 +1,6 @@
 package io.fabricd.preflight;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.List;
 import java.util.Locale;
 
@@ -35,6 +36,7 @@ public record NodeInput(String node, State state, String why, List<FindingInput>
         OTHER_AGENT;
 
         /** {@code reachable}, {@code unreachable}, ...: the evidence's form. */
+        @JsonValue
         public String id() {
             return name().toLowerCase(Locale.ROOT);
         }

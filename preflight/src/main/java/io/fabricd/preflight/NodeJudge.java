@@ -1,28 +1,23 @@
 package io.fabricd.preflight;
 
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /** A node's verdict from its agent's answer alone: how it answered, and its findings. */
 final class NodeJudge {
-    private static final List<String> SUBJECT_ORDER = List.of("device", "port", "netdev", "priority", "gpu", "pci", "peer", "direction");
-
     /** PASS (so far), EXCLUDE (findings) or UNKNOWN (the agent did not answer well, or with a stale collection). */
-    record Call(Verdict verdict, List<String> reasons, Map<String, Object> evidence) {
+    record Call(Verdict verdict, List<String> reasons, NodeVerdict.Evidence evidence) {
     }
 
     private NodeJudge() {
     }
 
     static Call judge(NodeInput n, Policy policy) {
-        Map<String, Object> evidence = new LinkedHashMap<>();
-        evidence.put(Evidence.STATE, n.state().id());
         if (n.state() != NodeInput.State.REACHABLE) {
             String why = Texts.line(n.why());
-            evidence.put(Evidence.WHY, why);
-            return new Call(Verdict.UNKNOWN, List.of(unanswered(n, why)), evidence);
+            return new Call(Verdict.UNKNOWN, List.of(unanswered(n, why)), new NodeVerdict.Evidence(n.state(), why, null, null, 0, 0, null));
         }
         List<String> reasons = new ArrayList<>();
         List<String> checks = new ArrayList<>();
@@ -32,10 +27,8 @@ final class NodeJudge {
                 checks.add(Texts.line(f.check()));
             }
         }
-        if (!checks.isEmpty()) {
-            evidence.put(Evidence.FINDINGS, checks);
-        }
-        return new Call(reasons.isEmpty() ? Verdict.PASS : Verdict.EXCLUDE, reasons, evidence);
+        return new Call(reasons.isEmpty() ? Verdict.PASS : Verdict.EXCLUDE, reasons,
+                new NodeVerdict.Evidence(n.state(), null, checks.isEmpty() ? null : checks, null, 0, 0, null));
     }
 
     private static String unanswered(NodeInput n, String why) {
@@ -72,19 +65,16 @@ final class NodeJudge {
         return b.toString();
     }
 
-    private static String subject(Map<String, String> parts) {
+    /** "mlx5_0 port 1": its parts in {@link Subject#PARTS}' order, the device's by its name alone. */
+    private static String subject(Subject s) {
+        Map<String, String> parts = s.parts();
         List<String> words = new ArrayList<>();
-        for (String k : SUBJECT_ORDER) {
+        for (String k : Subject.PARTS) {
             String v = parts.get(k);
             if (v != null) {
                 words.add(k.equals("device") ? Texts.line(v) : k + " " + Texts.line(v));
             }
         }
-        parts.forEach((k, v) -> {
-            if (!SUBJECT_ORDER.contains(k)) {
-                words.add(Texts.line(k) + " " + Texts.line(v));
-            }
-        });
         return Texts.line(String.join(" ", words));
     }
 }

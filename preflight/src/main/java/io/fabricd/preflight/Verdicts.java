@@ -2,7 +2,6 @@ package io.fabricd.preflight;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,7 +13,6 @@ import java.util.Set;
  * @param suspects bad links whose bad end is not known yet (the ends without a good link are UNKNOWN)
  */
 public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<String> excluded, List<Pair> suspects) {
-    private static final String REACHABLE = NodeInput.State.REACHABLE.id();
     /** The partners a ring gives each node. */
     private static final int RING_PARTNERS = 2;
 
@@ -60,17 +58,16 @@ public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<St
      * evidence: a good node between two bad cables looks the same).
      */
     public List<String> suspectNodes() {
-        return nodes.stream().filter(n -> REACHABLE.equals(n.evidence().get(Evidence.STATE))).filter(Verdicts::worthRepair)
+        return nodes.stream().filter(n -> n.evidence().state() == NodeInput.State.REACHABLE).filter(Verdicts::worthRepair)
                 .map(NodeVerdict::node).toList();
     }
 
     private static boolean worthRepair(NodeVerdict n) {
-        Map<String, Object> e = n.evidence();
+        NodeVerdict.Evidence e = n.evidence();
         return switch (n.verdict()) {
             case UNKNOWN -> true;
-            case PASS -> Integer.valueOf(0).equals(e.get(Evidence.LINKS_PASSED));
-            case EXCLUDE -> !e.containsKey(Evidence.FINDINGS) && e.get(Evidence.BAD_PARTNERS) instanceof List<?> bad
-                    && bad.size() <= RING_PARTNERS;
+            case PASS -> e.linksPassed() == 0;
+            case EXCLUDE -> e.findings() == null && e.badPartners() != null && e.badPartners().size() <= RING_PARTNERS;
         };
     }
 
@@ -84,6 +81,6 @@ public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<St
             }
         }
         return nodes.stream().filter(n -> n.verdict() == Verdict.PASS && !inBadLinks.contains(n.node()))
-                .filter(n -> n.evidence().get(Evidence.LINKS_PASSED) instanceof Integer i && i > 0).map(NodeVerdict::node).toList();
+                .filter(n -> n.evidence().linksPassed() > 0).map(NodeVerdict::node).toList();
     }
 }

@@ -57,7 +57,7 @@ class GateMeasuresTest {
         }
         Verdicts repaired = Gate.decide(reachable(names), links, DEFAULTS);
         assertThat(node(repaired, "n05").verdict()).isEqualTo(Verdict.EXCLUDE);
-        assertThat(node(repaired, "n05").evidence()).containsEntry(Evidence.BAD_PARTNERS, List.of("n04", "n06"));
+        assertThat(node(repaired, "n05").evidence().badPartners()).containsExactly("n04", "n06");
         assertThat(repaired.excluded()).containsExactly("n05");
         assertThat(repaired.badLinks()).isEmpty();
 
@@ -80,7 +80,7 @@ class GateMeasuresTest {
         links.addAll(bandwidth("s", "n3", 0.4));
         links.addAll(probes("s", "n6", 100, 0)); // a probes-only pass: no word on s's bandwidth
         Verdicts v = Gate.decide(nodes, links, DEFAULTS);
-        assertThat(link(v, "s", "n3").blame()).isEqualTo(Evidence.BLAME_UNKNOWN);
+        assertThat(link(v, "s", "n3").blame()).isEqualTo(LinkVerdict.BLAME_UNKNOWN);
         assertThat(node(v, "s").verdict()).isEqualTo(Verdict.UNKNOWN);
         assertThat(v.excluded()).containsExactly("s");
     }
@@ -106,12 +106,12 @@ class GateMeasuresTest {
         assertThat(failed.badLink()).isTrue();
         assertThat(failed.reasons()).containsExactly("link n2<->n3: bandwidth test failed after the peer accepted it (the queue pairs did not"
                 + " connect: timed out): check both ends' RDMA ports (state, GIDs, MTU) and the path between them");
-        assertThat(failed.evidence()).containsEntry(Evidence.BANDWIDTH_RATIO, 0.0)
-                .containsEntry(Evidence.BANDWIDTH_WHY, "the queue pairs did not connect: timed out");
+        assertThat(failed.evidence().bandwidthRatio()).isEqualTo(0.0);
+        assertThat(failed.evidence().bandwidthWhy()).isEqualTo("the queue pairs did not connect: timed out");
         LinkVerdict notMeasured = link(v, "n5", "n6");
         assertThat(notMeasured.verdict()).isEqualTo(Verdict.PASS); // on its probes; nothing held against it
-        assertThat(notMeasured.evidence()).containsEntry(Evidence.BANDWIDTH_RATIO, null)
-                .containsEntry(Evidence.BANDWIDTH_WHY, "not measured: 10.0.0.6:9530 answered 429: busy");
+        assertThat(notMeasured.evidence().bandwidthRatio()).isNull();
+        assertThat(notMeasured.evidence().bandwidthWhy()).isEqualTo("not measured: 10.0.0.6:9530 answered 429: busy");
         assertThat(v.excluded()).isEmpty();
     }
 
@@ -137,8 +137,8 @@ class GateMeasuresTest {
         links.add(LinkInput.probes("n5", "n1", "udp", 100, 0, 400 * US));
         Verdicts slow = Gate.decide(reachable(names), links, DEFAULTS);
         assertThat(link(slow, "n1", "n5").reasons()).singleElement().asString().startsWith("link n1<->n5: udp p50 400 µs (set median 100 µs)");
-        assertThat((Double) link(slow, "n1", "n5").evidence().get(Evidence.P50_SECONDS)).isCloseTo(400 * US, within(1e-9));
-        assertThat((Double) link(slow, "n1", "n5").evidence().get(Evidence.MEDIAN_P50_SECONDS)).isCloseTo(100 * US, within(1e-9));
+        assertThat(link(slow, "n1", "n5").evidence().p50Seconds()).isCloseTo(400 * US, within(1e-9));
+        assertThat(link(slow, "n1", "n5").evidence().medianP50Seconds()).isCloseTo(100 * US, within(1e-9));
     }
 
     @Test
@@ -151,15 +151,13 @@ class GateMeasuresTest {
         }
         Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
         assertThat(v.allPass()).isTrue();
-        @SuppressWarnings("unchecked")
-        Map<String, Map<String, Object>> each = (Map<String, Map<String, Object>>) link(v, "n1", "n2").evidence()
-                .get(Evidence.P50_BY_TRANSPORT);
+        Map<String, LinkVerdict.RoundTrip> each = link(v, "n1", "n2").evidence().p50ByTransport();
         assertThat(each.keySet()).containsExactly("rdma", "udp");
-        assertThat((Double) each.get("rdma").get(Evidence.P50_SECONDS)).isCloseTo(8 * US, within(1e-9));
-        assertThat((Double) each.get("rdma").get(Evidence.MEDIAN_P50_SECONDS)).isCloseTo(8 * US, within(1e-9));
-        assertThat((Double) each.get("udp").get(Evidence.MEDIAN_P50_SECONDS)).isCloseTo(40 * US, within(1e-9));
+        assertThat(each.get("rdma").p50Seconds()).isCloseTo(8 * US, within(1e-9));
+        assertThat(each.get("rdma").medianP50Seconds()).isCloseTo(8 * US, within(1e-9));
+        assertThat(each.get("udp").medianP50Seconds()).isCloseTo(40 * US, within(1e-9));
         // the one most probes answered over
-        assertThat((Double) link(v, "n1", "n2").evidence().get(Evidence.P50_SECONDS)).isCloseTo(40 * US, within(1e-9));
+        assertThat(link(v, "n1", "n2").evidence().p50Seconds()).isCloseTo(40 * US, within(1e-9));
     }
 
     @Test
@@ -169,7 +167,7 @@ class GateMeasuresTest {
         Verdicts v = Gate.decide(reachable(names), probes("a", "b", 100, 0), DEFAULTS);
         assertThat(v.nodes()).allSatisfy(n -> assertThat(n.verdict()).as(n.toString()).isEqualTo(Verdict.PASS));
         assertThat(v.excluded()).isEmpty();
-        assertThat(node(v, "c").evidence()).containsEntry(Evidence.LINKS_JUDGED, 0);
+        assertThat(node(v, "c").evidence().linksJudged()).isZero();
 
         // a node whose pair was tried and gave nothing is unknown: it was meant to be measured
         List<LinkInput> tried = new ArrayList<>(probes("a", "b", 100, 0));

@@ -6,6 +6,7 @@ import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -108,7 +109,7 @@ class GateSlowHostTest {
         assertThat(h.p90().holdSeconds()).isCloseTo(31 * MS, within(1e-12));
         assertThat(h.p90().above()).isTrue();
         assertThat(h.slow()).isTrue();
-        assertThat(slow.evidence()).doesNotContainKey(Evidence.BAD_PARTNERS);
+        assertThat(slow.evidence().badPartners()).isNull();
 
         assertThat(v.excluded()).containsExactly("gpu005");
         for (String partner : List.of("gpu004", "gpu006")) {
@@ -211,7 +212,7 @@ class GateSlowHostTest {
         Verdicts v = Gate.decide(reachable(names), ring(names, hold, "n3", 15), DEFAULTS);
         assertThat(v.excluded()).containsExactly("n3");
         assertThat(node(v, "n3").reasons()).singleElement().asString().startsWith("n3: slow host: ");
-        assertThat(node(v, "n3").evidence()).doesNotContainKey(Evidence.BAD_PARTNERS);
+        assertThat(node(v, "n3").evidence().badPartners()).isNull();
         for (String partner : List.of("n2", "n4")) {
             assertThat(node(v, partner).verdict()).as(partner).isEqualTo(Verdict.PASS);
             LinkVerdict l = link(v, partner, "n3");
@@ -291,14 +292,14 @@ class GateSlowHostTest {
         }
         Verdicts v = Gate.decide(reachable(names), few, DEFAULTS);
         assertThat(node(v, "n4").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(node(v, "n4").evidence()).doesNotContainKey(Evidence.HOST);
+        assertThat(node(v, "n4").evidence().host()).isNull();
 
         // agents of an older release say no hold: nothing is judged, nothing claimed
         List<LinkInput> silent = ring(names, hold, null, 0).stream()
                 .map(l -> LinkInput.probes(l.a(), l.b(), l.transport(), l.sent(), l.lost(), l.p50Seconds())).toList();
         Verdicts old = Gate.decide(reachable(names), silent, DEFAULTS);
         assertThat(old.allPass()).isTrue();
-        assertThat(old.nodes()).allSatisfy(n -> assertThat(n.evidence()).doesNotContainKey(Evidence.HOST));
+        assertThat(old.nodes()).allSatisfy(n -> assertThat(n.evidence().host()).isNull());
     }
 
     @Test
@@ -328,7 +329,7 @@ class GateSlowHostTest {
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
         nodes.set(1, NodeInput.unreachable("n2", "connect timed out"));
         nodes.set(4, NodeInput.reachable("n5", List.of(new FindingInput("pfc_missing", io.fabricd.model.finding.Severity.CRITICAL,
-                "no PFC", "enable PFC", Map.of()))));
+                "no PFC", "enable PFC", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, ring(names, hold, null, 0), DEFAULTS);
         assertThat(node(v, "n2").verdict()).isEqualTo(Verdict.UNKNOWN);
         assertThat(node(v, "n2").reasons()).singleElement().asString().contains("agent unreachable");
@@ -354,8 +355,7 @@ class GateSlowHostTest {
         assertThat(hostOf(node(v, "n1"))).extracting(HostHold::transport).containsExactly("rdma", "udp");
     }
 
-    @SuppressWarnings("unchecked")
     private static List<HostHold> hostOf(NodeVerdict n) {
-        return (List<HostHold>) n.evidence().get(Evidence.HOST);
+        return n.evidence().host();
     }
 }

@@ -6,10 +6,10 @@ import static io.fabricd.preflight.GateFixtures.reachable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -37,14 +37,15 @@ class GateTest {
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
         nodes.set(6, NodeInput.reachable("gpu007", List.of(
                 new FindingInput("pfc_missing", Severity.CRITICAL, "RoCE traffic class 3 has no PFC", "fix the switch/NIC PFC config.",
-                        Map.of("device", "mlx5_0", "port", "1")),
-                new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", "enable ECN", Map.of()))));
+                        Subject.port("mlx5_0", 1)),
+                new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", "enable ECN", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
         NodeVerdict n = node(v, "gpu007");
         assertThat(n.verdict()).isEqualTo(Verdict.EXCLUDE);
         assertThat(n.reasons()).containsExactly(
                 "gpu007: critical finding pfc_missing on mlx5_0 port 1 (RoCE traffic class 3 has no PFC): fix the switch/NIC PFC config, then rerun");
-        assertThat(n.evidence()).containsEntry(Evidence.FINDINGS, List.of("pfc_missing")).containsEntry(Evidence.STATE, "reachable");
+        assertThat(n.evidence().findings()).containsExactly("pfc_missing");
+        assertThat(n.evidence().state()).isEqualTo(NodeInput.State.REACHABLE);
         assertThat(v.excluded()).containsExactly("gpu007");
         assertThat(v.kept()).isEqualTo(7);
         assertThat(v.nodes()).filteredOn(x -> !x.node().equals("gpu007")).allMatch(x -> x.verdict() == Verdict.PASS && x.reasons().isEmpty());
@@ -54,7 +55,7 @@ class GateTest {
     @Test
     void warningsExcludeWhenThePolicySaysSo() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("ecn_disabled", Severity.WARNING, "ECN off", null,
-                Map.of()))), NodeInput.reachable("b", List.of()));
+                Subject.HOST))), NodeInput.reachable("b", List.of()));
         Policy warning = new Policy(Policy.atLeast(Severity.WARNING), null, null, 3, 3, 1e-3, 10, 0.8, 20, false, 1);
         Verdicts v = Gate.decide(nodes, List.of(), warning);
         assertThat(v.excluded()).containsExactly("a");
@@ -106,8 +107,8 @@ class GateTest {
                 "c: agent could not answer (answered 404: an older fabricd without preflight: upgrade it), then rerun");
         assertThat(node(v, "d").reasons()).containsExactly("d: its collection is stale (collected at 2025-06-01T10:00:00Z, 12 min ago):"
                 + " check the agent's log and its /readyz (a collection that hangs or fails), then rerun");
-        assertThat(v.nodes()).extracting(n -> n.evidence().get(Evidence.STATE))
-                .containsExactly("garbage", "refused", "unavailable", "stale");
+        assertThat(v.nodes()).extracting(n -> n.evidence().state())
+                .containsExactly(NodeInput.State.GARBAGE, NodeInput.State.REFUSED, NodeInput.State.UNAVAILABLE, NodeInput.State.STALE);
         assertThat(v.unknown()).containsExactly("a", "b", "c", "d");
         assertThat(v.kept()).isZero();
     }
@@ -124,7 +125,8 @@ class GateTest {
         assertThat(l.badLink()).isTrue();
         assertThat(l.reasons()).containsExactly(
                 "link gpu003<->gpu004: 12 % probe loss (set median 0 %): check cables/optics on both ends and the switch ports' error counters");
-        assertThat(l.evidence()).containsEntry(Evidence.SENT, 200L).containsEntry(Evidence.LOST, 24L).containsEntry(Evidence.BLAME, "link");
+        assertThat(l.evidence()).extracting(LinkVerdict.Evidence::sent, LinkVerdict.Evidence::lost, LinkVerdict.Evidence::blame)
+                .containsExactly(200L, 24L, "link");
         assertThat(v.excluded()).isEmpty();
         assertThat(v.nodes()).allMatch(n -> n.verdict() == Verdict.PASS);
         assertThat(v.badLinks()).containsExactly(l);
@@ -145,7 +147,7 @@ class GateTest {
         NodeVerdict x = node(v, "x");
         assertThat(x.verdict()).isEqualTo(Verdict.EXCLUDE);
         assertThat(x.reasons()).containsExactly("x: bad links with 3 nodes that are otherwise good (n02, n05, n08): check its NIC, cable and switch port, then rerun");
-        assertThat(x.evidence()).containsEntry(Evidence.BAD_PARTNERS, List.of("n02", "n05", "n08"));
+        assertThat(x.evidence().badPartners()).containsExactly("n02", "n05", "n08");
         assertThat(v.excluded()).containsExactly("x");
         for (String p : List.of("n02", "n05", "n08")) {
             assertThat(node(v, p).verdict()).isEqualTo(Verdict.PASS);
@@ -178,7 +180,7 @@ class GateTest {
         assertThat(link(v, "n5", "n6").reasons()).singleElement().asString().startsWith("link n5<->n6: 8.0 % probe loss (set median 2.0 %)");
         assertThat(link(v, "n3", "n4").verdict()).isEqualTo(Verdict.PASS);
         assertThat(link(v, "n7", "n8").reasons()).singleElement().asString().startsWith("link n7<->n8: p50 400 µs (set median 100 µs)");
-        assertThat(link(v, "n5", "n6").evidence()).containsEntry(Evidence.MEDIAN_LOSS_RATIO, 0.02);
+        assertThat(link(v, "n5", "n6").evidence().medianLossRatio()).isEqualTo(0.02);
     }
 
     @Test
@@ -222,8 +224,9 @@ class GateTest {
         Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
         LinkVerdict l = link(v, "n1", "n2");
         assertThat(l.verdict()).isEqualTo(Verdict.PASS); // on its probes
-        assertThat(l.evidence()).containsEntry(Evidence.BANDWIDTH_RATIO, null).containsEntry(Evidence.BANDWIDTH_BPS, 5e10)
-                .containsEntry(Evidence.BANDWIDTH_CEILING_BPS, null).containsKey(Evidence.BANDWIDTH_WHY);
+        assertThat(l.evidence().bandwidthRatio()).isNull();
+        assertThat(l.evidence().rate()).isEqualTo(new LinkVerdict.Rate(5e10, null));
+        assertThat(l.evidence().bandwidthWhy()).isNotNull();
     }
 
     @Test
@@ -245,9 +248,9 @@ class GateTest {
         assertThat(slow.reasons()).containsExactly(
                 "link n4<->n5: 79 % of the link's ceiling (316 Gb/s of 400 Gb/s, at least 80 % expected): check link speed and width,"
                         + " cables/optics and PCIe on both ends");
-        assertThat(slow.evidence()).containsEntry(Evidence.BANDWIDTH_RATIO, 0.79).containsEntry(Evidence.BANDWIDTH_BPS, 316e9)
-                .containsEntry(Evidence.BANDWIDTH_CEILING_BPS, 400e9);
-        assertThat(link(v, "n6", "n7").evidence()).containsEntry(Evidence.BANDWIDTH_WHY, "peer busy");
+        assertThat(slow.evidence().bandwidthRatio()).isEqualTo(0.79);
+        assertThat(slow.evidence().rate()).isEqualTo(new LinkVerdict.Rate(316e9, 400e9));
+        assertThat(link(v, "n6", "n7").evidence().bandwidthWhy()).isEqualTo("peer busy");
         assertThat(v.excluded()).isEmpty();
     }
 
@@ -265,7 +268,7 @@ class GateTest {
                 "s: bad link with n3 and no other link that passed on what that one failed (probes, bandwidth): could not tell which end is"
                         + " bad; rerun to pair it with others");
         assertThat(node(first, "n3").verdict()).isEqualTo(Verdict.PASS);
-        assertThat(link(first, "s", "n3").blame()).isEqualTo(Evidence.BLAME_UNKNOWN);
+        assertThat(link(first, "s", "n3").blame()).isEqualTo(LinkVerdict.BLAME_UNKNOWN);
         assertThat(first.suspectNodes()).containsExactly("s");
         assertThat(first.knownGood()).doesNotContain("s", "n3").contains("n1", "n8");
 
@@ -319,7 +322,7 @@ class GateTest {
     void aNodeExcludedForItsFindingsIsNotReRun() {
         List<String> names = Hostlist.parse("n[1-6]");
         List<NodeInput> nodes = new ArrayList<>(reachable(names));
-        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Map.of()))));
+        nodes.set(0, NodeInput.reachable("n1", List.of(new FindingInput("port_down", Severity.CRITICAL, "down", "cable it", Subject.HOST))));
         Verdicts v = Gate.decide(nodes, cleanRing(names), DEFAULTS);
         assertThat(v.suspectNodes()).isEmpty();
         assertThat(v.knownGood()).containsExactly("n2", "n3", "n4", "n5", "n6");
@@ -328,7 +331,7 @@ class GateTest {
     @Test
     void reasonsStayOneBoundedLineWhateverAnAgentSent() {
         List<NodeInput> nodes = List.of(NodeInput.reachable("a", List.of(new FindingInput("x\ny", Severity.CRITICAL, "line one\r\nline two",
-                "z".repeat(5000), Map.of("device", "d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
+                "z".repeat(5000), Subject.device("d\n0")))), new NodeInput("b", NodeInput.State.UNREACHABLE, "w".repeat(5000), null));
         Verdicts v = Gate.decide(nodes, List.of(), DEFAULTS);
         for (NodeVerdict n : v.nodes()) {
             assertThat(n.reasons()).allSatisfy(r -> assertThat(r).doesNotContain("\n", "\r").hasSizeLessThan(1200));

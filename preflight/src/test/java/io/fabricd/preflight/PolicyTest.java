@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.model.finding.Severity;
-import java.util.Map;
+import io.fabricd.model.finding.Subject;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PolicyTest {
     private static FindingInput finding(String check, Severity s) {
-        return new FindingInput(check, s, "summary", "fix it", Map.of());
+        return new FindingInput(check, s, "summary", "fix it", Subject.HOST);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.fabricd.preflight;
 
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -132,10 +133,10 @@ final class SimulatedFabric {
                 out.add(NodeInput.unreachable(name, "connect timed out after 5 s"));
             } else if (critical.contains(name)) {
                 out.add(NodeInput.reachable(name, List.of(new FindingInput("pfc_missing", Severity.CRITICAL,
-                        "RoCE traffic class 3 has no PFC", "fix the switch/NIC PFC config", Map.of("device", "mlx5_0", "port", "1")))));
+                        "RoCE traffic class 3 has no PFC", "fix the switch/NIC PFC config", Subject.port("mlx5_0", 1)))));
             } else if (random.nextDouble() < 0.05) {
                 out.add(NodeInput.reachable(name, List.of(new FindingInput("ecn_disabled", Severity.WARNING,
-                        "ECN is off on priority 3", "enable ECN", Map.of("device", "mlx5_0")))));
+                        "ECN is off on priority 3", "enable ECN", Subject.device("mlx5_0")))));
             } else {
                 out.add(NodeInput.reachable(name, List.of()));
             }

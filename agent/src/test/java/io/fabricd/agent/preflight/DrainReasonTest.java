@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.Main;
 import io.fabricd.gate.GateReport;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;
 import io.fabricd.preflight.NodeInput;
@@ -15,10 +16,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,10 +34,9 @@ class DrainReasonTest {
         List<FindingInput> findings = new ArrayList<>();
         String fix = null;
         for (JsonNode f : new ObjectMapper().readTree(out.toString()).get("findings")) {
-            Map<String, String> subject = new HashMap<>();
-            f.get("subject").fields().forEachRemaining(e -> subject.put(e.getKey(), e.getValue().asText()));
             Severity s = Severity.valueOf(f.get("severity").asText().toUpperCase(Locale.ROOT));
-            findings.add(new FindingInput(f.get("check").asText(), s, f.get("summary").asText(), f.get("remediation").asText(), subject));
+            findings.add(new FindingInput(f.get("check").asText(), s, f.get("summary").asText(), f.get("remediation").asText(),
+                    new ObjectMapper().treeToValue(f.get("subject"), Subject.class)));
             if (s == Severity.CRITICAL) {
                 fix = f.get("remediation").asText();
             }

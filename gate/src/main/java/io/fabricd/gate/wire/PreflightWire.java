@@ -10,9 +10,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import io.fabricd.model.OneLine;
+import io.fabricd.model.finding.Subject;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The preflight wire format (docs/preflight.md): the request and the answer of each path an agent
@@ -64,8 +64,8 @@ public final class PreflightWire {
     public record LeftOut(int findings, int probes) {
     }
 
-    /** One finding of a state answer, as the gate reads it; subject values as the JSON has them. */
-    public record Finding(String check, String severity, String summary, String remediation, Map<String, JsonNode> subject) {
+    /** One finding of a state answer, as the gate reads it (a subject's parts this build does not know left out). */
+    public record Finding(String check, String severity, String summary, String remediation, Subject subject) {
     }
 
     /**
