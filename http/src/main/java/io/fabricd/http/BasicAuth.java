@@ -6,7 +6,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -108,7 +107,8 @@ public final class BasicAuth {
             });
             if (no != null) {
                 throttled.increment();
-                refuse(req, true, no.status(), no.message(), r -> r.putHeader("Retry-After", Long.toString(no.retryAfter())));
+                req.response().putHeader(HttpHeaders.RETRY_AFTER, Long.toString(no.retryAfter()));
+                refuse(req, true, no.status(), no.message());
             }
         };
     }
@@ -131,23 +131,18 @@ public final class BasicAuth {
 
     private void deny(HttpServerRequest req, boolean paused) {
         refused.increment();
-        refuse(req, paused, 401, "unauthorized", r -> r.putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\""));
+        req.response().putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\"");
+        refuse(req, paused, 401, "unauthorized");
     }
 
     /**
      * Answers {@code status} without using the request's body: when one is coming, the connection
      * closes after the answer ({@link LingeringClose}) rather than serve another request.
      */
-    private static void refuse(HttpServerRequest req, boolean paused, int status, String message,
-                               Handler<HttpServerResponse> headers) {
-        HttpServerResponse r = req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
-        headers.handle(r);
-        if (LingeringClose.bodyComing(req)) {
-            LingeringClose.end(req, message + "\n");
-            return;
-        }
-        r.end(message + "\n");
-        if (paused) {
+    private static void refuse(HttpServerRequest req, boolean paused, int status, String message) {
+        boolean coming = LingeringClose.bodyComing(req);
+        LingeringClose.text(req, status, message + "\n");
+        if (paused && !coming) {
             req.resume(); // the request's end, so that the connection serves its next one
         }
     }

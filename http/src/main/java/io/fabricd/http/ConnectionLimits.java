@@ -85,23 +85,12 @@ public final class ConnectionLimits {
         }
     }
 
-    /** With the default limits of a request head (16 KiB of headers, 8 KiB of request line). */
-    public ConnectionLimits(int maxConnections, int maxRequests, HttpMeters meters) {
-        this(maxConnections, maxRequests, 24 << 10, meters);
-    }
-
     /**
      * @param maxConnections 0: what the heap allows; more than that: capped to it, with a warning
      * @param headBytes      the largest request head a connection may send (headers and request
      *                       line): the heap a connection may hold grows with it
-     */
-    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, HttpMeters meters) {
-        this(maxConnections, maxRequests, headBytes, 0, meters);
-    }
-
-    /**
-     * @param unreadBudget the bytes of answers clients leave unread held at most; 0: what the heap
-     *                     allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
+     * @param unreadBudget   the bytes of answers clients leave unread held at most; 0: what the heap
+     *                       allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
      */
     public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, long unreadBudget, HttpMeters meters) {
         long heap = Runtime.getRuntime().maxMemory();

@@ -58,10 +58,6 @@ final class FreshConnections<K> {
         return oldest.next();
     }
 
-    int size() {
-        return size;
-    }
-
     /** The source's count went from {@code from} to {@code to} (one apart). */
     private void move(String source, int from, int to) {
         if (from > 0) {

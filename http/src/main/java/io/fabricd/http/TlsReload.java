@@ -61,11 +61,6 @@ public final class TlsReload {
         }));
     }
 
-    /** Watches at the default period (one minute). */
-    public static long watch(Vertx vertx, HttpServer server, ServerSSLOptions options, List<Path> files) {
-        return watch(vertx, server, options, files, PERIOD_MS);
-    }
-
     /** Null when nothing changed (or a file cannot be read: mid-update). */
     private synchronized Change changed() {
         List<byte[]> now = read();
