@@ -64,7 +64,7 @@ class AgentPreflightTest {
         List<String> probe = new ArrayList<>(List.of("peers: [" + peers.stream().map(p -> "'" + p + "'").collect(Collectors.joining(", "))
                 + "]", "interval: 500ms", "jitter: 0", "count: 20"));
         probe.addAll(Arrays.asList(lines));
-        AgentConfig c = AgentHttpTest.config(Duration.ofHours(1)).withProbe(AgentProbeTest.probe(key, probe.toArray(String[]::new)));
+        AgentConfig c = TestConfigs.withProbe(AgentHttpTest.config(Duration.ofHours(1)), AgentProbeTest.probe(key, probe.toArray(String[]::new)));
         Agent a = new Agent(Fixtures.open(fixture), c, new ListenAddress("127.0.0.1", 0)).start();
         try {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
@@ -427,8 +427,8 @@ class AgentPreflightTest {
         }
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         Path web = Files.writeString(tmp.resolve("web.yml"), "basic_auth_users:\n  prometheus: " + AgentTlsTest.HASH + "\n");
-        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}")
-                .withProbe(AgentProbeTest.probe(key));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}"),
+                AgentProbeTest.probe(key));
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             assertThat(Http.get(a.port(), "/api/v1/findings").statusCode()).isEqualTo(401);

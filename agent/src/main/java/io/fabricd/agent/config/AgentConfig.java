@@ -59,14 +59,6 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
         return new AgentConfig(listen, collection, stateDir, h, rdma, netdev, probe, diagnosis, bandwidth);
     }
 
-    public AgentConfig withProbe(ProbeConfig p) {
-        return new AgentConfig(listen, collection, stateDir, http, rdma, netdev, p, diagnosis, bandwidth);
-    }
-
-    public AgentConfig withDiagnosis(DiagnosisConfig d) {
-        return new AgentConfig(listen, collection, stateDir, http, rdma, netdev, probe, d, bandwidth);
-    }
-
     /**
      * The checks' configuration: the {@code diagnosis:} section with the probe checks' thresholds,
      * which users set beside the probes (probe.loss_threshold, probe.latency_threshold) and the

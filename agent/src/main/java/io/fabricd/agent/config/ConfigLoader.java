@@ -50,7 +50,7 @@ public final class ConfigLoader {
         ConfigProblems problems = new ConfigProblems();
         YamlLines lines = YamlLines.scan(yaml, text, problems);
         if (lines == null) {
-            throw problems.exception(file);
+            throw problems.exception("config file", file);
         }
         JsonNode tree;
         try {
@@ -69,7 +69,7 @@ public final class ConfigLoader {
             }
         }
         if (!problems.isEmpty()) {
-            throw problems.exception(file);
+            throw problems.exception("config file", file);
         }
         return c;
     }

@@ -43,14 +43,9 @@ final class ConfigProblems {
     }
 
     /**
-     * One problem: "config file F: TEXT". Several: "config file F has N errors:" and one line each,
-     * in the file's order.
+     * One problem: "{@code what} F: TEXT" ("config file F: TEXT"). Several: "config file F has N
+     * errors:" and one line each, in the file's order.
      */
-    IllegalArgumentException exception(Path file) {
-        return exception("config file", file);
-    }
-
-    /** The same for another kind of file: "web config file F: TEXT". */
     IllegalArgumentException exception(String what, Path file) {
         List<Problem> sorted = problems.stream().sorted(Comparator.comparingInt(Problem::line)).toList();
         if (sorted.size() == 1) {

@@ -3,7 +3,6 @@ package io.fabricd.agent.http;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;
 import io.fabricd.http.Signatures;
 import io.fabricd.http.SignedPost;
@@ -45,7 +44,7 @@ public final class BandwidthApi {
                     Route r = Route.signedPost(path, "bandwidth requests", (req, body) -> vertx.executeBlocking(() -> answer(path, body,
                                     server, why), false)
                             .onSuccess(a -> SignedPost.answer(req, signatures, a.status(), a.body(), 0))
-                            .onFailure(e -> LingeringClose.text(req, 500, "internal error: " + e + "\n")));
+                            .onFailure(e -> HttpApi.fail(req, e)));
                     return signatures != null ? r : r.off(why);
                 })
                 .toList();
