@@ -57,7 +57,7 @@ class RoutesTest {
     @BeforeEach
     void start() {
         vertx = Vertx.vertx();
-        HttpMeters meters = HttpMeters.plain(new SimpleMeterRegistry());
+        HttpMeters meters = ConnectionLimitsTest.plain(new SimpleMeterRegistry());
         ConnectionLimits limits = new ConnectionLimits(16, 1, ConnectionLimitsTest.HEAD, 0, meters);
         TestSignatures signatures = new TestSignatures();
         List<Route> routes = List.of(
