@@ -2,14 +2,18 @@ package io.fabricd.agent.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.loop.CollectionLoop;
+import io.fabricd.agent.preflight.Answer;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;
 import io.fabricd.http.Route.Access;
 import io.fabricd.http.Signatures;
+import io.fabricd.http.SignedPost;
 import io.fabricd.probes.mesh.ProbeService;
 import io.fabricd.probes.peers.EndpointClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -17,6 +21,8 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -66,6 +72,24 @@ public final class HttpApi {
                 Route.get("/api/v1/findings", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::findingsJson)),
                 Route.get("/", Access.AUTHENTICATED, (req, b) -> LingeringClose.text(req, 200, INDEX)),
                 probes != null ? endpoint : endpoint.off("probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)"));
+    }
+
+    /**
+     * Signed POST routes of {@code paths}: {@code answer} runs on a worker thread and may complete
+     * later ({@link PreflightApi}), signed for the request; with {@code off} set, 503 with it to anyone.
+     */
+    static List<Route> signedPosts(Vertx vertx, List<String> paths, String what, Signatures signatures, String off,
+                                   BiFunction<String, byte[], CompletableFuture<Answer>> answer) {
+        return paths.stream().map(path -> {
+            Route r = Route.signedPost(path, what, (req, body) -> {
+                Context ctx = vertx.getOrCreateContext();
+                vertx.executeBlocking(() -> answer.apply(path, body), false)
+                        .compose(pending -> Future.fromCompletionStage(pending, ctx))
+                        .onSuccess(a -> SignedPost.answer(req, signatures, a.status(), a.body(), a.retryAfterSeconds()))
+                        .onFailure(e -> fail(req, e));
+            });
+            return off == null ? r : r.off(off);
+        }).toList();
     }
 
     /** A path no route has. */

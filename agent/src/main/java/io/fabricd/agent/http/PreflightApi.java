@@ -1,12 +1,8 @@
 package io.fabricd.agent.http;
 
-import io.fabricd.agent.preflight.Answer;
 import io.fabricd.agent.preflight.Preflight;
 import io.fabricd.http.Route;
 import io.fabricd.http.Signatures;
-import io.fabricd.http.SignedPost;
-import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
 
@@ -29,15 +25,7 @@ public final class PreflightApi {
      * @param signatures null without a probe key: then the paths answer 503 to anyone
      */
     public static List<Route> routes(Vertx vertx, Preflight preflight, Signatures signatures) {
-        return Preflight.PATHS.stream().map(path -> {
-            Route r = Route.signedPost(path, "preflight requests", (req, body) -> {
-                Context ctx = vertx.getOrCreateContext();
-                vertx.executeBlocking(() -> preflight.answer(path, body), false)
-                        .compose(pending -> Future.fromCompletionStage(pending, ctx))
-                        .onSuccess((Answer a) -> SignedPost.answer(req, signatures, a.status(), a.body(), a.retryAfterSeconds()))
-                        .onFailure(e -> HttpApi.fail(req, e));
-            });
-            return preflight != null ? r : r.off(OFF);
-        }).toList();
+        return HttpApi.signedPosts(vertx, Preflight.PATHS, "preflight requests", signatures, preflight == null ? OFF : null,
+                (path, body) -> preflight.answer(path, body));
     }
 }
