@@ -44,9 +44,6 @@ public final class PreflightCommand implements Callable<Integer> {
      */
     static final Duration MAX_BANDWIDTH_DURATION = Duration.ofMillis(PreflightBandwidth.MAX_DURATION_MS);
 
-    /** Bad input's exit code, as every command gives it (docs/spec/interfaces.md). */
-    private static final int BAD_INPUT = 2;
-
     enum Format { text, json }
 
     enum Bandwidth { ring, none }
@@ -213,7 +210,7 @@ public final class PreflightCommand implements Callable<Integer> {
         try {
             in = input();
         } catch (IllegalArgumentException | IOException e) {
-            return failed(run, message(e));
+            return failed(run, ExecutionErrors.message(e));
         }
         try {
             ResultConfigMap.publish(null, resultConfigMap, ResultConfigMap.running(run));
@@ -226,7 +223,7 @@ public final class PreflightCommand implements Callable<Integer> {
         try {
             report = gate(in);
         } catch (IllegalArgumentException | IOException e) {
-            return failed(run, message(e));
+            return failed(run, ExecutionErrors.message(e));
         }
         StringWriter json = new StringWriter();
         report.json(new PrintWriter(json));
@@ -263,11 +260,7 @@ public final class PreflightCommand implements Callable<Integer> {
             err.println("fabricd preflight: the error above is not stored: " + notStored.getMessage());
         }
         err.flush();
-        return BAD_INPUT;
-    }
-
-    private static String message(Exception e) {
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return ExecutionErrors.USAGE;
     }
 
     /** Every option checked, the node set (empty with --check and no --nodes) and the key read. */

@@ -60,13 +60,7 @@ public final class ConfigLoader {
         }
         AgentConfig c = ConfigBinder.bind(m, tree, lines, problems);
         if (c != null && problems.isEmpty()) {
-            try {
-                c.validate();
-            } catch (IllegalArgumentException e) {
-                // values each of the right kind that fabricd cannot use together: the first one found
-                int line = lineOf(e.getMessage(), lines);
-                problems.add(line, e.getMessage() + ConfigProblems.at(line));
-            }
+            problems.check(c::validate, lines);
         }
         if (!problems.isEmpty()) {
             throw problems.exception("config file", file);

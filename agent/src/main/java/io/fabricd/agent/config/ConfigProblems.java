@@ -33,6 +33,19 @@ final class ConfigProblems {
         add(line, at.text() + at(line));
     }
 
+    /**
+     * Runs {@code validate}, a check of values each of the right kind; its IllegalArgumentException
+     * (the first value fabricd cannot use) becomes a problem on the line of the key it names.
+     */
+    void check(Runnable validate, YamlLines lines) {
+        try {
+            validate.run();
+        } catch (IllegalArgumentException e) {
+            int line = ConfigLoader.lineOf(e.getMessage(), lines);
+            add(line, e.getMessage() + at(line));
+        }
+    }
+
     boolean isEmpty() {
         return problems.isEmpty();
     }

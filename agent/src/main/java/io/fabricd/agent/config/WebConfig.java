@@ -124,11 +124,8 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
             problems.add(at, lines);
             throw problems.exception("web config file", file);
         }
-        try {
-            c.validate();
-        } catch (IllegalArgumentException e) {
-            int line = ConfigLoader.lineOf(e.getMessage(), lines);
-            problems.add(line, e.getMessage() + ConfigProblems.at(line));
+        problems.check(c::validate, lines);
+        if (!problems.isEmpty()) {
             throw problems.exception("web config file", file);
         }
         return c;

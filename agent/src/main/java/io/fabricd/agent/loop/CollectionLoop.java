@@ -50,11 +50,6 @@ public final class CollectionLoop implements AutoCloseable {
             return model;
         }
 
-        /** The checks' verdict on this collection (with the previous one for rates). */
-        public Report report() {
-            return report;
-        }
-
         /** interfaces.md's diagnose JSON. */
         public byte[] findingsJson() {
             byte[] j = findingsJson;
