@@ -108,8 +108,8 @@ final class UnreadAnswers {
         return before < budget / 4 && before + b >= budget / 4;
     }
 
-    /** Closes connections until the unread bytes are within the budget; how many it closed. */
-    synchronized int check() {
+    /** Closes connections until the unread bytes are within the budget. */
+    synchronized void check() {
         written.set(0);
         long now = System.nanoTime();
         long total = 0;
@@ -122,22 +122,19 @@ final class UnreadAnswers {
             total += p;
         }
         if (total <= budget) {
-            return 0;
+            return;
         }
         // stalled first (false sorts first), then the most bytes first
         List<Held> holding = open.values().stream().filter(h -> h.pending > 0)
                 .sorted(Comparator.comparing((Held h) -> now - h.since < STALLED_NANOS)
                         .thenComparing(Comparator.comparingLong((Held h) -> h.pending).reversed())).toList();
-        int closed = 0;
         for (int i = 0; i < holding.size() && total > budget; i++) {
             Held h = holding.get(i);
             total -= h.pending;
             h.pending = 0;
             open.remove(h.ch);
             h.ch.close(); // fails its writes and frees their buffers
-            closed++;
+            shed.increment();
         }
-        shed.increment(closed);
-        return closed;
     }
 }
