@@ -154,7 +154,7 @@ class AgentPreflightTest {
             List<ProbeResults.Window> many = IntStream.range(0, 1000).mapToObj(i -> new ProbeResults.Window("10.0." + i / 250 + "."
                     + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5, 4e-5, 9e-5)).toList();
             PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(many, List.of(), List.of()), Map::of,
-                    () -> "node-e");
+                    () -> "node-e", null);
             Answer r = state.answer("{\"peers\":[\"10.0.0.1:9530\",\"10.0.0.2:9530\"]}".getBytes(StandardCharsets.UTF_8));
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.body().length).isLessThanOrEqualTo(64 * 1024);

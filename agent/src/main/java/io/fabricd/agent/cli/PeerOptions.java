@@ -66,7 +66,7 @@ public final class PeerOptions {
     }
 
     /** What is wrong with one PEER, or null. */
-    static String problem(String peer) {
+    private static String problem(String peer) {
         URI uri;
         try {
             uri = URI.create("http://" + peer + "/");

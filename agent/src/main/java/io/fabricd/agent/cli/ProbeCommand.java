@@ -166,8 +166,7 @@ public final class ProbeCommand implements Callable<Integer> {
     /** Probes one peer over RDMA UD: from the local port to the peer's first UD responder that is not this port. */
     private void verbs(String peer, Endpoint ep, VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
                        Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
-        int gid = local.gidIndex();
-        try (VerbsUd probe = new VerbsUd(verbs, local.device(), local.port(), gid, 4096, 256)) {
+        try (VerbsUd probe = new VerbsUd(verbs, local.device(), local.port(), local.gidIndex(), 4096, 256)) {
             VerbsUd.Address me = probe.address();
             String myGid = VerbsUd.gidText(me.gid());
             Endpoint.Device remote = ep.firstOtherThan(myGid);

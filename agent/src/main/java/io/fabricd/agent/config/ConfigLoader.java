@@ -39,7 +39,6 @@ public final class ConfigLoader {
         if (file == null || isDevNull(file)) {
             return AgentConfig.defaults();
         }
-        checkReadableFile("config file", file);
         String text = ConfigText.read("config file", file);
         YAMLFactory yaml = new YAMLFactory();
         ObjectMapper m = YAMLMapper.builder(yaml).enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS).build()

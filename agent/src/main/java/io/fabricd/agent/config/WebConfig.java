@@ -92,7 +92,6 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
      * ({@link ConfigText}) before it is parsed.
      */
     public static WebConfig load(Path file) {
-        ConfigLoader.checkReadableFile("web config file", file);
         String text = ConfigText.read("web config file", file);
         YAMLFactory yaml = new YAMLFactory();
         ObjectMapper m = new ObjectMapper(yaml).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
