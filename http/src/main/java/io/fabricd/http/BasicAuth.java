@@ -7,12 +7,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -162,21 +161,11 @@ public final class BasicAuth {
         return c < 0 ? null : new String[] {decoded.substring(0, c), decoded.substring(c + 1)};
     }
 
+    /** What a user and password are remembered by: a SHA-256 of them with the user's hash. */
     private String memo(String user, String password) {
-        try {
-            MessageDigest d = MessageDigest.getInstance("SHA-256");
-            d.update(user.getBytes(StandardCharsets.UTF_8));
-            d.update((byte) 0);
-            d.update(password.getBytes(StandardCharsets.UTF_8));
-            d.update((byte) 0);
-            byte[] h = users.get(user);
-            if (h != null) {
-                d.update(h);
-            }
-            return HexFormat.of().formatHex(d.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 unavailable", e);
-        }
+        byte[] h = users.getOrDefault(user, new byte[0]);
+        return HexFormat.of().formatHex(TlsReload.digest(List.of(user.getBytes(StandardCharsets.UTF_8),
+                password.getBytes(StandardCharsets.UTF_8), h)));
     }
 
     /** Users and passwords (their memo) remembered, the least recently seen forgotten first beyond {@code max}. */

@@ -171,17 +171,11 @@ public final class ConnectionLimits {
 
     /** The connection to close for room, {@code newest} not counted in yet; see the class comment. */
     private HttpConnection victim(HttpConnection newest) {
-        HttpConnection v = refused.isEmpty() ? null : refused.iterator().next();
+        HttpConnection v = refused.isEmpty() ? fresh.first() : refused.iterator().next();
         if (v == null) {
-            v = fresh.first();
+            v = !freshKnown.isEmpty() ? freshKnown.iterator().next() : !idle.isEmpty() ? idle.iterator().next() : newest;
         }
-        if (v == null && !freshKnown.isEmpty()) {
-            v = freshKnown.iterator().next();
-        }
-        if (v == null && !idle.isEmpty()) {
-            v = idle.iterator().next();
-        }
-        return v == null ? newest : v;
+        return v;
     }
 
     /** Takes a connection out of the shedding order: a request came, or it closed. */

@@ -103,8 +103,8 @@ public final class TlsReload {
         }
     }
 
-    /** SHA-256 over the files' contents. */
-    private static byte[] digest(List<byte[]> contents) {
+    /** SHA-256 over {@code contents}, each followed by a zero byte (the files' contents; a login's parts). */
+    static byte[] digest(List<byte[]> contents) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             for (byte[] c : contents) {
