@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * The agent's side of bandwidth tests (docs/bandwidth.md): the server of tests peers run into this
@@ -103,17 +104,8 @@ final class BandwidthServing implements AutoCloseable {
         }
         BandwidthServer s = server;
         BandwidthSchedule sch = schedule;
-        Supplier<Collection<BandwidthResult>> results = () -> {
-            List<BandwidthResult> all = new ArrayList<>();
-            if (s != null) {
-                all.addAll(s.results().values());
-            }
-            if (sch != null) {
-                all.addAll(sch.results().values());
-            }
-            return all;
-        };
-        serve(results, loop, registry);
+        serve(() -> Stream.concat(s == null ? Stream.<BandwidthResult>empty() : s.results().values().stream(),
+                sch == null ? Stream.<BandwidthResult>empty() : sch.results().values().stream()).toList(), loop, registry);
         return new BandwidthServing(server, scheduler);
     }
 

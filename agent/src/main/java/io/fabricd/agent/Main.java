@@ -36,9 +36,6 @@ public final class Main implements Runnable {
     /** fabric8's informer logs a stack trace at WARNING on every retry; the probe service reports the problem once. */
     private static final Logger FABRIC8 = Logger.getLogger("io.fabric8");
 
-    /** Exit code for bad usage, unusable input, a command that could not run or an output not written whole (interfaces.md). */
-    public static final int USAGE = 2;
-
     @CommandLine.Spec
     CommandSpec spec;
 
@@ -61,7 +58,7 @@ public final class Main implements Runnable {
                 err.println("fabricd: cannot write the output to stdout: " + (e.getMessage() == null ? e.getClass().getSimpleName()
                         : e.getMessage()));
             }
-            code = USAGE;
+            code = ExecutionErrors.USAGE;
         }
         System.exit(code);
     }
@@ -76,8 +73,8 @@ public final class Main implements Runnable {
         // an argument starting with @ is a value (preflight's --nodes @FILE reads a node file), never
         // picocli's argument file, whose lines would become options and arguments
         cl.setExpandAtFiles(false);
-        cl.setParameterExceptionHandler(new UsageErrors(USAGE));
-        cl.setExecutionExceptionHandler(new ExecutionErrors(USAGE));
+        cl.setParameterExceptionHandler(new UsageErrors());
+        cl.setExecutionExceptionHandler(new ExecutionErrors());
         return cl.execute(args);
     }
 

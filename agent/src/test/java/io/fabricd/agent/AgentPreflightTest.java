@@ -64,7 +64,7 @@ class AgentPreflightTest {
         List<String> probe = new ArrayList<>(List.of("peers: [" + peers.stream().map(p -> "'" + p + "'").collect(Collectors.joining(", "))
                 + "]", "interval: 500ms", "jitter: 0", "count: 20"));
         probe.addAll(Arrays.asList(lines));
-        AgentConfig c = AgentHttpTest.config(Duration.ofHours(1)).withProbe(AgentProbeTest.probe(key, probe.toArray(String[]::new)));
+        AgentConfig c = TestConfigs.withProbe(AgentHttpTest.config(Duration.ofHours(1)), AgentProbeTest.probe(key, probe.toArray(String[]::new)));
         Agent a = new Agent(Fixtures.open(fixture), c, new ListenAddress("127.0.0.1", 0)).start();
         try {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
@@ -154,7 +154,7 @@ class AgentPreflightTest {
             List<ProbeResults.Window> many = IntStream.range(0, 1000).mapToObj(i -> new ProbeResults.Window("10.0." + i / 250 + "."
                     + i % 250 + ":9530", "", "udp", 64, null, 600, 0, 0, false, 1e-5, 2e-5, 4e-5, 9e-5)).toList();
             PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(many, List.of(), List.of()), Map::of,
-                    () -> "node-e");
+                    () -> "node-e", null);
             Answer r = state.answer("{\"peers\":[\"10.0.0.1:9530\",\"10.0.0.2:9530\"]}".getBytes(StandardCharsets.UTF_8));
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.body().length).isLessThanOrEqualTo(64 * 1024);
@@ -427,8 +427,8 @@ class AgentPreflightTest {
         }
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         Path web = Files.writeString(tmp.resolve("web.yml"), "basic_auth_users:\n  prometheus: " + AgentTlsTest.HASH + "\n");
-        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}")
-                .withProbe(AgentProbeTest.probe(key));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}"),
+                AgentProbeTest.probe(key));
         try (Agent a = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
             assertThat(Http.get(a.port(), "/api/v1/findings").statusCode()).isEqualTo(401);

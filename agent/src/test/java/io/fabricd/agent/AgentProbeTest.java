@@ -47,7 +47,7 @@ class AgentProbeTest {
         List<String> lines = new ArrayList<>(List.of("peers: [" + String.join(", ", peers.stream().map(p -> "'" + p + "'").toList()) + "]",
                 "interval: 500ms", "jitter: 0", "count: 20", "pacing: 2ms"));
         lines.addAll(List.of(probeLines));
-        return AgentHttpTest.config(Duration.ofHours(1)).withProbe(probe(keyFile, lines.toArray(String[]::new)));
+        return TestConfigs.withProbe(AgentHttpTest.config(Duration.ofHours(1)), probe(keyFile, lines.toArray(String[]::new)));
     }
 
     /**

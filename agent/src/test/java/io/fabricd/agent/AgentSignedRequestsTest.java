@@ -47,7 +47,7 @@ class AgentSignedRequestsTest {
     private static Agent agent(Path key, String nodeName, String... yaml) {
         List<String> lines = new ArrayList<>(List.of("collection: {interval: 3600000ms}"));
         lines.addAll(Arrays.asList(yaml));
-        AgentConfig c = TestConfigs.yaml(lines.toArray(String[]::new)).withProbe(AgentProbeTest.probe(key, "node_name: " + nodeName));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml(lines.toArray(String[]::new)), AgentProbeTest.probe(key, "node_name: " + nodeName));
         return new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start();
     }
 

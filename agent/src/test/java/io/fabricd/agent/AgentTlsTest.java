@@ -67,8 +67,8 @@ class AgentTlsTest {
                 "  prometheus: " + HASH, ""));
         Path key = Files.writeString(dir.resolve("probe.key"), KEY);
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}")
-                .withProbe(AgentProbeTest.probe(key));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml("collection: {interval: 1h}", "http: {web_config_file: '" + web + "'}"),
+                AgentProbeTest.probe(key));
         agent = new Agent(Fixtures.open("host-a-ib"), c, new ListenAddress("127.0.0.1", 0)).start();
         assertThat(agent.awaitReady(Duration.ofSeconds(20))).isTrue();
         withCert = client(dir, true);

@@ -80,7 +80,7 @@ class CliUsageTest {
     @Test
     void anInternalErrorIsNotAVerdict() {
         StringWriter err = new StringWriter();
-        CommandLine cl = new CommandLine(new Broken()).setErr(new PrintWriter(err)).setExecutionExceptionHandler(new ExecutionErrors(Main.USAGE));
+        CommandLine cl = new CommandLine(new Broken()).setErr(new PrintWriter(err)).setExecutionExceptionHandler(new ExecutionErrors());
         assertThat(cl.execute()).isEqualTo(2);
         assertThat(err.toString()).isEqualTo("fabricd: internal error: java.lang.IllegalStateException: a bug\n"
                 + "(set FABRICD_DEBUG=1 for the stack trace)\n");

@@ -34,8 +34,8 @@ class HealthOutsideRequestBudgetTest {
     @Test
     void healthAndReadinessAreAnsweredWhileEveryRequestSlotIsHeld(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
-        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 2}")
-                .withProbe(AgentProbeTest.probe(key));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 2}"),
+                AgentProbeTest.probe(key));
         List<Socket> held = new ArrayList<>();
         try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start();
              ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {

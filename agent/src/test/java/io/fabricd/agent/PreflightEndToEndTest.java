@@ -203,7 +203,7 @@ class PreflightEndToEndTest {
         Path f = Files.createTempFile("fabricd-preflight", ".yaml");
         try {
             Files.writeString(f, yaml);
-            return AgentHttpTest.config(Duration.ofHours(1)).withProbe(ConfigLoader.load(f).probe());
+            return TestConfigs.withProbe(AgentHttpTest.config(Duration.ofHours(1)), ConfigLoader.load(f).probe());
         } finally {
             Files.deleteIfExists(f);
         }

@@ -34,7 +34,7 @@ class SlowSignedBodiesTest {
     @Test
     void slowBodiesHoldTwoSlotsPerAddressAndHalfInAllSoScrapesAreAnswered(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
-        AgentConfig c = TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 6}").withProbe(AgentProbeTest.probe(key));
+        AgentConfig c = TestConfigs.withProbe(TestConfigs.yaml("collection: {interval: 1h}", "http: {max_requests: 6}"), AgentProbeTest.probe(key));
         List<Socket> held = new ArrayList<>();
         try (Agent a = new Agent(Fixtures.open("host-b-roce"), c, new ListenAddress("127.0.0.1", 0)).start()) {
             assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();

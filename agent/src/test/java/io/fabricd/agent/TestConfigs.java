@@ -2,6 +2,7 @@ package io.fabricd.agent;
 
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
+import io.fabricd.probes.ProbeConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -10,6 +11,11 @@ import java.nio.file.Path;
 /** Configurations as users write them: YAML lines read by {@link ConfigLoader}, defaults and checks included. */
 final class TestConfigs {
     private TestConfigs() {
+    }
+
+    /** {@code c} with another probe section. */
+    static AgentConfig withProbe(AgentConfig c, ProbeConfig p) {
+        return new AgentConfig(c.listen(), c.collection(), c.stateDir(), c.http(), c.rdma(), c.netdev(), p, c.diagnosis(), c.bandwidth());
     }
 
     static AgentConfig yaml(String... lines) {

@@ -1,18 +1,13 @@
 package io.fabricd.http;
 
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
-import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.socket.DatagramChannel;
-import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.vertx.core.impl.transports.NioTransport;
 import io.vertx.core.spi.transport.Transport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
 import java.util.List;
@@ -48,7 +43,6 @@ final class AcceptGuard implements io.vertx.core.transport.Transport { // NOPMD:
     private final UnreadAnswers unread;
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
-    private final Transport nio = NioTransport.INSTANCE;
 
     /**
      * @param heavySourceCap beyond this many open, a source holding two or more gets no more
@@ -87,48 +81,13 @@ final class AcceptGuard implements io.vertx.core.transport.Transport { // NOPMD:
         return null;
     }
 
+    /** NIO, but for the server socket of TCP connections: {@link Guarded}. */
     @Override
     public Transport implementation() {
-        return new Transport() {
-            @Override
-            public IoHandlerFactory ioHandlerFactory() {
-                return nio.ioHandlerFactory();
-            }
-
-            @Override
-            public DatagramChannel datagramChannel() {
-                return nio.datagramChannel();
-            }
-
-            @Override
-            @SuppressWarnings("deprecation") // Vert.x 5.0's Transport takes Netty's deprecated InternetProtocolFamily
-            public DatagramChannel datagramChannel(InternetProtocolFamily family) {
-                return nio.datagramChannel(family);
-            }
-
-            @Override
-            public ChannelFactory<? extends Channel> channelFactory(boolean domainSocket) {
-                return nio.channelFactory(domainSocket);
-            }
-
+        return new NioTransport() {
             @Override
             public ChannelFactory<? extends ServerChannel> serverChannelFactory(boolean domainSocket) {
-                return domainSocket ? nio.serverChannelFactory(true) : Guarded::new;
-            }
-
-            @Override
-            public boolean supportsDomainSockets() {
-                return nio.supportsDomainSockets();
-            }
-
-            @Override
-            public SocketAddress convert(io.vertx.core.net.SocketAddress address) { // NOPMD: Vert.x's beside java.net's SocketAddress
-                return nio.convert(address);
-            }
-
-            @Override
-            public io.vertx.core.net.SocketAddress convert(SocketAddress address) { // NOPMD: Vert.x's beside java.net's SocketAddress
-                return nio.convert(address);
+                return domainSocket ? super.serverChannelFactory(true) : Guarded::new;
             }
         };
     }

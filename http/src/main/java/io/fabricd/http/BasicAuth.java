@@ -6,14 +6,12 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -108,7 +106,8 @@ public final class BasicAuth {
             });
             if (no != null) {
                 throttled.increment();
-                refuse(req, true, no.status(), no.message(), r -> r.putHeader("Retry-After", Long.toString(no.retryAfter())));
+                req.response().putHeader(HttpHeaders.RETRY_AFTER, Long.toString(no.retryAfter()));
+                refuse(req, true, no.status(), no.message());
             }
         };
     }
@@ -131,23 +130,18 @@ public final class BasicAuth {
 
     private void deny(HttpServerRequest req, boolean paused) {
         refused.increment();
-        refuse(req, paused, 401, "unauthorized", r -> r.putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\""));
+        req.response().putHeader("WWW-Authenticate", "Basic realm=\"fabricd\", charset=\"UTF-8\"");
+        refuse(req, paused, 401, "unauthorized");
     }
 
     /**
      * Answers {@code status} without using the request's body: when one is coming, the connection
      * closes after the answer ({@link LingeringClose}) rather than serve another request.
      */
-    private static void refuse(HttpServerRequest req, boolean paused, int status, String message,
-                               Handler<HttpServerResponse> headers) {
-        HttpServerResponse r = req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8");
-        headers.handle(r);
-        if (LingeringClose.bodyComing(req)) {
-            LingeringClose.end(req, message + "\n");
-            return;
-        }
-        r.end(message + "\n");
-        if (paused) {
+    private static void refuse(HttpServerRequest req, boolean paused, int status, String message) {
+        boolean coming = LingeringClose.bodyComing(req);
+        LingeringClose.text(req, status, message + "\n");
+        if (paused && !coming) {
             req.resume(); // the request's end, so that the connection serves its next one
         }
     }
@@ -167,21 +161,11 @@ public final class BasicAuth {
         return c < 0 ? null : new String[] {decoded.substring(0, c), decoded.substring(c + 1)};
     }
 
+    /** What a user and password are remembered by: a SHA-256 of them with the user's hash. */
     private String memo(String user, String password) {
-        try {
-            MessageDigest d = MessageDigest.getInstance("SHA-256");
-            d.update(user.getBytes(StandardCharsets.UTF_8));
-            d.update((byte) 0);
-            d.update(password.getBytes(StandardCharsets.UTF_8));
-            d.update((byte) 0);
-            byte[] h = users.get(user);
-            if (h != null) {
-                d.update(h);
-            }
-            return HexFormat.of().formatHex(d.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 unavailable", e);
-        }
+        byte[] h = users.getOrDefault(user, new byte[0]);
+        return HexFormat.of().formatHex(TlsReload.digest(List.of(user.getBytes(StandardCharsets.UTF_8),
+                password.getBytes(StandardCharsets.UTF_8), h)));
     }
 
     /** Users and passwords (their memo) remembered, the least recently seen forgotten first beyond {@code max}. */

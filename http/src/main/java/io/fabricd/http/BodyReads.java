@@ -45,15 +45,9 @@ public final class BodyReads {
 
     /** A body counted in by {@link #enter} has arrived, was cut, or its connection closed. */
     synchronized void done(String source) {
-        Integer mine = bySource.get(source);
-        if (mine == null) {
-            return;
+        if (bySource.containsKey(source)) {
+            bySource.computeIfPresent(source, (k, n) -> n <= 1 ? null : n - 1);
+            reading--;
         }
-        if (mine <= 1) {
-            bySource.remove(source);
-        } else {
-            bySource.put(source, mine - 1);
-        }
-        reading--;
     }
 }

@@ -85,23 +85,12 @@ public final class ConnectionLimits {
         }
     }
 
-    /** With the default limits of a request head (16 KiB of headers, 8 KiB of request line). */
-    public ConnectionLimits(int maxConnections, int maxRequests, HttpMeters meters) {
-        this(maxConnections, maxRequests, 24 << 10, meters);
-    }
-
     /**
      * @param maxConnections 0: what the heap allows; more than that: capped to it, with a warning
      * @param headBytes      the largest request head a connection may send (headers and request
      *                       line): the heap a connection may hold grows with it
-     */
-    public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, HttpMeters meters) {
-        this(maxConnections, maxRequests, headBytes, 0, meters);
-    }
-
-    /**
-     * @param unreadBudget the bytes of answers clients leave unread held at most; 0: what the heap
-     *                     allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
+     * @param unreadBudget   the bytes of answers clients leave unread held at most; 0: what the heap
+     *                       allows ({@link HeapBudget#unreadBytes(long)}). Tests lower it.
      */
     public ConnectionLimits(int maxConnections, int maxRequests, int headBytes, long unreadBudget, HttpMeters meters) {
         long heap = Runtime.getRuntime().maxMemory();
@@ -182,17 +171,11 @@ public final class ConnectionLimits {
 
     /** The connection to close for room, {@code newest} not counted in yet; see the class comment. */
     private HttpConnection victim(HttpConnection newest) {
-        HttpConnection v = refused.isEmpty() ? null : refused.iterator().next();
+        HttpConnection v = refused.isEmpty() ? fresh.first() : refused.iterator().next();
         if (v == null) {
-            v = fresh.first();
+            v = !freshKnown.isEmpty() ? freshKnown.iterator().next() : !idle.isEmpty() ? idle.iterator().next() : newest;
         }
-        if (v == null && !freshKnown.isEmpty()) {
-            v = freshKnown.iterator().next();
-        }
-        if (v == null && !idle.isEmpty()) {
-            v = idle.iterator().next();
-        }
-        return v == null ? newest : v;
+        return v;
     }
 
     /** Takes a connection out of the shedding order: a request came, or it closed. */

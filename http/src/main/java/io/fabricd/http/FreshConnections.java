@@ -2,7 +2,6 @@ package io.fabricd.http;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -54,12 +53,7 @@ final class FreshConnections<K> {
             return null;
         }
         String source = byCount.get(most).iterator().next();
-        Iterator<K> oldest = bySource.get(source).iterator();
-        return oldest.next();
-    }
-
-    int size() {
-        return size;
+        return bySource.get(source).iterator().next();
     }
 
     /** The source's count went from {@code from} to {@code to} (one apart). */

@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.Locale;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
@@ -30,11 +29,6 @@ public final class HttpMeters {
         this.registry = registry;
         this.name = name;
         this.help = help;
-    }
-
-    /** Meters named after their kind, for tests. */
-    public static HttpMeters plain(MeterRegistry registry) {
-        return new HttpMeters(registry, k -> "http." + k.name().toLowerCase(Locale.ROOT).replace('_', '.'), Kind::name);
     }
 
     Counter counter(Kind k) {

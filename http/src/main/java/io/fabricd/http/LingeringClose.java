@@ -50,7 +50,7 @@ public final class LingeringClose {
     }
 
     /** Ends {@code req}'s response (status and headers set) with {@code body}, then closes as above. */
-    static void end(HttpServerRequest req, String body) {
+    private static void end(HttpServerRequest req, String body) {
         Context context = Vertx.currentContext();
         String expect = req.getHeader(HttpHeaders.EXPECT);
         if (context == null || expect != null && expect.equalsIgnoreCase("100-continue")) {

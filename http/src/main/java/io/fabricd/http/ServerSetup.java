@@ -6,10 +6,11 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * The server's options: its limits, one protocol, TLS. How many connections and requests it
@@ -28,11 +29,7 @@ public final class ServerSetup {
     public record Tls(Path cert, Path key, Path clientCa, ClientAuth clientAuth, List<String> protocols) {
         /** The files whose renewal is loaded ({@link TlsReload}). */
         public List<Path> files() {
-            List<Path> files = new ArrayList<>(List.of(cert, key));
-            if (clientCa != null) {
-                files.add(clientCa);
-            }
-            return files;
+            return Stream.of(cert, key, clientCa).filter(Objects::nonNull).toList();
         }
     }
 

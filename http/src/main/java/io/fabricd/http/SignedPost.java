@@ -4,7 +4,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
-import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
@@ -60,36 +59,32 @@ public final class SignedPost {
         Buffer body = Buffer.buffer();
         boolean[] over = new boolean[1];
         boolean[] counted = {true};
+        long[] timer = new long[1];
         Runnable leave = () -> {
+            vertx.cancelTimer(timer[0]);
             if (counted[0]) {
                 counted[0] = false;
                 done.run();
             }
         };
-        long timer = vertx.setTimer(BODY_DEADLINE_MS, t -> {
+        Runnable cut = () -> {
             over[0] = true;
             leave.run();
             req.connection().close();
-        });
-        req.exceptionHandler(e -> { // the connection closed before the body's end among them
-            vertx.cancelTimer(timer);
-            leave.run();
-        });
+        };
+        timer[0] = vertx.setTimer(BODY_DEADLINE_MS, t -> cut.run());
+        req.exceptionHandler(e -> leave.run()); // the connection closed before the body's end among them
         req.handler(chunk -> {
             if (over[0]) {
                 return;
             }
             if (body.length() + chunk.length() > MAX_BODY) {
-                over[0] = true;
-                vertx.cancelTimer(timer);
-                leave.run();
-                req.connection().close();
+                cut.run();
                 return;
             }
             body.appendBuffer(chunk);
         });
         req.endHandler(v -> {
-            vertx.cancelTimer(timer);
             leave.run();
             if (!over[0]) {
                 then.accept(body.getBytes());
@@ -114,9 +109,5 @@ public final class SignedPost {
             req.response().putHeader(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         }
         req.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8").end(Buffer.buffer(body));
-    }
-
-    public static byte[] line(String s) {
-        return (s + "\n").getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -61,11 +61,6 @@ public final class TlsReload {
         }));
     }
 
-    /** Watches at the default period (one minute). */
-    public static long watch(Vertx vertx, HttpServer server, ServerSSLOptions options, List<Path> files) {
-        return watch(vertx, server, options, files, PERIOD_MS);
-    }
-
     /** Null when nothing changed (or a file cannot be read: mid-update). */
     private synchronized Change changed() {
         List<byte[]> now = read();
@@ -108,8 +103,8 @@ public final class TlsReload {
         }
     }
 
-    /** SHA-256 over the files' contents. */
-    private static byte[] digest(List<byte[]> contents) {
+    /** SHA-256 over {@code contents}, each followed by a zero byte (the files' contents; a login's parts). */
+    static byte[] digest(List<byte[]> contents) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
             for (byte[] c : contents) {

@@ -5,7 +5,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerResponse;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -99,11 +98,7 @@ final class UnreadAnswers {
 
     /** The bytes unread now, across all open connections. */
     long pending() {
-        long total = 0;
-        for (Channel ch : open.keySet()) {
-            total += pending(ch);
-        }
-        return total;
+        return open.keySet().stream().mapToLong(UnreadAnswers::pending).sum();
     }
 
     /** Counts bytes written; true, once, when a quarter of the budget was written since the last look. */
@@ -113,8 +108,8 @@ final class UnreadAnswers {
         return before < budget / 4 && before + b >= budget / 4;
     }
 
-    /** Closes connections until the unread bytes are within the budget; how many it closed. */
-    synchronized int check() {
+    /** Closes connections until the unread bytes are within the budget. */
+    synchronized void check() {
         written.set(0);
         long now = System.nanoTime();
         long total = 0;
@@ -127,27 +122,19 @@ final class UnreadAnswers {
             total += p;
         }
         if (total <= budget) {
-            return 0;
-        }
-        List<Held> holding = new ArrayList<>();
-        for (Held h : open.values()) {
-            if (h.pending > 0) {
-                holding.add(h);
-            }
+            return;
         }
         // stalled first (false sorts first), then the most bytes first
-        holding.sort(Comparator.comparing((Held h) -> now - h.since < STALLED_NANOS)
-                .thenComparing(Comparator.comparingLong((Held h) -> h.pending).reversed()));
-        int closed = 0;
+        List<Held> holding = open.values().stream().filter(h -> h.pending > 0)
+                .sorted(Comparator.comparing((Held h) -> now - h.since < STALLED_NANOS)
+                        .thenComparing(Comparator.comparingLong((Held h) -> h.pending).reversed())).toList();
         for (int i = 0; i < holding.size() && total > budget; i++) {
             Held h = holding.get(i);
             total -= h.pending;
             h.pending = 0;
             open.remove(h.ch);
             h.ch.close(); // fails its writes and frees their buffers
-            closed++;
+            shed.increment();
         }
-        shed.increment(closed);
-        return closed;
     }
 }

@@ -2,6 +2,7 @@ package io.fabricd.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -16,6 +17,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -26,6 +28,14 @@ import org.junit.jupiter.api.Test;
 
 /** {@link ConnectionLimits} on a real Vert.x server whose handler holds requests until told. */
 class ConnectionLimitsTest {
+    /** The agent's default request head: 16 KiB of headers and 8 KiB of request line. */
+    static final int HEAD = 24 << 10;
+
+    /** Meters named after their kind ("http.connections.shed"). */
+    static HttpMeters plain(MeterRegistry registry) {
+        return new HttpMeters(registry, k -> "http." + k.name().toLowerCase(Locale.ROOT).replace('_', '.'), HttpMeters.Kind::name);
+    }
+
     private Vertx vertx;
     private HttpServer server;
     private ConnectionLimits limits;
@@ -36,7 +46,7 @@ class ConnectionLimitsTest {
     @BeforeEach
     void start() {
         vertx = Vertx.vertx();
-        limits = new ConnectionLimits(4, 2, HttpMeters.plain(meters));
+        limits = new ConnectionLimits(4, 2, HEAD, 0, plain(meters));
         // as the agent's: HTTP/1.1 only (with h2c on, Vert.x makes the connection, and calls the
         // connection handler, only once the first request shows which protocol it is)
         server = vertx.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))
@@ -366,17 +376,17 @@ class ConnectionLimitsTest {
         };
         log.addHandler(h);
         try {
-            assertThat(new ConnectionLimits(0, 2, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
+            assertThat(new ConnectionLimits(0, 2, HEAD, 0, plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
             assertThat(warnings).isEmpty();
-            assertThat(new ConnectionLimits(600_000_000, 2, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
+            assertThat(new ConnectionLimits(600_000_000, 2, HEAD, 0, plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(allowed);
             assertThat(warnings).singleElement().asString().startsWith("http.max_connections 600000000 is more than a ")
                     .contains(": " + allowed + " (raise -Xmx");
         } finally {
             log.removeHandler(h);
         }
-        assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, HttpMeters.plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(4);
+        assertThat(new ConnectionLimits(Integer.MAX_VALUE, 2, Integer.MAX_VALUE, 0, plain(new SimpleMeterRegistry())).maxConnections()).isEqualTo(4);
         // 600 000 000 x 4 was negative: every address's third connection was closed at accept
-        ConnectionLimits big = new ConnectionLimits(600_000_000, 8, HttpMeters.plain(new SimpleMeterRegistry()));
+        ConnectionLimits big = new ConnectionLimits(600_000_000, 8, HEAD, 0, plain(new SimpleMeterRegistry()));
         Vertx guarded = Vertx.builder().withTransport(big.transport()).build();
         try {
             HttpServer srv = guarded.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(false))

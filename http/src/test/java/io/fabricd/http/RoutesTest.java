@@ -57,8 +57,8 @@ class RoutesTest {
     @BeforeEach
     void start() {
         vertx = Vertx.vertx();
-        HttpMeters meters = HttpMeters.plain(new SimpleMeterRegistry());
-        ConnectionLimits limits = new ConnectionLimits(16, 1, meters);
+        HttpMeters meters = ConnectionLimitsTest.plain(new SimpleMeterRegistry());
+        ConnectionLimits limits = new ConnectionLimits(16, 1, ConnectionLimitsTest.HEAD, 0, meters);
         TestSignatures signatures = new TestSignatures();
         List<Route> routes = List.of(
                 Route.get("/a", Route.Access.AUTHENTICATED, (req, b) -> req.response().end("a\n")),

@@ -1,8 +1,6 @@
 package io.fabricd.agent.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
@@ -21,12 +19,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -36,11 +32,6 @@ import picocli.CommandLine.Model.CommandSpec;
                 + "port into each PEER (its HTTP HOST:PORT), set up over the authenticated endpoint API; Gb/s, message rate and "
                 + "the share of what the link and both NICs' PCIe can carry (docs/bandwidth.md).")
 public final class BwCommand implements Callable<Integer> {
-    enum Format { text, json }
-
-    @Parameters(arity = "1..*", paramLabel = "PEER", description = "Another agent's HTTP address, HOST:PORT.")
-    List<String> peers;
-
     @Option(names = "--device", paramLabel = "DEV[:PORT]", description = "Local RDMA device to write from (default: the first ACTIVE port).")
     String device;
 
@@ -62,19 +53,15 @@ public final class BwCommand implements Callable<Integer> {
     @Option(names = "--bidirectional", description = "The peer writes back at the same time (as ib_write_bw -b); RDMA WRITE only.")
     boolean bidirectional;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
-    Format format;
-
     @Mixin
-    PeerOptions peer;
+    PeerOptions options;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
-        PeerAddresses.check(peers);
-        ProbeKey key = peer.key();
+        ProbeKey key = options.key();
         if (size < 1 || size > 1L << 30) {
             throw new IllegalArgumentException("--size must be 1 to 1073741824 bytes");
         }
@@ -94,73 +81,57 @@ public final class BwCommand implements Callable<Integer> {
         if (c > 0 && !device.substring(c + 1).matches("0*([1-9]|[1-9]\\d|1\\d\\d|2[0-4]\\d|25[0-5])")) {
             throw new IllegalArgumentException("--device " + device + ": PORT must be 1 to 255");
         }
-        if (peer.gidIndex != null && (peer.gidIndex < 0 || peer.gidIndex > 255)) {
+        if (options.gidIndex != null && (options.gidIndex < 0 || options.gidIndex > 255)) {
             throw new IllegalArgumentException("--gid-index must be 0 to 255");
         }
         if (send && bidirectional) {
             throw new IllegalArgumentException("--bidirectional is RDMA WRITE only (not with --send)");
         }
-        LocalRdma.require(LocalRdma.SYS, "fabricd bw writes over RDMA: run it on a host with an RDMA NIC "
+        PeerOptions.requireRdma("fabricd bw writes over RDMA: run it on a host with an RDMA NIC "
                 + "(`fabricd probe PEER` measures loss and latency over UDP without one)");
         VerbsShim verbs = VerbsShim.load();
         String why = verbs.rcUnavailable();
         if (why != null) {
             throw new IllegalArgumentException(why);
         }
-        VerbsPorts.Port local = peer.localPort(device);
+        VerbsPorts.Port local = options.localPort(device);
         PrintWriter err = spec.commandLine().getErr();
         HostModel here = collectLocal(err);
         Ceiling.Local ceiling = Ceiling.Local.of(here);
-        BandwidthClient client = new BandwidthClient(verbs, new EndpointClient(key, Duration.ofSeconds(20), peer.tls), nodeName(here));
+        BandwidthClient client = new BandwidthClient(verbs, new EndpointClient(key, Duration.ofSeconds(20), options.tls), nodeName(here));
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        for (String peer : peers) {
-            if (format == Format.text) {
+        for (String peer : options.peers) {
+            if (options.format == PeerOptions.Format.text) {
                 err.printf(Locale.ROOT, "writing from %s port %d into %s: %d x %d B %s%s for %s ...%n", local.device(), local.port(), peer, qps,
                         size, send ? "SEND" : "RDMA WRITE", bidirectional ? " both ways" : "", duration);
                 err.flush();
             }
             try {
-                results.addAll(client.run(peer, local, ceiling, new BandwidthClient.Options(peerDevice, size, d, qps, send, bidirectional)));
+                BandwidthClient.Options o = new BandwidthClient.Options(peerDevice, size, d, qps, send, bidirectional);
+                client.run(peer, local, ceiling, o).forEach(r -> results.add(Line.of(r)));
             } catch (IOException e) {
                 errors.add(e.getMessage());
                 results.add(new PeerError(peer, String.valueOf(e.getMessage())));
             }
         }
-        print(results);
-        for (String e : errors) {
-            err.println("fabricd bw: " + e);
-        }
-        err.flush();
-        return errors.isEmpty() ? 0 : 2;
+        return options.finish(spec, "fabricd bw", results, errors, out -> table(out, results));
     }
 
-    private void print(List<Object> results) {
-        PrintWriter out = spec.commandLine().getOut();
-        if (format == Format.json) {
-            List<Object> docs = new ArrayList<>();
-            for (Object o : results) {
-                docs.add(o instanceof BandwidthResult r ? Line.of(r) : o);
-            }
-            try {
-                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", docs)) + "\n");
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        } else if (results.stream().anyMatch(BandwidthResult.class::isInstance)) {
-            out.printf("%-22s %-10s %-10s %-3s %8s %4s %10s %12s %10s %6s %s%n", "peer", "device", "peer_dev", "dir", "size", "qps", "gbps",
-                    "msg_per_s", "ceil_gbps", "ratio", "limit");
-            for (Object o : results) {
-                if (o instanceof BandwidthResult r) {
-                    out.printf(Locale.ROOT, "%-22s %-10s %-10s %-3s %8d %4d %10.2f %12.0f %10s %6s %s%n", r.peer(), r.device(), r.peerDevice(),
-                            r.direction(),
-                            r.size(), r.qps(), r.bps() / 1e9, r.messageRate(),
-                            r.ceilingBps() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ceilingBps() / 1e9),
-                            r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio()), r.limit());
-                }
+    private static void table(PrintWriter out, List<Object> results) {
+        if (results.stream().noneMatch(Line.class::isInstance)) {
+            return;
+        }
+        out.printf("%-22s %-10s %-10s %-3s %8s %4s %10s %12s %10s %6s %s%n", "peer", "device", "peer_dev", "dir", "size", "qps", "gbps",
+                "msg_per_s", "ceil_gbps", "ratio", "limit");
+        for (Object o : results) {
+            if (o instanceof Line r) {
+                out.printf(Locale.ROOT, "%-22s %-10s %-10s %-3s %8d %4d %10.2f %12.0f %10s %6s %s%n", r.peer(), r.device(), r.peerDevice(),
+                        r.direction(), r.size(), r.qps(), r.bitsPerSecond() / 1e9, r.messagesPerSecond(),
+                        r.ceilingBitsPerSecond() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ceilingBitsPerSecond() / 1e9),
+                        r.ratio() == null ? "-" : String.format(Locale.ROOT, "%.2f", r.ratio()), r.limit());
             }
         }
-        out.flush();
     }
 
     /** One result as the JSON output writes it. */

@@ -17,8 +17,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd diagnose}: one collection, every check, a report; exit 1 on findings at or above --fail-on. */
 @Command(name = "diagnose", mixinStandardHelpOptions = true,
@@ -49,13 +47,10 @@ public final class DiagnoseCommand implements Callable<Integer> {
                     + "compare it with this collection.")
     Path previous;
 
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+        HostModel m = host.collectOnce(cfg, host.err());
         HostModel before = null;
         if (previous != null) {
             if (host.snapshotRoot() != null) {
@@ -67,8 +62,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
                         + ", not before this collection (" + m.collectedAt() + ")");
             }
         }
-        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, spec.commandLine().getErr()), cfg.diagnosis());
-        var out = spec.commandLine().getOut();
+        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, host.err()), cfg.diagnosis());
+        var out = host.out();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null, verbose));
         out.flush();
         boolean fail = switch (failOn) {

@@ -13,17 +13,14 @@ import picocli.CommandLine;
  * with FABRICD_DEBUG set.
  */
 public final class ExecutionErrors implements CommandLine.IExecutionExceptionHandler {
-    private final int exitCode;
-
-    public ExecutionErrors(int exitCode) {
-        this.exitCode = exitCode;
-    }
+    /** Exit code for bad usage, unusable input, a command that could not run or an output not written whole (interfaces.md). */
+    public static final int USAGE = 2;
 
     @Override
     public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parsed) {
         PrintWriter err = cmd.getErr();
         if (e instanceof IllegalArgumentException || e instanceof UncheckedIOException || e instanceof IOException) {
-            err.println("fabricd: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()));
+            err.println("fabricd: " + message(e));
         } else {
             err.println("fabricd: internal error: " + e);
             if (System.getenv("FABRICD_DEBUG") != null) {
@@ -33,6 +30,11 @@ public final class ExecutionErrors implements CommandLine.IExecutionExceptionHan
             }
         }
         err.flush();
-        return exitCode;
+        return USAGE;
+    }
+
+    /** An exception's message, or its kind when it has none: never an empty line. */
+    static String message(Exception e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 }

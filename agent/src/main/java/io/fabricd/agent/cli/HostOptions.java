@@ -16,7 +16,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** The options every command that reads a host shares: where the host is, and the config file. */
 public final class HostOptions {
@@ -29,6 +31,10 @@ public final class HostOptions {
 
     @Option(names = "--demo", description = "Read the bundled demo host; its counters advance over time.")
     boolean demo;
+
+    /** The command these options are part of: where its output and messages go. */
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec command;
 
     @Option(names = "--state-dir", paramLabel = "DIR",
             description = "Where the host's expected inventory is kept (default for the live host: the config's state_dir, else "
@@ -88,6 +94,14 @@ public final class HostOptions {
     static IllegalArgumentException refused(InventoryStore.AccessDenied e, String command) {
         String advice = Privilege.advice(command, Privilege.Access.READ);
         return new IllegalArgumentException(e.getMessage() + (advice == null ? "" : "; " + advice));
+    }
+
+    PrintWriter out() {
+        return command.commandLine().getOut();
+    }
+
+    PrintWriter err() {
+        return command.commandLine().getErr();
     }
 
     public AgentConfig config() {

@@ -53,18 +53,15 @@ public final class InventoryCommand implements Runnable {
         @Mixin
         HostOptions host;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() {
             AgentConfig cfg = host.config();
             Path dir = requireStateDir(host, cfg);
-            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = host.out();
             InventoryStore store = InventoryStore.forCommand(dir);
-            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+            HostModel m = host.collectOnce(cfg, host.err());
             Inventory inv = Inventory.of(m, Instant.now().truncatedTo(ChronoUnit.SECONDS), Inventory.ACCEPTED);
-            PrintWriter err = spec.commandLine().getErr();
+            PrintWriter err = host.err();
             Inventory before;
             try {
                 // under the folder's lock: a running agent neither reads half of it nor writes over it
@@ -115,9 +112,6 @@ public final class InventoryCommand implements Runnable {
         @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
         Format format;
 
-        @Spec
-        CommandSpec spec;
-
         @Override
         public Integer call() {
             AgentConfig cfg = host.config();
@@ -131,9 +125,9 @@ public final class InventoryCommand implements Runnable {
                 throw HostOptions.refused(e, "fabricd inventory show");
             }
             Inventory inv = stored.selected(cfg.collectorConfig()::deviceSelected);
-            HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
+            HostModel m = host.collectOnce(cfg, host.err());
             List<Finding> gone = missing(m, inv, cfg);
-            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter out = host.out();
             if (format == Format.json) {
                 ObjectNode root = JSON.createObjectNode();
                 root.put("file", store.file().toString());

@@ -10,8 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd metrics}: one collection, Prometheus text to stdout. */
 @Command(name = "metrics", mixinStandardHelpOptions = true,
@@ -20,18 +18,15 @@ public final class MetricsCommand implements Callable<Integer> {
     @Mixin
     HostOptions host;
 
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() {
         AgentConfig cfg = host.config();
-        HostModel m = host.collectOnce(cfg, spec.commandLine().getErr());
-        Inventory judged = host.storedInventory(cfg, m, spec.commandLine().getErr());
+        HostModel m = host.collectOnce(cfg, host.err());
+        Inventory judged = host.storedInventory(cfg, m, host.err());
         Report r = Diagnosis.run(m, null, judged, cfg.diagnosis());
         byte[] body = FabricMetrics.text(m, cfg.netdev().allStats(), r.findings(), r.notJudged(), judged);
-        spec.commandLine().getOut().print(new String(body, StandardCharsets.UTF_8));
-        spec.commandLine().getOut().flush();
+        host.out().print(new String(body, StandardCharsets.UTF_8));
+        host.out().flush();
         return 0;
     }
 }

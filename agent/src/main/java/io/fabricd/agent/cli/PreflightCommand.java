@@ -37,16 +37,6 @@ import picocli.CommandLine.Spec;
         exitCodeList = {"0:every node and link passed", "1:some excluded (the reasons on stdout, --exclude-file)",
             "2:bad input, the gate could not run (fewer than --min-nodes kept), or its result not stored (--result-configmap)"})
 public final class PreflightCommand implements Callable<Integer> {
-    /**
-     * The longest bandwidth test asked for: an agent answers when its test is over, and closes a
-     * connection it has not written to for http.idle_timeout (30 s by default); the test's setup
-     * (queue pairs, the peer's exchanges: a few seconds) comes on top.
-     */
-    static final Duration MAX_BANDWIDTH_DURATION = Duration.ofMillis(PreflightBandwidth.MAX_DURATION_MS);
-
-    /** Bad input's exit code, as every command gives it (docs/spec/interfaces.md). */
-    private static final int BAD_INPUT = 2;
-
     enum Format { text, json }
 
     enum Bandwidth { ring, none }
@@ -209,24 +199,19 @@ public final class PreflightCommand implements Callable<Integer> {
      */
     private int gateStored(ResultConfigMap.Run run) throws IOException {
         PrintWriter err = spec.commandLine().getErr();
-        Input in;
-        try {
-            in = input();
-        } catch (IllegalArgumentException | IOException e) {
-            return failed(run, message(e));
-        }
-        try {
-            ResultConfigMap.publish(null, resultConfigMap, ResultConfigMap.running(run));
-        } catch (IllegalStateException e) {
-            err.println("fabricd preflight: the result cannot be stored, so the gate does not run: " + e.getMessage());
-            err.flush();
-            return ResultConfigMap.NOT_STORED;
-        }
         GateReport report;
         try {
+            Input in = input();
+            try {
+                ResultConfigMap.publish(null, resultConfigMap, ResultConfigMap.running(run));
+            } catch (IllegalStateException e) {
+                err.println("fabricd preflight: the result cannot be stored, so the gate does not run: " + e.getMessage());
+                err.flush();
+                return ResultConfigMap.NOT_STORED;
+            }
             report = gate(in);
         } catch (IllegalArgumentException | IOException e) {
-            return failed(run, message(e));
+            return failed(run, ExecutionErrors.message(e));
         }
         StringWriter json = new StringWriter();
         report.json(new PrintWriter(json));
@@ -242,15 +227,13 @@ public final class PreflightCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             notStored = e.getMessage();
         }
-        print(report, notStored == null ? code : ResultConfigMap.NOT_STORED, notStored);
+        int exit = notStored == null ? code : ResultConfigMap.NOT_STORED;
+        print(report, exit, notStored);
         if (notStored != null) {
-            err.println("fabricd preflight: the verdict (exit " + code + " on its own) is not stored, exit " + ResultConfigMap.NOT_STORED
-                    + ": " + notStored);
-            err.flush();
-            return ResultConfigMap.NOT_STORED;
+            err.println("fabricd preflight: the verdict (exit " + code + " on its own) is not stored, exit " + exit + ": " + notStored);
         }
         err.flush();
-        return code;
+        return exit;
     }
 
     /** Bad input (or output that cannot be written): said first, as every command says it, then stored as the run's error. */
@@ -263,17 +246,14 @@ public final class PreflightCommand implements Callable<Integer> {
             err.println("fabricd preflight: the error above is not stored: " + notStored.getMessage());
         }
         err.flush();
-        return BAD_INPUT;
-    }
-
-    private static String message(Exception e) {
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return ExecutionErrors.USAGE;
     }
 
     /** Every option checked, the node set (empty with --check and no --nodes) and the key read. */
     private Input input() throws IOException {
         Duration budget = duration("--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(1));
-        Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100), MAX_BANDWIDTH_DURATION);
+        Duration bwTime = duration("--bandwidth-duration", bandwidthDuration, Duration.ofMillis(100),
+                Duration.ofMillis(PreflightBandwidth.MAX_DURATION_MS)); // the longest an agent takes, its answer within http.idle_timeout
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("--port " + port + " is not a port (1-65535)");
         }

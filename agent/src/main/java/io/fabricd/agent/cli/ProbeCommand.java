@@ -1,7 +1,5 @@
 package io.fabricd.agent.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.natives.LibC;
 import io.fabricd.natives.VerbsShim;
@@ -29,7 +27,6 @@ import java.util.logging.Logger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
@@ -38,12 +35,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = "Probe other fabricd agents: ask each PEER (its HTTP HOST:PORT) for its probe endpoint, then send "
                 + "--count probes of each --size and report loss and round-trip times (docs/probes.md).")
 public final class ProbeCommand implements Callable<Integer> {
-    enum Format { text, json }
-
     enum Transport { udp, verbs }
-
-    @Parameters(arity = "1..*", paramLabel = "PEER", description = "Another agent's HTTP address, HOST:PORT.")
-    List<String> peers;
 
     @Option(names = "--count", defaultValue = "100", description = "Probes per peer and size (default: ${DEFAULT-VALUE}).")
     int count;
@@ -57,11 +49,8 @@ public final class ProbeCommand implements Callable<Integer> {
     @Option(names = "--device", paramLabel = "DEV", description = "Local RDMA device for the verbs transport.")
     String device;
 
-    @Option(names = "--format", defaultValue = "text", description = "text or json (default: ${DEFAULT-VALUE}).")
-    Format format;
-
     @Mixin
-    PeerOptions peer;
+    PeerOptions options;
 
     @Option(names = "--interval", defaultValue = "10ms", description = "Time between two probes (default: ${DEFAULT-VALUE}).")
     String interval;
@@ -74,8 +63,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        PeerAddresses.check(peers);
-        ProbeKey key = peer.key();
+        ProbeKey key = options.key();
         if (count < 1 || count > 1_000_000) {
             throw new IllegalArgumentException("--count must be 1-1000000");
         }
@@ -91,7 +79,7 @@ public final class ProbeCommand implements Callable<Integer> {
         }
         Duration pace = ConfigLoader.parseDuration(interval);
         Duration to = ConfigLoader.parseDuration(timeout);
-        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), peer.tls);
+        EndpointClient client = new EndpointClient(key, Duration.ofSeconds(20), options.tls);
         List<Object> results = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         PrintWriter err = spec.commandLine().getErr();
@@ -99,7 +87,7 @@ public final class ProbeCommand implements Callable<Integer> {
         if (unstamped != null) {
             Logger.getLogger(UdpTransport.class.getName()).info("UDP probes are timed in the JVM, not by the kernel: " + unstamped);
         }
-        for (String peer : peers) {
+        for (String peer : options.peers) {
             Endpoint ep;
             try {
                 ep = client.fetch(peer);
@@ -131,36 +119,28 @@ public final class ProbeCommand implements Callable<Integer> {
                 results.add(new PeerError(peer, String.valueOf(e.getMessage())));
             }
         }
-        PrintWriter out = spec.commandLine().getOut();
-        if (format == Format.json) {
-            try {
-                out.print(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(Map.of("results", results)) + "\n");
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        } else if (results.stream().anyMatch(ProbeResult.class::isInstance)) { // no empty table when nothing was probed
-            out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s %11s%n", "peer", "trans", "size", "sent", "recv", "late",
-                    "lost", "min_us", "p50_us", "p99_us", "max_us", "host_p50_us");
-            for (Object o : results) {
-                if (o instanceof ProbeResult r) {
-                    Map<String, Double> q = r.rttSeconds();
-                    out.printf(Locale.ROOT, "%-22s %-5s %6d %6d %6d %5d %5d %10s %10s %10s %10s %11s%n", r.peer(), r.transport(), r.size(),
-                            r.sent(), r.received(), r.late(), r.lost(), us(q, "min"), us(q, "p50"), us(q, "p99"), us(q, "max"),
-                            us(r.hostSeconds(), "p50"));
-                }
-            }
-        }
-        out.flush();
-        for (String e : errors) {
-            err.println("fabricd probe: " + e);
-        }
-        err.flush();
         // loss is a measurement, not an error; a peer that could not be asked is unusable input
-        return errors.isEmpty() ? 0 : 2;
+        return options.finish(spec, "fabricd probe", results, errors, out -> table(out, results));
+    }
+
+    private static void table(PrintWriter out, List<Object> results) {
+        if (results.stream().noneMatch(ProbeResult.class::isInstance)) { // no empty table when nothing was probed
+            return;
+        }
+        out.printf("%-22s %-5s %6s %6s %6s %5s %5s %10s %10s %10s %10s %11s%n", "peer", "trans", "size", "sent", "recv", "late",
+                "lost", "min_us", "p50_us", "p99_us", "max_us", "host_p50_us");
+        for (Object o : results) {
+            if (o instanceof ProbeResult r) {
+                Map<String, Double> q = r.rttSeconds();
+                out.printf(Locale.ROOT, "%-22s %-5s %6d %6d %6d %5d %5d %10s %10s %10s %10s %11s%n", r.peer(), r.transport(), r.size(),
+                        r.sent(), r.received(), r.late(), r.lost(), us(q, "min"), us(q, "p50"), us(q, "p99"), us(q, "max"),
+                        us(r.hostSeconds(), "p50"));
+            }
+        }
     }
 
     private void progress(PrintWriter err, String peer, Endpoint ep, int size) {
-        if (format == Format.text) {
+        if (options.format == PeerOptions.Format.text) {
             err.printf(Locale.ROOT, "probing %s (%s, udp port %d): %d x %d B ...%n", peer, ep.host(), ep.udpPort(), count, size);
             err.flush();
         }
@@ -171,7 +151,7 @@ public final class ProbeCommand implements Callable<Integer> {
 
     /** --device DEV[:PORT] on this host, with the GID index to send from. */
     private VerbsPorts.Port localPort() {
-        LocalRdma.require(LocalRdma.SYS, "--transport verbs probes over RDMA: use --transport udp (the default)");
+        PeerOptions.requireRdma("--transport verbs probes over RDMA: use --transport udp (the default)");
         if (device == null) {
             throw new IllegalArgumentException("--transport verbs needs --device DEV (a local RDMA device, e.g. mlx5_0 or rxe1)");
         }
@@ -180,14 +160,13 @@ public final class ProbeCommand implements Callable<Integer> {
         if (why != null) {
             throw new IllegalArgumentException("--transport verbs: " + why);
         }
-        return peer.localPort(device);
+        return options.localPort(device);
     }
 
     /** Probes one peer over RDMA UD: from the local port to the peer's first UD responder that is not this port. */
     private void verbs(String peer, Endpoint ep, VerbsPorts.Port local, List<Integer> sz, ProbeKey key,
                        Duration pace, Duration to, List<Object> results, List<String> errors, PrintWriter err) {
-        int gid = local.gidIndex();
-        try (VerbsUd probe = new VerbsUd(verbs, local.device(), local.port(), gid, 4096, 256)) {
+        try (VerbsUd probe = new VerbsUd(verbs, local.device(), local.port(), local.gidIndex(), 4096, 256)) {
             VerbsUd.Address me = probe.address();
             String myGid = VerbsUd.gidText(me.gid());
             Endpoint.Device remote = ep.firstOtherThan(myGid);
@@ -197,7 +176,7 @@ public final class ProbeCommand implements Callable<Integer> {
             }
             VerbsTransport t = new VerbsTransport(probe, remote, me.activeMtu());
             for (int size : sz.isEmpty() ? List.of(64, t.maxSize()) : sz) {
-                if (format == Format.text) {
+                if (options.format == PeerOptions.Format.text) {
                     err.printf(Locale.ROOT, "probing %s (%s, %s qpn %d) from %s: %d x %d B ...%n", peer, ep.host(), remote.device(),
                             remote.qpn(), local.device(), count, size);
                     err.flush();

@@ -8,8 +8,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd snapshot --out DIR}: the host (or a snapshot) as a snapshot folder. */
 @Command(name = "snapshot", mixinStandardHelpOptions = true,
@@ -21,16 +19,13 @@ public final class SnapshotCommand implements Callable<Integer> {
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "New or empty folder to write.")
     Path out;
 
-    @Spec
-    CommandSpec spec;
-
     @Override
     public Integer call() throws Exception {
         AgentConfig cfg = host.config();
         HostSource source = host.source(cfg);
         SnapshotWriter.Result r = SnapshotWriter.write(source, cfg.collectorConfig(), out,
                 Version.text());
-        spec.commandLine().getErr().printf("fabricd: snapshot of %s (%d RDMA devices, %d netdevs) written to %s: "
+        host.err().printf("fabricd: snapshot of %s (%d RDMA devices, %d netdevs) written to %s: "
                         + "%d files, %d links, %d unreadable paths%n", r.model().hostname(), r.model().devices().size(),
                 r.model().netdevs().size(), out, r.files(), r.links(), r.unreadable());
         return 0;

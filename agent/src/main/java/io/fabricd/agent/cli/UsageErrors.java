@@ -12,12 +12,6 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * instead of the whole usage text under the error. Exit code 2 (bad usage).
  */
 public final class UsageErrors implements CommandLine.IParameterExceptionHandler {
-    private final int exitCode;
-
-    public UsageErrors(int exitCode) {
-        this.exitCode = exitCode;
-    }
-
     @Override
     public int handleParseException(ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
@@ -29,7 +23,7 @@ public final class UsageErrors implements CommandLine.IParameterExceptionHandler
         }
         err.println("Try '" + name + " --help' for more information.");
         err.flush();
-        return exitCode;
+        return ExecutionErrors.USAGE;
     }
 
     /**

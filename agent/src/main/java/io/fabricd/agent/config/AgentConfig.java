@@ -59,14 +59,6 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
         return new AgentConfig(listen, collection, stateDir, h, rdma, netdev, probe, diagnosis, bandwidth);
     }
 
-    public AgentConfig withProbe(ProbeConfig p) {
-        return new AgentConfig(listen, collection, stateDir, http, rdma, netdev, p, diagnosis, bandwidth);
-    }
-
-    public AgentConfig withDiagnosis(DiagnosisConfig d) {
-        return new AgentConfig(listen, collection, stateDir, http, rdma, netdev, probe, d, bandwidth);
-    }
-
     /**
      * The checks' configuration: the {@code diagnosis:} section with the probe checks' thresholds,
      * which users set beside the probes (probe.loss_threshold, probe.latency_threshold) and the
@@ -232,20 +224,16 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
                 // the server takes milliseconds as an int: a larger value would wrap (4294967296ms is 0, no timeout)
                 throw new IllegalArgumentException("http.idle_timeout must be between 100ms and 24h");
             }
-            range("http.max_header_bytes", maxHeaderBytes, 1024, 1 << 20);
-            range("http.max_request_line_bytes", maxRequestLineBytes, 256, 1 << 16);
+            range("http.max_header_bytes", maxHeaderBytes, 1024, 1 << 20, "");
+            range("http.max_request_line_bytes", maxRequestLineBytes, 256, 1 << 16, "");
             if (maxConnections != 0) {
                 range("http.max_connections", maxConnections, 4, MAX_CONNECTIONS, "0 (what the heap allows) or ");
             }
-            range("http.max_requests", maxRequests, 1, 1 << 16);
+            range("http.max_requests", maxRequests, 1, 1 << 16, "");
             if (maxConnections != 0 && maxRequests > maxConnections) {
                 throw new IllegalArgumentException("http.max_requests must be at most http.max_connections (" + maxConnections
                         + "), not " + maxRequests);
             }
-        }
-
-        private static void range(String key, int value, int min, int max) {
-            range(key, value, min, max, "");
         }
 
         private static void range(String key, int value, int min, int max, String or) {

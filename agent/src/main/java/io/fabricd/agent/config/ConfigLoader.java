@@ -39,7 +39,6 @@ public final class ConfigLoader {
         if (file == null || isDevNull(file)) {
             return AgentConfig.defaults();
         }
-        checkReadableFile("config file", file);
         String text = ConfigText.read("config file", file);
         YAMLFactory yaml = new YAMLFactory();
         ObjectMapper m = YAMLMapper.builder(yaml).enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS).build()
@@ -50,7 +49,7 @@ public final class ConfigLoader {
         ConfigProblems problems = new ConfigProblems();
         YamlLines lines = YamlLines.scan(yaml, text, problems);
         if (lines == null) {
-            throw problems.exception(file);
+            throw problems.exception("config file", file);
         }
         JsonNode tree;
         try {
@@ -60,16 +59,10 @@ public final class ConfigLoader {
         }
         AgentConfig c = ConfigBinder.bind(m, tree, lines, problems);
         if (c != null && problems.isEmpty()) {
-            try {
-                c.validate();
-            } catch (IllegalArgumentException e) {
-                // values each of the right kind that fabricd cannot use together: the first one found
-                int line = lineOf(e.getMessage(), lines);
-                problems.add(line, e.getMessage() + ConfigProblems.at(line));
-            }
+            problems.check(c::validate, lines);
         }
         if (!problems.isEmpty()) {
-            throw problems.exception(file);
+            throw problems.exception("config file", file);
         }
         return c;
     }

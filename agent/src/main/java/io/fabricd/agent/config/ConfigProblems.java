@@ -33,6 +33,19 @@ final class ConfigProblems {
         add(line, at.text() + at(line));
     }
 
+    /**
+     * Runs {@code validate}, a check of values each of the right kind; its IllegalArgumentException
+     * (the first value fabricd cannot use) becomes a problem on the line of the key it names.
+     */
+    void check(Runnable validate, YamlLines lines) {
+        try {
+            validate.run();
+        } catch (IllegalArgumentException e) {
+            int line = ConfigLoader.lineOf(e.getMessage(), lines);
+            add(line, e.getMessage() + at(line));
+        }
+    }
+
     boolean isEmpty() {
         return problems.isEmpty();
     }
@@ -43,14 +56,9 @@ final class ConfigProblems {
     }
 
     /**
-     * One problem: "config file F: TEXT". Several: "config file F has N errors:" and one line each,
-     * in the file's order.
+     * One problem: "{@code what} F: TEXT" ("config file F: TEXT"). Several: "config file F has N
+     * errors:" and one line each, in the file's order.
      */
-    IllegalArgumentException exception(Path file) {
-        return exception("config file", file);
-    }
-
-    /** The same for another kind of file: "web config file F: TEXT". */
     IllegalArgumentException exception(String what, Path file) {
         List<Problem> sorted = problems.stream().sorted(Comparator.comparingInt(Problem::line)).toList();
         if (sorted.size() == 1) {

@@ -33,10 +33,12 @@ final class ConfigText {
     }
 
     /**
-     * The file's text as UTF-8: at most {@link #MAX_FILE_BYTES} + 1 bytes are read, whatever its
-     * size says (a file growing meanwhile, a file of /proc that says 0), and a larger one is refused.
+     * The file's text as UTF-8, once it is a readable regular file ({@link ConfigLoader#checkReadableFile}):
+     * at most {@link #MAX_FILE_BYTES} + 1 bytes are read, whatever its size says (a file growing
+     * meanwhile, a file of /proc that says 0), and a larger one is refused.
      */
     static String read(String what, Path file) {
+        ConfigLoader.checkReadableFile(what, file);
         byte[] bytes;
         try (InputStream in = Files.newInputStream(file)) {
             bytes = in.readNBytes(MAX_FILE_BYTES + 1);

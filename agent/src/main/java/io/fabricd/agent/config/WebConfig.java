@@ -92,7 +92,6 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
      * ({@link ConfigText}) before it is parsed.
      */
     public static WebConfig load(Path file) {
-        ConfigLoader.checkReadableFile("web config file", file);
         String text = ConfigText.read("web config file", file);
         YAMLFactory yaml = new YAMLFactory();
         ObjectMapper m = new ObjectMapper(yaml).enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
@@ -124,11 +123,8 @@ public record WebConfig(@JsonProperty("tls_server_config") Tls tlsServer, @JsonP
             problems.add(at, lines);
             throw problems.exception("web config file", file);
         }
-        try {
-            c.validate();
-        } catch (IllegalArgumentException e) {
-            int line = ConfigLoader.lineOf(e.getMessage(), lines);
-            problems.add(line, e.getMessage() + ConfigProblems.at(line));
+        problems.check(c::validate, lines);
+        if (!problems.isEmpty()) {
             throw problems.exception("web config file", file);
         }
         return c;

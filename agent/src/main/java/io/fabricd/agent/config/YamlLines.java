@@ -101,15 +101,11 @@ final class YamlLines {
 
     /** A Jackson error's path as a JSON pointer: "/probe/sizes/1". */
     static String pointer(List<JsonMappingException.Reference> path) {
-        StringBuilder sb = new StringBuilder();
+        String p = "";
         for (JsonMappingException.Reference r : path) {
-            if (r.getFieldName() != null) {
-                sb.append('/').append(r.getFieldName().replace("~", "~0").replace("/", "~1"));
-            } else if (r.getIndex() >= 0) {
-                sb.append('/').append(r.getIndex());
-            }
+            p = r.getFieldName() != null ? child(p, r.getFieldName()) : r.getIndex() >= 0 ? p + "/" + r.getIndex() : p;
         }
-        return sb.toString();
+        return p;
     }
 
     /** "/probe/sizes/1" as the configuration's documentation writes it: "probe.sizes[1]". */

@@ -3,10 +3,9 @@ package io.fabricd.agent.http;
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.http.LingeringClose;
+import io.fabricd.agent.preflight.Answer;
 import io.fabricd.http.Route;
 import io.fabricd.http.Signatures;
-import io.fabricd.http.SignedPost;
 import io.fabricd.model.OneLine;
 import io.fabricd.probes.bandwidth.BandwidthMessages;
 import io.fabricd.probes.bandwidth.BandwidthServer;
@@ -15,8 +14,8 @@ import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.logging.Logger;
-import java.util.stream.Stream;
 
 /**
  * {@code POST /api/v1/bandwidth/start}, {@code /go} and {@code /stop} (docs/bandwidth.md): requests signed with
@@ -40,15 +39,9 @@ public final class BandwidthApi {
      * @param why        what to answer when there is no server (to requests that pass the key, when there is one)
      */
     public static List<Route> routes(Vertx vertx, BandwidthServer server, Signatures signatures, String why) {
-        return Stream.of(BandwidthMessages.START_PATH, BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH)
-                .map(path -> {
-                    Route r = Route.signedPost(path, "bandwidth requests", (req, body) -> vertx.executeBlocking(() -> answer(path, body,
-                                    server, why), false)
-                            .onSuccess(a -> SignedPost.answer(req, signatures, a.status(), a.body(), 0))
-                            .onFailure(e -> LingeringClose.text(req, 500, "internal error: " + e + "\n")));
-                    return signatures != null ? r : r.off(why);
-                })
-                .toList();
+        return HttpApi.signedPosts(vertx, List.of(BandwidthMessages.START_PATH, BandwidthMessages.GO_PATH, BandwidthMessages.STOP_PATH),
+                "bandwidth requests", signatures, signatures == null ? why : null,
+                (path, body) -> CompletableFuture.completedFuture(answer(path, body, server, why)));
     }
 
     /** The answer to an authenticated request: its fields checked first (400), then the server's (503 when there is none). */
@@ -57,33 +50,27 @@ public final class BandwidthApi {
             if (path.equals(BandwidthMessages.START_PATH)) {
                 BandwidthMessages.Start s = JSON.readValue(body, BandwidthMessages.Start.class);
                 s.check();
-                return server == null ? Answer.text(503, why) : new Answer(200, JSON.writeValueAsBytes(server.start(s)));
+                return server == null ? Answer.line(503, why) : Answer.json(JSON.writeValueAsBytes(server.start(s)));
             }
             if (path.equals(BandwidthMessages.GO_PATH)) {
                 BandwidthMessages.Go g = JSON.readValue(body, BandwidthMessages.Go.class);
                 g.check();
                 if (server == null) {
-                    return Answer.text(503, why);
+                    return Answer.line(503, why);
                 }
                 server.go(g);
-                return new Answer(200, "{}".getBytes(StandardCharsets.UTF_8));
+                return Answer.json("{}".getBytes(StandardCharsets.UTF_8));
             }
             BandwidthMessages.Stop s = JSON.readValue(body, BandwidthMessages.Stop.class);
             s.check();
-            return server == null ? Answer.text(503, why) : new Answer(200, JSON.writeValueAsBytes(server.stop(s)));
+            return server == null ? Answer.line(503, why) : Answer.json(JSON.writeValueAsBytes(server.stop(s)));
         } catch (JacksonException e) {
-            return Answer.text(400, "not a bandwidth request: " + (e.getOriginalMessage() == null ? "unreadable JSON" : OneLine.of(e.getOriginalMessage())));
+            return Answer.line(400, "not a bandwidth request: " + (e.getOriginalMessage() == null ? "unreadable JSON" : OneLine.of(e.getOriginalMessage())));
         } catch (BandwidthServer.Refused e) {
-            return Answer.text(e.status(), e.getMessage());
+            return Answer.line(e.status(), e.getMessage());
         } catch (IOException e) {
             LOG.warning("bandwidth test refused: " + e.getMessage());
-            return Answer.text(500, "cannot set up the test here: " + e.getMessage());
-        }
-    }
-
-    private record Answer(int status, byte[] body) {
-        static Answer text(int status, String line) {
-            return new Answer(status, SignedPost.line(line));
+            return Answer.line(500, "cannot set up the test here: " + e.getMessage());
         }
     }
 }

@@ -2,14 +2,18 @@ package io.fabricd.agent.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.loop.CollectionLoop;
+import io.fabricd.agent.preflight.Answer;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;
 import io.fabricd.http.Route.Access;
 import io.fabricd.http.Signatures;
+import io.fabricd.http.SignedPost;
 import io.fabricd.probes.mesh.ProbeService;
 import io.fabricd.probes.peers.EndpointClient;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -17,6 +21,8 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -24,7 +30,8 @@ import java.util.logging.Logger;
 /**
  * fabricd's HTTP paths (docs/spec/interfaces.md): {@code /metrics}, {@code /healthz},
  * {@code /readyz}, {@code /api/v1/findings}, {@code /api/v1/snapshot}. Handlers only serve what the collection loop
- * published; rendering runs on a worker thread, never on the event loop.
+ * published; rendering runs on a worker thread, never on the event loop. None of these paths reads
+ * a body: a text answer does not wait for one announced ({@link LingeringClose}).
  *
  * <p>Routes of the agent's HTTP server (the http module's {@code Routes}), which bounds and
  * authenticates the requests before they come here.
@@ -59,28 +66,46 @@ public final class HttpApi {
         Route endpoint = new Route(List.of(HttpMethod.GET, HttpMethod.HEAD), EndpointClient.PATH, Access.SIGNED, true,
                 "probe endpoint requests", (req, b) -> probeEndpoint(req, signatures));
         return List.of(Route.get("/metrics", Access.AUTHENTICATED, (req, b) -> metrics(req)),
-                Route.get("/healthz", Access.OPEN, (req, b) -> text(req, 200, "ok\n")).outsideBudget(),
+                Route.get("/healthz", Access.OPEN, (req, b) -> LingeringClose.text(req, 200, "ok\n")).outsideBudget(),
                 Route.get("/readyz", Access.OPEN, (req, b) -> ready(req)).outsideBudget(),
                 Route.get("/api/v1/snapshot", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::json)),
                 Route.get("/api/v1/findings", Access.AUTHENTICATED, (req, b) -> json(req, CollectionLoop.Published::findingsJson)),
-                Route.get("/", Access.AUTHENTICATED, (req, b) -> text(req, 200, INDEX)),
+                Route.get("/", Access.AUTHENTICATED, (req, b) -> LingeringClose.text(req, 200, INDEX)),
                 probes != null ? endpoint : endpoint.off("probing is off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)"));
+    }
+
+    /**
+     * Signed POST routes of {@code paths}: {@code answer} runs on a worker thread and may complete
+     * later ({@link PreflightApi}), signed for the request; with {@code off} set, 503 with it to anyone.
+     */
+    static List<Route> signedPosts(Vertx vertx, List<String> paths, String what, Signatures signatures, String off,
+                                   BiFunction<String, byte[], CompletableFuture<Answer>> answer) {
+        return paths.stream().map(path -> {
+            Route r = Route.signedPost(path, what, (req, body) -> {
+                Context ctx = vertx.getOrCreateContext();
+                vertx.executeBlocking(() -> answer.apply(path, body), false)
+                        .compose(pending -> Future.fromCompletionStage(pending, ctx))
+                        .onSuccess(a -> SignedPost.answer(req, signatures, a.status(), a.body(), a.retryAfterSeconds()))
+                        .onFailure(e -> fail(req, e));
+            });
+            return off == null ? r : r.off(off);
+        }).toList();
     }
 
     /** A path no route has. */
     public static void notFound(HttpServerRequest req, byte[] body) {
-        text(req, 404, "not found: " + req.path() + "\n" + INDEX);
+        LingeringClose.text(req, 404, "not found: " + req.path() + "\n" + INDEX);
     }
 
     private void ready(HttpServerRequest req) {
         Duration stuck = loop.stuck();
         if (loop.ready()) {
-            text(req, 200, "ready\n");
+            LingeringClose.text(req, 200, "ready\n");
         } else if (stuck != null) {
-            text(req, 503, "a collection has been running for " + stuck.toSeconds() + " s (collection.stuck_after): "
+            LingeringClose.text(req, 503, "a collection has been running for " + stuck.toSeconds() + " s (collection.stuck_after): "
                     + "a read of the host hangs\n");
         } else {
-            text(req, 503, "first collection not finished\n");
+            LingeringClose.text(req, 503, "first collection not finished\n");
         }
     }
 
@@ -96,18 +121,13 @@ public final class HttpApi {
 
     private static final ObjectMapper ENDPOINT_JSON = new ObjectMapper();
 
-    /** A text answer: none of these paths reads a body, so one announced is not waited for ({@link LingeringClose}). */
-    private static void text(HttpServerRequest ctx, int status, String body) {
-        LingeringClose.text(ctx, status, body);
-    }
-
     private void metrics(HttpServerRequest ctx) {
         String accept = ctx.getHeader(HttpHeaders.ACCEPT);
         List<String> names;
         try {
             names = ctx.query() == null ? List.of() : ctx.params().getAll("name[]");
         } catch (IllegalArgumentException e) { // a bad %xx escape
-            text(ctx, 400, "bad query: " + e.getMessage() + "\n");
+            LingeringClose.text(ctx, 400, "bad query: " + e.getMessage() + "\n");
             return;
         }
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));
@@ -125,11 +145,11 @@ public final class HttpApi {
         }
     }
 
-    /** A rendering that failed: 500 with the reason, logged (the connection stays usable). */
-    private static void fail(HttpServerRequest ctx, Throwable e) {
+    /** A rendering or an answer that failed: 500 with the reason, logged (the connection stays usable). */
+    static void fail(HttpServerRequest ctx, Throwable e) {
         LOG.log(Level.WARNING, "HTTP " + ctx.path() + " failed", e);
         if (!ctx.response().ended() && !ctx.response().closed()) {
-            text(ctx, 500, "internal error: " + e + "\n");
+            LingeringClose.text(ctx, 500, "internal error: " + e + "\n");
         }
     }
 
@@ -176,7 +196,7 @@ public final class HttpApi {
     private void json(HttpServerRequest ctx, Function<CollectionLoop.Published, byte[]> doc) {
         CollectionLoop.Published p = loop.latest();
         if (p == null) {
-            text(ctx, 503, "first collection not finished\n");
+            LingeringClose.text(ctx, 503, "first collection not finished\n");
             return;
         }
         boolean gzip = acceptsGzip(ctx.getHeader(HttpHeaders.ACCEPT_ENCODING));

@@ -1,17 +1,10 @@
 package io.fabricd.agent.http;
 
-import io.fabricd.agent.preflight.Answer;
 import io.fabricd.agent.preflight.Preflight;
-import io.fabricd.http.LingeringClose;
 import io.fabricd.http.Route;
 import io.fabricd.http.Signatures;
-import io.fabricd.http.SignedPost;
-import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.util.List;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * {@code POST /api/v1/preflight/state}, {@code /probe} and {@code /bandwidth} (docs/preflight.md):
@@ -22,7 +15,6 @@ import java.util.logging.Logger;
  * is over: the event loop and the worker pool never wait for one.
  */
 public final class PreflightApi {
-    private static final Logger LOG = Logger.getLogger(PreflightApi.class.getName());
     static final String OFF = "preflight requests are off on this agent: no probe key (probe.key_file or FABRICD_PROBE_KEY)";
 
     private PreflightApi() {
@@ -33,20 +25,7 @@ public final class PreflightApi {
      * @param signatures null without a probe key: then the paths answer 503 to anyone
      */
     public static List<Route> routes(Vertx vertx, Preflight preflight, Signatures signatures) {
-        return Preflight.PATHS.stream().map(path -> {
-            Route r = Route.signedPost(path, "preflight requests", (req, body) -> {
-                Context ctx = vertx.getOrCreateContext();
-                vertx.executeBlocking(() -> preflight.answer(path, body), false)
-                        .compose(pending -> Future.fromCompletionStage(pending, ctx))
-                        .onSuccess((Answer a) -> SignedPost.answer(req, signatures, a.status(), a.body(), a.retryAfterSeconds()))
-                        .onFailure(e -> {
-                            LOG.log(Level.WARNING, "preflight " + path + " failed", e);
-                            if (!req.response().ended() && !req.response().closed()) {
-                                LingeringClose.text(req, 500, "internal error: " + e + "\n");
-                            }
-                        });
-            });
-            return preflight != null ? r : r.off(OFF);
-        }).toList();
+        return HttpApi.signedPosts(vertx, Preflight.PATHS, "preflight requests", signatures, preflight == null ? OFF : null,
+                (path, body) -> preflight.answer(path, body));
     }
 }

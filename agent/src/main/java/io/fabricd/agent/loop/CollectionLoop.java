@@ -50,11 +50,6 @@ public final class CollectionLoop implements AutoCloseable {
             return model;
         }
 
-        /** The checks' verdict on this collection (with the previous one for rates). */
-        public Report report() {
-            return report;
-        }
-
         /** interfaces.md's diagnose JSON. */
         public byte[] findingsJson() {
             byte[] j = findingsJson;
@@ -87,18 +82,10 @@ public final class CollectionLoop implements AutoCloseable {
     private volatile Published latest;
     private boolean saidNoDevices;
 
-    public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
-                          DiagnosisConfig diagnosis, MeterRegistry meters) {
-        this(source, collection, metrics, interval, diagnosis, meters, null);
-    }
-
-    /** @param inventory where the host's expected inventory is kept; null: in memory only */
-    public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
-                          DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory) {
-        this(source, collection, metrics, interval, diagnosis, meters, inventory, name -> true);
-    }
-
-    /** @param deviceSelected the devices the configuration collects (the inventory's others are not expected) */
+    /**
+     * @param inventory      where the host's expected inventory is kept; null: in memory only
+     * @param deviceSelected the devices the configuration collects (the inventory's others are not expected)
+     */
     public CollectionLoop(HostSource source, HostCollection collection, FabricMetrics metrics, Duration interval,
                           DiagnosisConfig diagnosis, MeterRegistry meters, InventoryStore inventory,
                           Predicate<String> deviceSelected) {
@@ -122,10 +109,6 @@ public final class CollectionLoop implements AutoCloseable {
     public synchronized void probeResults(Supplier<ProbeResults> source) {
         Supplier<ProbeResults> before = probeResults;
         this.probeResults = () -> before.get().and(source.get());
-    }
-
-    public Duration interval() {
-        return interval;
     }
 
     public void start() {

@@ -25,12 +25,8 @@ public final class Judgement {
     private final Predicate<String> deviceSelected;
     private HostModel previous;
 
-    /** @param store where the inventory is kept; null: in memory only */
-    public Judgement(InventoryStore store, DiagnosisConfig diagnosis, FabricMetrics metrics) {
-        this(store, diagnosis, metrics, name -> true);
-    }
-
     /**
+     * @param store          where the inventory is kept; null: in memory only
      * @param deviceSelected the devices the configuration collects (rdma.include_devices and
      *                       exclude_devices): an inventory accepted under another configuration
      *                       expects none of the others

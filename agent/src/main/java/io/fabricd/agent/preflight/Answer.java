@@ -3,15 +3,15 @@ package io.fabricd.agent.preflight;
 import java.nio.charset.StandardCharsets;
 
 /**
- * What a preflight path answers: 200 with a JSON body (signed by the HTTP layer), or another status
+ * What a signed POST path (preflight, bandwidth) answers: 200 with a JSON body (signed by the HTTP layer), or another status
  * with one line of text; {@code retryAfterSeconds} over 0 goes out as {@code Retry-After} (429).
  */
 public record Answer(int status, byte[] body, long retryAfterSeconds) {
-    static Answer json(byte[] body) {
+    public static Answer json(byte[] body) {
         return new Answer(200, body, 0);
     }
 
-    static Answer line(int status, String text) {
+    public static Answer line(int status, String text) {
         return new Answer(status, (text + "\n").getBytes(StandardCharsets.UTF_8), 0);
     }
 

@@ -41,17 +41,12 @@ public final class PreflightState {
     private final Supplier<String> node;
     private final Duration interval;
 
-    /** An agent whose collection interval goes unsaid (the gate then holds a collection stale after 5 minutes). */
-    public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
-                          Supplier<String> node) {
-        this(latest, probes, hosts, node, null);
-    }
-
     /**
      * @param probes   the pingmesh's windows
      * @param hosts    the host name each probed peer's endpoint gave, by its HOST:PORT
      * @param node     the name this agent goes by among its peers
-     * @param interval collection.interval, said in the answer; null to leave it out
+     * @param interval collection.interval, said in the answer; null to leave it out (the gate then
+     *                 holds a collection stale after 5 minutes)
      */
     public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
                           Supplier<String> node, Duration interval) {

@@ -316,22 +316,8 @@ public final class InventoryStore {
      */
     private FolderChain.Owner createFolder() throws IOException {
         refuseLinks();
-        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-            FolderChain.checkNearest(dir);
-            Path parent = dir.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            try {
-                Files.createDirectory(dir, StateAccess.FOLDER);
-            } catch (FileAlreadyExistsException e) {
-                if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-                    throw e;
-                }
-                // made meanwhile: checked as any other below
-            }
-            refuseLinks();
-        }
+        StateAccess.createFolder(dir);
+        refuseLinks();
         if (forCommand) {
             return FolderChain.checkForOwner(dir);
         }

@@ -6,7 +6,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -61,17 +60,7 @@ public final class NodeNameLock implements AutoCloseable {
      */
     public static synchronized NodeNameLock take(Path dir, String nodeName, String self) throws IOException {
         FolderChain.checkNearest(dir);
-        if (!Files.isDirectory(dir)) {
-            Path parent = dir.toAbsolutePath().getParent();
-            if (parent != null) {
-                Files.createDirectories(parent);
-            }
-            try {
-                Files.createDirectory(dir, StateAccess.FOLDER);
-            } catch (FileAlreadyExistsException e) {
-                // made meanwhile (another agent starting): checked below as any other
-            }
-        }
+        StateAccess.createFolder(dir);
         if (Files.isSymbolicLink(dir)) {
             throw new IOException(dir + " is a symbolic link");
         }

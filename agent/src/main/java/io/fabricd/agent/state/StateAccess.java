@@ -5,6 +5,7 @@ import io.fabricd.collectors.files.UnixAttributes;
 import io.fabricd.natives.ProcessIdentity;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -112,6 +113,29 @@ final class StateAccess {
             said.add((was.isEmpty() ? "files" : was) + " to 0600: " + String.join(", ", files));
         }
         return String.join("; ", said);
+    }
+
+    /**
+     * Makes the folder {@code dir} (0700, the folders above it as the umask says) when it is missing;
+     * one made meanwhile by another process is taken, to be checked as any other. A file or a link
+     * in its place is left for the caller's checks to refuse.
+     */
+    static void createFolder(Path dir) throws IOException {
+        if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) || Files.isSymbolicLink(dir)) {
+            return;
+        }
+        FolderChain.checkNearest(dir);
+        Path parent = dir.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        try {
+            Files.createDirectory(dir, FOLDER);
+        } catch (FileAlreadyExistsException e) {
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(dir)) {
+                throw e;
+            }
+        }
     }
 
     /** Gives {@code p} (not a link it may have been replaced by) to {@code owner}; nothing for null. */

@@ -45,7 +45,7 @@ final class SimulatedAgent {
     void start(Instant at) {
         collection = HostCollection.repeating(config.collectorConfig(), config.collection().identityRefresh(), CollectionRunner.CALLER);
         metrics = new FabricMetrics(false);
-        judgement = new Judgement(new InventoryStore(stateDir), config.diagnosis(), metrics);
+        judgement = new Judgement(new InventoryStore(stateDir), config.diagnosis(), metrics, name -> true);
         startedAt = at.getEpochSecond();
         collected = false;
     }
