@@ -52,7 +52,6 @@ import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,9 +76,10 @@ public final class Agent implements AutoCloseable {
     private final CollectionLoop loop;
     private final ListenAddress listen;
     private final HostSource source;
+    /** The name this agent goes by among its peers, fixed at start (NodeName). */
+    private final String nodeName;
     private final AgentConfig config;
     private final ProbeKey probeKey;
-    private final String osHostname = readOsHostname();
     /** libc and the verbs shim, loaded once here and handed to the probes and bandwidth tests. */
     private final Natives natives = Natives.load();
     /** TLS and basic auth; null: plain HTTP for everyone. */
@@ -106,6 +106,7 @@ public final class Agent implements AutoCloseable {
         this.source = source;
         this.listen = listen;
         this.config = config;
+        this.nodeName = NodeName.of(config, source);
         this.probeKey = KubernetesProbeKey.resolve(config.probe());
         this.web = config.http().webConfigFile() == null ? null : WebConfig.load(Path.of(config.http().webConfigFile()));
         fabric = new FabricMetrics(config.netdev().allStats());
@@ -190,7 +191,7 @@ public final class Agent implements AutoCloseable {
         EndpointSignatures signed = null; // no probe key: the signed routes answer 503 to anyone
         if (probeKey != null) {
             try {
-                probes = new ProbeService(config.probe(), probeKey, udpHost(), this::hostname,
+                probes = new ProbeService(config.probe(), probeKey, udpHost(), () -> nodeName,
                         () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe().endpointTls() != null ? config.probe().endpointTls() : web != null && web.tls()).start();
@@ -206,9 +207,9 @@ public final class Agent implements AutoCloseable {
                     probes.startVerbs(Path.of("/sys"));
                 }
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
-                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
+                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), () -> nodeName, writes);
                 preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth.server(),
-                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName);
+                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), () -> nodeName);
             } catch (IOException | UnsupportedAddressTypeException e) {
                 close();
                 ListenAddress udp = new ListenAddress(udpHost(), config.probe().udpPort());
@@ -242,7 +243,7 @@ public final class Agent implements AutoCloseable {
             TlsReload.watch(vertx, server, opts.getSslOptions(), tls.files(), tlsReloadEvery.toMillis());
         }
         if (probes != null && nodeLockDir != null) {
-            nodeLock = NodeName.claim(nodeLockDir, NodeName.of(config, source, this::hostname),
+            nodeLock = NodeName.claim(nodeLockDir, nodeName,
                     new ListenAddress(listen.host(), port()), config.stateDir());
         }
         LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
@@ -265,40 +266,6 @@ public final class Agent implements AutoCloseable {
         return config.probe().udpHost() != null && !config.probe().udpHost().isBlank() ? config.probe().udpHost() : listen.host();
     }
 
-    /** The name this agent goes by among its peers: probe.node_name, else the host's name. */
-    private String nodeName() {
-        return config.probe().nodeName() != null && !config.probe().nodeName().isBlank() ? config.probe().nodeName() : hostname();
-    }
-
-    /** This host's name: the latest collection's, else the OS's. */
-    String hostname() {
-        CollectionLoop.Published p = loop.latest();
-        if (p != null) {
-            return p.model().hostname();
-        }
-        return osHostname;
-    }
-
-    /**
-     * The kernel's host name, read once at construction: {@link #hostname()} is asked on the event
-     * loop (a signed request's agent id) before the first collection, where a resolver lookup must
-     * not run.
-     */
-    private static String readOsHostname() {
-        try {
-            String n = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
-            if (!n.isEmpty()) {
-                return n;
-            }
-        } catch (IOException | RuntimeException e) {
-            // not Linux: ask the JDK
-        }
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
 
     /** The HTTP server's connection and request limits; null before {@link #start()}. */
     ConnectionLimits connectionLimits() {

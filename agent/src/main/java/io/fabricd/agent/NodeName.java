@@ -7,9 +7,7 @@ import io.fabricd.collectors.HostCollection;
 import io.fabricd.collectors.files.FolderChain;
 import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
@@ -24,19 +22,9 @@ final class NodeName {
     }
 
     /** probe.node_name (or NODE_NAME), else the host's name as the collection reads it. */
-    static String of(AgentConfig config, HostSource source, Supplier<String> fallback) {
-        if (config.probe().nodeName() != null && !config.probe().nodeName().isBlank()) {
-            return config.probe().nodeName();
-        }
-        if (source.isSnapshot()) {
-            return HostCollection.hostname(source);
-        }
-        try {
-            String h = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
-            return h.isEmpty() ? fallback.get() : h;
-        } catch (IOException e) {
-            return fallback.get();
-        }
+    static String of(AgentConfig config, HostSource source) {
+        String configured = config.probe().nodeName();
+        return configured != null && !configured.isBlank() ? configured : HostCollection.hostname(source);
     }
 
     /**
