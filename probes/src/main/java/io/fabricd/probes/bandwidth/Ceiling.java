@@ -39,10 +39,6 @@ public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
         return b.equals(linkBps) ? "link" : b.equals(localPcieBps) ? "local_pcie" : "peer_pcie";
     }
 
-    public Ceiling withPeerPcie(Double bps) {
-        return new Ceiling(linkBps, localPcieBps, bps);
-    }
-
     /** A port's data rate in bits/s from its rate and link layer; null when unknown. */
     public static Double linkData(LinkRate rate, String linkLayer) {
         if (rate == null || rate.bytesPerSecond() <= 0) {
@@ -86,9 +82,7 @@ public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
             return new Local() {
                 @Override
                 public Double linkBps(String device, int port) {
-                    return m == null ? null : m.devices().stream().filter(d -> d.name().equals(device))
-                            .flatMap(d -> d.ports().stream()).filter(p -> p.port() == port)
-                            .map(p -> linkData(p.rate(), p.linkLayer())).filter(Objects::nonNull).findFirst().orElse(null);
+                    return m == null ? null : m.port(device, port).map(p -> linkData(p.rate(), p.linkLayer())).orElse(null);
                 }
 
                 @Override

@@ -28,10 +28,6 @@ public final class ProbeWindows {
         this.window = window;
     }
 
-    public synchronized void record(ProbeResult r, String rack) {
-        record(r, rack, null);
-    }
-
     /** @param host the host name the peer's endpoint gave; null when not known */
     public synchronized void record(ProbeResult r, String rack, String host) {
         if (host != null) {

@@ -125,11 +125,6 @@ public final class UdpResponder implements AutoCloseable {
         return receiver != null && shared.fd >= 0;
     }
 
-    /** Sockets of known peers open now. */
-    public int peerSockets() {
-        return stats.peerSockets;
-    }
-
     private void serve() {
         byte[] buf = new byte[ProbePacket.MAX_SIZE];
         ByteBuffer bb = ByteBuffer.wrap(buf);
@@ -189,19 +184,15 @@ public final class UdpResponder implements AutoCloseable {
                 continue;
             }
             bb.clear().limit(size);
-            if (src.peer != null && src.peer.equals(from)) {
-                // send, not write: the peer's socket may be connected in the kernel only (adopt)
-                src.channel.send(bb, from);
-                stats.held(System.nanoTime() - t0);
-            } else {
-                // the shared socket answers everyone else, including a datagram that a new peer
-                // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
-                // over every bound member): it goes to its real sender, not that socket's peer
-                shared.channel.send(bb, from);
-                stats.held(System.nanoTime() - t0);
-                if (perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
-                    adopt(from);
-                }
+            // a peer's own socket answers its peer: send, not write, as it may be connected in the
+            // kernel only (adopt). The shared socket answers everyone else, including a datagram that
+            // a new peer socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
+            // over every bound member): it goes to its real sender, not that socket's peer
+            boolean own = src.peer != null && src.peer.equals(from);
+            (own ? src.channel : shared.channel).send(bb, from);
+            stats.held(System.nanoTime() - t0);
+            if (!own && perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
+                adopt(from);
             }
         }
     }
