@@ -135,16 +135,17 @@ public final class ProbeMetrics {
         duplicated.labelValues(l).inc(r.duplicated());
         reordered.labelValues(l).inc(r.reordered());
         String[] hl = perPeerHistograms ? l : new String[] {l[1], l[2], l[3]};
-        var h = rtt.labelValues(hl);
-        for (long ns : r.rttNanos()) {
-            h.observe(ns / 1e9);
-        }
+        observe(rtt, hl, r.rttNanos());
         remember(List.of(l), r.rttNanos());
         if (r.hostNanos() != null) {
-            var o = host.labelValues(hl);
-            for (long ns : r.hostNanos()) {
-                o.observe(ns / 1e9);
-            }
+            observe(host, hl, r.hostNanos());
+        }
+    }
+
+    private static void observe(Histogram h, String[] labels, long[] nanos) {
+        var series = h.labelValues(labels);
+        for (long ns : nanos) {
+            series.observe(ns / 1e9);
         }
     }
 
