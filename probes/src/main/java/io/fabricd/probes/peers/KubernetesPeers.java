@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabricd.probes.ProbeConfig;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -110,10 +109,8 @@ public final class KubernetesPeers implements AutoCloseable {
         if (informer == null) {
             return List.of();
         }
-        List<EndpointSlice> slices = new ArrayList<>(informer.getStore().list());
-        slices.sort(Comparator.comparing(s -> s.getMetadata().getName()));
         Set<String> out = new TreeSet<>();
-        for (EndpointSlice s : slices) {
+        for (EndpointSlice s : informer.getStore().list()) {
             Integer port = port(s);
             if (port == null) {
                 continue;

@@ -15,6 +15,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -220,13 +221,7 @@ public final class UdpResponder implements AutoCloseable {
     /** A source {@link PeerAdmission} admitted gets a socket of its own. */
     private void adopt(SocketAddress from) {
         if (peers.size() >= MAX_PEERS) {
-            ResponderSource eldest = null;
-            for (ResponderSource s : peers.values()) {
-                if (eldest == null || s.lastUsed - eldest.lastUsed < 0) {
-                    eldest = s;
-                }
-            }
-            closePeer(eldest);
+            closePeer(Collections.min(peers.values(), (a, b) -> Long.signum(a.lastUsed - b.lastUsed)));
         }
         DatagramChannel ch = null;
         try {
@@ -251,13 +246,7 @@ public final class UdpResponder implements AutoCloseable {
     }
 
     private void closeIdlePeers(long now) {
-        List<ResponderSource> idle = new ArrayList<>();
-        for (ResponderSource s : peers.values()) {
-            if (now - s.lastUsed > PEER_IDLE_NANOS) {
-                idle.add(s);
-            }
-        }
-        idle.forEach(this::closePeer);
+        peers.values().stream().filter(s -> now - s.lastUsed > PEER_IDLE_NANOS).toList().forEach(this::closePeer);
     }
 
     private void closePeer(ResponderSource s) {
