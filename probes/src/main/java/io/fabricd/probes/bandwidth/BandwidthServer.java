@@ -80,7 +80,7 @@ public final class BandwidthServer implements AutoCloseable {
         QueuePairs open(VerbsPorts.Port port, long size, int qps, int depth) throws IOException;
     }
 
-    /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes): perftest's default. */
+    /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes) and the writer's: perftest's default. */
     static final int DEPTH = 128;
 
     private final Limits limits;
