@@ -1,5 +1,6 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -39,7 +40,7 @@ public final class ProbeKey {
      * {@link ProbeKeyFile} reads and checks it; a key that is short or repetitive is warned about once.
      */
     public static ProbeKey fromFile(Path file) {
-        return checked(ProbeKeyFile.read(file), "probe key file " + file);
+        return checked(ProbeKeyFile.read(file, ProcessIdentity.current()), "probe key file " + file);
     }
 
     /** The key, with a warning when it is weak: under 32 characters, or fewer than 8 distinct ones. */
