@@ -43,14 +43,9 @@ public final class CounterWidths {
      */
     public enum Kind { ERROR, CONGESTION, TRAFFIC }
 
-    private static final Set<String> CONGESTION = Set.of("port_xmit_wait");
-
     /** The kind of a {@code counters/} file by its IBTA name; traffic for names this table does not know. */
     public static Kind kind(String counter) {
-        if (CONGESTION.contains(counter)) {
-            return Kind.CONGESTION;
-        }
-        return FIXED.containsKey(counter) ? Kind.ERROR : Kind.TRAFFIC;
+        return "port_xmit_wait".equals(counter) ? Kind.CONGESTION : FIXED.containsKey(counter) ? Kind.ERROR : Kind.TRAFFIC;
     }
 
     /** Data and packet counters: 32-bit in PortCounters, 64-bit in PortCountersExtended. */

@@ -48,19 +48,15 @@ public final class DriverStats {
         return null;
     }
 
-    private static String d(Dir dir) {
-        return dir.label();
-    }
-
     /** PFC pause frames on a priority (mlx5 {@code rx_prioN_pause}, bnxt_en {@code rx_pfc_ena_frames_priN}, ice {@code rx_priority_N_xoff.nic}). */
     public static Long pfcPauseFrames(Map<String, Long> s, Dir dir, int prio) {
-        String x = d(dir);
+        String x = dir.label();
         return first(s, x + "_prio" + prio + "_pause", x + "_pfc_ena_frames_pri" + prio, x + "_priority_" + prio + "_xoff.nic");
     }
 
     /** Microseconds paused on a priority (mlx5 {@code rx_prioN_pause_duration}, bnxt_en {@code pfc_priN_rx_duration_us}). */
     public static Long pfcPauseMicros(Map<String, Long> s, Dir dir, int prio) {
-        return first(s, d(dir) + "_prio" + prio + "_pause_duration", "pfc_pri" + prio + "_" + d(dir) + "_duration_us");
+        return first(s, dir.label() + "_prio" + prio + "_pause_duration", "pfc_pri" + prio + "_" + dir.label() + "_duration_us");
     }
 
     /**
@@ -68,18 +64,18 @@ public final class DriverStats {
      * on; bnxt_en {@code rx_pause_frames}; ice {@code link_xoff_rx.nic} / {@code port-rx-xoff_events}).
      */
     public static Long globalPauseFrames(Map<String, Long> s, Dir dir) {
-        String x = d(dir);
+        String x = dir.label();
         return first(s, x + "_global_pause", x + "_pause_frames", "link_xoff_" + x + ".nic", "port-" + x + "-xoff_events");
     }
 
     /** Microseconds paused by 802.3x global pause (mlx5 {@code rx_global_pause_duration}). */
     public static Long globalPauseMicros(Map<String, Long> s, Dir dir) {
-        return s.get(d(dir) + "_global_pause_duration");
+        return s.get(dir.label() + "_global_pause_duration");
     }
 
     /** Every MAC-control pause frame, PFC and global alike (mlx5 {@code rx_pause_ctrl_phy}). */
     public static Long pauseControlFrames(Map<String, Long> s, Dir dir) {
-        return s.get(d(dir) + "_pause_ctrl_phy");
+        return s.get(dir.label() + "_pause_ctrl_phy");
     }
 
     /** Received packets of a priority dropped because its receive buffer was full (mlx5 {@code rx_prioN_buf_discard}). */

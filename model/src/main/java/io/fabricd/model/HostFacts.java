@@ -1,8 +1,6 @@
 package io.fabricd.model;
 
-import java.util.Collections;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * What the host is: kernel release, memory, and logical CPUs per NUMA node.
@@ -14,6 +12,6 @@ import java.util.TreeMap;
  */
 public record HostFacts(String kernel, Long memoryBytes, SortedMap<Integer, Integer> numaCpus, Long bootTime) {
     public HostFacts {
-        numaCpus = Collections.unmodifiableSortedMap(new TreeMap<>(numaCpus));
+        numaCpus = Counters.copy(numaCpus);
     }
 }

@@ -46,10 +46,7 @@ public final class PciPaths {
                     ? new GpuNicPath(gpu, device, "NODE", "different host bridges on NUMA node " + gpuNuma)
                     : new GpuNicPath(gpu, device, "SYS", "NUMA node " + gpuNuma + " to NUMA node " + nicNuma);
         }
-        int common = 0;
-        while (common + 1 < g.size() - 1 && common + 1 < n.size() - 1 && g.get(common + 1).equals(n.get(common + 1))) {
-            common++;
-        }
+        int common = common(g, n);
         if (common == 0) {
             return new GpuNicPath(gpu, device, "PHB", "same host bridge " + g.get(0) + ", different root ports");
         }
@@ -72,13 +69,19 @@ public final class PciPaths {
         if (!a.get(0).equals(b.get(0))) {
             return List.of();
         }
+        int common = common(a, b);
+        List<String> out = new ArrayList<>(a.subList(common + 1, a.size() - 1));
+        out.addAll(b.subList(common + 1, b.size() - 1));
+        return out;
+    }
+
+    /** How deep two paths under one host bridge share their bridges: the index of their lowest common one (0: the host bridge). */
+    private static int common(List<String> a, List<String> b) {
         int common = 0;
         while (common + 1 < a.size() - 1 && common + 1 < b.size() - 1 && a.get(common + 1).equals(b.get(common + 1))) {
             common++;
         }
-        List<String> out = new ArrayList<>(a.subList(common + 1, a.size() - 1));
-        out.addAll(b.subList(common + 1, b.size() - 1));
-        return out;
+        return common;
     }
 
     /** The bridges above a function up to its root port, nearest first, from its resolved path. */

@@ -75,13 +75,9 @@ public record PcieConfig(String address, int bytesRead, Integer maxPayload, Inte
 
     /** The ACS Capability and Control registers (16 bits each); the bits are the same in both. */
     public record Acs(int capability, int control) {
-        public static final int SOURCE_VALIDATION = 1;
-        public static final int TRANSLATION_BLOCKING = 1 << 1;
         public static final int REQUEST_REDIRECT = 1 << 2;
         public static final int COMPLETION_REDIRECT = 1 << 3;
-        public static final int UPSTREAM_FORWARDING = 1 << 4;
         public static final int EGRESS_CONTROL = 1 << 5;
-        public static final int DIRECT_TRANSLATED = 1 << 6;
 
         /** The controls by metric label and lspci's name, in bit order. */
         public static final List<String[]> CONTROLS = List.of(

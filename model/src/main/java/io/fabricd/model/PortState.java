@@ -15,10 +15,7 @@ public record PortState(int id, String name) {
         }
         try {
             int id = Integer.parseInt(t.substring(0, colon).strip());
-            if (id < 0) {
-                return null;
-            }
-            return new PortState(id, t.substring(colon + 1).strip());
+            return id < 0 ? null : new PortState(id, t.substring(colon + 1).strip());
         } catch (NumberFormatException e) {
             return null;
         }

@@ -1,8 +1,6 @@
 package io.fabricd.model;
 
-import java.util.Collections;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * Queue pairs visible to fabricd (RDMA netlink; PID-namespace filtered) and the device limit.
@@ -12,6 +10,6 @@ import java.util.TreeMap;
  */
 public record QpSummary(String device, SortedMap<String, Integer> byState, Long maxQp) {
     public QpSummary {
-        byState = Collections.unmodifiableSortedMap(new TreeMap<>(byState));
+        byState = Counters.copy(byState);
     }
 }

@@ -2,7 +2,6 @@ package io.fabricd.model;
 
 import java.util.Collections;
 import java.util.List;
-import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -64,10 +63,6 @@ public record RdmaPort(
 
     public boolean isSaturated(String counter) {
         return saturated.contains(counter);
-    }
-
-    public Set<String> counterNames() {
-        return counters.keySet();
     }
 
     /**

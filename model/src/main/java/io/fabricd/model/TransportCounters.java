@@ -2,6 +2,7 @@ package io.fabricd.model;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -20,49 +21,43 @@ public final class TransportCounters {
     /** A kind of transport failure and what it tells an operator. */
     public enum Type {
         /** A requester gave up after its retry count: the QP moved to the error state (IBV_WC_RETRY_EXC_ERR). */
-        RETRIES_EXCEEDED("retries_exceeded"),
+        RETRIES_EXCEEDED,
         /** A requester gave up after its RNR retry count (IBV_WC_RNR_RETRY_EXC_ERR): the receiver posts too few receives. */
-        RNR_RETRIES_EXCEEDED("rnr_retries_exceeded"),
+        RNR_RETRIES_EXCEEDED,
         /** The requester's ACK timer expired and it retransmitted: packets lost in the fabric. */
-        ACK_TIMEOUT("ack_timeout"),
+        ACK_TIMEOUT,
         /** Receiver-not-ready NAKs received: the peer had no receive posted (application flow control). */
-        RNR_NAK("rnr_nak"),
+        RNR_NAK,
         /** Sequence-error NAKs received: the responder saw a gap, a packet was lost. */
-        SEQUENCE_ERROR("sequence_error"),
+        SEQUENCE_ERROR,
         /** READ/ATOMIC responses with a later PSN than expected: a response was lost. */
-        IMPLIED_NAK("implied_nak"),
+        IMPLIED_NAK,
         /** Packets received out of sequence (dropped in the fabric, or reordered). */
-        OUT_OF_SEQUENCE("out_of_sequence"),
+        OUT_OF_SEQUENCE,
         /** Requests received twice: the peer retransmitted. */
-        DUPLICATE_REQUEST("duplicate_request"),
+        DUPLICATE_REQUEST,
         /** Work completions with an error status. */
-        CQE_ERROR("cqe_error"),
+        CQE_ERROR,
         /** Remote access errors: a bad rkey or permissions, usually an application bug. */
-        REMOTE_ACCESS("remote_access"),
+        REMOTE_ACCESS,
         /** Remote invalid request NAKs: the peer refused an operation. */
-        REMOTE_INVALID_REQUEST("remote_invalid_request"),
+        REMOTE_INVALID_REQUEST,
         /** Responses the requester never got (bnxt_re). */
-        MISSING_RESPONSE("missing_response"),
+        MISSING_RESPONSE,
         /** The peer failed an operation or answered with a bad response (mlx4 roe/bre, bnxt_re). */
-        REMOTE_OPERATION("remote_operation"),
+        REMOTE_OPERATION,
         /** Local length, protection or QP operation errors, CQ overflows: the application or the driver (mlx4 lle/lpe/lqpoe). */
-        LOCAL_ERROR("local_error"),
+        LOCAL_ERROR,
         /** Work requests flushed because their QP entered the error state: the consequence of another failure or a job ending. */
-        FLUSHED("flushed"),
+        FLUSHED,
         /** Packets the RDMA engine discarded on receive (ICRC errors, truncated or malformed packets, no buffer). */
-        DISCARDS("discards"),
+        DISCARDS,
         /** Segments the iWARP TCP layer retransmitted (irdma). */
-        RETRANSMITTED_SEGMENTS("retransmitted_segments");
+        RETRANSMITTED_SEGMENTS;
 
-        private final String label;
-
-        Type(String label) {
-            this.label = label;
-        }
-
-        /** The {@code type} label and configuration key ({@code retries_exceeded}, ...). */
+        /** The {@code type} label and configuration key ({@code retries_exceeded}, ...): the name in lower case. */
         public String label() {
-            return label;
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

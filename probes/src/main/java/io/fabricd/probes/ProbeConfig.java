@@ -183,14 +183,14 @@ public record ProbeConfig(Path keyFile, int udpPort, String udpHost, Boolean end
         if (!(lossThreshold >= 0 && lossThreshold < 1)) {
             throw new IllegalArgumentException("probe.loss_threshold must be in [0, 1)");
         }
-        for (String d : dns) {
-            if (d.lastIndexOf(':') <= 0) {
-                throw new IllegalArgumentException("probe.dns: '" + d + "' is not NAME:PORT");
-            }
-        }
-        for (String p : peers) {
-            if (p.lastIndexOf(':') <= 0) {
-                throw new IllegalArgumentException("probe.peers: '" + p + "' is not HOST:PORT");
+        hostPorts("probe.dns", dns, "NAME:PORT");
+        hostPorts("probe.peers", peers, "HOST:PORT");
+    }
+
+    private static void hostPorts(String key, List<String> values, String form) {
+        for (String v : values) {
+            if (v.lastIndexOf(':') <= 0) {
+                throw new IllegalArgumentException(key + ": '" + v + "' is not " + form);
             }
         }
     }

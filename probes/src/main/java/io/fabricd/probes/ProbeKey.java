@@ -1,9 +1,11 @@
 package io.fabricd.probes;
 
+import io.fabricd.natives.ProcessIdentity;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.logging.Logger;
 import javax.crypto.Mac;
@@ -38,7 +40,7 @@ public final class ProbeKey {
      * {@link ProbeKeyFile} reads and checks it; a key that is short or repetitive is warned about once.
      */
     public static ProbeKey fromFile(Path file) {
-        return checked(ProbeKeyFile.read(file), "probe key file " + file);
+        return checked(ProbeKeyFile.read(file, ProcessIdentity.current()), "probe key file " + file);
     }
 
     /** The key, with a warning when it is weak: under 32 characters, or fewer than 8 distinct ones. */
@@ -76,10 +78,7 @@ public final class ProbeKey {
     public byte[] tag(byte[] data, int off, int len) {
         Mac m = mac.get();
         m.update(data, off, len);
-        byte[] full = m.doFinal();
-        byte[] t = new byte[TAG_BYTES];
-        System.arraycopy(full, 0, t, 0, TAG_BYTES);
-        return t;
+        return Arrays.copyOf(m.doFinal(), TAG_BYTES);
     }
 
     public byte[] tag(String text) {
@@ -89,10 +88,7 @@ public final class ProbeKey {
 
     /** Constant-time check of a tag stored at {@code data[tagOff, tagOff+TAG_BYTES)} over {@code data[off, off+len)}. */
     public boolean verify(byte[] data, int off, int len, int tagOff) {
-        byte[] expected = tag(data, off, len);
-        byte[] got = new byte[TAG_BYTES];
-        System.arraycopy(data, tagOff, got, 0, TAG_BYTES);
-        return MessageDigest.isEqual(expected, got);
+        return MessageDigest.isEqual(tag(data, off, len), Arrays.copyOfRange(data, tagOff, tagOff + TAG_BYTES));
     }
 
     public static String hex(byte[] b) {

@@ -33,12 +33,10 @@ final class ProbeKeyFile {
     private ProbeKeyFile() {
     }
 
-    /** The key text of {@code file}, surrounding whitespace stripped; IllegalArgumentException with one line otherwise. */
-    static String read(Path file) {
-        return read(file, ProcessIdentity.current());
-    }
-
-    /** {@link #read(Path)} for a process of user and groups {@code reader}. */
+    /**
+     * The key text of {@code file} for a process of user and groups {@code reader}, surrounding
+     * whitespace stripped; IllegalArgumentException with one line otherwise.
+     */
     static String read(Path file, ProcessIdentity reader) {
         String what = "probe key file " + file;
         PosixFileAttributes a;

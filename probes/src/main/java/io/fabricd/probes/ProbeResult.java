@@ -34,13 +34,6 @@ public record ProbeResult(String peer, String transport, @JsonProperty("local_de
                           @JsonIgnore long[] hostNanos, @JsonIgnore long[] networkNanos, int duplicated, int reordered,
                           @JsonProperty("responder_overloaded") boolean responderOverloaded) {
 
-    public ProbeResult(String peer, String transport, String localDevice, String remoteDevice, int size, int sent, int received,
-                       int late, int lost, long[] rttNanos, long[] responderNanos) {
-        this(peer, transport, localDevice, remoteDevice, size, sent, received, late, lost, rttNanos, responderNanos,
-                responderNanos, null, 0, 0, false);
-    }
-
-
     /** min, p50, p99, max of the RTTs (the responder's hold time out) in seconds; null when nothing was answered. */
     @JsonProperty("rtt_seconds")
     public Map<String, Double> rttSeconds() {

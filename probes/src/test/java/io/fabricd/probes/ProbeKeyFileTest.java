@@ -206,7 +206,7 @@ class ProbeKeyFileTest {
 
     private static String refusal(Path key) {
         try {
-            ProbeKeyFile.read(key);
+            ProbeKeyFile.read(key, ProcessIdentity.current());
             return "read";
         } catch (IllegalArgumentException e) {
             return e.getMessage();
@@ -242,7 +242,7 @@ class ProbeKeyFileTest {
 
         public static void main(String[] args) {
             try {
-                ProbeKeyFile.read(Path.of(args[0]));
+                ProbeKeyFile.read(Path.of(args[0]), ProcessIdentity.current());
                 System.out.println("read");
             } catch (IllegalArgumentException e) {
                 System.out.println(e.getMessage());

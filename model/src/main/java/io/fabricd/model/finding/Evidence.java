@@ -66,10 +66,6 @@ public final class Evidence {
         return get(name) instanceof Value.Text t ? t.text() : null;
     }
 
-    public List<String> names() {
-        return entries.stream().map(Entry::name).toList();
-    }
-
     /** The JSON object, in the check's order. */
     @JsonValue
     public Map<String, Value> json() {

@@ -20,38 +20,23 @@ public sealed interface Value permits Value.Text, Value.Num, Value.Flag, Value.I
     }
 
     /** @param number as the check computed it: an Integer stays 3 in JSON, a Double 3.0 */
-    record Num(Number number) implements Value {
-        @JsonValue
-        public Number json() {
-            return number;
-        }
-
+    record Num(@JsonValue Number number) implements Value {
         @Override
         public String toString() {
             return number.toString();
         }
     }
 
-    record Flag(boolean flag) implements Value {
-        @JsonValue
-        public boolean json() {
-            return flag;
-        }
-
+    record Flag(@JsonValue boolean flag) implements Value {
         @Override
         public String toString() {
             return Boolean.toString(flag);
         }
     }
 
-    record Items(List<Value> items) implements Value {
+    record Items(@JsonValue List<Value> items) implements Value {
         public Items {
             items = List.copyOf(items);
-        }
-
-        @JsonValue
-        public List<Value> json() {
-            return items;
         }
 
         @Override
@@ -60,12 +45,7 @@ public sealed interface Value permits Value.Text, Value.Num, Value.Flag, Value.I
         }
     }
 
-    record Fields(Evidence fields) implements Value {
-        @JsonValue
-        public Evidence json() {
-            return fields;
-        }
-
+    record Fields(@JsonValue Evidence fields) implements Value {
         @Override
         public String toString() {
             return fields.toString();
@@ -89,14 +69,14 @@ public sealed interface Value permits Value.Text, Value.Num, Value.Flag, Value.I
     }
 
     static Value texts(Collection<String> c) {
-        return new Items(c.stream().map(s -> (Value) new Text(s)).toList());
+        return new Items(c.stream().<Value>map(Text::new).toList());
     }
 
     static Value numbers(Collection<? extends Number> c) {
-        return new Items(c.stream().map(n -> (Value) new Num(n)).toList());
+        return new Items(c.stream().<Value>map(Num::new).toList());
     }
 
     static Value objects(Collection<Evidence> c) {
-        return new Items(c.stream().map(e -> (Value) new Fields(e)).toList());
+        return new Items(c.stream().<Value>map(Fields::new).toList());
     }
 }

@@ -49,9 +49,4 @@ public final class AgentMetrics {
             "Signed HTTP requests (probe endpoint, bandwidth, preflight) refused 401, by reason: unauthenticated (no valid "
                     + "signature for this agent, or a body other than the signed one), replayed (a request seen before, or signed "
                     + "for another agent)", "reason");
-
-    public static final List<MetricFamily> ALL = List.of(COLLECTOR_SUCCESS, COLLECTOR_DURATION, COLLECTOR_READ_ERRORS, BUILD_INFO,
-            COLLECTION, COLLECTION_FAILURES, COLLECTION_RUNNING, READY, HTTP_CONNECTIONS, HTTP_CONNECTIONS_SHED,
-            HTTP_CONNECTIONS_REFUSED, HTTP_REQUESTS_REJECTED, HTTP_AUTH_FAILURES, HTTP_AUTH_VERIFICATIONS,
-            HTTP_AUTH_THROTTLED, HTTP_SIGNED_REFUSED);
 }

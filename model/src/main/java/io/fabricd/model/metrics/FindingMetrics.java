@@ -2,8 +2,6 @@ package io.fabricd.model.metrics;
 
 import static io.fabricd.model.metrics.MetricFamily.gauge;
 
-import java.util.List;
-
 /** The judgement's families: open findings, what could not be judged, the expected inventory, the fleet-wide configuration. */
 public final class FindingMetrics {
     private FindingMetrics() {
@@ -39,7 +37,4 @@ public final class FindingMetrics {
             "The fleet-wide configuration of this host, one series per key and distinct value (firmware, driver, kernel, mtu, ib_mtu, "
                     + "pfc, trust, ecn, mrrs, acs, gpudirect), by the card model (hca_type) it belongs to; value 1.",
             "key", "value", "hca_type");
-
-    public static final List<MetricFamily> ALL = List.of(FINDING, FINDING_TEXT, NOT_JUDGED, INVENTORY_PRESENT, INVENTORY_PORT_EXPECTED_UP,
-            INVENTORY_ACCEPTED, CONFIG_INFO);
 }

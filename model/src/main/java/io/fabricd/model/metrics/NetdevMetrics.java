@@ -3,8 +3,6 @@ package io.fabricd.model.metrics;
 import static io.fabricd.model.metrics.MetricFamily.counter;
 import static io.fabricd.model.metrics.MetricFamily.gauge;
 
-import java.util.List;
-
 /** The families of the netdevs bound to RDMA ports: state, DCB/PFC, pause, per-priority traffic and drops, physical layer. */
 public final class NetdevMetrics {
     private NetdevMetrics() {
@@ -74,10 +72,4 @@ public final class NetdevMetrics {
             "netdev", "direction");
     public static final MetricFamily ROCE_ECN_ENABLED = gauge("fabric_roce_ecn_enabled", null,
             "MLNX_OFED ECN knob ecn/roce_np|roce_rp/enable/<prio>: 1 on, 0 off.", "netdev", "point", "priority");
-
-    public static final List<MetricFamily> ALL = List.of(MTU, UP, CARRIER_CHANGES, SPEED, INFO, PFC_ENABLED, DCB_SUPPORTED,
-            PFC_PAUSE_FRAMES, PFC_PAUSE_SECONDS, GLOBAL_PAUSE_FRAMES, GLOBAL_PAUSE_SECONDS, PAUSE_CONTROL_FRAMES,
-            PRIORITY_BUFFER_DISCARDS, PRIORITY_CONGESTION_DISCARDS, PRIORITY_ECN_MARKED, PHY_ERRORS, PHY_LANE_ERRORS, FEC_CORRECTED,
-            LINK_DOWN_EVENTS, PRIORITY_BYTES, PRIORITY_PACKETS, PRIORITY_DISCARDS, DISCARDS, PFC_STORM_EVENTS, ROCE_VPORT_BYTES, STAT,
-            GLOBAL_PAUSE_ENABLED, ROCE_ECN_ENABLED);
 }

@@ -3,8 +3,6 @@ package io.fabricd.model.metrics;
 import static io.fabricd.model.metrics.MetricFamily.counter;
 import static io.fabricd.model.metrics.MetricFamily.gauge;
 
-import java.util.List;
-
 /** The RDMA devices' and ports' families: identity, state, PMA and driver counters, MTU, RoCE congestion, queue pairs. */
 public final class PortMetrics {
     private PortMetrics() {
@@ -61,9 +59,4 @@ public final class PortMetrics {
             "Queue pairs visible to the agent by state (RDMA netlink; PID-namespace filtered).", "device", "state");
     public static final MetricFamily MAX_QP = gauge("fabric_device_max_qp", null,
             "The device's queue pair limit (ibv_query_device max_qp).", "device");
-
-    public static final List<MetricFamily> ALL = List.of(DEVICE_INFO, PORT_INFO, UP, STATE_ID, PHYSICAL_STATE_ID, RATE,
-            TRANSMIT_BYTES, RECEIVE_BYTES, TRANSMIT_PACKETS, RECEIVE_PACKETS, PMA, PMA_SATURATED, HW_STAT, DEVICE_HW_STAT,
-            TRANSPORT_ERRORS, ACTIVE_MTU, MAX_MTU, MTU_DERIVED, ROCE_ECN_MARKED, ROCE_CNP_SENT, ROCE_CNP_HANDLED, ROCE_CNP_IGNORED,
-            QUEUE_PAIRS, MAX_QP);
 }

@@ -59,8 +59,4 @@ public final class ProbingMetrics {
             "The last bandwidth test's data rate over its ceiling; absent when the ceiling is unknown.", "peer", "device", "direction");
     public static final MetricFamily BANDWIDTH_LAST_TEST = gauge("fabric_bandwidth_last_test_timestamp_seconds", "seconds",
             "When the last bandwidth test with a peer ended (Unix time).", "peer", "device", "direction");
-
-    public static final List<MetricFamily> ALL = List.of(RTT, HOST, RTT_RECENT, DUPLICATED, REORDERED, SENT, LOST, LATE,
-            RESPONDER_ANSWERED, RESPONDER_HOLD, RESPONDER_PEER_SOCKETS, RESPONDER_DROPPED, BANDWIDTH, BANDWIDTH_MESSAGES, BANDWIDTH_CEILING,
-            BANDWIDTH_RATIO, BANDWIDTH_LAST_TEST);
 }

@@ -2,8 +2,6 @@ package io.fabricd.model.metrics;
 
 import static io.fabricd.model.metrics.MetricFamily.gauge;
 
-import java.util.List;
-
 /** The host's and its PCIe topology's families: host facts, PCI functions and links, config-space registers, IOMMU, GPUs. */
 public final class TopologyMetrics {
     private TopologyMetrics() {
@@ -48,8 +46,4 @@ public final class TopologyMetrics {
                     + "No series when unknown.", "pci", "kind", "mode");
     public static final MetricFamily IOMMU_UNITS = gauge("fabric_iommu_units", null,
             "IOMMU units in sys/class/iommu (dmar*, ivhd*); 0 when the host has none; absent when unknown.");
-
-    public static final List<MetricFamily> ALL = List.of(HOST_INFO, HOST_MEMORY, BOOT_TIME, NUMA_NODE_CPUS, GPU_NIC_PATH, LINK_WIDTH,
-            LINK_MAX_WIDTH, LINK_SPEED, LINK_MAX_SPEED, PCI_DEVICE_INFO, GPUDIRECT_ENABLED, CONFIG_BYTES_READ, MAX_PAYLOAD,
-            MAX_PAYLOAD_SUPPORTED, MAX_READ_REQUEST, RELAXED_ORDERING, ACS_CONTROL, IOMMU_MODE, IOMMU_UNITS);
 }

@@ -18,6 +18,13 @@ class MetricCatalogueTest {
     }
 
     @Test
+    void theCatalogueHoldsEveryFamilyTheClassesDeclare() {
+        assertThat(MetricCatalogue.ALL).contains(PortMetrics.DEVICE_INFO, PortMetrics.MAX_QP, NetdevMetrics.MTU, TopologyMetrics.HOST_INFO,
+                TopologyMetrics.IOMMU_UNITS, FindingMetrics.FINDING, FindingMetrics.CONFIG_INFO, ProbingMetrics.RTT,
+                ProbingMetrics.BANDWIDTH_LAST_TEST, AgentMetrics.COLLECTOR_SUCCESS, AgentMetrics.HTTP_SIGNED_REFUSED);
+    }
+
+    @Test
     void aNameNotOfFabricdOrNotEndingInItsUnitIsRefused() {
         assertThatThrownBy(() -> MetricFamily.gauge("node_x", null, "X.")).hasMessageContaining("not a fabricd family name");
         assertThatThrownBy(() -> MetricFamily.counter("fabric_x_total", null, "X.")).hasMessageContaining("not a fabricd family name");

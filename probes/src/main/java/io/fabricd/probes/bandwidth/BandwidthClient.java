@@ -25,8 +25,6 @@ import java.util.logging.Logger;
 public final class BandwidthClient {
     private static final Logger LOG = Logger.getLogger(BandwidthClient.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
-    /** Writes in flight per queue pair: perftest's default tx depth. */
-    static final int DEPTH = BandwidthServer.DEPTH;
 
     /**
      * @param peerDevice the peer's RDMA device to write into; null: its first ACTIVE port
@@ -65,7 +63,7 @@ public final class BandwidthClient {
      * {@link Options#bidirectional} also the peer's writes back, as a second result ({@code rx}).
      */
     public List<BandwidthResult> run(String peer, VerbsPorts.Port port, Ceiling.Local local, Options o) throws IOException {
-        try (VerbsRc rc = new VerbsRc(verbs, port.device(), port.port(), port.gidIndex(), o.size(), o.qps(), DEPTH)) {
+        try (VerbsRc rc = new VerbsRc(verbs, port.device(), port.port(), port.gidIndex(), o.size(), o.qps(), BandwidthServer.DEPTH)) {
             Double localPcie = local.pcieBps(port.device());
             Start start = new Start(hostname, o.peerDevice(), o.size(), o.qps(), o.duration().toMillis(), rc.addresses(), localPcie,
                     o.send(), o.bidirectional());

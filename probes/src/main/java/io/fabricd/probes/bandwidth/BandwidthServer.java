@@ -80,7 +80,7 @@ public final class BandwidthServer implements AutoCloseable {
         QueuePairs open(VerbsPorts.Port port, long size, int qps, int depth) throws IOException;
     }
 
-    /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes): perftest's default. */
+    /** Operations in flight per queue pair where this side posts (SEND receives, bidirectional writes) and the writer's: perftest's default. */
     static final int DEPTH = 128;
 
     private final Limits limits;
@@ -129,9 +129,6 @@ public final class BandwidthServer implements AutoCloseable {
         }
         if (s.durationMs() < 1 || s.durationMs() > limits.maxDuration().toMillis()) {
             throw new Refused(400, "duration must be 1 ms to " + limits.maxDuration().toMillis() + " ms (bandwidth.max_duration)");
-        }
-        if (s.qp() == null || s.qp().size() != s.qps()) {
-            throw new Refused(400, "qp must list " + s.qps() + " queue pairs");
         }
         if (s.send() && s.bidirectional()) {
             throw new Refused(400, "a bidirectional test is RDMA WRITE only");
@@ -200,13 +197,9 @@ public final class BandwidthServer implements AutoCloseable {
      */
     public Done stop(Stop s) throws Refused {
         s.check();
-        BandwidthSession done;
-        synchronized (this) {
-            if (current == null || !current.id.equals(s.id())) {
-                throw new Refused(404, "no running bandwidth test " + s.id() + " (it ended by its deadline, or never started)");
-            }
-            done = current;
-            current = null;
+        BandwidthSession done = take(s.id());
+        if (done == null) {
+            throw new Refused(404, "no running bandwidth test " + s.id() + " (it ended by its deadline, or never started)");
         }
         done.end(grace);
         long at = clock.getAsLong();
@@ -238,14 +231,20 @@ public final class BandwidthServer implements AutoCloseable {
         }
     }
 
+    /** The running test of {@code id}, no longer running; null when it is not the one running. */
+    private synchronized BandwidthSession take(String id) {
+        BandwidthSession c = current;
+        if (c == null || !c.id.equals(id)) {
+            return null;
+        }
+        current = null;
+        return c;
+    }
+
     private void expire(String id) {
-        BandwidthSession done;
-        synchronized (this) {
-            if (current == null || !current.id.equals(id)) {
-                return;
-            }
-            done = current;
-            current = null;
+        BandwidthSession done = take(id);
+        if (done == null) {
+            return;
         }
         LOG.warning("bandwidth test with " + done.client + " freed at its deadline: the writer did not say it finished");
         done.end(grace);

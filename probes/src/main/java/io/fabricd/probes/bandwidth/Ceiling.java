@@ -2,7 +2,6 @@ package io.fabricd.probes.bandwidth;
 
 import io.fabricd.model.HostModel;
 import io.fabricd.model.LinkRate;
-import java.util.Objects;
 
 /**
  * What a link can deliver at most, in data bits per second: the lowest of the port's rate after
@@ -37,10 +36,6 @@ public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
             return "unknown";
         }
         return b.equals(linkBps) ? "link" : b.equals(localPcieBps) ? "local_pcie" : "peer_pcie";
-    }
-
-    public Ceiling withPeerPcie(Double bps) {
-        return new Ceiling(linkBps, localPcieBps, bps);
     }
 
     /** A port's data rate in bits/s from its rate and link layer; null when unknown. */
@@ -86,17 +81,14 @@ public record Ceiling(Double linkBps, Double localPcieBps, Double peerPcieBps) {
             return new Local() {
                 @Override
                 public Double linkBps(String device, int port) {
-                    return m == null ? null : m.devices().stream().filter(d -> d.name().equals(device))
-                            .flatMap(d -> d.ports().stream()).filter(p -> p.port() == port)
-                            .map(p -> linkData(p.rate(), p.linkLayer())).filter(Objects::nonNull).findFirst().orElse(null);
+                    return m == null ? null : m.port(device, port).map(p -> linkData(p.rate(), p.linkLayer())).orElse(null);
                 }
 
                 @Override
                 public Double pcieBps(String device) {
                     // the link's current speed and width: what moves data now (a NIC's link does not idle down as a GPU's does)
-                    return m == null ? null : m.devices().stream().filter(d -> d.name().equals(device) && d.pciAddress() != null)
-                            .flatMap(d -> m.pci().stream().filter(f -> d.pciAddress().equals(f.address())))
-                            .map(f -> pcieData(f.speed(), f.width())).filter(Objects::nonNull).findFirst().orElse(null);
+                    return m == null ? null : m.device(device).filter(d -> d.pciAddress() != null)
+                            .flatMap(d -> m.pciFunction(d.pciAddress())).map(f -> pcieData(f.speed(), f.width())).orElse(null);
                 }
             };
         }

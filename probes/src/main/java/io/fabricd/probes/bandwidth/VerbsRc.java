@@ -99,15 +99,8 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
             raddr[i] = peer.get(i).addr();
             rkey[i] = (int) peer.get(i).rkey();
         }
-        long[] bytes = new long[1];
-        long[] msgs = new long[1];
-        long[] ns = new long[1];
-        byte[] err = new byte[256];
-        int rc = lib.fabricd_rc_write(open(), send ? 1 : 0, raddr, rkey, millis, bytes, msgs, ns, err, err.length);
-        if (rc < 0) {
-            throw new IOException(device + ": " + VerbsUd.cString(err));
-        }
-        return new Moved(bytes[0], msgs[0], ns[0]);
+        Pointer h = open();
+        return moved((bytes, msgs, ns, err) -> lib.fabricd_rc_write(h, send ? 1 : 0, raddr, rkey, millis, bytes, msgs, ns, err, err.length));
     }
 
     private final Memory stop = new Memory(4);
@@ -119,12 +112,21 @@ public final class VerbsRc implements BandwidthServer.QueuePairs {
     @Override
     public Moved receive(int limitMillis) throws IOException {
         stop.setInt(0, 0);
+        Pointer h = open();
+        return moved((bytes, msgs, ns, err) -> lib.fabricd_rc_receive(h, stop, limitMillis, bytes, msgs, ns, err, err.length));
+    }
+
+    /** A write or receive run of the shim, which counts into its arrays or writes its error into {@code err}. */
+    private interface Run {
+        int call(long[] bytes, long[] msgs, long[] ns, byte[] err);
+    }
+
+    private Moved moved(Run run) throws IOException {
         long[] bytes = new long[1];
         long[] msgs = new long[1];
         long[] ns = new long[1];
         byte[] err = new byte[256];
-        int rc = lib.fabricd_rc_receive(open(), stop, limitMillis, bytes, msgs, ns, err, err.length);
-        if (rc < 0) {
+        if (run.call(bytes, msgs, ns, err) < 0) {
             throw new IOException(device + ": " + VerbsUd.cString(err));
         }
         return new Moved(bytes[0], msgs[0], ns[0]);

@@ -62,16 +62,10 @@ public final class Planner {
             }
         }
         // k more across racks
-        List<Peer> others = new ArrayList<>();
-        byRack.forEach((rack, ps) -> {
-            if (!rack.equals(self.rack())) {
-                others.addAll(ps);
-            }
-        });
+        List<Peer> others = byRack.entrySet().stream().filter(e -> !e.getKey().equals(self.rack()))
+                .flatMap(e -> e.getValue().stream()).toList();
         out.addAll(top(others, selfHash, k));
-        List<Peer> sorted = new ArrayList<>(out);
-        sorted.sort(Comparator.comparing(Peer::id));
-        return sorted;
+        return out.stream().sorted(Comparator.comparing(Peer::id)).toList();
     }
 
     /**

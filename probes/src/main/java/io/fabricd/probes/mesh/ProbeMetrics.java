@@ -68,10 +68,6 @@ public final class ProbeMetrics {
     private final Counter lost;
     private final Counter late;
 
-    public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder) {
-        this(registry, responder, false);
-    }
-
     /**
      * @param perPeerHistograms the RTT histograms per peer (probe.per_peer_histograms: 46 series per
      *                          peer and size) instead of per peer rack
@@ -79,9 +75,8 @@ public final class ProbeMetrics {
     public ProbeMetrics(PrometheusRegistry registry, ResponderStats responder, boolean perPeerHistograms) {
         this.perPeerHistograms = perPeerHistograms;
         String[] histogramLabels = perPeerHistograms ? LABELS : RACK_LABELS;
-        // 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds
-        rtt = Histogram.builder().name(ProbingMetrics.RTT.name()).help(ProbingMetrics.RTT.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
-        host = Histogram.builder().name(ProbingMetrics.HOST.name()).help(ProbingMetrics.HOST.help()).unit(SECONDS).labelNames(histogramLabels).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+        rtt = histogram(ProbingMetrics.RTT, histogramLabels, registry);
+        host = histogram(ProbingMetrics.HOST, histogramLabels, registry);
         GaugeWithCallback.builder().name(ProbingMetrics.RTT_RECENT.name()).help(ProbingMetrics.RTT_RECENT.help()).unit(SECONDS)
                 .labelNames(labels(ProbingMetrics.RTT_RECENT))
                 .callback(cb -> recent.forEach((labels, ring) -> {
@@ -90,8 +85,7 @@ public final class ProbeMetrics {
                         return;
                     }
                     for (double q : QUANTILES) {
-                        int i = (int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1);
-                        cb.call(sorted[Math.max(0, i)] / 1e9, labels.get(0), labels.get(1), labels.get(2), labels.get(3),
+                        cb.call(ProbeResult.quantile(sorted, q), labels.get(0), labels.get(1), labels.get(2), labels.get(3),
                                 q == 0.5 ? "0.5" : "0.99");
                     }
                 })).register(registry);
@@ -101,8 +95,7 @@ public final class ProbeMetrics {
         lost = counter(ProbingMetrics.LOST, registry);
         late = counter(ProbingMetrics.LATE, registry);
         if (responder != null) {
-            Histogram hold = Histogram.builder().name(ProbingMetrics.RESPONDER_HOLD.name()).help(ProbingMetrics.RESPONDER_HOLD.help())
-                    .unit(SECONDS).classicOnly().classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+            Histogram hold = histogram(ProbingMetrics.RESPONDER_HOLD, new String[0], registry);
             responder.onHold(ns -> hold.observe(ns / 1e9));
             CounterWithCallback.builder().name(ProbingMetrics.RESPONDER_ANSWERED.name()).help(ProbingMetrics.RESPONDER_ANSWERED.help())
                     .callback(cb -> cb.call(responder.answeredCount())).register(registry);
@@ -124,6 +117,12 @@ public final class ProbeMetrics {
         return f.labels().toArray(String[]::new);
     }
 
+    /** 2 µs to ~1 s: a fabric's round trip is a few µs, congestion adds tens, a WAN hop milliseconds. */
+    private static Histogram histogram(MetricFamily f, String[] labels, PrometheusRegistry registry) {
+        return Histogram.builder().name(f.name()).help(f.help()).unit(SECONDS).labelNames(labels).classicOnly()
+                .classicExponentialUpperBounds(2e-6, 2, 20).register(registry);
+    }
+
     private static Counter counter(MetricFamily f, PrometheusRegistry registry) {
         return Counter.builder().name(f.name()).help(f.help()).labelNames(labels(f)).register(registry);
     }
@@ -136,16 +135,17 @@ public final class ProbeMetrics {
         duplicated.labelValues(l).inc(r.duplicated());
         reordered.labelValues(l).inc(r.reordered());
         String[] hl = perPeerHistograms ? l : new String[] {l[1], l[2], l[3]};
-        var h = rtt.labelValues(hl);
-        for (long ns : r.rttNanos()) {
-            h.observe(ns / 1e9);
-        }
+        observe(rtt, hl, r.rttNanos());
         remember(List.of(l), r.rttNanos());
         if (r.hostNanos() != null) {
-            var o = host.labelValues(hl);
-            for (long ns : r.hostNanos()) {
-                o.observe(ns / 1e9);
-            }
+            observe(host, hl, r.hostNanos());
+        }
+    }
+
+    private static void observe(Histogram h, String[] labels, long[] nanos) {
+        var series = h.labelValues(labels);
+        for (long ns : nanos) {
+            series.observe(ns / 1e9);
         }
     }
 

@@ -57,7 +57,6 @@ public final class ProbeService implements AutoCloseable {
     private final ResponderStats responderStats = new ResponderStats();
     private final ProbeMetrics metrics;
     private final ProbeWindows windows;
-    private EndpointClient client;
     private final String bindHost;
     private UdpResponder responder;
     private ScheduledExecutorService rounds;
@@ -85,13 +84,11 @@ public final class ProbeService implements AutoCloseable {
         this.labels = labels;
         this.metrics = new ProbeMetrics(registry, responderStats, config.perPeerHistograms());
         this.windows = new ProbeWindows(config.window());
-        this.client = new EndpointClient(key, Duration.ofSeconds(5));
     }
 
     /** Asks peers for their endpoints over HTTPS (this fabric's agents serve TLS); before {@link #start()}. */
     public ProbeService endpointTls(boolean tls) {
         this.endpointTls = tls;
-        this.client = new EndpointClient(key, Duration.ofSeconds(5), tls);
         return this;
     }
 
@@ -111,7 +108,7 @@ public final class ProbeService implements AutoCloseable {
                 problems.accept("probe.kubernetes: " + e.getMessage());
             }
         }
-        peers = new PeerEndpoints(config, client, kube, hostname, problems);
+        peers = new PeerEndpoints(config, new EndpointClient(key, Duration.ofSeconds(5), endpointTls), kube, hostname, problems);
         if (!config.peers().isEmpty() || !config.dns().isEmpty() || kube != null) {
             rounds = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fabricd-probe-rounds"));
             sessions = Executors.newFixedThreadPool(config.concurrency(), r -> daemon(r, "fabricd-probe"));

@@ -100,23 +100,17 @@ public final class ProbeSession {
                 accept(st, in, n, session, next, size, sentAt, to, transport.clock());
             }
         }
-        int received = st.received;
-        int late = st.late;
-        long[] rtt = st.rtt;
-        long[] resp = st.resp;
-        long[] rtts = Arrays.copyOf(rtt, received);
-        long[] resps = Arrays.copyOf(resp, received);
-        long[] hosts = Arrays.copyOf(st.host, received);
-        Arrays.sort(rtts);
-        Arrays.sort(resps);
-        Arrays.sort(hosts);
-        long[] network = null;
-        if (st.networked > 0) {
-            network = Arrays.copyOf(st.network, st.networked);
-            Arrays.sort(network);
-        }
-        return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, received, late,
-                count - received - late, rtts, resps, hosts, network, st.duplicated, st.reordered, st.overloaded);
+        return new ProbeResult(peer, transport.name(), localDevice, remoteDevice, size, count, st.received, st.late,
+                count - st.received - st.late, sorted(st.rtt, st.received), sorted(st.resp, st.received),
+                sorted(st.host, st.received), st.networked > 0 ? sorted(st.network, st.networked) : null, st.duplicated,
+                st.reordered, st.overloaded);
+    }
+
+    /** The first {@code n} of {@code values}, ascending. */
+    private static long[] sorted(long[] values, int n) {
+        long[] s = Arrays.copyOf(values, n);
+        Arrays.sort(s);
+        return s;
     }
 
     private static final class State {

@@ -28,10 +28,6 @@ public final class ProbeWindows {
         this.window = window;
     }
 
-    public synchronized void record(ProbeResult r, String rack) {
-        record(r, rack, null);
-    }
-
     /** @param host the host name the peer's endpoint gave; null when not known */
     public synchronized void record(ProbeResult r, String rack, String host) {
         if (host != null) {
@@ -67,16 +63,10 @@ public final class ProbeWindows {
     public synchronized ProbeResults snapshot() {
         List<ProbeResults.Window> out = new ArrayList<>();
         for (Deque<ProbeResult> d : rounds.values()) {
-            int sent = 0;
-            int lost = 0;
-            int late = 0;
-            boolean overloaded = false;
-            for (ProbeResult r : d) {
-                overloaded |= r.responderOverloaded();
-                sent += r.sent();
-                lost += r.lost();
-                late += r.late();
-            }
+            int sent = d.stream().mapToInt(ProbeResult::sent).sum();
+            int lost = d.stream().mapToInt(ProbeResult::lost).sum();
+            int late = d.stream().mapToInt(ProbeResult::late).sum();
+            boolean overloaded = d.stream().anyMatch(ProbeResult::responderOverloaded);
             long[] rtts = d.stream().flatMapToLong(r -> Arrays.stream(r.rttNanos())).sorted().toArray();
             long[] holds = d.stream().filter(r -> r.responderNanos() != null).flatMapToLong(r -> Arrays.stream(r.responderNanos()))
                     .sorted().toArray();

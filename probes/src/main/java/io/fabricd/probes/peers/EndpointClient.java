@@ -58,11 +58,9 @@ public final class EndpointClient {
     public EndpointClient(ProbeKey key, Duration timeout, boolean tls) {
         this.auth = new EndpointAuth(key);
         this.timeout = timeout;
-        this.scheme = tls ? "https" : "http";
         this.tls = tls ? AnyCertificate.context() : null;
     }
 
-    private final String scheme;
     /**
      * The agent id each peer (HOST:PORT) gave, which requests to it are signed for
      * ({@link EndpointAuth}); forgotten all at once beyond {@link #MAX_PEER_IDS} peers.
@@ -127,7 +125,7 @@ public final class EndpointClient {
     private Answered exchange(String peer, String path, byte[] post, String what, Duration within) throws IOException {
         URI uri;
         try {
-            uri = URI.create(scheme + "://" + peer + path);
+            uri = URI.create((tls == null ? "http" : "https") + "://" + peer + path);
         } catch (IllegalArgumentException e) {
             throw new IOException("peer '" + peer + "' is not HOST:PORT");
         }

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabricd.probes.ProbeConfig;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -47,8 +46,7 @@ public final class KubernetesPeers implements AutoCloseable {
         this.client = client;
         this.ownsClient = ownsClient;
         this.config = config;
-        this.namespace = config.namespace() != null ? config.namespace()
-                : System.getenv("POD_NAMESPACE") != null ? System.getenv("POD_NAMESPACE") : client.getNamespace();
+        this.namespace = namespace(config, client);
         this.nodeName = nodeName;
         this.problems = problems;
     }
@@ -58,16 +56,28 @@ public final class KubernetesPeers implements AutoCloseable {
      * cluster), or to {@code api_server} when set, and starts watching the Service's slices.
      */
     public static KubernetesPeers connect(ProbeConfig.Kubernetes config, String nodeName, Consumer<String> problems) {
-        // few retries and short timeouts: a down API server must not hold a probe round for long
-        // (fabric8's default retries 10 times with exponential backoff, ~40 s for one node read)
+        return new KubernetesPeers(client(config), true, config, nodeName, problems).start();
+    }
+
+    /**
+     * A client with the pod's service account (in-cluster config, or the kubeconfig outside a
+     * cluster), or of {@code api_server} when set. Few retries and short timeouts: a down API server
+     * must not hold a probe round for long (fabric8's default retries 10 times with exponential
+     * backoff, ~40 s for one node read).
+     */
+    static KubernetesClient client(ProbeConfig.Kubernetes config) {
         ConfigBuilder b = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(1)
                 .withConnectionTimeout(5_000).withRequestTimeout(10_000);
         if (config.apiServer() != null) {
             b.withMasterUrl(config.apiServer());
         }
-        Config c = b.build();
-        KubernetesClient client = new KubernetesClientBuilder().withConfig(c).build();
-        return new KubernetesPeers(client, true, config, nodeName, problems).start();
+        return new KubernetesClientBuilder().withConfig(b.build()).build();
+    }
+
+    /** probe.kubernetes.namespace, else POD_NAMESPACE, else the client's (the service account's); null when none. */
+    static String namespace(ProbeConfig.Kubernetes config, KubernetesClient client) {
+        String pod = System.getenv("POD_NAMESPACE");
+        return config.namespace() != null ? config.namespace() : pod != null ? pod : client.getNamespace();
     }
 
     /** Starts the informer; returns at once (the first list arrives in the background). */
@@ -99,10 +109,8 @@ public final class KubernetesPeers implements AutoCloseable {
         if (informer == null) {
             return List.of();
         }
-        List<EndpointSlice> slices = new ArrayList<>(informer.getStore().list());
-        slices.sort(Comparator.comparing(s -> s.getMetadata().getName()));
         Set<String> out = new TreeSet<>();
-        for (EndpointSlice s : slices) {
+        for (EndpointSlice s : informer.getStore().list()) {
             Integer port = port(s);
             if (port == null) {
                 continue;

@@ -2,10 +2,7 @@ package io.fabricd.probes.peers;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
-import io.fabric8.kubernetes.client.Config;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabricd.probes.ProbeConfig;
 import io.fabricd.probes.ProbeKey;
@@ -71,15 +68,8 @@ public final class KubernetesProbeKey {
      * words when it cannot.
      */
     public static ProbeKey obtain(ProbeConfig.Kubernetes config, Duration patience) {
-        ConfigBuilder b = new ConfigBuilder(Config.autoConfigure(null)).withRequestRetryBackoffLimit(1)
-                .withConnectionTimeout(5_000).withRequestTimeout(10_000);
-        if (config.apiServer() != null) {
-            b.withMasterUrl(config.apiServer());
-        }
-        try (KubernetesClient client = new KubernetesClientBuilder().withConfig(b.build()).build()) {
-            String ns = config.namespace() != null ? config.namespace()
-                    : System.getenv("POD_NAMESPACE") != null ? System.getenv("POD_NAMESPACE") : client.getNamespace();
-            return obtain(client, ns, config.keySecret(), patience);
+        try (KubernetesClient client = KubernetesPeers.client(config)) {
+            return obtain(client, KubernetesPeers.namespace(config, client), config.keySecret(), patience);
         }
     }
 

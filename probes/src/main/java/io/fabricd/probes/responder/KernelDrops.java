@@ -21,8 +21,8 @@ final class KernelDrops {
     private final boolean fromDatagrams;
     private final AtomicLong counted = new AtomicLong();
     private final AtomicLong procfsReads;
-    private boolean procfsRead;
-    private long procfsAt;
+    /** When /proc/net/udp was read last: never, at first. */
+    private long procfsAt = System.nanoTime() - PROCFS_EVERY_NANOS;
     private long procfsDrops;
 
     /**
@@ -55,8 +55,7 @@ final class KernelDrops {
         }
         synchronized (this) {
             long now = System.nanoTime();
-            if (!procfsRead || now - procfsAt >= PROCFS_EVERY_NANOS) {
-                procfsRead = true;
+            if (now - procfsAt >= PROCFS_EVERY_NANOS) {
                 procfsAt = now;
                 procfsReads.incrementAndGet();
                 procfsDrops = Math.max(procfsDrops, UdpSocketDrops.of(port));

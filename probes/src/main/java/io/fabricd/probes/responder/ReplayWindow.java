@@ -44,34 +44,25 @@ final class ReplayWindow {
             return Verdict.OK;
         }
         long back = w[0] - sequence;
+        // older than the window: taken as seen
         return back >= WINDOW || (w[1] & (1L << back)) != 0 ? Verdict.REPLAYED : Verdict.OK;
     }
 
+    /** {@link #seen}, and an OK request is remembered as answered. */
     synchronized Verdict check(long session, long sequence, long sentAtMillis, long nowMillis) {
-        if (Math.abs(nowMillis - sentAtMillis) > MAX_AGE_MS || sequence < 0) {
-            return Verdict.STALE;
-        }
+        Verdict v = seen(session, sequence, sentAtMillis, nowMillis);
         long[] w = sessions.get(session);
-        if (w == null) {
+        if (v != Verdict.OK) {
+            return v;
+        } else if (w == null) {
             sessions.put(session, new long[] {sequence, 1L});
-            return Verdict.OK;
-        }
-        long top = w[0];
-        if (sequence > top) {
-            long shift = sequence - top;
+        } else if (sequence > w[0]) {
+            long shift = sequence - w[0];
             w[1] = shift >= WINDOW ? 1L : (w[1] << shift) | 1L;
             w[0] = sequence;
-            return Verdict.OK;
+        } else {
+            w[1] |= 1L << (w[0] - sequence);
         }
-        long back = top - sequence;
-        if (back >= WINDOW) {
-            return Verdict.REPLAYED; // older than the window: taken as seen
-        }
-        long bit = 1L << back;
-        if ((w[1] & bit) != 0) {
-            return Verdict.REPLAYED;
-        }
-        w[1] |= bit;
         return Verdict.OK;
     }
 }

@@ -67,10 +67,8 @@ public final class ResponderAnswer {
             return "malformed";
         }
         ByteBuffer b = ByteBuffer.wrap(buf, 0, n);
-        if (b.getInt(0) != ProbePacket.MAGIC || (b.get(4) & 0xff) != ProbePacket.VERSION || b.getInt(40) != n) {
-            return "malformed";
-        }
-        if ((b.get(5) & 0xff) != ProbePacket.REQUEST) {
+        if (b.getInt(0) != ProbePacket.MAGIC || (b.get(4) & 0xff) != ProbePacket.VERSION || b.getInt(40) != n
+                || (b.get(5) & 0xff) != ProbePacket.REQUEST) {
             return "malformed";
         }
         return switch (replays.seen(b.getLong(16), b.getLong(8), b.getLong(32), System.currentTimeMillis())) {

@@ -24,16 +24,10 @@ final class ResponderSockets {
     static DatagramChannel shared(InetSocketAddress bind) throws IOException {
         DatagramChannel ch = DatagramChannel.open();
         try {
-            if (perPeer(ch)) {
-                if (bind.getPort() != 0) {
-                    refuseIfTaken(bind); // SO_REUSEPORT would let a second agent of this user share the port silently
-                }
-                ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+            if (perPeer(ch) && bind.getPort() != 0) {
+                refuseIfTaken(bind); // SO_REUSEPORT would let a second agent of this user share the port silently
             }
-            ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
-            ch.bind(bind);
-            ch.configureBlocking(false);
-            return ch;
+            return bound(ch, bind, perPeer(ch));
         } catch (IOException e) {
             ch.close();
             throw e;
@@ -47,10 +41,15 @@ final class ResponderSockets {
 
     /** A peer's socket on the shared one's address, not yet connected; the caller closes it on failure. */
     static DatagramChannel peer(InetSocketAddress local) throws IOException {
-        DatagramChannel ch = DatagramChannel.open();
-        ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+        return bound(DatagramChannel.open(), local, true);
+    }
+
+    private static DatagramChannel bound(DatagramChannel ch, InetSocketAddress address, boolean reusePort) throws IOException {
+        if (reusePort) {
+            ch.setOption(StandardSocketOptions.SO_REUSEPORT, true);
+        }
         ch.setOption(StandardSocketOptions.SO_RCVBUF, RECEIVE_BUFFER);
-        ch.bind(local);
+        ch.bind(address);
         ch.configureBlocking(false);
         return ch;
     }

@@ -15,6 +15,7 @@ import java.nio.channels.DatagramChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -125,11 +126,6 @@ public final class UdpResponder implements AutoCloseable {
         return receiver != null && shared.fd >= 0;
     }
 
-    /** Sockets of known peers open now. */
-    public int peerSockets() {
-        return stats.peerSockets;
-    }
-
     private void serve() {
         byte[] buf = new byte[ProbePacket.MAX_SIZE];
         ByteBuffer bb = ByteBuffer.wrap(buf);
@@ -189,19 +185,15 @@ public final class UdpResponder implements AutoCloseable {
                 continue;
             }
             bb.clear().limit(size);
-            if (src.peer != null && src.peer.equals(from)) {
-                // send, not write: the peer's socket may be connected in the kernel only (adopt)
-                src.channel.send(bb, from);
-                stats.held(System.nanoTime() - t0);
-            } else {
-                // the shared socket answers everyone else, including a datagram that a new peer
-                // socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
-                // over every bound member): it goes to its real sender, not that socket's peer
-                shared.channel.send(bb, from);
-                stats.held(System.nanoTime() - t0);
-                if (perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
-                    adopt(from);
-                }
+            // a peer's own socket answers its peer: send, not write, as it may be connected in the
+            // kernel only (adopt). The shared socket answers everyone else, including a datagram that
+            // a new peer socket took between its bind and its connect (SO_REUSEPORT spreads datagrams
+            // over every bound member): it goes to its real sender, not that socket's peer
+            boolean own = src.peer != null && src.peer.equals(from);
+            (own ? src.channel : shared.channel).send(bb, from);
+            stats.held(System.nanoTime() - t0);
+            if (!own && perPeer && !peers.containsKey(from) && admission.answered(from, ResponderAnswer.session(buf))) {
+                adopt(from);
             }
         }
     }
@@ -229,13 +221,7 @@ public final class UdpResponder implements AutoCloseable {
     /** A source {@link PeerAdmission} admitted gets a socket of its own. */
     private void adopt(SocketAddress from) {
         if (peers.size() >= MAX_PEERS) {
-            ResponderSource eldest = null;
-            for (ResponderSource s : peers.values()) {
-                if (eldest == null || s.lastUsed - eldest.lastUsed < 0) {
-                    eldest = s;
-                }
-            }
-            closePeer(eldest);
+            closePeer(Collections.min(peers.values(), (a, b) -> Long.signum(a.lastUsed - b.lastUsed)));
         }
         DatagramChannel ch = null;
         try {
@@ -260,13 +246,7 @@ public final class UdpResponder implements AutoCloseable {
     }
 
     private void closeIdlePeers(long now) {
-        List<ResponderSource> idle = new ArrayList<>();
-        for (ResponderSource s : peers.values()) {
-            if (now - s.lastUsed > PEER_IDLE_NANOS) {
-                idle.add(s);
-            }
-        }
-        idle.forEach(this::closePeer);
+        peers.values().stream().filter(s -> now - s.lastUsed > PEER_IDLE_NANOS).toList().forEach(this::closePeer);
     }
 
     private void closePeer(ResponderSource s) {

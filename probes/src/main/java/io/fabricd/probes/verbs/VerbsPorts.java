@@ -27,7 +27,7 @@ public final class VerbsPorts {
             for (Path d : devs.sorted().toList()) {
                 try (Stream<Path> ports = Files.list(d.resolve("ports"))) {
                     for (Path p : ports.sorted().toList()) {
-                        Port port = port(d.getFileName().toString(), p);
+                        Port port = port(d.getFileName().toString(), p, true);
                         if (port != null) {
                             out.add(port);
                         }
@@ -37,7 +37,7 @@ public final class VerbsPorts {
                 }
             }
         } catch (IOException e) {
-            return out;
+            // no RDMA devices
         }
         return out;
     }
@@ -45,10 +45,6 @@ public final class VerbsPorts {
     /** The port of {@code device} given by name, ACTIVE or not; null when it has no usable GID. */
     public static Port of(Path sys, String device, int port) {
         return port(device, sys.resolve("class/infiniband/" + device + "/ports/" + port), false);
-    }
-
-    private static Port port(String device, Path p) {
-        return port(device, p, true);
     }
 
     private static Port port(String device, Path p, boolean activeOnly) {

@@ -99,15 +99,9 @@ public final class VerbsUd implements AutoCloseable {
     /** One message's payload into {@code out}; its length, or -1 on timeout; {@link #reply} answers its sender. */
     public int receive(byte[] out, int timeoutMs) throws IOException {
         int n = lib.fabricd_ud_recv(handle, out, out.length, timeoutMs, srcGid, srcQpn, srcLid);
-        if (n == 0) {
-            return -1;
-        }
-        if (n < 0) {
-            return -1; // a failed completion loses that message; the next one may be fine
-        }
-        return n;
+        // 0: none in time; below: a failed completion loses that message, the next one may be fine
+        return n > 0 ? n : -1;
     }
-
 
     @Override
     public synchronized void close() {

@@ -61,7 +61,7 @@ class CeilingTest {
         Ceiling c = new Ceiling(400e9, Ceiling.pcieData(16_000_000_000L, 16), Ceiling.pcieData(32_000_000_000L, 16));
         assertThat(c.limit()).isEqualTo("local_pcie");
         assertThat(c.bps() / 1e9).isCloseTo(252.06, within(0.01));
-        assertThat(c.withPeerPcie(Ceiling.pcieData(8_000_000_000L, 16)).limit()).isEqualTo("peer_pcie");
+        assertThat(new Ceiling(c.linkBps(), c.localPcieBps(), Ceiling.pcieData(8_000_000_000L, 16)).limit()).isEqualTo("peer_pcie");
         assertThat(new Ceiling(100e9, 252e9, 504e9).limit()).isEqualTo("link");
     }
 }

@@ -36,7 +36,7 @@ class ProbeCardinalityTest {
             for (int size : SIZES) {
                 long[] rtts = new long[100];
                 Arrays.setAll(rtts, i -> 5_000 + rnd.nextInt(20_000));
-                m.record(new ProbeResult("peer-" + p + ":9530", "udp", null, null, size, 100, 100, 0, 0, rtts, rtts), "r" + p % RACKS);
+                m.record(new ProbeResult("peer-" + p + ":9530", "udp", null, null, size, 100, 100, 0, 0, rtts, rtts, rtts, null, 0, 0, false), "r" + p % RACKS);
             }
         }
         return registry.scrape();
@@ -81,7 +81,7 @@ class ProbeCardinalityTest {
         ProbeMetrics m = new ProbeMetrics(registry, null, false);
         long[] rtts = new long[1000];
         Arrays.setAll(rtts, i -> (i + 1) * 1000L); // 1 us .. 1000 us; the ring keeps the last 256: 745 .. 1000 us
-        m.record(new ProbeResult("p:9530", "udp", null, null, 64, 1000, 1000, 0, 0, rtts, rtts), "r");
+        m.record(new ProbeResult("p:9530", "udp", null, null, 64, 1000, 1000, 0, 0, rtts, rtts, rtts, null, 0, 0, false), "r");
         GaugeSnapshot recent = recent(registry.scrape());
         assertThat(recent.getDataPoints()).hasSize(2);
         for (GaugeSnapshot.GaugeDataPointSnapshot d : recent.getDataPoints()) {

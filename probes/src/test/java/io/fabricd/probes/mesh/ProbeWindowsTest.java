@@ -15,15 +15,15 @@ class ProbeWindowsTest {
         int got = sent - lost;
         long[] rtt = new long[got];
         Arrays.fill(rtt, rttMicros * 1000);
-        return new ProbeResult(peer, "udp", null, null, 64, sent, got, 0, lost, rtt, new long[got]);
+        return new ProbeResult(peer, "udp", null, null, 64, sent, got, 0, lost, rtt, new long[got], new long[got], null, 0, 0, false);
     }
 
     @Test
     void theLastRoundsOfAWindowAddUp() {
         ProbeWindows w = new ProbeWindows(10);
         for (int i = 0; i < 12; i++) {
-            w.record(result("a:1", 10, i < 2 ? 10 : i % 2, i < 2 ? 0 : 100 + i), "r1"); // the two lossy rounds fall out
-            w.record(result("c:1", 10, 10, 0), null);                                     // unreachable
+            w.record(result("a:1", 10, i < 2 ? 10 : i % 2, i < 2 ? 0 : 100 + i), "r1", null); // the two lossy rounds fall out
+            w.record(result("c:1", 10, 10, 0), null, null);                                     // unreachable
         }
         assertThat(w.snapshot().windows()).hasSize(2).first().satisfies(a -> {
             assertThat(a.peer()).isEqualTo("a:1");
@@ -51,12 +51,12 @@ class ProbeWindowsTest {
         long[] rtt = new long[10];
         Arrays.fill(rtt, 20_000);
         for (long[] hold : new long[][] {quick, stalled, quick}) {
-            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold), "r1");
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold, hold, null, 0, 0, false), "r1", null);
         }
-        w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0]), "r1");
+        w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0], new long[0], null, 0, 0, false), "r1", null);
         assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP50Seconds).containsExactly(40e-6, null);
         for (int i = 0; i < 2; i++) {
-            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, stalled), "r1");
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, stalled, stalled, null, 0, 0, false), "r1", null);
         }
         assertThat(w.snapshot().windows().get(0).holdP50Seconds()).isEqualTo(30e-3);
         assertThat(w.snapshot().windows().get(0).p50Seconds()).as("the RTTs leave the holds out").isEqualTo(20e-6);
@@ -79,22 +79,22 @@ class ProbeWindowsTest {
         paused[5] = 200_000_000;
         for (int i = 0; i < 5; i++) {
             Arrays.sort(someLate);
-            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, someLate), "r1");
+            w.record(new ProbeResult("a:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, someLate, someLate, null, 0, 0, false), "r1", null);
             long[] hold = i == 2 ? paused.clone() : quick;
             Arrays.sort(hold);
-            w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold), "r1");
+            w.record(new ProbeResult("b:1", "udp", null, null, 64, 10, 10, 0, 0, rtt, hold, hold, null, 0, 0, false), "r1", null);
         }
         assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP50Seconds).containsExactly(40e-6, 40e-6);
         assertThat(w.snapshot().windows()).extracting(ProbeResults.Window::holdP90Seconds).containsExactly(30e-3, 40e-6);
-        w.record(new ProbeResult("c:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0]), "r1");
+        w.record(new ProbeResult("c:1", "udp", null, null, 64, 10, 0, 0, 10, new long[0], new long[0], new long[0], null, 0, 0, false), "r1", null);
         assertThat(w.snapshot().windows().get(2).holdP90Seconds()).as("nothing answered: no tail").isNull();
     }
 
     @Test
     void peersNoLongerPlannedAreForgotten() {
         ProbeWindows w = new ProbeWindows(10);
-        w.record(result("a:1", 10, 0, 100), "r1");
-        w.record(result("d:1", 10, 0, 900), "r1");
+        w.record(result("a:1", 10, 0, 100), "r1", null);
+        w.record(result("d:1", 10, 0, 900), "r1", null);
         w.recordMtu("a:1", "mlx5_0", 4096, "mlx5_3", 1024);
         w.recordMtu("d:1", "mlx5_0", 4096, "mlx5_0", 4096);
         assertThat(w.snapshot().paths()).extracting(ProbeResults.PathMtu::peerMtu).containsExactly(1024, 4096);
