@@ -1,8 +1,8 @@
 package io.fabricd.collectors;
 
-import io.fabricd.model.ReadError;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.model.ReadError;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -6,7 +6,7 @@ import java.util.List;
  * One concern of the host (RDMA ports, netdevs, DCB, topology...) as a step of a collection: it
  * reads the host through {@link CollectContext}, asks for the slices of other stages it builds on
  * by their type ({@link #needs}, {@link Slices#get}), and returns its own immutable slice. The
- * collection runs stages after the producers of what they need ({@link HostCollection}) and builds
+ * collection runs stages after the producers of what they need ({@code run.HostCollection}) and builds
  * the host model from the slices.
  *
  * <p>A stage never throws for bad input: it records each failed path with

@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * One check: an id of interfaces.md, what it reads, and its verdict on a host. Adding a check is
- * adding one class and listing it in {@link Diagnosis#CHECKS}.
+ * adding one class and listing it in {@code run.Diagnosis.CHECKS}.
  *
  * <p>Checks that compare two collections say so: {@link History#REQUIRED} checks do not run
  * without the previous collection; {@link History#PARTIAL} checks judge what one collection shows

@@ -1,12 +1,14 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.HostModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.model.HostModel;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;

@@ -1,13 +1,13 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.SnapshotManifest;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +16,9 @@ import java.time.format.DateTimeParseException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd diagnose}: one collection, every check, a report; exit 1 on findings at or above --fail-on. */
 @Command(name = "diagnose", mixinStandardHelpOptions = true,

@@ -4,13 +4,13 @@ import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
 import io.fabricd.collectors.kernel.EthtoolStats;
-import io.fabricd.model.PauseParams;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.model.NetdevInfo;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.model.PauseParams;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.List;
 
 /**
  * Driver statistics ({@code ethtool -S}: the SIOCETHTOOL ioctl live, the side-car in a snapshot)

@@ -3,19 +3,19 @@ package io.fabricd.collectors.verbs;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.netdev.NetdevSlice;
 import io.fabricd.collectors.rdma.RdmaSlice;
-import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.List;
 
 /**
  * Active and max MTU per port from verbs (ibv_query_port, or the verbs side-car); for RoCE ports

@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.CounterWidths;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.model.ReadError;
-import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

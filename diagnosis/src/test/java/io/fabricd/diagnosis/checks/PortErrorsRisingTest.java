@@ -5,11 +5,11 @@ import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.diagnosis.Rate;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.List;

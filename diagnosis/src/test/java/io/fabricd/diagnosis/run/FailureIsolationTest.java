@@ -1,5 +1,8 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 

@@ -1,5 +1,8 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
+import io.fabricd.diagnosis.Hosts;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
