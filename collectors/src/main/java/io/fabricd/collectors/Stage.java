@@ -30,4 +30,32 @@ public interface Stage<S> {
 
     /** This stage's slice of the host, from the host and the slices it needs (each may be absent). */
     S collect(CollectContext ctx, Slices in);
+
+    /** A stage whose name, slice type and needs are given once, to its constructor. */
+    abstract class Declared<S> implements Stage<S> {
+        private final String name;
+        private final Class<S> produces;
+        private final List<Class<?>> needs;
+
+        protected Declared(String name, Class<S> produces, Class<?>... needs) {
+            this.name = name;
+            this.produces = produces;
+            this.needs = List.of(needs);
+        }
+
+        @Override
+        public final String name() {
+            return name;
+        }
+
+        @Override
+        public final Class<S> produces() {
+            return produces;
+        }
+
+        @Override
+        public final List<Class<?>> needs() {
+            return needs;
+        }
+    }
 }

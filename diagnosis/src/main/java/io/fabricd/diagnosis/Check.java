@@ -63,4 +63,29 @@ public interface Check {
     default List<NotJudged> notJudged(Inputs in, DiagnosisConfig config) {
         return List.of();
     }
+
+    /** A check whose id and use of history are given once, to its constructor. */
+    abstract class Declared implements Check {
+        private final String id;
+        private final History history;
+
+        protected Declared(String id, History history) {
+            this.id = id;
+            this.history = history;
+        }
+
+        protected Declared(String id) {
+            this(id, History.NONE);
+        }
+
+        @Override
+        public final String id() {
+            return id;
+        }
+
+        @Override
+        public final History history() {
+            return history;
+        }
+    }
 }

@@ -18,21 +18,10 @@ import java.util.Map;
  * netdev whose DCB state is not known (a snapshot without its DCB side-car) keeps none: unknown is
  * not "unsupported".
  */
-public final class DcbCollector implements Stage<DcbSlice> {
+public final class DcbCollector extends Stage.Declared<DcbSlice> {
 
-    @Override
-    public String name() {
-        return "dcb";
-    }
-
-    @Override
-    public Class<DcbSlice> produces() {
-        return DcbSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(NetdevSlice.class);
+    public DcbCollector() {
+        super("dcb", DcbSlice.class, NetdevSlice.class);
     }
 
     @Override

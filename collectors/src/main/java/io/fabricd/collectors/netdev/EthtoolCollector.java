@@ -17,21 +17,10 @@ import java.util.Optional;
  * and 802.3x pause parameters of every RDMA netdev. A snapshot without a side-car for a netdev
  * simply has no statistics for it.
  */
-public final class EthtoolCollector implements Stage<EthtoolSlice> {
+public final class EthtoolCollector extends Stage.Declared<EthtoolSlice> {
 
-    @Override
-    public String name() {
-        return "ethtool";
-    }
-
-    @Override
-    public Class<EthtoolSlice> produces() {
-        return EthtoolSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(NetdevSlice.class);
+    public EthtoolCollector() {
+        super("ethtool", EthtoolSlice.class, NetdevSlice.class);
     }
 
     @Override

@@ -19,21 +19,10 @@ import java.util.TreeSet;
  * speed and carrier fail with EINVAL while a netdev is administratively down: that is a state, not
  * an error.
  */
-public final class NetdevCollector implements Stage<NetdevSlice> {
+public final class NetdevCollector extends Stage.Declared<NetdevSlice> {
 
-    @Override
-    public String name() {
-        return "netdev";
-    }
-
-    @Override
-    public Class<NetdevSlice> produces() {
-        return NetdevSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class);
+    public NetdevCollector() {
+        super("netdev", NetdevSlice.class, RdmaSlice.class);
     }
 
     @Override

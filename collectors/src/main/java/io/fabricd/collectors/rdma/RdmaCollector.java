@@ -25,18 +25,12 @@ import java.util.regex.Pattern;
  * LID, every {@code counters/} and {@code hw_counters/} file under its raw name, the GID table.
  * A file, port or device that fails degrades only itself.
  */
-public final class RdmaCollector implements Stage<RdmaSlice> {
+public final class RdmaCollector extends Stage.Declared<RdmaSlice> {
     static final String CLASS = "sys/class/infiniband";
     private static final Pattern PCI_BDF = PciPaths.BDF;
 
-    @Override
-    public String name() {
-        return "rdma";
-    }
-
-    @Override
-    public Class<RdmaSlice> produces() {
-        return RdmaSlice.class;
+    public RdmaCollector() {
+        super("rdma", RdmaSlice.class);
     }
 
     @Override

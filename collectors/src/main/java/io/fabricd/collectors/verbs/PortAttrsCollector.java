@@ -24,22 +24,11 @@ import java.util.Optional;
  * an IB MTU; max MTU 4096), marked "derived". Also rdma_cm's configfs defaults (docs/spec/host-facts.md §3.4; absent =
  * kernel defaults, not an error).
  */
-public final class PortAttrsCollector implements Stage<VerbsSlice> {
+public final class PortAttrsCollector extends Stage.Declared<VerbsSlice> {
     static final int[] IB_MTUS = {4096, 2048, 1024, 512, 256};
 
-    @Override
-    public String name() {
-        return "verbs";
-    }
-
-    @Override
-    public Class<VerbsSlice> produces() {
-        return VerbsSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class, NetdevSlice.class);
+    public PortAttrsCollector() {
+        super("verbs", VerbsSlice.class, RdmaSlice.class, NetdevSlice.class);
     }
 
     @Override

@@ -20,21 +20,10 @@ import java.util.TreeMap;
  * still reported). The kernel filters the dump by PID namespace: in a container fabricd sees the
  * host's QPs only with the host PID namespace (docs/metrics.md).
  */
-public final class QpCollector implements Stage<QpSlice> {
+public final class QpCollector extends Stage.Declared<QpSlice> {
 
-    @Override
-    public String name() {
-        return "qp";
-    }
-
-    @Override
-    public Class<QpSlice> produces() {
-        return QpSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class, VerbsSlice.class);
+    public QpCollector() {
+        super("qp", QpSlice.class, RdmaSlice.class, VerbsSlice.class);
     }
 
     @Override
