@@ -60,37 +60,32 @@ public final class CollectContext {
 
     /** A file that may be absent (absence is not recorded; a failing read of an existing file is). */
     public Optional<String> optional(String path) {
-        try {
-            return Optional.of(source.readLine(path));
-        } catch (HostReadException e) {
-            if (!e.isMissing()) {
-                error(e);
-            }
-            return Optional.empty();
-        }
+        return Optional.ofNullable(orMissing(() -> source.readLine(path), null));
     }
 
     /** {@link #optional} of a binary file (a PCI function's config space): its bytes, as many as the read returned. */
     public Optional<byte[]> optionalBytes(String path) {
-        try {
-            return Optional.of(source.readBytes(path));
-        } catch (HostReadException e) {
-            if (!e.isMissing()) {
-                error(e);
-            }
-            return Optional.empty();
-        }
+        return Optional.ofNullable(orMissing(() -> source.readBytes(path), null));
     }
 
     /** A directory listing; absent directory gives an empty list (not recorded), other failures are recorded. */
     public List<String> listOptional(String path) {
+        return orMissing(() -> source.list(path), List.of());
+    }
+
+    private interface Read<T> {
+        T read() throws HostReadException;
+    }
+
+    /** What {@code read} returns, else {@code otherwise}: its failure recorded unless the path is missing. */
+    private <T> T orMissing(Read<T> read, T otherwise) {
         try {
-            return source.list(path);
+            return read.read();
         } catch (HostReadException e) {
             if (!e.isMissing()) {
                 error(e);
             }
-            return List.of();
+            return otherwise;
         }
     }
 
