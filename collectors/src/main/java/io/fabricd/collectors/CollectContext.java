@@ -60,25 +60,26 @@ public final class CollectContext {
 
     /** A file that may be absent (absence is not recorded; a failing read of an existing file is). */
     public Optional<String> optional(String path) {
-        return Optional.ofNullable(orMissing(() -> source.readLine(path), null));
+        return Optional.ofNullable(readOr(() -> source.readLine(path), null));
     }
 
     /** {@link #optional} of a binary file (a PCI function's config space): its bytes, as many as the read returned. */
     public Optional<byte[]> optionalBytes(String path) {
-        return Optional.ofNullable(orMissing(() -> source.readBytes(path), null));
+        return Optional.ofNullable(readOr(() -> source.readBytes(path), null));
     }
 
     /** A directory listing; absent directory gives an empty list (not recorded), other failures are recorded. */
     public List<String> listOptional(String path) {
-        return orMissing(() -> source.list(path), List.of());
+        return readOr(() -> source.list(path), List.of());
     }
 
-    private interface Read<T> {
+    /** A read of the host or a query of its kernel. */
+    public interface Read<T> {
         T read() throws HostReadException;
     }
 
-    /** What {@code read} returns, else {@code otherwise}: its failure recorded unless the path is missing. */
-    private <T> T orMissing(Read<T> read, T otherwise) {
+    /** What {@code read} returns, else {@code otherwise}: its failure recorded unless what it reads is not there. */
+    public <T> T readOr(Read<T> read, T otherwise) {
         try {
             return read.read();
         } catch (HostReadException e) {

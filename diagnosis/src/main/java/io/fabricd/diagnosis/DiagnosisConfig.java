@@ -73,34 +73,9 @@ public record DiagnosisConfig(
         return m == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(m));
     }
 
-    public DiagnosisConfig withDisabledChecks(List<String> ids) {
-        return new DiagnosisConfig(ids, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
-                pauseStorm, qp, probes);
-    }
-
     public DiagnosisConfig withExpectRdmaDevices(boolean expect) {
         return new DiagnosisConfig(disabledChecks, roce, expect, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
                 pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withRoce(Roce r) {
-        return new DiagnosisConfig(disabledChecks, r, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withLink(Link l) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, l, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withPortErrors(Map<String, Rate> rates) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, rates, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withQp(Qp q) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, q, probes);
     }
 
     /** This configuration with these probe thresholds (the agent's, from probe: and bandwidth:). */

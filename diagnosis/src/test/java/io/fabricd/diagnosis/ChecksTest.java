@@ -70,7 +70,7 @@ class ChecksTest {
                 assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.valueOf(v[3])));
                 // configured as expected
-                DiagnosisConfig cfg = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
+                DiagnosisConfig cfg = Configs.link(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
                 assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
             }

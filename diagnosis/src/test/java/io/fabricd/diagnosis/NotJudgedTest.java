@@ -149,7 +149,7 @@ class NotJudgedTest {
     void aDisabledCheckListsNothing(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         h.config(PcieHosts.NIC, nicWithALoop());
-        Report r = Diagnosis.run(Hosts.model(h.root()), null, DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pcie_max_payload")));
+        Report r = Diagnosis.run(Hosts.model(h.root()), null, Configs.disabled(List.of("pcie_max_payload")));
         assertThat(r.notJudged()).extracting(NotJudged::check).containsExactly("pcie_max_read_request", "pcie_relaxed_ordering");
     }
 }

@@ -25,7 +25,7 @@ class PcieFamiliesTest {
 
     static Map<String, Double> metrics(Path root) {
         return PromText.parse(new String(Exposition.render(FabricMetrics.build(
-                HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root)), false), null).body(),
+                HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root)), false, List.of()), null).body(),
                 StandardCharsets.UTF_8));
     }
 

@@ -43,7 +43,7 @@ class RealCapturesTest {
     }
 
     private static Map<String, Double> metrics(HostModel m) {
-        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false), null).body(), StandardCharsets.UTF_8));
+        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false, List.of()), null).body(), StandardCharsets.UTF_8));
     }
 
     private static List<Finding> findings(HostModel m, HostModel previous, String check) {

@@ -3,7 +3,6 @@ package io.fabricd.collectors.netdev;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
-import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.model.DcbState;
 import io.fabricd.model.NetdevInfo;
 import java.util.HashMap;
@@ -31,13 +30,8 @@ public final class DcbCollector extends Stage.Declared<DcbSlice> {
             if (!n.ethernet()) {
                 continue;
             }
-            DcbState dcb;
-            try {
-                dcb = ctx.source().kernel().dcb(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
+            DcbState dcb = ctx.readOr(() -> ctx.source().kernel().dcb(n.name()), null);
+            if (dcb == null) {
                 continue;
             }
             String trust = n.trust();

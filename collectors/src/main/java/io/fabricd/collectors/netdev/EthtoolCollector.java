@@ -4,7 +4,6 @@ import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
 import io.fabricd.collectors.kernel.EthtoolStats;
-import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.PauseParams;
 import java.util.HashMap;
@@ -27,22 +26,8 @@ public final class EthtoolCollector extends Stage.Declared<EthtoolSlice> {
     public EthtoolSlice collect(CollectContext ctx, Slices in) {
         Map<String, EthtoolSlice.Stats> out = new HashMap<>();
         for (NetdevInfo n : in.get(NetdevSlice.class).map(NetdevSlice::netdevs).orElse(List.of())) {
-            EthtoolStats stats = null;
-            try {
-                stats = ctx.source().kernel().ethtoolStats(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
-            }
-            Optional<PauseParams> pause = Optional.empty();
-            try {
-                pause = ctx.source().kernel().pauseParams(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
-            }
+            EthtoolStats stats = ctx.readOr(() -> ctx.source().kernel().ethtoolStats(n.name()), null);
+            Optional<PauseParams> pause = ctx.readOr(() -> ctx.source().kernel().pauseParams(n.name()), Optional.empty());
             out.put(n.name(), new EthtoolSlice.Stats(stats == null ? Map.of() : stats.stats(), pause.orElse(null)));
         }
         return new EthtoolSlice(out);

@@ -15,6 +15,7 @@ import io.fabricd.model.ReadError;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -203,7 +204,7 @@ class RdmaCollectorTest {
 
     @Test
     void deviceFiltersSkipExcludedDevices() {
-        HostModel m = HostCollection.standard(new CollectorConfig(List.of("mlx5_*"), List.of("mlx5_1", "mlx5_[23]")))
+        HostModel m = HostCollection.standard(new CollectorConfig(List.of("mlx5_*"), List.of("mlx5_1", "mlx5_[23]"), Set.of()))
                 .collect(Fixtures.open("host-broken"));
         assertThat(m.devices()).extracting(RdmaDevice::name).containsExactly("mlx5_0");
     }

@@ -85,11 +85,6 @@ public final class Diagnosis {
         return run(CHECKS, current, previous, inventory, probes, config);
     }
 
-    /** {@link #run(HostModel, HostModel, DiagnosisConfig)} with these checks. */
-    static Report run(List<Check> checks, HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(checks, current, previous, null, ProbeResults.NONE, config);
-    }
-
     static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
                       DiagnosisConfig config) {
         if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
