@@ -1,8 +1,6 @@
 package io.fabricd.diagnosis.run;
 
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.diagnosis.run.Diagnosis;
-import io.fabricd.diagnosis.run.Report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
