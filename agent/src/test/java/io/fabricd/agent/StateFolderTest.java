@@ -7,7 +7,7 @@ import io.fabricd.agent.state.InventoryKeeper;
 import io.fabricd.agent.state.InventoryStore;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.model.HostModel;

@@ -1,8 +1,8 @@
 package io.fabricd.collectors;
 
-import io.fabricd.model.ReadError;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.HostSource;
+import io.fabricd.model.ReadError;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -60,37 +60,33 @@ public final class CollectContext {
 
     /** A file that may be absent (absence is not recorded; a failing read of an existing file is). */
     public Optional<String> optional(String path) {
-        try {
-            return Optional.of(source.readLine(path));
-        } catch (HostReadException e) {
-            if (!e.isMissing()) {
-                error(e);
-            }
-            return Optional.empty();
-        }
+        return Optional.ofNullable(readOr(() -> source.readLine(path), null));
     }
 
     /** {@link #optional} of a binary file (a PCI function's config space): its bytes, as many as the read returned. */
     public Optional<byte[]> optionalBytes(String path) {
-        try {
-            return Optional.of(source.readBytes(path));
-        } catch (HostReadException e) {
-            if (!e.isMissing()) {
-                error(e);
-            }
-            return Optional.empty();
-        }
+        return Optional.ofNullable(readOr(() -> source.readBytes(path), null));
     }
 
     /** A directory listing; absent directory gives an empty list (not recorded), other failures are recorded. */
     public List<String> listOptional(String path) {
+        return readOr(() -> source.list(path), List.of());
+    }
+
+    /** A read of the host or a query of its kernel. */
+    public interface Read<T> {
+        T read() throws HostReadException;
+    }
+
+    /** What {@code read} returns, else {@code otherwise}: its failure recorded unless what it reads is not there. */
+    public <T> T readOr(Read<T> read, T otherwise) {
         try {
-            return source.list(path);
+            return read.read();
         } catch (HostReadException e) {
             if (!e.isMissing()) {
                 error(e);
             }
-            return List.of();
+            return otherwise;
         }
     }
 

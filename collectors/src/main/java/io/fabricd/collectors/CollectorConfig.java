@@ -18,16 +18,12 @@ import java.util.regex.Pattern;
  */
 public record CollectorConfig(List<String> includeDevices, List<String> excludeDevices, Set<String> disabledCollectors) {
 
-    public static final CollectorConfig DEFAULT = new CollectorConfig(List.of("*"), List.of());
+    public static final CollectorConfig DEFAULT = new CollectorConfig(List.of("*"), List.of(), Set.of());
 
     public CollectorConfig {
         includeDevices = includeDevices == null || includeDevices.isEmpty() ? List.of("*") : List.copyOf(includeDevices);
         excludeDevices = excludeDevices == null ? List.of() : List.copyOf(excludeDevices);
         disabledCollectors = disabledCollectors == null ? Set.of() : Set.copyOf(disabledCollectors);
-    }
-
-    public CollectorConfig(List<String> includeDevices, List<String> excludeDevices) {
-        this(includeDevices, excludeDevices, Set.of());
     }
 
     /** True unless the collector is disabled. */

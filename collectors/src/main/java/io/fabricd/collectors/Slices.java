@@ -29,7 +29,7 @@ public final class Slices {
     }
 
     /** The slices {@code stage} may read, out of those produced so far. */
-    static Slices forStage(Map<Class<?>, Object> produced, Stage<?> stage) {
+    public static Slices forStage(Map<Class<?>, Object> produced, Stage<?> stage) {
         return new Slices(produced, Set.copyOf(stage.needs()));
     }
 

@@ -1,13 +1,14 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.run.HostCollection;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.collectors.source.CollectionRunner;
+import io.fabricd.collectors.source.StableReads;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.CollectionRunner;
-import io.fabricd.collectors.source.StableReads;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import io.fabricd.model.Counters;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class CountersParseTest {
 
     @Test
     void deviceGlobs() {
-        CollectorConfig c = new CollectorConfig(List.of("mlx5_*", "rxe?"), List.of("mlx5_[!0]"));
+        CollectorConfig c = new CollectorConfig(List.of("mlx5_*", "rxe?"), List.of("mlx5_[!0]"), Set.of());
         assertThat(c.deviceSelected("mlx5_0")).isTrue();
         assertThat(c.deviceSelected("mlx5_1")).isFalse();
         assertThat(c.deviceSelected("mlx5_bond_0")).isTrue();
@@ -49,7 +50,7 @@ class CountersParseTest {
         assertThat(c.deviceSelected("rxe10")).isFalse();
         assertThat(c.deviceSelected("ibp25s0")).isFalse();
         assertThat(CollectorConfig.DEFAULT.deviceSelected("anything.at+all")).isTrue();
-        assertThatThrownBy(() -> new CollectorConfig(List.of("mlx5_[0"), List.of()).validateGlobs())
+        assertThatThrownBy(() -> new CollectorConfig(List.of("mlx5_[0"), List.of(), Set.of()).validateGlobs())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unclosed");
     }
 }

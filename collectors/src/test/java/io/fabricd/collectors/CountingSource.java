@@ -1,7 +1,7 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.ForwardingHostSource;
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,11 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.run.HostCollection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.CollectorRun;
-import io.fabricd.model.DriverStats;
 import io.fabricd.model.DriverStats.Dir;
+import io.fabricd.model.DriverStats;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaDevice;

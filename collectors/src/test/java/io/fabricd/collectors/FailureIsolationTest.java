@@ -1,15 +1,16 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.run.HostCollection;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.model.CollectorRun;
-import io.fabricd.model.HostModel;
 import io.fabricd.collectors.netdev.NetdevCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import io.fabricd.collectors.verbs.PortAttrsCollector;
 import io.fabricd.collectors.verbs.QpCollector;
 import io.fabricd.collectors.verbs.VerbsSlice;
+import io.fabricd.model.CollectorRun;
+import io.fabricd.model.HostModel;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,14 +1,15 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.run.HostCollection;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
-import io.fabricd.model.RdmaDevice;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.CollectionRunner;
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.StableReads;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.RdmaDevice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.fabricd.collectors;
 
+import io.fabricd.collectors.run.HostCollection;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.netdev.NetdevCollector;

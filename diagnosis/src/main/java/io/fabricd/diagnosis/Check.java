@@ -10,7 +10,7 @@ import java.util.Objects;
 
 /**
  * One check: an id of interfaces.md, what it reads, and its verdict on a host. Adding a check is
- * adding one class and listing it in {@link Diagnosis#CHECKS}.
+ * adding one class and listing it in {@code run.Diagnosis.CHECKS}.
  *
  * <p>Checks that compare two collections say so: {@link History#REQUIRED} checks do not run
  * without the previous collection; {@link History#PARTIAL} checks judge what one collection shows
@@ -62,5 +62,30 @@ public interface Check {
      */
     default List<NotJudged> notJudged(Inputs in, DiagnosisConfig config) {
         return List.of();
+    }
+
+    /** A check whose id and use of history are given once, to its constructor. */
+    abstract class Declared implements Check {
+        private final String id;
+        private final History history;
+
+        protected Declared(String id, History history) {
+            this.id = id;
+            this.history = history;
+        }
+
+        protected Declared(String id) {
+            this(id, History.NONE);
+        }
+
+        @Override
+        public final String id() {
+            return id;
+        }
+
+        @Override
+        public final History history() {
+            return history;
+        }
     }
 }

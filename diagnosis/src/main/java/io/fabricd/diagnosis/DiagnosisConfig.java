@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -72,34 +73,9 @@ public record DiagnosisConfig(
         return m == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(m));
     }
 
-    public DiagnosisConfig withDisabledChecks(List<String> ids) {
-        return new DiagnosisConfig(ids, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
-                pauseStorm, qp, probes);
-    }
-
     public DiagnosisConfig withExpectRdmaDevices(boolean expect) {
         return new DiagnosisConfig(disabledChecks, roce, expect, bootGrace, link, portErrors, phyErrors, laneErrors, transportErrors,
                 pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withRoce(Roce r) {
-        return new DiagnosisConfig(disabledChecks, r, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withLink(Link l) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, l, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withPortErrors(Map<String, Rate> rates) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, rates, phyErrors, laneErrors,
-                transportErrors, pauseStorm, qp, probes);
-    }
-
-    public DiagnosisConfig withQp(Qp q) {
-        return new DiagnosisConfig(disabledChecks, roce, expectRdmaDevices, bootGrace, link, portErrors, phyErrors, laneErrors,
-                transportErrors, pauseStorm, q, probes);
     }
 
     /** This configuration with these probe thresholds (the agent's, from probe: and bandwidth:). */
@@ -258,22 +234,22 @@ public record DiagnosisConfig(
 
     /** Thresholds of port_errors_rising: the defaults with the configured entries over them. */
     public Map<String, Rate> portErrorThresholds() {
-        Map<String, Rate> m = new TreeMap<>(DEFAULT_PORT_ERRORS);
-        m.putAll(portErrors);
-        return m;
+        return over(DEFAULT_PORT_ERRORS, portErrors);
     }
 
     /** Thresholds of the netdev physical layer in port_errors_rising: the defaults with the configured entries over them. */
     public Map<String, Rate> phyErrorThresholds() {
-        Map<String, Rate> m = new TreeMap<>(DEFAULT_PHY_ERRORS);
-        m.putAll(phyErrors);
-        return m;
+        return over(DEFAULT_PHY_ERRORS, phyErrors);
     }
 
     /** Thresholds of transport_errors by type: the defaults with the configured entries over them. */
     public Map<String, Rate> transportErrorThresholds() {
-        Map<String, Rate> m = new TreeMap<>(DEFAULT_TRANSPORT_ERRORS);
-        m.putAll(transportErrors);
+        return over(DEFAULT_TRANSPORT_ERRORS, transportErrors);
+    }
+
+    private static Map<String, Rate> over(Map<String, Rate> defaults, Map<String, Rate> configured) {
+        Map<String, Rate> m = new TreeMap<>(defaults);
+        m.putAll(configured);
         return m;
     }
 
@@ -284,70 +260,44 @@ public record DiagnosisConfig(
     /** Checks values a YAML parser accepts but fabricd cannot use; the message names the key. */
     public void validate(Collection<String> knownChecks) {
         for (String c : disabledChecks) {
-            if (!knownChecks.contains(c)) {
-                throw new IllegalArgumentException("diagnosis.disabled_checks: unknown check '" + c + "'; known: " + knownChecks);
-            }
+            require(knownChecks.contains(c), "diagnosis.disabled_checks: unknown check '" + c + "'; known: " + knownChecks);
         }
-        if (roce.priority() != null && (roce.priority() < 0 || roce.priority() > 7)) {
-            throw new IllegalArgumentException("diagnosis.roce.priority must be 0-7, not " + roce.priority());
-        }
-        if (roce.trust() != null && !roce.trust().equals("dscp") && !roce.trust().equals("pcp")) {
-            throw new IllegalArgumentException("diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust() + "'");
-        }
+        require(roce.priority() == null || roce.priority() >= 0 && roce.priority() <= 7,
+                "diagnosis.roce.priority must be 0-7, not " + roce.priority());
+        require(roce.trust() == null || roce.trust().equals("dscp") || roce.trust().equals("pcp"),
+                "diagnosis.roce.trust must be dscp or pcp, not '" + roce.trust() + "'");
         for (String e : link.expectUp()) {
-            if (e == null || !e.matches("[A-Za-z0-9_.*-]+/[0-9*]+")) {
-                throw new IllegalArgumentException("diagnosis.link.expect_up: '" + e + "' is not DEVICE/PORT (like mlx5_0/1 or mlx5_*/1)");
+            require(e != null && e.matches("[A-Za-z0-9_.*-]+/[0-9*]+"),
+                    "diagnosis.link.expect_up: '" + e + "' is not DEVICE/PORT (like mlx5_0/1 or mlx5_*/1)");
+        }
+        require(!bootGrace.isNegative(), "diagnosis.boot_grace must be a duration of 0 or more (like 10m)");
+        require(link.expectedRateGbps() == null || link.expectedRateGbps() > 0, "diagnosis.link.expected_rate_gbps must be positive");
+        require(pauseStorm.txPauseFramesPerSecond() > 0, "diagnosis.pause_storm.tx_pause_frames_per_second must be positive");
+        require(pauseStorm.rxPauseTimeFraction() > 0 && pauseStorm.rxPauseTimeFraction() <= 1,
+                "diagnosis.pause_storm.rx_pause_time_fraction must be in (0, 1]");
+        require(qp.maxShare() > 0 && qp.maxShare() <= 1, "diagnosis.qp.max_share must be in (0, 1]");
+        require(qp.maxErr() >= 1, "diagnosis.qp.max_err must be at least 1");
+        require(qp.errGrowth() >= 1, "diagnosis.qp.err_growth must be at least 1");
+        validateRates("port_errors", portErrors, null);
+        validateRates("phy_errors", phyErrors, DEFAULT_PHY_ERRORS.keySet());
+        validateRates("transport_errors", transportErrors, DEFAULT_TRANSPORT_ERRORS.keySet());
+        require(laneErrors.minErrors() >= 1, "diagnosis.lane_errors.min_errors must be at least 1");
+        require(laneErrors.ratio() > 1, "diagnosis.lane_errors.ratio must be above 1");
+    }
+
+    /** Every key of a rate map is one of {@code known} (null: any) and has a rate. */
+    private static void validateRates(String key, Map<String, Rate> rates, Set<String> known) {
+        rates.forEach((k, v) -> {
+            if (known != null && !known.contains(k)) {
+                throw new IllegalArgumentException("diagnosis." + key + ": unknown type '" + k + "'; known: " + new TreeSet<>(known));
             }
-        }
-        if (bootGrace.isNegative()) {
-            throw new IllegalArgumentException("diagnosis.boot_grace must be a duration of 0 or more (like 10m)");
-        }
-        if (link.expectedRateGbps() != null && !(link.expectedRateGbps() > 0)) {
-            throw new IllegalArgumentException("diagnosis.link.expected_rate_gbps must be positive");
-        }
-        if (!(pauseStorm.txPauseFramesPerSecond() > 0)) {
-            throw new IllegalArgumentException("diagnosis.pause_storm.tx_pause_frames_per_second must be positive");
-        }
-        if (!(pauseStorm.rxPauseTimeFraction() > 0 && pauseStorm.rxPauseTimeFraction() <= 1)) {
-            throw new IllegalArgumentException("diagnosis.pause_storm.rx_pause_time_fraction must be in (0, 1]");
-        }
-        if (!(qp.maxShare() > 0 && qp.maxShare() <= 1)) {
-            throw new IllegalArgumentException("diagnosis.qp.max_share must be in (0, 1]");
-        }
-        if (qp.maxErr() < 1) {
-            throw new IllegalArgumentException("diagnosis.qp.max_err must be at least 1");
-        }
-        if (qp.errGrowth() < 1) {
-            throw new IllegalArgumentException("diagnosis.qp.err_growth must be at least 1");
-        }
-        portErrors.forEach((k, v) -> {
-            if (v == null) {
-                throw new IllegalArgumentException("diagnosis.port_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
-            }
+            require(v != null, "diagnosis." + key + "." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
         });
-        phyErrors.forEach((k, v) -> {
-            if (!DEFAULT_PHY_ERRORS.containsKey(k)) {
-                throw new IllegalArgumentException("diagnosis.phy_errors: unknown type '" + k + "'; known: "
-                        + new TreeSet<>(DEFAULT_PHY_ERRORS.keySet()));
-            }
-            if (v == null) {
-                throw new IllegalArgumentException("diagnosis.phy_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
-            }
-        });
-        transportErrors.forEach((k, v) -> {
-            if (!DEFAULT_TRANSPORT_ERRORS.containsKey(k)) {
-                throw new IllegalArgumentException("diagnosis.transport_errors: unknown type '" + k + "'; known: "
-                        + new TreeSet<>(DEFAULT_TRANSPORT_ERRORS.keySet()));
-            }
-            if (v == null) {
-                throw new IllegalArgumentException("diagnosis.transport_errors." + k + " needs a rate (like 120/h, 5/m, 10/s or 0)");
-            }
-        });
-        if (laneErrors.minErrors() < 1) {
-            throw new IllegalArgumentException("diagnosis.lane_errors.min_errors must be at least 1");
-        }
-        if (!(laneErrors.ratio() > 1)) {
-            throw new IllegalArgumentException("diagnosis.lane_errors.ratio must be above 1");
+    }
+
+    private static void require(boolean valid, String message) {
+        if (!valid) {
+            throw new IllegalArgumentException(message);
         }
     }
 }

@@ -1,12 +1,14 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.HostModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -68,7 +70,7 @@ class ChecksTest {
                 assertThat(of(Diagnosis.run(down, null, accepted, DiagnosisConfig.DEFAULT), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.valueOf(v[3])));
                 // configured as expected
-                DiagnosisConfig cfg = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
+                DiagnosisConfig cfg = Configs.link(new DiagnosisConfig.Link(null, List.of("mlx5_*/1")));
                 assertThat(of(Diagnosis.run(down, null, null, cfg), "link_down")).singleElement()
                         .satisfies(x -> assertThat(x.severity()).isEqualTo(Severity.CRITICAL));
             }

@@ -1,5 +1,7 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.finding.Severity;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,7 +96,7 @@ class DiagnosisTest {
 
     @Test
     void disabledChecksDoNotRun() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_missing", "port_errors_rising"));
+        DiagnosisConfig c = Configs.disabled(List.of("pfc_missing", "port_errors_rising"));
         c.validate(Diagnosis.checkIds());
         Report r = Diagnosis.run(Hosts.model("host-e-roce-variants"), null, c);
         assertThat(r.findings()).noneMatch(f -> f.check().equals("pfc_missing"));
@@ -103,14 +105,14 @@ class DiagnosisTest {
 
     @Test
     void configValidationNamesTheKey() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pfc_mising"));
+        DiagnosisConfig c = Configs.disabled(List.of("pfc_mising"));
         assertThatThrownBy(() -> c.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.disabled_checks")
                 .hasMessageContaining("pfc_mising");
-        DiagnosisConfig p = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(8, null));
+        DiagnosisConfig p = Configs.roce(new DiagnosisConfig.Roce(8, null));
         assertThatThrownBy(() -> p.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.priority");
-        DiagnosisConfig t = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "vlan"));
+        DiagnosisConfig t = Configs.roce(new DiagnosisConfig.Roce(null, "vlan"));
         // the tools print DSCP; the configuration takes any case
-        assertThat(DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "DSCP")).roce().trust()).isEqualTo("dscp");
+        assertThat(Configs.roce(new DiagnosisConfig.Roce(null, "DSCP")).roce().trust()).isEqualTo("dscp");
         assertThatThrownBy(() -> t.validate(Diagnosis.checkIds())).hasMessageContaining("diagnosis.roce.trust");
     }
 

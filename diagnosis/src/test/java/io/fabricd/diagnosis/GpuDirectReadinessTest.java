@@ -1,5 +1,7 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 

@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.model.finding.Finding;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,10 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.Ttar;
+import io.fabricd.model.HostModel;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;

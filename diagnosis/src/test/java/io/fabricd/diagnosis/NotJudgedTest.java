@@ -1,5 +1,7 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -147,7 +149,7 @@ class NotJudgedTest {
     void aDisabledCheckListsNothing(@TempDir Path tmp) {
         PcieHosts h = PcieHosts.topology(tmp.resolve("h"));
         h.config(PcieHosts.NIC, nicWithALoop());
-        Report r = Diagnosis.run(Hosts.model(h.root()), null, DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("pcie_max_payload")));
+        Report r = Diagnosis.run(Hosts.model(h.root()), null, Configs.disabled(List.of("pcie_max_payload")));
         assertThat(r.notJudged()).extracting(NotJudged::check).containsExactly("pcie_max_read_request", "pcie_relaxed_ordering");
     }
 }

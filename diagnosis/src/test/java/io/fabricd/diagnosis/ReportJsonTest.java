@@ -1,5 +1,6 @@
 package io.fabricd.diagnosis;
 
+import io.fabricd.diagnosis.run.Report;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -9,6 +9,7 @@ import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.model.metrics.FindingMetrics;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -45,9 +46,7 @@ final class ConfigFamilies {
                 }
                 NetdevInfo nd = p.netdev() == null ? null : m.netdev(p.netdev()).orElse(null);
                 if ("Ethernet".equals(p.linkLayer()) && nd != null) {
-                    if (nd.mtu() != null) {
-                        put(seen, "mtu", hca, nd.mtu().toString());
-                    }
+                    put(seen, "mtu", hca, Objects.toString(nd.mtu(), null));
                     nd.pfc().ifPresent(pfc -> put(seen, "pfc", hca, pfc.enabled().isEmpty() ? "none"
                             : pfc.enabled().stream().map(String::valueOf).collect(Collectors.joining(","))));
                     put(seen, "trust", hca, nd.trust());
@@ -68,10 +67,7 @@ final class ConfigFamilies {
             put(seen, "gpudirect", host, m.gpuDirect().enabled() ? m.gpuDirect().reason().startsWith("DMA-BUF") ? "dma-buf" : "peer-memory"
                     : "off");
         }
-        String acs = acs(m);
-        if (acs != null) {
-            put(seen, "acs", host, acs);
-        }
+        put(seen, "acs", host, acs(m));
         seen.forEach((key, byHca) -> byHca.forEach((hca, values) -> values.forEach(v ->
                 f.add(FindingMetrics.CONFIG_INFO, 1, key, v, hca))));
     }

@@ -45,10 +45,6 @@ public final class FabricMetrics implements MultiCollector {
         return build(model, false, List.of());
     }
 
-    public static MetricSnapshots build(HostModel model, boolean allNetdevStats) {
-        return build(model, allNetdevStats, List.of());
-    }
-
     public static MetricSnapshots build(HostModel model, boolean allNetdevStats, List<Finding> findings) {
         return build(new Families(), model, allNetdevStats, findings, List.of(), null);
     }

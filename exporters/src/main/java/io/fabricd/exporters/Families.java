@@ -1,5 +1,6 @@
 package io.fabricd.exporters;
 
+import io.fabricd.model.Counters;
 import io.fabricd.model.metrics.MetricFamily;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot.CounterDataPointSnapshot;
@@ -46,6 +47,20 @@ final class Families {
             throw new IllegalArgumentException(family.name() + " takes the labels " + family.labels() + ", not " + names);
         }
         put(family, names.toArray(String[]::new), values.toArray(String[]::new), value);
+    }
+
+    /** {@link #add} when the value is known (null: the host does not show it). */
+    void addKnown(MetricFamily family, Number value, String... values) {
+        if (value != null) {
+            add(family, value.doubleValue(), values);
+        }
+    }
+
+    /** {@link #addKnown} of a 64-bit counter, read unsigned. */
+    void addCounter(MetricFamily family, Long value, String... values) {
+        if (value != null) {
+            add(family, Counters.toDouble(value), values);
+        }
     }
 
     private void put(MetricFamily family, String[] names, String[] values, double value) {

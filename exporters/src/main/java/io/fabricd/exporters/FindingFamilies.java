@@ -53,11 +53,7 @@ final class FindingFamilies {
         add(f, findings);
         Set<List<String>> seen = new HashSet<>();
         for (NotJudged n : notJudged) {
-            List<String> values = new ArrayList<>(List.of(n.check(), n.reason().id()));
-            Map<String, String> parts = n.subject().parts();
-            for (String l : SUBJECT_LABELS) {
-                values.add(parts.getOrDefault(l, ""));
-            }
+            List<String> values = values(n.check(), n.reason().id(), n.subject());
             if (seen.add(values)) {
                 f.add(FindingMetrics.NOT_JUDGED, 1, NOT_JUDGED_NAMES, values);
             }
@@ -67,11 +63,7 @@ final class FindingFamilies {
     private static void add(Families f, List<Finding> findings) {
         Set<List<String>> seen = new HashSet<>();
         for (Finding x : findings) {
-            List<String> values = new ArrayList<>(List.of(x.check(), x.severity().id()));
-            Map<String, String> parts = x.subject().parts();
-            for (String l : SUBJECT_LABELS) {
-                values.add(parts.getOrDefault(l, ""));
-            }
+            List<String> values = values(x.check(), x.severity().id(), x.subject());
             if (seen.add(values)) {
                 f.add(FindingMetrics.FINDING, 1, NAMES, values);
                 List<String> text = new ArrayList<>(values);
@@ -80,5 +72,13 @@ final class FindingFamilies {
                 f.add(FindingMetrics.FINDING_TEXT, 1, TEXT_NAMES, text);
             }
         }
+    }
+
+    /** Two labels, then every subject label: empty where the subject has no such part. */
+    private static List<String> values(String first, String second, Subject subject) {
+        List<String> values = new ArrayList<>(List.of(first, second));
+        Map<String, String> parts = subject.parts();
+        SUBJECT_LABELS.forEach(l -> values.add(parts.getOrDefault(l, "")));
+        return values;
     }
 }

@@ -1,6 +1,5 @@
 package io.fabricd.exporters;
 
-import static io.fabricd.model.Counters.toDouble;
 
 import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
@@ -8,7 +7,6 @@ import io.fabricd.model.PciFunction;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.QpSummary;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.model.metrics.MetricFamily;
 import io.fabricd.model.metrics.PortMetrics;
 import io.fabricd.model.metrics.TopologyMetrics;
 
@@ -22,12 +20,8 @@ final class HostFamilies {
         if (m.facts() != null) {
             String rack = m.labels().getOrDefault("rack", m.labels().getOrDefault("tor", ""));
             f.add(TopologyMetrics.HOST_INFO, 1, m.hostname(), m.facts().kernel(), rack);
-            if (m.facts().memoryBytes() != null) {
-                f.add(TopologyMetrics.HOST_MEMORY, m.facts().memoryBytes());
-            }
-            if (m.facts().bootTime() != null) {
-                f.add(TopologyMetrics.BOOT_TIME, m.facts().bootTime());
-            }
+            f.addKnown(TopologyMetrics.HOST_MEMORY, m.facts().memoryBytes());
+            f.addKnown(TopologyMetrics.BOOT_TIME, m.facts().bootTime());
             m.facts().numaCpus().forEach((node, cpus) -> f.add(TopologyMetrics.NUMA_NODE_CPUS, cpus, node.toString()));
         }
         for (PortAttrs a : m.portAttrs()) {
@@ -36,23 +30,19 @@ final class HostFamilies {
                 f.add(PortMetrics.ACTIVE_MTU, a.activeMtu(), a.device(), port);
                 f.add(PortMetrics.MTU_DERIVED, "derived".equals(a.mtuSource()) ? 1 : 0, a.device(), port);
             }
-            if (a.maxMtu() != null) {
-                f.add(PortMetrics.MAX_MTU, a.maxMtu(), a.device(), port);
-            }
+            f.addKnown(PortMetrics.MAX_MTU, a.maxMtu(), a.device(), port);
         }
         for (RdmaPort p : m.ports()) {
             String port = Integer.toString(p.port());
-            hw(f, PortMetrics.ROCE_ECN_MARKED, p, port, "np_ecn_marked_roce_packets");
-            hw(f, PortMetrics.ROCE_CNP_SENT, p, port, "np_cnp_sent");
-            hw(f, PortMetrics.ROCE_CNP_HANDLED, p, port, "rp_cnp_handled");
-            hw(f, PortMetrics.ROCE_CNP_IGNORED, p, port, "rp_cnp_ignored");
+            f.addCounter(PortMetrics.ROCE_ECN_MARKED, p.hwCounters().get("np_ecn_marked_roce_packets"), p.device(), port);
+            f.addCounter(PortMetrics.ROCE_CNP_SENT, p.hwCounters().get("np_cnp_sent"), p.device(), port);
+            f.addCounter(PortMetrics.ROCE_CNP_HANDLED, p.hwCounters().get("rp_cnp_handled"), p.device(), port);
+            f.addCounter(PortMetrics.ROCE_CNP_IGNORED, p.hwCounters().get("rp_cnp_ignored"), p.device(), port);
         }
         NetdevFamilies.add(f, m, allStats);
         for (QpSummary q : m.qps()) {
             q.byState().forEach((state, count) -> f.add(PortMetrics.QUEUE_PAIRS, count, q.device(), state));
-            if (q.maxQp() != null) {
-                f.add(PortMetrics.MAX_QP, q.maxQp(), q.device());
-            }
+            f.addKnown(PortMetrics.MAX_QP, q.maxQp(), q.device());
         }
         for (GpuNicPath p : m.gpuNicPaths()) {
             if (p.path() != null) {
@@ -64,26 +54,13 @@ final class HostFamilies {
             if (fn.width() != null && !fn.linkReadsAllOnes()) { // 63: the register read all ones, no width
                 f.add(TopologyMetrics.LINK_WIDTH, fn.width(), l);
             }
-            if (fn.maxWidth() != null) {
-                f.add(TopologyMetrics.LINK_MAX_WIDTH, fn.maxWidth(), l);
-            }
-            if (fn.speed() != null) {
-                f.add(TopologyMetrics.LINK_SPEED, fn.speed(), l);
-            }
-            if (fn.maxSpeed() != null) {
-                f.add(TopologyMetrics.LINK_MAX_SPEED, fn.maxSpeed(), l);
-            }
+            f.addKnown(TopologyMetrics.LINK_MAX_WIDTH, fn.maxWidth(), l);
+            f.addKnown(TopologyMetrics.LINK_SPEED, fn.speed(), l);
+            f.addKnown(TopologyMetrics.LINK_MAX_SPEED, fn.maxSpeed(), l);
             f.add(TopologyMetrics.PCI_DEVICE_INFO, 1, fn.address(), fn.kind(), fn.vendor(), fn.device(), fn.numaNode() == null ? "" : fn.numaNode().toString(), fn.driver());
         }
         if (m.gpuDirect() != null && m.gpuDirect().enabled() != null) {
             f.add(TopologyMetrics.GPUDIRECT_ENABLED, m.gpuDirect().enabled() ? 1 : 0);
-        }
-    }
-
-    private static void hw(Families f, MetricFamily family, RdmaPort p, String port, String counter) {
-        Long v = p.hwCounters().get(counter);
-        if (v != null) {
-            f.add(family, toDouble(v), p.device(), port);
         }
     }
 }

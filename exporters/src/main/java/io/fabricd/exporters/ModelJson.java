@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.PortState;
 import java.io.IOException;
@@ -25,10 +26,6 @@ public final class ModelJson {
     private ModelJson() {
     }
 
-    public static ObjectMapper mapper() {
-        return MAPPER;
-    }
-
     private static ObjectMapper create() {
         SimpleModule m = new SimpleModule("fabricd");
         m.addSerializer(Long.class, new JsonSerializer<Long>() {
@@ -41,18 +38,8 @@ public final class ModelJson {
                 }
             }
         });
-        m.addSerializer(Instant.class, new JsonSerializer<Instant>() {
-            @Override
-            public void serialize(Instant v, JsonGenerator g, SerializerProvider p) throws IOException {
-                g.writeString(v.toString());
-            }
-        });
-        m.addSerializer(PortState.class, new JsonSerializer<PortState>() {
-            @Override
-            public void serialize(PortState v, JsonGenerator g, SerializerProvider p) throws IOException {
-                g.writeString(v.toString());
-            }
-        });
+        m.addSerializer(Instant.class, ToStringSerializer.instance);
+        m.addSerializer(PortState.class, ToStringSerializer.instance);
         return new ObjectMapper()
                 .registerModule(m)
                 .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)

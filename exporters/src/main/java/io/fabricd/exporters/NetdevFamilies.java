@@ -7,7 +7,6 @@ import io.fabricd.model.DriverStats;
 import io.fabricd.model.DriverStats.Dir;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.NetdevInfo;
-import io.fabricd.model.metrics.MetricFamily;
 import io.fabricd.model.metrics.NetdevMetrics;
 import java.util.SortedMap;
 
@@ -34,9 +33,9 @@ final class NetdevFamilies {
             for (int p = 0; p < 8; p++) {
                 String key = dir + "_prio" + p + "_";
                 String prio = String.valueOf(p);
-                add(f, NetdevMetrics.PRIORITY_BYTES, s.get(key + "bytes"), nd, prio, dir);
-                add(f, NetdevMetrics.PRIORITY_PACKETS, s.get(key + "packets"), nd, prio, dir);
-                add(f, NetdevMetrics.PRIORITY_DISCARDS, s.get(key + "discards"), nd, prio);
+                f.addCounter(NetdevMetrics.PRIORITY_BYTES, s.get(key + "bytes"), nd, prio, dir);
+                f.addCounter(NetdevMetrics.PRIORITY_PACKETS, s.get(key + "packets"), nd, prio, dir);
+                f.addCounter(NetdevMetrics.PRIORITY_DISCARDS, s.get(key + "discards"), nd, prio);
             }
         }
     }
@@ -56,9 +55,9 @@ final class NetdevFamilies {
                     f.add(NetdevMetrics.PFC_PAUSE_SECONDS, toDouble(us) / 1e6, nd, String.valueOf(p), dir.label());
                 }
             }
-            add(f, NetdevMetrics.PRIORITY_BUFFER_DISCARDS, DriverStats.priorityBufferDiscards(s, p), nd, String.valueOf(p));
-            add(f, NetdevMetrics.PRIORITY_CONGESTION_DISCARDS, DriverStats.priorityCongestionDiscards(s, p), nd, String.valueOf(p));
-            add(f, NetdevMetrics.PRIORITY_ECN_MARKED, DriverStats.priorityEcnMarked(s, p), nd, String.valueOf(p));
+            f.addCounter(NetdevMetrics.PRIORITY_BUFFER_DISCARDS, DriverStats.priorityBufferDiscards(s, p), nd, String.valueOf(p));
+            f.addCounter(NetdevMetrics.PRIORITY_CONGESTION_DISCARDS, DriverStats.priorityCongestionDiscards(s, p), nd, String.valueOf(p));
+            f.addCounter(NetdevMetrics.PRIORITY_ECN_MARKED, DriverStats.priorityEcnMarked(s, p), nd, String.valueOf(p));
         }
         if (!ethtoolPause && dcb != null && dcb.supported() && dcb.requests().size() == 8 && dcb.indications().size() == 8) {
             for (int p = 0; p < 8; p++) { // mlx5: requests = sent (tx), indications = received (rx)
@@ -71,34 +70,23 @@ final class NetdevFamilies {
     /** 802.3x global pause and pause control frames, and the physical layer's errors. */
     private static void linkLayer(Families f, String nd, SortedMap<String, Long> s) {
         for (Dir dir : Dir.values()) {
-            add(f, NetdevMetrics.GLOBAL_PAUSE_FRAMES, DriverStats.globalPauseFrames(s, dir), nd, dir.label());
+            f.addCounter(NetdevMetrics.GLOBAL_PAUSE_FRAMES, DriverStats.globalPauseFrames(s, dir), nd, dir.label());
             Long us = DriverStats.globalPauseMicros(s, dir);
             if (us != null) {
                 f.add(NetdevMetrics.GLOBAL_PAUSE_SECONDS, toDouble(us) / 1e6, nd, dir.label());
             }
-            add(f, NetdevMetrics.PAUSE_CONTROL_FRAMES, DriverStats.pauseControlFrames(s, dir), nd, dir.label());
+            f.addCounter(NetdevMetrics.PAUSE_CONTROL_FRAMES, DriverStats.pauseControlFrames(s, dir), nd, dir.label());
         }
         DriverStats.phyErrors(s).forEach((type, v) -> f.add(NetdevMetrics.PHY_ERRORS, toDouble(v), nd, type));
         DriverStats.laneErrors(s).forEach((lane, v) -> f.add(NetdevMetrics.PHY_LANE_ERRORS, toDouble(v), nd, lane.toString()));
-        add(f, NetdevMetrics.FEC_CORRECTED, DriverStats.correctedBits(s), nd);
-        add(f, NetdevMetrics.LINK_DOWN_EVENTS, DriverStats.linkDownEvents(s), nd);
-    }
-
-    /** A point when the statistic is there. */
-    private static void add(Families f, MetricFamily family, Long value, String... labels) {
-        if (value != null) {
-            f.add(family, toDouble(value), labels);
-        }
+        f.addCounter(NetdevMetrics.FEC_CORRECTED, DriverStats.correctedBits(s), nd);
+        f.addCounter(NetdevMetrics.LINK_DOWN_EVENTS, DriverStats.linkDownEvents(s), nd);
     }
 
     private static void netdev(Families f, NetdevInfo n, boolean allStats) {
         String nd = n.name();
-        if (n.mtu() != null) {
-            f.add(NetdevMetrics.MTU, n.mtu(), nd);
-        }
-        if (n.carrierChanges() != null) {
-            f.add(NetdevMetrics.CARRIER_CHANGES, n.carrierChanges(), nd);
-        }
+        f.addKnown(NetdevMetrics.MTU, n.mtu(), nd);
+        f.addKnown(NetdevMetrics.CARRIER_CHANGES, n.carrierChanges(), nd);
         if (n.operstate() != null) {
             f.add(NetdevMetrics.UP, "up".equals(n.operstate()) ? 1 : 0, nd);
         }
@@ -121,19 +109,10 @@ final class NetdevFamilies {
         perPriority(f, nd, s, dcb);
         linkLayer(f, nd, s);
         for (String stat : new String[] {"rx_discards_phy", "tx_discards_phy", "rx_out_of_buffer"}) {
-            Long v = s.get(stat);
-            if (v != null) {
-                f.add(NetdevMetrics.DISCARDS, toDouble(v), nd, stat);
-            }
+            f.addCounter(NetdevMetrics.DISCARDS, s.get(stat), nd, stat);
         }
-        Long warn = s.get("tx_pause_storm_warning_events");
-        if (warn != null) {
-            f.add(NetdevMetrics.PFC_STORM_EVENTS, toDouble(warn), nd, "warning");
-        }
-        Long err = s.get("tx_pause_storm_error_events");
-        if (err != null) {
-            f.add(NetdevMetrics.PFC_STORM_EVENTS, toDouble(err), nd, "error");
-        }
+        f.addCounter(NetdevMetrics.PFC_STORM_EVENTS, s.get("tx_pause_storm_warning_events"), nd, "warning");
+        f.addCounter(NetdevMetrics.PFC_STORM_EVENTS, s.get("tx_pause_storm_error_events"), nd, "error");
         for (String dir : new String[] {"rx", "tx"}) {
             Long uni = s.get(dir + "_vport_rdma_unicast_bytes");
             Long multi = s.get(dir + "_vport_rdma_multicast_bytes");

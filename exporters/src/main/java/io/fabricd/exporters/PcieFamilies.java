@@ -21,15 +21,9 @@ final class PcieFamilies {
             String kind = m.pciFunction(c.address()).map(PciFunction::kind).orElse("");
             String[] l = {c.address(), kind};
             f.add(TopologyMetrics.CONFIG_BYTES_READ, c.bytesRead(), l);
-            if (c.maxPayload() != null) {
-                f.add(TopologyMetrics.MAX_PAYLOAD, c.maxPayload(), l);
-            }
-            if (c.maxPayloadSupported() != null) {
-                f.add(TopologyMetrics.MAX_PAYLOAD_SUPPORTED, c.maxPayloadSupported(), l);
-            }
-            if (c.maxReadRequest() != null) {
-                f.add(TopologyMetrics.MAX_READ_REQUEST, c.maxReadRequest(), l);
-            }
+            f.addKnown(TopologyMetrics.MAX_PAYLOAD, c.maxPayload(), l);
+            f.addKnown(TopologyMetrics.MAX_PAYLOAD_SUPPORTED, c.maxPayloadSupported(), l);
+            f.addKnown(TopologyMetrics.MAX_READ_REQUEST, c.maxReadRequest(), l);
             if (c.relaxedOrdering() != null) {
                 f.add(TopologyMetrics.RELAXED_ORDERING, c.relaxedOrdering() ? 1 : 0, l);
             }

@@ -53,14 +53,8 @@ final class PortFamilies {
         if (v != null) {
             f.add(PortMetrics.RECEIVE_BYTES, toDouble(v) * 4, dev, port);
         }
-        v = p.packets(true);
-        if (v != null) {
-            f.add(PortMetrics.TRANSMIT_PACKETS, toDouble(v), dev, port);
-        }
-        v = p.packets(false);
-        if (v != null) {
-            f.add(PortMetrics.RECEIVE_PACKETS, toDouble(v), dev, port);
-        }
+        f.addCounter(PortMetrics.TRANSMIT_PACKETS, p.packets(true), dev, port);
+        f.addCounter(PortMetrics.RECEIVE_PACKETS, p.packets(false), dev, port);
         p.counters().forEach((k, val) -> {
             f.add(PortMetrics.PMA, toDouble(val), dev, port, k);
             if (CounterWidths.width(k, p.counters()) > 0) {

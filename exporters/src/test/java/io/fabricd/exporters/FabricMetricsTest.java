@@ -3,11 +3,12 @@ package io.fabricd.exporters;
 import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.model.HostModel;
 import io.fabricd.testing.PromText;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.charset.StandardCharsets;
@@ -128,7 +129,7 @@ class FabricMetricsTest {
         assertThat(json).contains("\"node_guid\" : \"b83f:d203:0012:3456\"");
         assertThat(json).contains("\"state\" : \"4: ACTIVE\"");
         assertThat(json).contains("\"collected_at\" : \"");
-        var tree = ModelJson.mapper().readTree(json);
+        var tree = new ObjectMapper().readTree(json);
         assertThat(tree.get("devices").size()).isEqualTo(3);
         var rdma = StreamSupport.stream(tree.get("collectors").spliterator(), false)
                 .filter(c -> c.get("name").asText().equals("rdma")).findFirst().orElseThrow();

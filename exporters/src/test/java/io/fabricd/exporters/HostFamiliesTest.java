@@ -5,10 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.model.HostModel;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,7 +20,7 @@ class HostFamiliesTest {
 
     static Map<String, Double> metrics(String fixture, boolean all) {
         HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
-        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, all), null).body(), StandardCharsets.UTF_8));
+        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, all, List.of()), null).body(), StandardCharsets.UTF_8));
     }
 
     @Test
@@ -59,7 +60,7 @@ class HostFamiliesTest {
         int checked = 0;
         for (String fixture : new String[] {"host-b-roce", "host-e-roce-variants", "host-f-big"}) {
             HostModel m = HostCollection.standard(CollectorConfig.DEFAULT).collect(Fixtures.open(fixture));
-            Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false), null).body(),
+            Map<String, Double> v = PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false, List.of()), null).body(),
                     StandardCharsets.UTF_8));
             Set<String> expected = new TreeSet<>();
             for (var n : m.netdevs()) {

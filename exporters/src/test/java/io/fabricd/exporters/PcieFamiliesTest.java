@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
 import io.fabricd.collectors.pcie.PcieHosts;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
+import io.fabricd.model.HostModel;
 import io.fabricd.testing.PromText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ class PcieFamiliesTest {
 
     static Map<String, Double> metrics(Path root) {
         return PromText.parse(new String(Exposition.render(FabricMetrics.build(
-                HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root)), false), null).body(),
+                HostCollection.standard(CollectorConfig.DEFAULT).collect(SnapshotHostSource.open(root)), false, List.of()), null).body(),
                 StandardCharsets.UTF_8));
     }
 

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.testing.PromText;
@@ -43,7 +43,7 @@ class RealCapturesTest {
     }
 
     private static Map<String, Double> metrics(HostModel m) {
-        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false), null).body(), StandardCharsets.UTF_8));
+        return PromText.parse(new String(Exposition.render(FabricMetrics.build(m, false, List.of()), null).body(), StandardCharsets.UTF_8));
     }
 
     private static List<Finding> findings(HostModel m, HostModel previous, String check) {

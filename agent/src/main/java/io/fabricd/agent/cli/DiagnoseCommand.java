@@ -1,13 +1,13 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.collectors.source.SnapshotManifest;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;

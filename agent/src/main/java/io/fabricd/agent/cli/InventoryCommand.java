@@ -1,17 +1,17 @@
 package io.fabricd.agent.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.finding.Finding;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -19,9 +19,9 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fabricd inventory}: the host's expected hardware (docs/alerts.md). */
 @Command(name = "inventory", mixinStandardHelpOptions = true,

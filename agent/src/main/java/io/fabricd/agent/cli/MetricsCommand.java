@@ -1,11 +1,11 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.AgentConfig;
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.model.HostModel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

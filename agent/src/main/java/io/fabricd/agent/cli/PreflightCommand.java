@@ -1,13 +1,13 @@
 package io.fabricd.agent.cli;
 
 import io.fabricd.agent.config.ConfigLoader;
+import io.fabricd.agent.preflight.PreflightBandwidth;
+import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.gate.ExcludeFile;
 import io.fabricd.gate.GateReport;
 import io.fabricd.gate.GateRun;
 import io.fabricd.gate.NodeSet;
-import io.fabricd.agent.preflight.PreflightBandwidth;
 import io.fabricd.gate.ResultConfigMap;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;

@@ -1,10 +1,10 @@
 package io.fabricd.agent.demo;
 
-import io.fabricd.model.Counters;
-import io.fabricd.model.CounterWidths;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.ForwardingHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.model.CounterWidths;
+import io.fabricd.model.Counters;
 import java.util.function.LongSupplier;
 
 /**

@@ -1,15 +1,15 @@
 package io.fabricd.agent.loop;
 
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.ModelJson;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.metrics.AgentMetrics;
+import io.fabricd.model.probe.ProbeResults;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -2,13 +2,13 @@ package io.fabricd.agent.loop;
 
 import io.fabricd.agent.state.InventoryKeeper;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.probe.ProbeResults;
-import io.fabricd.diagnosis.Report;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.probe.ProbeResults;
 import java.util.function.Predicate;
 
 /**

@@ -1,12 +1,12 @@
 package io.fabricd.agent.scenarios;
 
-import io.fabricd.agent.loop.Judgement;
 import io.fabricd.agent.config.AgentConfig;
+import io.fabricd.agent.loop.Judgement;
 import io.fabricd.agent.state.InventoryStore;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.diagnosis.Report;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.exporters.Exposition;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.model.HostModel;

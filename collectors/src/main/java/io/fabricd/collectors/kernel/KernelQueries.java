@@ -2,7 +2,6 @@ package io.fabricd.collectors.kernel;
 
 import io.fabricd.model.DcbState;
 import io.fabricd.model.PauseParams;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.List;
 import java.util.Optional;
 

@@ -5,7 +5,6 @@ import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
 import io.fabricd.model.DcbState;
 import io.fabricd.model.NetdevInfo;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,21 +17,10 @@ import java.util.Map;
  * netdev whose DCB state is not known (a snapshot without its DCB side-car) keeps none: unknown is
  * not "unsupported".
  */
-public final class DcbCollector implements Stage<DcbSlice> {
+public final class DcbCollector extends Stage.Declared<DcbSlice> {
 
-    @Override
-    public String name() {
-        return "dcb";
-    }
-
-    @Override
-    public Class<DcbSlice> produces() {
-        return DcbSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(NetdevSlice.class);
+    public DcbCollector() {
+        super("dcb", DcbSlice.class, NetdevSlice.class);
     }
 
     @Override
@@ -42,13 +30,8 @@ public final class DcbCollector implements Stage<DcbSlice> {
             if (!n.ethernet()) {
                 continue;
             }
-            DcbState dcb;
-            try {
-                dcb = ctx.source().kernel().dcb(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
+            DcbState dcb = ctx.readOr(() -> ctx.source().kernel().dcb(n.name()), null);
+            if (dcb == null) {
                 continue;
             }
             String trust = n.trust();

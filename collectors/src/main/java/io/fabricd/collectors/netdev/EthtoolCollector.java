@@ -4,56 +4,30 @@ import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
 import io.fabricd.collectors.kernel.EthtoolStats;
-import io.fabricd.model.PauseParams;
 import io.fabricd.model.NetdevInfo;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.model.PauseParams;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.List;
 
 /**
  * Driver statistics ({@code ethtool -S}: the SIOCETHTOOL ioctl live, the side-car in a snapshot)
  * and 802.3x pause parameters of every RDMA netdev. A snapshot without a side-car for a netdev
  * simply has no statistics for it.
  */
-public final class EthtoolCollector implements Stage<EthtoolSlice> {
+public final class EthtoolCollector extends Stage.Declared<EthtoolSlice> {
 
-    @Override
-    public String name() {
-        return "ethtool";
-    }
-
-    @Override
-    public Class<EthtoolSlice> produces() {
-        return EthtoolSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(NetdevSlice.class);
+    public EthtoolCollector() {
+        super("ethtool", EthtoolSlice.class, NetdevSlice.class);
     }
 
     @Override
     public EthtoolSlice collect(CollectContext ctx, Slices in) {
         Map<String, EthtoolSlice.Stats> out = new HashMap<>();
         for (NetdevInfo n : in.get(NetdevSlice.class).map(NetdevSlice::netdevs).orElse(List.of())) {
-            EthtoolStats stats = null;
-            try {
-                stats = ctx.source().kernel().ethtoolStats(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
-            }
-            Optional<PauseParams> pause = Optional.empty();
-            try {
-                pause = ctx.source().kernel().pauseParams(n.name());
-            } catch (HostReadException e) {
-                if (!e.isMissing()) {
-                    ctx.error(e);
-                }
-            }
+            EthtoolStats stats = ctx.readOr(() -> ctx.source().kernel().ethtoolStats(n.name()), null);
+            Optional<PauseParams> pause = ctx.readOr(() -> ctx.source().kernel().pauseParams(n.name()), Optional.empty());
             out.put(n.name(), new EthtoolSlice.Stats(stats == null ? Map.of() : stats.stats(), pause.orElse(null)));
         }
         return new EthtoolSlice(out);

@@ -3,10 +3,10 @@ package io.fabricd.collectors.netdev;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -19,21 +19,10 @@ import java.util.TreeSet;
  * speed and carrier fail with EINVAL while a netdev is administratively down: that is a state, not
  * an error.
  */
-public final class NetdevCollector implements Stage<NetdevSlice> {
+public final class NetdevCollector extends Stage.Declared<NetdevSlice> {
 
-    @Override
-    public String name() {
-        return "netdev";
-    }
-
-    @Override
-    public Class<NetdevSlice> produces() {
-        return NetdevSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class);
+    public NetdevCollector() {
+        super("netdev", NetdevSlice.class, RdmaSlice.class);
     }
 
     @Override

@@ -18,23 +18,12 @@ import java.util.List;
  * capture it, and is unknown. A host without NIC or GPU PCI functions (Soft-RoCE alone) has no
  * reading ({@code HostModel.iommu()} null).
  */
-public final class IommuCollector implements Stage<Iommu> {
+public final class IommuCollector extends Stage.Declared<Iommu> {
     static final String UNITS = "sys/class/iommu";
     private static final List<String> ARGS = List.of("intel_iommu=", "amd_iommu=", "iommu=", "iommu.passthrough=", "iommu.strict=");
 
-    @Override
-    public String name() {
-        return "iommu";
-    }
-
-    @Override
-    public Class<Iommu> produces() {
-        return Iommu.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(TopologySlice.class);
+    public IommuCollector() {
+        super("iommu", Iommu.class, TopologySlice.class);
     }
 
     @Override

@@ -21,21 +21,10 @@ import java.util.List;
  * time, 1 024 config-space accesses per function, while the registers change only when someone
  * runs {@code setpci}: a fix shows within the refresh.
  */
-public final class PcieConfigCollector implements Stage<PcieSlice> {
+public final class PcieConfigCollector extends Stage.Declared<PcieSlice> {
 
-    @Override
-    public String name() {
-        return "pcie";
-    }
-
-    @Override
-    public Class<PcieSlice> produces() {
-        return PcieSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(TopologySlice.class);
+    public PcieConfigCollector() {
+        super("pcie", PcieSlice.class, TopologySlice.class);
     }
 
     @Override

@@ -3,15 +3,15 @@ package io.fabricd.collectors.rdma;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.collectors.source.HostSource;
 import io.fabricd.model.CounterWidths;
 import io.fabricd.model.Gid;
-import io.fabricd.model.PciPaths;
 import io.fabricd.model.LinkRate;
+import io.fabricd.model.PciPaths;
 import io.fabricd.model.PortState;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,18 +25,12 @@ import java.util.regex.Pattern;
  * LID, every {@code counters/} and {@code hw_counters/} file under its raw name, the GID table.
  * A file, port or device that fails degrades only itself.
  */
-public final class RdmaCollector implements Stage<RdmaSlice> {
+public final class RdmaCollector extends Stage.Declared<RdmaSlice> {
     static final String CLASS = "sys/class/infiniband";
     private static final Pattern PCI_BDF = PciPaths.BDF;
 
-    @Override
-    public String name() {
-        return "rdma";
-    }
-
-    @Override
-    public Class<RdmaSlice> produces() {
-        return RdmaSlice.class;
+    public RdmaCollector() {
+        super("rdma", RdmaSlice.class);
     }
 
     @Override

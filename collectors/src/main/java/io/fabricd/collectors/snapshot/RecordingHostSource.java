@@ -1,14 +1,14 @@
 package io.fabricd.collectors.snapshot;
 
 import io.fabricd.collectors.kernel.EthtoolStats;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
+import io.fabricd.collectors.source.ForwardingHostSource;
+import io.fabricd.collectors.source.HostSource;
 import io.fabricd.model.DcbState;
 import io.fabricd.model.PauseParams;
-import io.fabricd.collectors.source.ForwardingHostSource;
-import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.fabricd.collectors.snapshot;
 
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
 import java.nio.charset.Charset;

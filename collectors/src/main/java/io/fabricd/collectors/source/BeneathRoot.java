@@ -2,15 +2,16 @@ package io.fabricd.collectors.source;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.natives.Errno;
 import io.fabricd.natives.LibC;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.nio.charset.Charset;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.Charset;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
+
 /** One file's read: its text, or the failure (exactly one of the two is set). */
 public record FileRead(String text, HostReadException failure) {
 

@@ -1,7 +1,7 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.KernelQueries;
-import io.fabricd.collectors.kernel.SideCarKernel;
 import java.util.List;
 import java.util.Optional;
 

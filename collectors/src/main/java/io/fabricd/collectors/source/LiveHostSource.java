@@ -1,5 +1,6 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.KernelQueries;
 import io.fabricd.collectors.kernel.live.LiveKernel;
 import io.fabricd.natives.Natives;

@@ -1,5 +1,6 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import java.io.ByteArrayOutputStream;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;

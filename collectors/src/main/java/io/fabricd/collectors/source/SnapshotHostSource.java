@@ -2,8 +2,8 @@ package io.fabricd.collectors.source;
 
 import com.fasterxml.jackson.core.JacksonException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.KernelQueries;
-import io.fabricd.collectors.kernel.SideCarKernel;
 import io.fabricd.collectors.source.SnapshotPaths.Kind;
 import io.fabricd.collectors.source.SnapshotPaths.Resolved;
 import io.fabricd.natives.LibC;

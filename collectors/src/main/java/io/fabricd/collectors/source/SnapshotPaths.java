@@ -1,5 +1,6 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

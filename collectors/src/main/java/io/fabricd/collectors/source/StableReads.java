@@ -1,5 +1,6 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -14,23 +14,12 @@ import java.util.List;
  * exists — or the DMA-BUF path (kernel 5.12 or later with NVIDIA's open kernel modules). Only
  * meaningful where NVIDIA GPUs and RDMA devices are both present.
  */
-public final class GpuDirectCollector implements Stage<GpuDirect> {
+public final class GpuDirectCollector extends Stage.Declared<GpuDirect> {
     static final String[] PEERMEM = {"sys/kernel/mm/memory_peers/nv_mem/version",
         "sys/kernel/mm/memory_peers/nv_mem_nc/version", "sys/module/nvidia_peermem/version"};
 
-    @Override
-    public String name() {
-        return "gpudirect";
-    }
-
-    @Override
-    public Class<GpuDirect> produces() {
-        return GpuDirect.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class, TopologySlice.class);
+    public GpuDirectCollector() {
+        super("gpudirect", GpuDirect.class, RdmaSlice.class, TopologySlice.class);
     }
 
     @Override

@@ -12,17 +12,11 @@ import java.util.TreeMap;
  * manifest's {@code host} (what OSHI said when the snapshot was taken) in a snapshot; and from
  * proc/ and sys/ files in a hand-made fixture, or when OSHI fails.
  */
-public final class HostFactsCollector implements Stage<HostFacts> {
+public final class HostFactsCollector extends Stage.Declared<HostFacts> {
     private final OshiFacts oshi = new OshiFacts();
 
-    @Override
-    public String name() {
-        return "host";
-    }
-
-    @Override
-    public Class<HostFacts> produces() {
-        return HostFacts.class;
+    public HostFactsCollector() {
+        super("host", HostFacts.class);
     }
 
     @Override

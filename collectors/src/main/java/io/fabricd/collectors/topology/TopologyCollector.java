@@ -3,12 +3,12 @@ package io.fabricd.collectors.topology;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.model.GpuNicPath;
-import io.fabricd.model.PciPaths;
 import io.fabricd.model.PciFunction;
+import io.fabricd.model.PciPaths;
 import io.fabricd.model.RdmaDevice;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,23 +21,12 @@ import java.util.regex.Pattern;
  * effective max taking the upstream port into account), and the nvidia-smi path class of every
  * GPU × RDMA device.
  */
-public final class TopologyCollector implements Stage<TopologySlice> {
+public final class TopologyCollector extends Stage.Declared<TopologySlice> {
     static final Pattern BDF = PciPaths.BDF;
     static final String NVIDIA = "0x10de";
 
-    @Override
-    public String name() {
-        return "topology";
-    }
-
-    @Override
-    public Class<TopologySlice> produces() {
-        return TopologySlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class);
+    public TopologyCollector() {
+        super("topology", TopologySlice.class, RdmaSlice.class);
     }
 
     @Override

@@ -3,19 +3,19 @@ package io.fabricd.collectors.verbs;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.collectors.netdev.NetdevSlice;
 import io.fabricd.collectors.rdma.RdmaSlice;
-import io.fabricd.collectors.kernel.VerbsDevice;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.List;
 
 /**
  * Active and max MTU per port from verbs (ibv_query_port, or the verbs side-car); for RoCE ports
@@ -24,22 +24,11 @@ import java.util.List;
  * an IB MTU; max MTU 4096), marked "derived". Also rdma_cm's configfs defaults (docs/spec/host-facts.md §3.4; absent =
  * kernel defaults, not an error).
  */
-public final class PortAttrsCollector implements Stage<VerbsSlice> {
+public final class PortAttrsCollector extends Stage.Declared<VerbsSlice> {
     static final int[] IB_MTUS = {4096, 2048, 1024, 512, 256};
 
-    @Override
-    public String name() {
-        return "verbs";
-    }
-
-    @Override
-    public Class<VerbsSlice> produces() {
-        return VerbsSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class, NetdevSlice.class);
+    public PortAttrsCollector() {
+        super("verbs", VerbsSlice.class, RdmaSlice.class, NetdevSlice.class);
     }
 
     @Override

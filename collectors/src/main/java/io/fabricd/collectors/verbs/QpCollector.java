@@ -3,11 +3,11 @@ package io.fabricd.collectors.verbs;
 import io.fabricd.collectors.CollectContext;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
-import io.fabricd.collectors.rdma.RdmaSlice;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.QpInfo;
+import io.fabricd.collectors.rdma.RdmaSlice;
 import io.fabricd.model.QpSummary;
 import io.fabricd.model.RdmaDevice;
-import io.fabricd.collectors.source.HostReadException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,21 +20,10 @@ import java.util.TreeMap;
  * still reported). The kernel filters the dump by PID namespace: in a container fabricd sees the
  * host's QPs only with the host PID namespace (docs/metrics.md).
  */
-public final class QpCollector implements Stage<QpSlice> {
+public final class QpCollector extends Stage.Declared<QpSlice> {
 
-    @Override
-    public String name() {
-        return "qp";
-    }
-
-    @Override
-    public Class<QpSlice> produces() {
-        return QpSlice.class;
-    }
-
-    @Override
-    public List<Class<?>> needs() {
-        return List.of(RdmaSlice.class, VerbsSlice.class);
+    public QpCollector() {
+        super("qp", QpSlice.class, RdmaSlice.class, VerbsSlice.class);
     }
 
     @Override

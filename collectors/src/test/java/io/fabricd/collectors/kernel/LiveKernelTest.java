@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.collectors.kernel.live.LiveKernel;
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.natives.LibC;
 import io.fabricd.natives.VerbsShim;
 import java.nio.file.Files;

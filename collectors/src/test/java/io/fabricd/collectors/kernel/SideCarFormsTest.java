@@ -4,7 +4,6 @@ import io.fabricd.model.DcbState;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;

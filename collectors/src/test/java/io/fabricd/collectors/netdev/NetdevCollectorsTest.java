@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.collectors.verbs.PortAttrsCollector;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.NetdevInfo;
 import io.fabricd.model.PortAttrs;
 import io.fabricd.model.ReadError;
-import io.fabricd.collectors.source.SnapshotHostSource;
-import io.fabricd.collectors.verbs.PortAttrsCollector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

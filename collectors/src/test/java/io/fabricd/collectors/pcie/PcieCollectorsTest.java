@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
-import io.fabricd.model.Iommu;
-import io.fabricd.model.PcieConfig;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.snapshot.SnapshotWriter;
 import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.SnapshotHostSource;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.Iommu;
+import io.fabricd.model.PcieConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaPort;
-import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

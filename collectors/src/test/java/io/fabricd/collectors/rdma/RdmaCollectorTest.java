@@ -4,17 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.CounterWidths;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.RdmaDevice;
 import io.fabricd.model.RdmaPort;
 import io.fabricd.model.ReadError;
-import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -203,7 +204,7 @@ class RdmaCollectorTest {
 
     @Test
     void deviceFiltersSkipExcludedDevices() {
-        HostModel m = HostCollection.standard(new CollectorConfig(List.of("mlx5_*"), List.of("mlx5_1", "mlx5_[23]")))
+        HostModel m = HostCollection.standard(new CollectorConfig(List.of("mlx5_*"), List.of("mlx5_1", "mlx5_[23]"), Set.of()))
                 .collect(Fixtures.open("host-broken"));
         assertThat(m.devices()).extracting(RdmaDevice::name).containsExactly("mlx5_0");
     }

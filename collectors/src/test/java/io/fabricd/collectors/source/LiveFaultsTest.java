@@ -1,10 +1,11 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.HostModel;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.fabricd.collectors.source;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -3,9 +3,9 @@ package io.fabricd.collectors.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
-import io.fabricd.collectors.HostCollection;
-import io.fabricd.model.HostModel;
+import io.fabricd.collectors.run.HostCollection;
 import io.fabricd.collectors.source.LiveHostSource;
+import io.fabricd.model.HostModel;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;

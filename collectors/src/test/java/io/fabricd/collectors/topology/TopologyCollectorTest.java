@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
-import io.fabricd.collectors.HostCollection;
+import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.model.GpuNicPath;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.PciFunction;
-import io.fabricd.collectors.source.SnapshotHostSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

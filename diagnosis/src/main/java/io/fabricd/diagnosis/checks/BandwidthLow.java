@@ -16,11 +16,10 @@ import java.util.Locale;
  * less than bandwidth.min_ratio of what the path can carry. Nothing for a test whose ceiling is
  * unknown. The direction is part of the subject: a link slow both ways is two findings.
  */
-public final class BandwidthLow implements Check {
+public final class BandwidthLow extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "bandwidth_low";
+    public BandwidthLow() {
+        super("bandwidth_low");
     }
 
     @Override

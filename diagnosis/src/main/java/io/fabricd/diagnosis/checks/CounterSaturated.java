@@ -23,11 +23,10 @@ import java.util.Set;
  * counter whose 64-bit twin {@code counters_ext/} has blinds nothing: fabricd reads the twin.
  * One finding per port, listing every pinned counter with its kind; the words follow the kinds.
  */
-public final class CounterSaturated implements Check {
+public final class CounterSaturated extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "counter_saturated";
+    public CounterSaturated() {
+        super("counter_saturated");
     }
 
     @Override

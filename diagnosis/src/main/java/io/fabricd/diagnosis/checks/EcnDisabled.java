@@ -25,16 +25,10 @@ import java.util.List;
  *     one-shot, on the totals since the driver loaded (with congestion control on, both stay 0).</li>
  * </ul>
  */
-public final class EcnDisabled implements Check {
+public final class EcnDisabled extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "ecn_disabled";
-    }
-
-    @Override
-    public History history() {
-        return History.PARTIAL;
+    public EcnDisabled() {
+        super("ecn_disabled", History.PARTIAL);
     }
 
     @Override

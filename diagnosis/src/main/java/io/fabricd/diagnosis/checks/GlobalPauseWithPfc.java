@@ -18,11 +18,10 @@ import java.util.List;
  * driver's statistics prove when the parameters were not read (mlx5 lists rx/tx_global_pause only
  * while global pause is on); PFC from DCB or the statistics ({@link NetdevInfo#pfc()}).
  */
-public final class GlobalPauseWithPfc implements Check {
+public final class GlobalPauseWithPfc extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "global_pause_with_pfc";
+    public GlobalPauseWithPfc() {
+        super("global_pause_with_pfc");
     }
 
     @Override

@@ -15,11 +15,10 @@ import java.util.List;
  * path (no peer-memory module, no DMA-BUF path; docs/spec/host-facts.md §5). Without it NCCL stages every transfer
  * through host memory. Not a finding where it does not apply (no GPU or no RDMA device).
  */
-public final class GpuDirectOff implements Check {
+public final class GpuDirectOff extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "gpudirect_off";
+    public GpuDirectOff() {
+        super("gpudirect_off");
     }
 
     @Override

@@ -25,14 +25,13 @@ import java.util.Set;
  * Without an inventory it still says when the host has no RDMA device at all, unless
  * {@code diagnosis.expect_rdma_devices} is false or an accepted inventory has none.
  */
-public final class HardwareMissing implements Check {
+public final class HardwareMissing extends Check.Declared {
     /** The first sentence of every remediation: what a pager's line shows (fabric_finding_text). */
     private static final String FIRST = "If this was intended (a card removed or replaced), run `fabricd inventory accept` on the node; "
             + "otherwise drain it and ";
 
-    @Override
-    public String id() {
-        return "hardware_missing";
+    public HardwareMissing() {
+        super("hardware_missing");
     }
 
     @Override

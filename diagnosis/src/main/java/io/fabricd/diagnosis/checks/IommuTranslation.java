@@ -19,11 +19,10 @@ import java.util.List;
  * only from the group's type file (kernel 5.11 and later); without it the mode is unknown and gives
  * no finding.
  */
-public final class IommuTranslation implements Check {
+public final class IommuTranslation extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "iommu_translation";
+    public IommuTranslation() {
+        super("iommu_translation");
     }
 
     @Override

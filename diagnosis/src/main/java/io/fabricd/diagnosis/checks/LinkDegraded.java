@@ -20,11 +20,10 @@ import java.util.Objects;
  * or switch port. Not judged: software devices (rxe reports a meaningless rate), devices with no
  * model, and a port with no sibling when no rate is configured (no static expectations: gpud#295).
  */
-public final class LinkDegraded implements Check {
+public final class LinkDegraded extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "link_degraded";
+    public LinkDegraded() {
+        super("link_degraded");
     }
 
     @Override

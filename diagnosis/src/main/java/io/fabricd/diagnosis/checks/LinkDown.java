@@ -27,11 +27,10 @@ import java.util.List;
  * carrier unreadable). The summary names the states by what their ids mean (IBA 14.2.5.6), with the
  * driver's text in the evidence.
  */
-public final class LinkDown implements Check {
+public final class LinkDown extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "link_down";
+    public LinkDown() {
+        super("link_down");
     }
 
     @Override

@@ -27,11 +27,10 @@ import java.util.Objects;
  * </ul>
  * Cross-host comparison comes with the probes' peer exchange. Ports without a known MTU are not judged.
  */
-public final class MtuMismatch implements Check {
+public final class MtuMismatch extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "mtu_mismatch";
+    public MtuMismatch() {
+        super("mtu_mismatch");
     }
 
     @Override

@@ -17,12 +17,11 @@ import java.util.TreeMap;
  * {@code numa_misaffinity} (warning): a GPU whose best path to any RDMA NIC is SYS — every transfer
  * crosses the CPU interconnect. A GPU whose paths are unknown (numa_node -1) gives no finding.
  */
-public final class NumaMisaffinity implements Check {
+public final class NumaMisaffinity extends Check.Declared {
     private static final List<String> ORDER = List.of("PIX", "PXB", "PHB", "NODE", "SYS");
 
-    @Override
-    public String id() {
-        return "numa_misaffinity";
+    public NumaMisaffinity() {
+        super("numa_misaffinity");
     }
 
     @Override

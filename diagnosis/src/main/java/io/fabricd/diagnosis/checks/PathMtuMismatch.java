@@ -15,11 +15,10 @@ import java.util.List;
  * active MTUs (the peer tells its own in its endpoint). Part of mtu_mismatch: disabling that check
  * disables this too.
  */
-public final class PathMtuMismatch implements Check {
+public final class PathMtuMismatch extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "mtu_mismatch";
+    public PathMtuMismatch() {
+        super("mtu_mismatch");
     }
 
     @Override

@@ -33,16 +33,10 @@ import java.util.List;
  * {@code rx/tx_prioN_pause(_duration)} in microseconds, bnxt_en, ice), frames also from DCB's PFC
  * requests/indications when the driver statistics lack them.
  */
-public final class PauseStorm implements Check {
+public final class PauseStorm extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pause_storm";
-    }
-
-    @Override
-    public History history() {
-        return History.PARTIAL;
+    public PauseStorm() {
+        super("pause_storm", History.PARTIAL);
     }
 
     @Override

@@ -29,11 +29,10 @@ import java.util.TreeMap;
  * extended capability list: {@link ConfigRegisters}) is not judged, and says so in the report's
  * not-judged list.
  */
-public final class PcieAcsRedirect implements Check {
+public final class PcieAcsRedirect extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pcie_acs_redirect";
+    public PcieAcsRedirect() {
+        super("pcie_acs_redirect");
     }
 
     /**

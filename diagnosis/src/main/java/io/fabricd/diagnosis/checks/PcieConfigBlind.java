@@ -29,14 +29,13 @@ import java.util.TreeSet;
  * not blind but gone, and a whole 256-byte read without extended space is not for CAP_SYS_ADMIN to
  * fix. Not an incident: no alert.
  */
-public final class PcieConfigBlind implements Check {
+public final class PcieConfigBlind extends Check.Declared {
     /** The checks that read config space past its first 64 bytes, in the order the summary names them. */
     static final List<String> NEEDS_CAPABILITIES = List.of("pcie_acs_redirect", "pcie_max_read_request", "pcie_max_payload",
             "pcie_relaxed_ordering");
 
-    @Override
-    public String id() {
-        return "pcie_config_blind";
+    public PcieConfigBlind() {
+        super("pcie_config_blind");
     }
 
     @Override

@@ -21,11 +21,10 @@ import java.util.TreeMap;
  * Gen4 slot is not degraded. A function that reads all ones (its link status, or its config space)
  * is gone: its link is not judged, and the report's not-judged list says so.
  */
-public final class PcieDegraded implements Check {
+public final class PcieDegraded extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pcie_degraded";
+    public PcieDegraded() {
+        super("pcie_degraded");
     }
 
     @Override

@@ -19,11 +19,10 @@ import java.util.TreeMap;
  * when the supported size of every function on the path is known; a NIC whose own registers or a
  * bridge's above it cannot be read (gone, blind, malformed: {@link ConfigRegisters}) is not judged.
  */
-public final class PcieMaxPayload implements Check {
+public final class PcieMaxPayload extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pcie_max_payload";
+    public PcieMaxPayload() {
+        super("pcie_max_payload");
     }
 
     @Override

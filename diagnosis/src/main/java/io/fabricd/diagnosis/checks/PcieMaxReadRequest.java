@@ -15,12 +15,11 @@ import java.util.List;
  * tuning for ConnectX is 4096. A NIC whose Device Control cannot be read (gone, blind, malformed:
  * {@link ConfigRegisters}) is not judged, and says so in the report's not-judged list.
  */
-public final class PcieMaxReadRequest implements Check {
+public final class PcieMaxReadRequest extends Check.Declared {
     static final int WANT = 4096;
 
-    @Override
-    public String id() {
-        return "pcie_max_read_request";
+    public PcieMaxReadRequest() {
+        super("pcie_max_read_request");
     }
 
     @Override

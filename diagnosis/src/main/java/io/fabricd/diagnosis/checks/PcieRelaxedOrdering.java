@@ -18,11 +18,10 @@ import java.util.List;
  * says to check the kernel's log first. A NIC whose Device Control cannot be read is not judged
  * ({@link ConfigRegisters}).
  */
-public final class PcieRelaxedOrdering implements Check {
+public final class PcieRelaxedOrdering extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pcie_relaxed_ordering";
+    public PcieRelaxedOrdering() {
+        super("pcie_relaxed_ordering");
     }
 
     @Override

@@ -23,11 +23,10 @@ import java.util.List;
  * may be configured for another priority that is idle). A netdev that has no DCB support gives an
  * info finding; one whose PFC state nothing shows gives none: unknown is not a claim.
  */
-public final class PfcMissing implements Check {
+public final class PfcMissing extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "pfc_missing";
+    public PfcMissing() {
+        super("pfc_missing");
     }
 
     @Override

@@ -32,16 +32,10 @@ import java.util.TreeMap;
  *     loaded without it (info).</li>
  * </ul>
  */
-public final class PortErrorsRising implements Check {
+public final class PortErrorsRising extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "port_errors_rising";
-    }
-
-    @Override
-    public History history() {
-        return History.PARTIAL;
+    public PortErrorsRising() {
+        super("port_errors_rising", History.PARTIAL);
     }
 
     @Override

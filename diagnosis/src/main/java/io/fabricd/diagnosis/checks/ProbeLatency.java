@@ -16,11 +16,10 @@ import java.util.List;
  * times the median p50 of all peers at the same transport and size (with at least 3 peers): far
  * above its peers. One finding per peer and local device.
  */
-public final class ProbeLatency implements Check {
+public final class ProbeLatency extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "probe_latency";
+    public ProbeLatency() {
+        super("probe_latency");
     }
 
     @Override

@@ -17,11 +17,10 @@ import java.util.List;
  * requests itself (its rate limit or a flood: not necessarily the network). One finding per peer
  * and local device: the most severe of its transports and sizes.
  */
-public final class ProbeLoss implements Check {
+public final class ProbeLoss extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "probe_loss";
+    public ProbeLoss() {
+        super("probe_loss");
     }
 
     @Override

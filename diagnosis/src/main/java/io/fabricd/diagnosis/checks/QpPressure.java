@@ -19,16 +19,10 @@ import java.util.List;
  * (32) QPs in ERR at once, which one collection can show. QP counts are those RDMA
  * netlink shows fabricd (its PID namespace; run in the host PID namespace to see all).
  */
-public final class QpPressure implements Check {
+public final class QpPressure extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "qp_pressure";
-    }
-
-    @Override
-    public History history() {
-        return History.PARTIAL;
+    public QpPressure() {
+        super("qp_pressure", History.PARTIAL);
     }
 
     @Override

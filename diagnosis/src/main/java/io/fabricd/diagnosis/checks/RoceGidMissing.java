@@ -19,11 +19,10 @@ import java.util.Locale;
  * that look like network failures (nccl#426, #769). GID types the kernel would not tell give an
  * info finding, an empty table (unreadable) nothing: unknown is never critical.
  */
-public final class RoceGidMissing implements Check {
+public final class RoceGidMissing extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "roce_gid_missing";
+    public RoceGidMissing() {
+        super("roce_gid_missing");
     }
 
     @Override

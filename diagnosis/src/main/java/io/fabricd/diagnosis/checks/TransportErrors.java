@@ -36,16 +36,10 @@ import java.util.TreeMap;
  * also count. Counters that went down (a driver reload, a counter reset, mlx5's 32-bit queue
  * counters wrapping) are not judged.
  */
-public final class TransportErrors implements Check {
+public final class TransportErrors extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "transport_errors";
-    }
-
-    @Override
-    public History history() {
-        return History.PARTIAL;
+    public TransportErrors() {
+        super("transport_errors", History.PARTIAL);
     }
 
     @Override

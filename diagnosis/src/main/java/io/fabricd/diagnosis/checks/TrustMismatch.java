@@ -22,11 +22,10 @@ import java.util.TreeMap;
  * DSCP-marked: expect dscp); the trust a strict majority of the host's other RoCE ports have. A
  * port whose trust is unknown (no DCB, no MLNX_OFED {@code qos/trust}) is not judged.
  */
-public final class TrustMismatch implements Check {
+public final class TrustMismatch extends Check.Declared {
 
-    @Override
-    public String id() {
-        return "trust_mismatch";
+    public TrustMismatch() {
+        super("trust_mismatch");
     }
 
     @Override

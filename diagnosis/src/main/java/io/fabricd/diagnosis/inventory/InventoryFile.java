@@ -73,12 +73,8 @@ public final class InventoryFile {
     }
 
     private static void validate(Inventory inv) {
-        if (inv.format() != Inventory.FORMAT) {
-            throw new IllegalArgumentException("format " + inv.format() + " (this fabricd reads format " + Inventory.FORMAT + ")");
-        }
-        if (!Inventory.LEARNED.equals(inv.origin()) && !Inventory.ACCEPTED.equals(inv.origin())) {
-            throw new IllegalArgumentException("origin must be learned or accepted");
-        }
+        check(inv.format() == Inventory.FORMAT, "format " + inv.format() + " (this fabricd reads format " + Inventory.FORMAT + ")");
+        check(Inventory.LEARNED.equals(inv.origin()) || Inventory.ACCEPTED.equals(inv.origin()), "origin must be learned or accepted");
         for (String at : new String[] {inv.acceptedAt(), inv.updatedAt()}) {
             try {
                 Instant.parse(at);

@@ -3,13 +3,13 @@ package io.fabricd.diagnosis.checks;
 import io.fabricd.diagnosis.Plain;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
-import io.fabricd.model.finding.Severity;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.model.HostModel;
+import io.fabricd.model.finding.Finding;
+import io.fabricd.model.finding.Severity;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

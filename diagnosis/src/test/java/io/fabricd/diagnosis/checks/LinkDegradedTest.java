@@ -5,6 +5,7 @@ import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Severity;
@@ -36,9 +37,9 @@ class LinkDegradedTest {
 
     @Test
     void configuredRate() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withLink(new DiagnosisConfig.Link(800.0, null));
+        DiagnosisConfig c = Configs.link(new DiagnosisConfig.Link(800.0, null));
         assertThat(of(model("host-a-ib"), null, c, CHECK)).singleElement()
                 .satisfies(x -> assertThat(Plain.evidence(x)).containsEntry("expected_rate_gbps", 800.0));
-        assertThat(of(model("host-a-ib"), null, c.withLink(new DiagnosisConfig.Link(400.0, null)), CHECK)).isEmpty();
+        assertThat(of(model("host-a-ib"), null, Configs.link(new DiagnosisConfig.Link(400.0, null)), CHECK)).isEmpty();
     }
 }

@@ -2,11 +2,11 @@ package io.fabricd.diagnosis.checks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.diagnosis.Plain;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;

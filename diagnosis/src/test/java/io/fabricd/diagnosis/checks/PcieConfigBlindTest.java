@@ -4,14 +4,14 @@ import io.fabricd.diagnosis.Plain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.collectors.Fixtures;
+import io.fabricd.collectors.pcie.PcieHosts;
+import io.fabricd.diagnosis.Hosts;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.PcieConfig;
-import io.fabricd.collectors.pcie.PcieHosts;
-import io.fabricd.diagnosis.Diagnosis;
-import io.fabricd.diagnosis.Report;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.NotJudged;
-import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -5,6 +5,7 @@ import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.diagnosis.Hosts;
@@ -92,7 +93,7 @@ class PfcMissingTest {
 
     @Test
     void configuredPriorityWins() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(4, null));
+        DiagnosisConfig c = Configs.roce(new DiagnosisConfig.Roce(4, null));
         List<Finding> f = of(model("host-e-roce-variants"), null, c, CHECK);
         assertThat(f).noneMatch(x -> Plain.subject(x).get("device").equals("mlx5_0")); // PFC is on 4 there
         assertThat(f).filteredOn(x -> Plain.subject(x).get("device").equals("mlx5_2")).singleElement()

@@ -5,11 +5,12 @@ import static io.fabricd.diagnosis.Hosts.T0;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabricd.model.HostModel;
-import io.fabricd.diagnosis.Diagnosis;
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.diagnosis.Rate;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Severity;
 import java.nio.file.Path;
 import java.util.List;
@@ -80,9 +81,9 @@ class PortErrorsRisingTest {
     void configuredThresholdsOverTheDefaults() {
         HostModel before = at(0, "symbol_error", 0);
         HostModel after = at(60, "symbol_error", 10);
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h")));
+        DiagnosisConfig c = Configs.portErrors(Map.of("symbol_error", Rate.parse("1000/h")));
         assertThat(of(after, before, c, CHECK)).isEmpty();
-        c = c.withPortErrors(Map.of("symbol_error", Rate.parse("1000/h"),
+        c = Configs.portErrors(Map.of("symbol_error", Rate.parse("1000/h"),
                 "port_xmit_wait", Rate.parse("1/s"))); // any counters/ file can be watched
         Hosts.write(a, C + "port_xmit_wait", "1843221907\n");
         HostModel x0 = Hosts.model(a, T0.plusSeconds(100));

@@ -1,8 +1,8 @@
 package io.fabricd.diagnosis.checks;
 
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
+import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.probe.ProbeResults;

@@ -5,6 +5,7 @@ import static io.fabricd.diagnosis.checks.ProbeChecks.window;
 import static io.fabricd.diagnosis.checks.ProbeChecks.windows;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
@@ -27,7 +28,7 @@ class ProbeLossTest {
         });
         // judged like every other check: disabled_checks turns it off
         assertThat(of(windows(window("c:1", 100, 100, 0)), "probe_loss",
-                DiagnosisConfig.DEFAULT.withDisabledChecks(List.of("probe_loss")))).isEmpty();
+                Configs.disabled(List.of("probe_loss")))).isEmpty();
         // too few probes for a verdict
         assertThat(of(windows(window("a:1", 10, 5, 100)), "probe_loss")).isEmpty();
     }

@@ -7,6 +7,7 @@ import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.HostModel;
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Severity;
@@ -29,7 +30,7 @@ class QpPressureTest {
 
     @Test
     void qpsNearTheDeviceLimit() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withQp(new DiagnosisConfig.Qp(0.00001, null, null)); // 2.6 QPs of 262144
+        DiagnosisConfig c = Configs.qp(new DiagnosisConfig.Qp(0.00001, null, null)); // 2.6 QPs of 262144
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
             assertThat(x.severity()).isEqualTo(Severity.WARNING);
             assertThat(Plain.subject(x)).containsEntry("device", "mlx5_0");

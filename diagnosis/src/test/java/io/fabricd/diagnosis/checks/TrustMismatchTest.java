@@ -5,6 +5,7 @@ import static io.fabricd.diagnosis.Hosts.model;
 import static io.fabricd.diagnosis.Hosts.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabricd.diagnosis.Configs;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Severity;
@@ -44,7 +45,7 @@ class TrustMismatchTest {
 
     @Test
     void configuredTrustWins() {
-        DiagnosisConfig c = DiagnosisConfig.DEFAULT.withRoce(new DiagnosisConfig.Roce(null, "pcp"));
+        DiagnosisConfig c = Configs.roce(new DiagnosisConfig.Roce(null, "pcp"));
         assertThat(of(model("host-b-roce"), null, c, CHECK)).singleElement().satisfies(x -> {
             assertThat(Plain.evidence(x)).containsEntry("trust", "dscp").containsEntry("expected", "pcp");
             assertThat(x.remediation()).contains("--trust pcp");

@@ -3,10 +3,10 @@ package io.fabricd.diagnosis.inventory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fabricd.diagnosis.Diagnosis;
 import io.fabricd.diagnosis.DiagnosisConfig;
-import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.Hosts;
+import io.fabricd.diagnosis.run.Diagnosis;
+import io.fabricd.model.HostModel;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.regex.Matcher;

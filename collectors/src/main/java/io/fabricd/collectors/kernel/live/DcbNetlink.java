@@ -1,10 +1,10 @@
 package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
+import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.model.DcbState;
 import io.fabricd.natives.Errno;
 import io.fabricd.natives.LibC;
-import io.fabricd.model.DcbState;
-import io.fabricd.collectors.source.HostReadException;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -2,13 +2,13 @@ package io.fabricd.collectors.kernel.live;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import io.fabricd.model.DcbState;
 import io.fabricd.collectors.kernel.EthtoolStats;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.KernelQueries;
-import io.fabricd.model.PauseParams;
 import io.fabricd.collectors.kernel.QpInfo;
 import io.fabricd.collectors.kernel.VerbsDevice;
-import io.fabricd.collectors.source.HostReadException;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.PauseParams;
 import io.fabricd.natives.Errno;
 import io.fabricd.natives.LibC;
 import io.fabricd.natives.VerbsShim;

@@ -1,7 +1,7 @@
 package io.fabricd.collectors.kernel.live;
 
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.kernel.VerbsDevice;
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.natives.Errno;
 import io.fabricd.natives.VerbsShim;
 import java.util.Arrays;

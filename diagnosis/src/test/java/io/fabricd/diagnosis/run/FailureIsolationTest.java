@@ -1,11 +1,15 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
+import io.fabricd.diagnosis.Hosts;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.Severity;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.HostModel;
+import io.fabricd.model.probe.ProbeResults;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,7 +32,7 @@ class FailureIsolationTest {
 
         List<Check> checks = new ArrayList<>(Diagnosis.CHECKS);
         checks.add(3, new Throwing("pfc_missing", new IllegalStateException("a bug in a check")));
-        Report r = Diagnosis.run(checks, host, null, DiagnosisConfig.DEFAULT);
+        Report r = Diagnosis.run(checks, host, null, null, ProbeResults.NONE, DiagnosisConfig.DEFAULT);
 
         assertThat(r.findings()).containsAll(clean.findings());
         List<Finding> failed = r.findings().stream().filter(f -> !clean.findings().contains(f)).toList();

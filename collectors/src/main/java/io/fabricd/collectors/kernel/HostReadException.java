@@ -1,4 +1,4 @@
-package io.fabricd.collectors.source;
+package io.fabricd.collectors.kernel;
 
 import java.io.IOException;
 

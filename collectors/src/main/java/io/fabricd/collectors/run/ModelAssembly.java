@@ -1,5 +1,6 @@
-package io.fabricd.collectors;
+package io.fabricd.collectors.run;
 
+import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.netdev.DcbSlice;
 import io.fabricd.collectors.netdev.EthtoolSlice;
 import io.fabricd.collectors.netdev.NetdevSlice;

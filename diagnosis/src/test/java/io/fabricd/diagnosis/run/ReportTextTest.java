@@ -1,5 +1,6 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
+import io.fabricd.diagnosis.Hosts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;

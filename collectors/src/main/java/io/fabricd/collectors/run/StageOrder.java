@@ -1,5 +1,6 @@
-package io.fabricd.collectors;
+package io.fabricd.collectors.run;
 
+import io.fabricd.collectors.Stage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;

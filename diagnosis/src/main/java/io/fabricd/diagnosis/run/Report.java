@@ -1,4 +1,4 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.NotJudged;

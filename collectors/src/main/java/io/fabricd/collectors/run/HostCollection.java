@@ -1,5 +1,10 @@
-package io.fabricd.collectors;
+package io.fabricd.collectors.run;
 
+import io.fabricd.collectors.CollectContext;
+import io.fabricd.collectors.CollectorConfig;
+import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.Stage;
+import io.fabricd.collectors.kernel.HostReadException;
 import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;
@@ -8,7 +13,6 @@ import io.fabricd.collectors.pcie.PcieConfigCollector;
 import io.fabricd.collectors.rdma.RdmaCollector;
 import io.fabricd.collectors.source.CollectionAbandoned;
 import io.fabricd.collectors.source.CollectionRunner;
-import io.fabricd.collectors.source.HostReadException;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.StableReads;
 import io.fabricd.collectors.topology.GpuDirectCollector;

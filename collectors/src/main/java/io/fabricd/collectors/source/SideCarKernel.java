@@ -1,11 +1,14 @@
-package io.fabricd.collectors.kernel;
+package io.fabricd.collectors.source;
 
-import io.fabricd.model.DcbState;
-import io.fabricd.model.PauseParams;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabricd.collectors.source.HostReadException;
-import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.kernel.EthtoolStats;
+import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.collectors.kernel.KernelQueries;
+import io.fabricd.collectors.kernel.QpInfo;
+import io.fabricd.collectors.kernel.VerbsDevice;
+import io.fabricd.model.DcbState;
+import io.fabricd.model.PauseParams;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;

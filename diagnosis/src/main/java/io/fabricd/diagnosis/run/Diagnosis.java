@@ -1,12 +1,13 @@
-package io.fabricd.diagnosis;
+package io.fabricd.diagnosis.run;
 
+import io.fabricd.diagnosis.Check;
+import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.model.finding.Evidence;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.NotJudged;
-import io.fabricd.model.finding.Subject;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.finding.Subject;
 
-import io.fabricd.model.HostModel;
 import io.fabricd.diagnosis.checks.BandwidthLow;
 import io.fabricd.diagnosis.checks.CounterSaturated;
 import io.fabricd.diagnosis.checks.EcnDisabled;
@@ -18,8 +19,8 @@ import io.fabricd.diagnosis.checks.LinkDegraded;
 import io.fabricd.diagnosis.checks.LinkDown;
 import io.fabricd.diagnosis.checks.MtuMismatch;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
-import io.fabricd.diagnosis.checks.PauseStorm;
 import io.fabricd.diagnosis.checks.PathMtuMismatch;
+import io.fabricd.diagnosis.checks.PauseStorm;
 import io.fabricd.diagnosis.checks.PcieAcsRedirect;
 import io.fabricd.diagnosis.checks.PcieConfigBlind;
 import io.fabricd.diagnosis.checks.PcieDegraded;
@@ -35,6 +36,7 @@ import io.fabricd.diagnosis.checks.RoceGidMissing;
 import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
 import io.fabricd.diagnosis.inventory.Inventory;
+import io.fabricd.model.HostModel;
 import io.fabricd.model.probe.ProbeResults;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -81,11 +83,6 @@ public final class Diagnosis {
     /** {@link #run(HostModel, HostModel, Inventory, DiagnosisConfig)} with what the agent's probes measured lately. */
     public static Report run(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, DiagnosisConfig config) {
         return run(CHECKS, current, previous, inventory, probes, config);
-    }
-
-    /** {@link #run(HostModel, HostModel, DiagnosisConfig)} with these checks. */
-    static Report run(List<Check> checks, HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(checks, current, previous, null, ProbeResults.NONE, config);
     }
 
     static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
