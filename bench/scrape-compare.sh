@@ -11,6 +11,8 @@
 # GZIP=1 adds a kept-alive mode asking for gzip (Accept-Encoding: gzip), as Prometheus asks.
 # BEFORE=LAUNCHER also serves the snapshot with another bin/fabricd (an older build's copy, with its
 # jar beside it: git worktree add, or a copy of bin/, packaging/ and agent/target/), as "before".
+# BACK_TO_BACK=N adds, per target on its own (the others idle), N kept-alive scrapes after N warm-up
+# ones, with the CPU the target spent per scrape (/proc/PID/stat): a warm JIT and warm caches.
 # LONE=N adds N lone scrapes per mode, LONE_GAP seconds apart (default 1.1; bench/lone-scrape.py),
 # plain and gzip-compressed: what a Prometheus scrape every 15 s finds. FABRICD_INTERVAL_MS sets fabricd's collection interval
 # (default 10000, fabricd's own); FABRICD_INTERVAL_MS=1000 LONE=30 LONE_GAP=1.5 has each lone scrape
@@ -84,4 +86,15 @@ for t in $targets; do
     done
   fi
 done
+if [ "${BACK_TO_BACK:-0}" -gt 0 ]; then
+  for t in $targets; do
+    for i in $(seq "$BACK_TO_BACK"); do printf 'url = "%s"\noutput = "/dev/null"\n' "${url[$t]}"; done > /tmp/bench-curl.cfg
+    curl -s -K /tmp/bench-curl.cfg -o /dev/null   # warm-up
+    c0=$(awk '{print $14 + $15}' /proc/"${pid[$t]}"/stat)
+    times=$(curl -s -K /tmp/bench-curl.cfg -w '%{time_total}\n' | stats)
+    c1=$(awk '{print $14 + $15}' /proc/"${pid[$t]}"/stat)
+    printf '%-14s back to back:   %s  CPU %.0f us a scrape\n' $t "$times" \
+      "$(awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v n="$BACK_TO_BACK" 'BEGIN {print c / hz / n * 1e6}')"
+  done
+fi
 echo "fabricd start to /readyz: ${ready_ms} ms (includes JVM start)"
