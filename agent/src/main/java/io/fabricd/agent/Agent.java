@@ -75,8 +75,8 @@ public final class Agent implements AutoCloseable {
     private final CollectionLoop loop;
     private final ListenAddress listen;
     private final HostSource source;
-    /** The name this agent goes by among its peers, fixed at start (NodeName). */
-    private final String nodeName;
+    /** The host's name when the agent started, until a collection reads it. */
+    private final String startHostname;
     private final AgentConfig config;
     private final ProbeKey probeKey;
     /** libc and the verbs shim, loaded once here and handed to the probes and bandwidth tests. */
@@ -105,7 +105,7 @@ public final class Agent implements AutoCloseable {
         this.source = source;
         this.listen = listen;
         this.config = config;
-        this.nodeName = NodeName.of(config, source);
+        this.startHostname = HostCollection.hostname(source);
         this.probeKey = KubernetesProbeKey.resolve(config.probe());
         this.web = config.http().webConfigFile() == null ? null : WebConfig.load(Path.of(config.http().webConfigFile()));
         fabric = new FabricMetrics(config.netdev().allStats());
@@ -190,7 +190,7 @@ public final class Agent implements AutoCloseable {
         EndpointSignatures signed = null; // no probe key: the signed routes answer 503 to anyone
         if (probeKey != null) {
             try {
-                probes = new ProbeService(config.probe(), probeKey, udpHost(), () -> nodeName,
+                probes = new ProbeService(config.probe(), probeKey, udpHost(), this::nodeName,
                         () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe().endpointTls() != null ? config.probe().endpointTls() : web != null && web.tls()).start();
@@ -206,9 +206,9 @@ public final class Agent implements AutoCloseable {
                     probes.startVerbs(Path.of("/sys"));
                 }
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
-                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), () -> nodeName, writes);
+                        new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
                 preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth.server(),
-                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), () -> nodeName);
+                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName);
             } catch (IOException | UnsupportedAddressTypeException e) {
                 close();
                 ListenAddress udp = new ListenAddress(udpHost(), config.probe().udpPort());
@@ -242,7 +242,7 @@ public final class Agent implements AutoCloseable {
             TlsReload.watch(vertx, server, opts.getSslOptions(), tls.files(), tlsReloadEvery.toMillis());
         }
         if (probes != null && nodeLockDir != null) {
-            nodeLock = NodeName.claim(nodeLockDir, nodeName,
+            nodeLock = NodeName.claim(nodeLockDir, nodeName(),
                     new ListenAddress(listen.host(), port()), config.stateDir());
         }
         LOG.info("fabricd serving " + source.describe() + " on " + (web != null && web.tls() ? "https" : "http") + "://"
@@ -258,6 +258,12 @@ public final class Agent implements AutoCloseable {
         return new ServerSetup.Tls(web.path(web.tlsServer().certFile()), web.path(web.tlsServer().keyFile()),
                 web.clientAuth() == WebConfig.ClientAuth.NONE ? null : web.path(web.tlsServer().clientCaFile()),
                 web.clientAuth() == WebConfig.ClientAuth.REQUIRED ? ClientAuth.REQUIRED : ClientAuth.REQUEST, web.protocols());
+    }
+
+    /** The name this agent goes by among its peers: probe.node_name, else the latest collection's host name (a renamed host's new one). */
+    private String nodeName() {
+        CollectionLoop.Published p = loop.latest();
+        return NodeName.of(config, p == null ? startHostname : p.model().hostname());
     }
 
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */

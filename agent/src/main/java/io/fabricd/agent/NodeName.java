@@ -4,8 +4,6 @@ import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ListenAddress;
 import io.fabricd.agent.state.NodeNameLock;
 import io.fabricd.collectors.files.FolderChain;
-import io.fabricd.collectors.run.HostCollection;
-import io.fabricd.collectors.source.HostSource;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.logging.Logger;
@@ -21,10 +19,10 @@ final class NodeName {
     private NodeName() {
     }
 
-    /** probe.node_name (or NODE_NAME), else the host's name as the collection reads it. */
-    static String of(AgentConfig config, HostSource source) {
+    /** probe.node_name (or NODE_NAME), else the host's name. */
+    static String of(AgentConfig config, String hostname) {
         String configured = config.probe().nodeName();
-        return configured != null && !configured.isBlank() ? configured : HostCollection.hostname(source);
+        return configured != null && !configured.isBlank() ? configured : hostname;
     }
 
     /**
