@@ -129,11 +129,18 @@ public final class ProbeMetrics {
 
     public void record(ProbeResult r, String peerRack) {
         String[] l = {r.peer(), peerRack == null ? "" : peerRack, r.transport(), Integer.toString(r.size())};
-        sent.labelValues(l).inc(r.sent());
-        lost.labelValues(l).inc(r.lost());
-        late.labelValues(l).inc(r.late());
-        duplicated.labelValues(l).inc(r.duplicated());
-        reordered.labelValues(l).inc(r.reordered());
+        // every series of the peer exists before the first is counted: a scrape between two
+        // increments sees lost_total 0 beside sent_total, never sent_total alone
+        var sentSeries = sent.labelValues(l);
+        var lostSeries = lost.labelValues(l);
+        var lateSeries = late.labelValues(l);
+        var duplicatedSeries = duplicated.labelValues(l);
+        var reorderedSeries = reordered.labelValues(l);
+        sentSeries.inc(r.sent());
+        lostSeries.inc(r.lost());
+        lateSeries.inc(r.late());
+        duplicatedSeries.inc(r.duplicated());
+        reorderedSeries.inc(r.reordered());
         String[] hl = perPeerHistograms ? l : new String[] {l[1], l[2], l[3]};
         observe(rtt, hl, r.rttNanos());
         remember(List.of(l), r.rttNanos());
