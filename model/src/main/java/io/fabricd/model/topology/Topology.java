@@ -101,6 +101,11 @@ public final class Topology {
         return tiers.getOrDefault(sw, -1);
     }
 
+    /** The switch above {@code sw}, or null at the top or when unknown. */
+    public String parent(String sw) {
+        return parents.get(sw);
+    }
+
     /**
      * What a probe between {@code a} and {@code b} crosses, each end's NIC and cable, up from a's leaf
      * to the lowest switch both are under and down to b's; empty when either node's leaf is unknown or

@@ -22,6 +22,8 @@ class TopologyTest {
                         "uplink:leaf-2>spine-1", "switch:leaf-2", "cable:n3", "nic:n3");
         assertThat(t.tier("spine-1")).isEqualTo(1);
         assertThat(t.tier("nowhere")).isEqualTo(-1);
+        assertThat(t.parent("leaf-2")).isEqualTo("spine-1");
+        assertThat(t.parent("spine-1")).isNull();
         assertThat(t.path("n1", "unknown")).isEmpty();
     }
 
