@@ -481,6 +481,133 @@ FILES["probes"] = ("Pingmesh alerts (docs/probes.md). Recording rules aggregate 
 ])
 
 
+# The fabric's switches (docs/alerts.md, "A suspect switch"). fabric_topology_info names each host's
+# leaf and spine; a probe series' peer_rack is the peer's leaf where the topology knows it. A pair is
+# one prober and one peer; it crosses its prober's leaf and its peer's, and the spines of both when the
+# two leaves differ (a pair within one leaf never reaches a spine). Pairs of a host or peer whose
+# leaf is unknown are left out, so a fabric without a topology has no series here.
+K = PROBE_KEEP
+LEAVES = "max by (job, instance, leaf, spine) (fabric_topology_info{leaf!=\"\"})"
+PEER_LEAVES = ('label_replace(label_replace(fabric:topology_leaf_spine:info, "peer_leaf", "$1", "leaf", "(.*)"), '
+               '"peer_spine", "$1", "spine", "(.*)")')
+
+
+def placed(expr):
+    """A per-pair expression with the prober's leaf and spine and the peer's (peer_rack, when a known leaf)."""
+    return (f'label_replace(\n  {expr}\n    * on (job, instance) group_left (leaf, spine) {LEAVES},\n'
+            f'  "peer_leaf", "$1", "peer_rack", "(.*)"\n)\n'
+            f'* on (peer_leaf, {K}) group_left (peer_spine)\n  {PEER_LEAVES}')
+
+
+def tier(expr, name, label):
+    """expr with switch = its label `label` and tier = name."""
+    return f'label_replace(label_replace({expr}, "switch", "$1", "{label}", "(.*)"), "tier", "{name}", "", "")'
+
+
+def across(src, label):
+    """The pairs of src between two leaves whose `label` (spine or peer_spine) is known."""
+    return f'({src}{{{label}!=""}} unless label_replace({src}, "leaf", "$1", "peer_leaf", "(.*)"))'
+
+
+def crossing(src, ends=("leaf", "peer_leaf"), spines=("spine", "peer_spine")):
+    """Each pair of src once per switch it crosses: its leaves (one when both ends share it) and the
+    spines of a pair between two leaves; labels switch and tier (leaf, spine)."""
+    parts = [tier(src, "leaf", e) for e in ends] + [tier(across(src, s), "spine", s) for s in spines]
+    return "(\n    " + "\n  or ".join(parts) + "\n  )"
+
+
+def hurt_hosts(role, end, spine):
+    """Hosts under a switch, in one role (instance: the prober; peer), hurt with two or more counterparts."""
+    return (f'label_replace(count by (switch, tier, {K}) (\n    sum by (switch, tier, {role}, {K}) '
+            f'{crossing("fabric:probe_pair_hurt:bool", (end,), (spine,))} >= 2\n  ), "role", "{role}", "", "")')
+
+
+def switch_suspect(severity, share):
+    return rule(
+        "FabricSwitchSuspect",
+        # a spine above a suspect leaf is that leaf's uplinks: the leaf's alert names them
+        f"fabric:probe_switch_suspect:ratio > {share}\n"
+        f"  unless on (switch, {K}) label_replace(\n"
+        f"    fabric:probe_switch_suspect:ratio{{tier=\"leaf\"}}\n"
+        f"      * on (switch, {K}) group_left (spine) label_replace(fabric:topology_leaf_spine:info, \"switch\", \"$1\", \"leaf\", \"(.*)\"),\n"
+        f"    \"switch\", \"$1\", \"spine\", \"(.*)\"\n  )",
+        "7m", severity,
+        "Switch {{ $labels.switch }} ({{ $labels.tier }}) is suspect: {{ $value | humanizePercentage }} of the probe pairs "
+        "through it are hurt",
+        "{{ $value | humanizePercentage }} of the probed host pairs that cross {{ $labels.tier }} switch {{ $labels.switch }} "
+        "have lost more than 2% of their probes or had a p99 round trip above 5 ms for 7 minutes"
+        "{{ with printf `fabric:probe_hurt_hosts_by_switch:count{switch=%q, job=%q}` $labels.switch $labels.job | query }}"
+        "{{ with . | first }}, on {{ .Value }} of the hosts under it{{ end }}{{ end }}"
+        ", while the pairs that do not cross it are healthy: the switch or its links are the common element. "
+        "Open the Pingmesh dashboard's leaf x leaf matrix, then find the switch's ports: fabric_port_neighbor_info"
+        "{switch=\"{{ $labels.switch }}\"} names the host port on each of them; check their error and drop counters "
+        "on the switch, and drain its hosts while jobs suffer.",
+        "alerts.md#a-suspect-switch")
+
+
+FABRIC_RECORDS = [
+    # each leaf's spine: the one most of its hosts name (empty when none knows it); value 1
+    {"record": "fabric:topology_leaf_spine:info",
+     "expr": f'count by (leaf, spine, {K}) (topk by (leaf, {K}) (1, count by (leaf, spine, {K}) (fabric_topology_info{{leaf!=""}})))'},
+    # per pair (prober x peer), the worst of its transports and sizes
+    {"record": "fabric:probe_loss_ratio_by_pair:rate5m",
+     "expr": placed("max without (transport, size) (rate(fabric_probe_lost_total[5m]) / (rate(fabric_probe_sent_total[5m]) > 0))")},
+    {"record": "fabric:probe_rtt_recent_p99_by_pair:max",
+     "expr": placed('max without (transport, size, quantile) (fabric_probe_rtt_recent_seconds{quantile="0.99"})')},
+    # 1 when the pair loses more than 2 % of its probes or its p99 is above 5 ms (the probe alerts' limits), else 0
+    {"record": "fabric:probe_pair_hurt:bool",
+     "expr": 'max without (why) (\n'
+             '  label_replace(fabric:probe_loss_ratio_by_pair:rate5m > bool 0.02, "why", "loss", "", "")\n'
+             '  or label_replace(fabric:probe_rtt_recent_p99_by_pair:max > bool 0.005, "why", "latency", "", "")\n)'},
+    # leaf x peer leaf: the matrix of the Pingmesh dashboard
+    {"record": "fabric:probe_loss_ratio_by_leaf_pair:avg",
+     "expr": f"avg by (leaf, peer_leaf, {K}) (fabric:probe_loss_ratio_by_pair:rate5m)"},
+    {"record": "fabric:probe_rtt_recent_p99_by_leaf_pair:avg",
+     "expr": f"avg by (leaf, peer_leaf, {K}) (fabric:probe_rtt_recent_p99_by_pair:max)"},
+    {"record": "fabric:probe_pairs_by_leaf_pair:count",
+     "expr": f"count by (leaf, peer_leaf, {K}) (fabric:probe_pair_hurt:bool)"},
+    {"record": "fabric:probe_hurt_pairs_by_leaf_pair:count",
+     "expr": f"sum by (leaf, peer_leaf, {K}) (fabric:probe_pair_hurt:bool)"},
+    # per switch (leaf or spine): the pairs that cross it
+    {"record": "fabric:probe_pairs_by_switch:count",
+     "expr": f"count by (switch, tier, {K}) {crossing('fabric:probe_pair_hurt:bool')}"},
+    {"record": "fabric:probe_hurt_pairs_by_switch:count",
+     "expr": f"sum by (switch, tier, {K}) {crossing('fabric:probe_pair_hurt:bool')}"},
+    {"record": "fabric:probe_hurt_pair_share_by_switch:ratio",
+     "expr": "fabric:probe_hurt_pairs_by_switch:count / fabric:probe_pairs_by_switch:count"},
+    {"record": "fabric:probe_loss_ratio_by_switch:avg",
+     "expr": f"avg by (switch, tier, {K}) {crossing('fabric:probe_loss_ratio_by_pair:rate5m')}"},
+    {"record": "fabric:probe_rtt_recent_p99_by_switch:avg",
+     "expr": f"avg by (switch, tier, {K}) {crossing('fabric:probe_rtt_recent_p99_by_pair:max')}"},
+    # hosts under the switch whose pairs through it are hurt with two or more counterparts, as prober
+    # or as peer: one bad host hurts one pair of each of its neighbours, so they do not count
+    {"record": "fabric:probe_hurt_hosts_by_switch:count",
+     "expr": f"max without (role) (\n  {hurt_hosts('instance', 'leaf', 'spine')}\n"
+             f"  or {hurt_hosts('peer', 'peer_leaf', 'peer_spine')}\n)"},
+    {"record": "fabric:probe_pairs:count", "expr": f"count by ({K}) (fabric:probe_pair_hurt:bool)"},
+    {"record": "fabric:probe_hurt_pairs:count", "expr": f"sum by ({K}) (fabric:probe_pair_hurt:bool)"},
+    # the share of hurt pairs among those that do not cross the switch (none when every pair crosses it)
+    {"record": "fabric:probe_hurt_pair_share_outside_switch:ratio",
+     "expr": f"(fabric:probe_hurt_pairs:count - on ({K}) group_right () fabric:probe_hurt_pairs_by_switch:count)\n"
+             f"  / (fabric:probe_pairs:count - on ({K}) group_right () fabric:probe_pairs_by_switch:count > 0)"},
+    # the share of hurt pairs of a switch that two or more of its hosts are hurt through, above a fifth,
+    # while fewer than 5 % of the pairs that do not cross it are hurt
+    {"record": "fabric:probe_switch_suspect:ratio",
+     "expr": f"fabric:probe_hurt_pair_share_by_switch:ratio > 0.2\n"
+             f"  and on (switch, tier, {K}) fabric:probe_hurt_hosts_by_switch:count >= 2\n"
+             f"  and on (switch, tier, {K}) fabric:probe_hurt_pair_share_outside_switch:ratio < 0.05"},
+]
+
+FILES["fabric"] = ("The fabric's switches (docs/alerts.md, \"A suspect switch\"): probe pairs placed on the fabric's "
+                   "topology (fabric_topology_info; a probe's peer_rack is its peer's leaf), counted per leaf x peer leaf "
+                   "and per switch they cross. FabricSwitchSuspect names a leaf or spine when a share of the pairs through "
+                   "it is hurt on two or more of its hosts while the pairs that do not cross it are healthy: warning above "
+                   "a fifth, critical above half. Nothing without a topology.", [
+    # the records first in the group, so that the alerts read them fresh
+    ("fabricd-fabric", "fabric", FABRIC_RECORDS + [switch_suspect("warning", "0.2"), switch_suspect("critical", "0.5")]),
+])
+
+
 def q(s):
     """A YAML double-quoted scalar (JSON's escaping is valid YAML)."""
     import json
