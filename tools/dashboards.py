@@ -229,9 +229,80 @@ LOSS = ("sum by ({g}) (rate(fabric_probe_lost_total{{{s}}}[5m]){j})"
 JOIN = " * on(instance) group_left(rack) max by (instance, rack) (fabric_host_info)"
 
 
+C = 'cluster=~"$cluster"'
+# the row's leaf and the column's peer leaf of a leaf x peer leaf matrix (groupingToMatrix)
+CELL = {"leaf": "${__data.fields[0]}", "peer_rack": "${__field.name}"}
+
+
+def explore(expr, labels):
+    """An Explore link that runs expr on the panel's data source, with labels set from the clicked cell."""
+    from urllib.parse import quote
+    sel = ", ".join(f'{k}="VAR{i}VAR"' for i, k in enumerate(labels))
+    pane = {"a": {"datasource": "DSVAR", "queries": [{"refId": "A", "expr": f"{expr}{{{sel}}}",
+                                                     "datasource": {"type": "prometheus", "uid": "DSVAR"}}],
+                  "range": {"from": "now-1h", "to": "now"}}}
+    text = quote(json.dumps(pane, separators=(",", ":")), safe="").replace("DSVAR", "${datasource:percentencode}")
+    # Grafana fills the variables in, percent-encoded
+    for i, v in enumerate(labels.values()):
+        text = text.replace(f"VAR{i}VAR", v[:-1] + ":percentencode}")
+    return "/explore?schemaVersion=1&orgId=1&panes=" + text
+
+
+def leaf_matrix(pid, title, expr, x, unit, pairs, description):
+    """A leaf x peer leaf matrix of a recording rule; a cell links to the pairs behind it in Explore."""
+    p = panel(pid, title, "table", [(expr, "")], x, 0, 8, 10, unit=unit, matrix=("leaf", "peer_leaf"), description=description)
+    p["fieldConfig"]["defaults"]["links"] = [{"title": "The pairs behind this cell", "url": explore(pairs, CELL)}]
+    # the first column holds the rows' leaves: no link there
+    p["fieldConfig"]["overrides"] = [{"matcher": {"id": "byName", "options": "leaf\\peer_leaf"},
+                                      "properties": [{"id": "links", "value": []}]}]
+    return p
+
+
+def fabric_panels():
+    """The fabric's switches (docs/alerts.md, "A suspect switch"): empty where the agents know no topology."""
+    switches = panel(13, "Switches: probe pairs through each", "table", [
+        (f"fabric:probe_hurt_pair_share_by_switch:ratio{{{C}}}", ""), (f"fabric:probe_hurt_hosts_by_switch:count{{{C}}}", ""),
+        (f"fabric:probe_pairs_by_switch:count{{{C}}}", ""), (f"fabric:probe_loss_ratio_by_switch:avg{{{C}}}", ""),
+        (f"fabric:probe_rtt_recent_p99_by_switch:avg{{{C}}}", "")], 0, 10, 24, 8, unit="none",
+        merge={"Value #A": "share of pairs hurt", "Value #B": "hosts hurt", "Value #C": "pairs", "Value #D": "mean loss",
+               "Value #E": "mean p99"},
+        description="Each leaf and spine with the probed host pairs that cross it: the share hurt (over 2% lost or a p99 "
+                    "over 5 ms), how many of its hosts are hurt with two or more counterparts, the pairs, their mean loss and "
+                    "p99. FabricSwitchSuspect names a switch whose pairs are hurt while the others are healthy (docs/alerts.md, "
+                    "A suspect switch).")
+    switches["fieldConfig"]["overrides"] = [
+        {"matcher": {"id": "byName", "options": n}, "properties": [{"id": "unit", "value": u}]}
+        for n, u in (("share of pairs hurt", "percentunit"), ("mean loss", "percentunit"), ("mean p99", "s"))]
+    return [
+        leaf_matrix(10, "Loss: leaf x peer leaf", f"fabric:probe_loss_ratio_by_leaf_pair:avg{{{C}}}", 0, "percentunit",
+                    "fabric:probe_loss_ratio_by_pair:rate5m",
+                    "Rows: the probing host's leaf (fabric_topology_info); columns: the peer's (peer_rack). Each cell: the "
+                    "mean loss of its host pairs over 5 minutes (each pair's worst transport and size). A row and a column "
+                    "lit together is that leaf; a lit block of leaves, their spine. Click a cell for its pairs."),
+        leaf_matrix(11, "Pairs hurt: leaf x peer leaf",
+                    f"fabric:probe_hurt_pairs_by_leaf_pair:count{{{C}}} / fabric:probe_pairs_by_leaf_pair:count{{{C}}}", 8,
+                    "percentunit", "fabric:probe_pair_hurt:bool",
+                    "The share of each cell's host pairs that lose over 2% of their probes or have a p99 over 5 ms. One bad "
+                    "host lights a part of its leaf's row and column; a bad leaf all of them. Click a cell for its pairs "
+                    "(1: hurt)."),
+        leaf_matrix(12, "p99 RTT: leaf x peer leaf", f"fabric:probe_rtt_recent_p99_by_leaf_pair:avg{{{C}}}", 16, "s",
+                    "fabric:probe_rtt_recent_p99_by_pair:max",
+                    "The mean over each cell's host pairs of their p99 round trip (of the last 256 probes, the worst "
+                    "transport and size). Click a cell for its pairs."),
+        switches,
+    ]
+
+
+def below(dy, panels):
+    for p in panels:
+        p["gridPos"]["y"] += dy
+    return panels
+
+
 def pingmesh():
     return dashboard("fabricd-pingmesh", "fabricd / Pingmesh",
-                     "Probe loss and latency between racks and hosts (docs/probes.md).", [
+                     "Probe loss and latency between leaves, racks and hosts, and the fabric's suspect switches "
+                     "(docs/probes.md, docs/alerts.md).", fabric_panels() + below(18, [
         panel(1, "Loss: rack x peer rack", "table",
               [(LOSS.format(g="rack, peer_rack", s=S, j=JOIN), "")], 0, 0, 12, 10, unit="percentunit",
               matrix=("rack", "peer_rack"), description="Rows: the probing host's rack (fabric_host_info); columns: the peer's."),
@@ -268,7 +339,7 @@ def pingmesh():
               description="The last RDMA WRITE bandwidth test per host, device and peer (fabricd bw, a peer's test into this host, "
                           "or the agent's schedule): Gb/s moved, what the link and both NICs' PCIe can carry, and the share. "
                           "Below 0.8 is the bandwidth_low finding (docs/bandwidth.md)."),
-    ])
+    ]))
 
 
 def audit():
