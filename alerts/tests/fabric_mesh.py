@@ -2,8 +2,8 @@
 """Writes fabric.test.yaml: FabricSwitchSuspect's promtool tests on a small fabric with a full probe mesh.
 
 Nine hosts, three under each leaf: leaf-a and leaf-b under spine-1, leaf-c under spine-2. Every host
-probes every other (72 pairs, 2 probes a second each); each scenario makes some pairs lose 30 % of
-their probes from minute 3 (50 % for a bad host). Run `python3 alerts/tests/fabric_mesh.py` after
+probes every other (72 pairs, 2 probes a second each); each scenario makes some pairs lose probes
+from minute 3, or slow from minute 4. Run `python3 alerts/tests/fabric_mesh.py` after
 changing a scenario; the YAML is committed and `promtool test rules` reads it as the others.
 """
 import os
@@ -23,35 +23,51 @@ def crosses_spine(p, q, spine):
     return lp != lq and spine in (LEAVES[lp], LEAVES[lq])
 
 
-# scenario: (comment, topology known, pair -> loss from minute 3, the alerts: switch, tier, share of its pairs hurt, hosts hurt)
+def scenario(comment, loss=lambda p, q: 0, alerts=(), known=True, minutes=None, rtt=None):
+    """comment; loss: pair -> the share of its probes lost from minute 3 (for `minutes`, else lasting); rtt: pair ->
+    its p99 from minute 4 (None: no latency series); alerts: (switch, tier, share of its pairs hurt, hosts hurt)."""
+    return {"comment": comment, "loss": loss, "alerts": list(alerts), "known": known, "minutes": minutes, "rtt": rtt}
+
+
+def in_leaf_b(p, q):
+    return "leaf-b" in (HOSTS[p], HOSTS[q])
+
+
 SCENARIOS = [
-    ("A bad leaf: every pair with an end under leaf-b loses 30 %. All 42 pairs through it are hurt on its "
-     "three hosts while the 30 pairs that do not cross it are healthy: FabricSwitchSuspect names leaf-b, as "
-     "a warning and as critical (above half). Its spine's pairs are hurt too, but so are pairs within "
-     "leaf-b, which do not cross the spine: spine-1 is not named, nor are the other leaves.",
-     True, lambda p, q: 0.3 if "leaf-b" in (HOSTS[p], HOSTS[q]) else 0, [("leaf-b", "leaf", "100%", 3)]),
-    ("A bad spine: every pair between two leaves crossing spine-1 (all 54 of them here) loses 30 %, pairs "
-     "within a leaf do not: spine-1 is named. spine-2's pairs are all hurt too, but so are pairs between "
-     "leaf-a and leaf-b, which do not cross it; each leaf's outside pairs are hurt as well.",
-     True, lambda p, q: 0.3 if crosses_spine(p, q, "spine-1") else 0, [("spine-1", "spine", "100%", 6)]),
-    ("A leaf's uplink, one way: what the hosts of leaf-b send to other leaves loses 30 % (18 of its 42 "
-     "pairs: 43 %, a warning only). Only spine-1 and leaf-b carry those pairs; the spine above a suspect "
-     "leaf is that leaf's uplinks, so leaf-b alone is named.",
-     True, lambda p, q: 0.3 if HOSTS[p] == "leaf-b" and HOSTS[q] != "leaf-b" else 0, [("leaf-b", "leaf", "42.86%", 3)]),
-    ("One bad host: every pair with a2 loses 50 %. 16 of leaf-a's 42 pairs are hurt (38 %), but each of its "
-     "neighbours has one hurt pair (with a2): one host hurt is a host, not its leaf. Nothing fires.",
-     True, lambda p, q: 0.5 if "a2" in (p, q) else 0, []),
-    ("A healthy fabric: nothing fires, and the leaf x leaf matrix is there with no loss.",
-     True, lambda p, q: 0, []),
-    ("No topology: the agents know no leaf (fabric_topology_info's leaf empty; peer_rack is the rack "
-     "label). The same loss as the bad leaf: nothing fires, and there are no switch series at all.",
-     False, lambda p, q: 0.3 if "leaf-b" in (HOSTS[p], HOSTS[q]) else 0, []),
+    scenario("A bad leaf: every pair with an end under leaf-b loses 30 %. All 42 pairs through it are hurt on its "
+             "three hosts while the 30 pairs that do not cross it are healthy: FabricSwitchSuspect names leaf-b, as "
+             "a warning and as critical (above half). Its spine's pairs are hurt too, but so are pairs within "
+             "leaf-b, which do not cross the spine: spine-1 is not named, nor are the other leaves.",
+             loss=lambda p, q: 0.3 if in_leaf_b(p, q) else 0, alerts=[("leaf-b", "leaf", "100%", 3)]),
+    scenario("A bad spine: every pair between two leaves crossing spine-1 (all 54 of them here) loses 30 %, pairs "
+             "within a leaf do not: spine-1 is named. spine-2's pairs are all hurt too, but so are pairs between "
+             "leaf-a and leaf-b, which do not cross it; each leaf's outside pairs are hurt as well.",
+             loss=lambda p, q: 0.3 if crosses_spine(p, q, "spine-1") else 0, alerts=[("spine-1", "spine", "100%", 6)]),
+    scenario("A congested spine: from minute 4 the pairs crossing spine-1 have a p99 of 20 ms, and lose nothing: "
+             "spine-1 is named, as for loss.",
+             rtt=lambda p, q: 0.02 if crosses_spine(p, q, "spine-1") else 0.0009, alerts=[("spine-1", "spine", "100%", 6)]),
+    scenario("A leaf's uplink, one way: what the hosts of leaf-b send to other leaves loses 30 % (18 of its 42 "
+             "pairs: 43 %, a warning only). Only spine-1 and leaf-b carry those pairs; the spine above a suspect "
+             "leaf is that leaf's uplinks, so leaf-b alone is named.",
+             loss=lambda p, q: 0.3 if HOSTS[p] == "leaf-b" and HOSTS[q] != "leaf-b" else 0,
+             alerts=[("leaf-b", "leaf", "42.86%", 3)]),
+    scenario("One bad host: every pair with a2 loses 50 %. 16 of leaf-a's 42 pairs are hurt (38 %), but each of its "
+             "neighbours has one hurt pair (with a2): one host hurt is a host, not its leaf. Nothing fires.",
+             loss=lambda p, q: 0.5 if "a2" in (p, q) else 0),
+    scenario("A blip: leaf-b loses every probe for 2 minutes. Its pairs are hurt while the 5-minute window holds the "
+             "loss (minutes 4 to 9), under the 7-minute hold: nothing fires.",
+             loss=lambda p, q: 1 if in_leaf_b(p, q) else 0, minutes=2),
+    scenario("A healthy fabric: nothing fires, and the leaf x leaf matrix is there with no loss."),
+    scenario("No topology: the agents know no leaf (fabric_topology_info's leaf empty; peer_rack is the rack "
+             "label). The same loss as the bad leaf: nothing fires, and there are no switch series at all.",
+             loss=lambda p, q: 0.3 if in_leaf_b(p, q) else 0, known=False),
 ]
 
 SENT = 120  # probes a minute per pair
 
 
-def series(known, loss):
+def series(sc):
+    known = sc["known"]
     out = []
     for h, leaf in HOSTS.items():
         labels = (f'leaf="{leaf}", spine="{LEAVES[leaf]}"' if known else 'leaf="", spine=""')
@@ -61,9 +77,16 @@ def series(known, loss):
         rack = HOSTS[q] if known else "r" + HOSTS[q][-1]
         sel = f'instance="{p}:9530", job="fabricd", peer="{q}:9530", peer_rack="{rack}", transport="udp", size="64"'
         out.append((f"fabric_probe_sent_total{{{sel}}}", f"0+{SENT}x30"))
-        lost = round(SENT * loss(p, q))
-        out.append((f"fabric_probe_lost_total{{{sel}}}", f"0x2 0+{lost}x27" if lost else "0x30"))
+        lost, n = round(SENT * sc["loss"](p, q)), sc["minutes"]
+        out.append((f"fabric_probe_lost_total{{{sel}}}", "0x30" if not lost else f"0x2 0+{lost}x27" if n is None
+                    else f"0x2 0+{lost}x{n} {lost * n}x{27 - n}"))
+        if sc["rtt"]:
+            out.append((f'fabric_probe_rtt_recent_seconds{{{sel}, quantile="0.99"}}', f"0.0009x3 {sc['rtt'](p, q)}x27"))
     return out
+
+
+def hurt_at_end(sc, p, q):
+    return sc["minutes"] is None and sc["loss"](p, q) > 0.02 or sc["rtt"] is not None and sc["rtt"](p, q) > 0.005
 
 
 def main():
@@ -73,8 +96,9 @@ def main():
          "# (spine-2), all probing each other. Loss from minute 3: pairs hurt from minute 4 (more than 2 % over",
          "# 5 minutes), held 7 minutes: firing at minute 11, and not at 10.",
          "rule_files: [../fabric.rules.yaml]", "evaluation_interval: 1m", "tests:"]
-    for comment, known, loss, expected in SCENARIOS:
-        words, line = comment.split(), "  #"
+    for sc in SCENARIOS:
+        known, expected = sc["known"], sc["alerts"]
+        words, line = sc["comment"].split(), "  #"
         for w in words:
             if len(line) + 1 + len(w) > 110:
                 y.append(line)
@@ -82,7 +106,7 @@ def main():
             line += " " + w
         y.append(line)
         y += ["  - interval: 1m", "    input_series:"]
-        for s, v in series(known, loss):
+        for s, v in series(sc):
             y += [f"      - series: '{s}'", f"        values: '{v}'"]
         y.append("    alert_rule_test:")
         for t in ("10m", "11m", "25m"):
@@ -107,7 +131,7 @@ def main():
                 continue
             y.append("        exp_samples:")
             for sw, tier in [(leaf, "leaf") for leaf in LEAVES] + [(sp, "spine") for sp in sorted(set(LEAVES.values()))]:
-                n = sum(1 for p, q in PAIRS if through(p, q, sw, tier) and (not hurt or loss(p, q) > 0.02))
+                n = sum(1 for p, q in PAIRS if through(p, q, sw, tier) and (not hurt or hurt_at_end(sc, p, q)))
                 y += [f"          - labels: '{record}{{job=\"fabricd\", switch=\"{sw}\", tier=\"{tier}\"}}'",
                       f"            value: {n}"]
     with open(os.path.join(here, "fabric.test.yaml"), "w", encoding="utf-8") as f:
