@@ -496,7 +496,9 @@ def placed(expr):
     """A per-pair expression with the prober's leaf and spine and the peer's (peer_rack, when a known leaf)."""
     return (f'label_replace(\n  {expr}\n    * on (job, instance) group_left (leaf, spine) {LEAVES},\n'
             f'  "peer_leaf", "$1", "peer_rack", "(.*)"\n)\n'
-            f'* on (peer_leaf, {K}) group_left (peer_spine)\n  {PEER_LEAVES}')
+            f'* on (peer_leaf, {K}) group_left (peer_spine)\n  {PEER_LEAVES}\n'
+            # a peer whose agent is down (a reboot) is no pair: its probes are lost whatever its switch
+            'unless on (peer, job) label_replace(up == 0, "peer", "$1", "instance", "(.*)")')
 
 
 def tier(expr, name, label):

@@ -23,10 +23,13 @@ def crosses_spine(p, q, spine):
     return lp != lq and spine in (LEAVES[lp], LEAVES[lq])
 
 
-def scenario(comment, loss=lambda p, q: 0, alerts=(), known=True, minutes=None, rtt=None):
+def scenario(comment, loss=lambda p, q: 0, alerts=(), known=True, minutes=None, rtt=None, down=()):
     """comment; loss: pair -> the share of its probes lost from minute 3 (for `minutes`, else lasting); rtt: pair ->
-    its p99 from minute 4 (None: no latency series); alerts: (switch, tier, share of its pairs hurt, hosts hurt)."""
-    return {"comment": comment, "loss": loss, "alerts": list(alerts), "known": known, "minutes": minutes, "rtt": rtt}
+    its p99 from minute 4 (None: no latency series); down: hosts whose agents are down for minutes 3 to 12 (a
+    reboot: their own series gone, every probe to them lost); alerts: (switch, tier, share of its pairs hurt, hosts
+    hurt)."""
+    return {"comment": comment, "loss": loss, "alerts": list(alerts), "known": known, "minutes": minutes, "rtt": rtt,
+            "down": down}
 
 
 def in_leaf_b(p, q):
@@ -57,6 +60,10 @@ SCENARIOS = [
     scenario("A blip: leaf-b loses every probe for 2 minutes. Its pairs are hurt while the 5-minute window holds the "
              "loss (minutes 4 to 9), under the 7-minute hold: nothing fires.",
              loss=lambda p, q: 1 if in_leaf_b(p, q) else 0, minutes=2),
+    scenario("Two hosts of leaf-b reboot: their agents are down for 10 minutes and every probe to them is lost. "
+             "Pairs towards a peer whose agent is down are left out, and once it is back its pairs are hurt for less "
+             "than the hold (the window still holds the loss): nothing fires.",
+             loss=lambda p, q: 1 if q in ("b1", "b2") else 0, minutes=10, down=("b1", "b2")),
     scenario("A healthy fabric: nothing fires, and the leaf x leaf matrix is there with no loss."),
     scenario("No topology: the agents know no leaf (fabric_topology_info's leaf empty; peer_rack is the rack "
              "label). The same loss as the bad leaf: nothing fires, and there are no switch series at all.",
@@ -73,7 +80,14 @@ def series(sc):
         labels = (f'leaf="{leaf}", spine="{LEAVES[leaf]}"' if known else 'leaf="", spine=""')
         out.append((f'fabric_topology_info{{instance="{h}:9530", job="fabricd", {labels}, core="", accelerator="", '
                     f'source="{"file" if known else ""}"}}', "1x30"))
+        if sc["down"]:
+            out.append((f'up{{instance="{h}:9530", job="fabricd"}}', "1x2 0x10 1x18" if h in sc["down"] else "1x30"))
     for p, q in PAIRS:
+        if p in sc["down"]:
+            sel = f'instance="{p}:9530", job="fabricd", peer="{q}:9530", peer_rack="{HOSTS[q]}", transport="udp", size="64"'
+            out += [(f"fabric_probe_sent_total{{{sel}}}", f"0+{SENT}x2 _x10 0+{SENT}x17"),
+                    (f"fabric_probe_lost_total{{{sel}}}", "0x2 _x10 0x17")]
+            continue
         rack = HOSTS[q] if known else "r" + HOSTS[q][-1]
         sel = f'instance="{p}:9530", job="fabricd", peer="{q}:9530", peer_rack="{rack}", transport="udp", size="64"'
         out.append((f"fabric_probe_sent_total{{{sel}}}", f"0+{SENT}x30"))
