@@ -518,9 +518,9 @@ def crossing(src, ends=("leaf", "peer_leaf"), spines=("spine", "peer_spine")):
     return "(\n    " + "\n  or ".join(parts) + "\n  )"
 
 
-def hurt_hosts(role, end, spine):
-    """Hosts under a switch, in one role (instance: the prober; peer), hurt with two or more counterparts."""
-    return (f'label_replace(count by (switch, tier, {K}) (\n    sum by (switch, tier, {role}, {K}) '
+def hurt_hosts(role, host, end, spine):
+    """Hosts under a switch in one role (prober: its instance; peer), hurt through it with two or more counterparts."""
+    return (f'label_replace(count by (switch, tier, {K}) (\n    sum by (switch, tier, {host}, {K}) '
             f'{crossing("fabric:probe_pair_hurt:bool", (end,), (spine,))} >= 2\n  ), "role", "{role}", "", "")')
 
 
@@ -584,8 +584,8 @@ FABRIC_RECORDS = [
     # hosts under the switch whose pairs through it are hurt with two or more counterparts, as prober
     # or as peer: one bad host hurts one pair of each of its neighbours, so they do not count
     {"record": "fabric:probe_hurt_hosts_by_switch:count",
-     "expr": f"max without (role) (\n  {hurt_hosts('instance', 'leaf', 'spine')}\n"
-             f"  or {hurt_hosts('peer', 'peer_leaf', 'peer_spine')}\n)"},
+     "expr": f"max without (role) (\n  {hurt_hosts('prober', 'instance', 'leaf', 'spine')}\n"
+             f"  or {hurt_hosts('peer', 'peer', 'peer_leaf', 'peer_spine')}\n)"},
     {"record": "fabric:probe_pairs:count", "expr": f"count by ({K}) (fabric:probe_pair_hurt:bool)"},
     {"record": "fabric:probe_hurt_pairs:count", "expr": f"sum by ({K}) (fabric:probe_pair_hurt:bool)"},
     # the share of hurt pairs among those that do not cross the switch (none when every pair crosses it)
