@@ -14,6 +14,7 @@ one host, never "All"; every panel has a unit; link rates and traffic in bits pe
 import json
 import os
 import sys
+from urllib.parse import quote
 
 S = 'cluster=~"$cluster", instance=~"$instance"'
 R = "$__rate_interval"
@@ -236,7 +237,6 @@ CELL = {"leaf": "${__data.fields[0]}", "peer_rack": "${__field.name}"}
 
 def explore(expr, labels):
     """An Explore link that runs expr on the panel's data source, with labels set from the clicked cell."""
-    from urllib.parse import quote
     sel = ", ".join(f'{k}="VAR{i}VAR"' for i, k in enumerate(labels))
     pane = {"a": {"datasource": "DSVAR", "queries": [{"refId": "A", "expr": f"{expr}{{{sel}}}",
                                                      "datasource": {"type": "prometheus", "uid": "DSVAR"}}],
@@ -278,7 +278,8 @@ def fabric_panels():
                     "fabric:probe_loss_ratio_by_pair:rate5m",
                     "Rows: the probing host's leaf (fabric_topology_info); columns: the peer's (peer_rack). Each cell: the "
                     "mean loss of its host pairs over 5 minutes (each pair's worst transport and size). A row and a column "
-                    "lit together is that leaf; a lit block of leaves, their spine. Click a cell for its pairs."),
+                    "lit together is that leaf; the cells between leaves lit and the diagonal (within a leaf) clean, their "
+                    "spine. Click a cell for its pairs."),
         leaf_matrix(11, "Pairs hurt: leaf x peer leaf",
                     f"fabric:probe_hurt_pairs_by_leaf_pair:count{{{C}}} / fabric:probe_pairs_by_leaf_pair:count{{{C}}}", 8,
                     "percentunit", "fabric:probe_pair_hurt:bool",
@@ -294,6 +295,7 @@ def fabric_panels():
 
 
 def below(dy, panels):
+    """The panels moved down by dy rows."""
     for p in panels:
         p["gridPos"]["y"] += dy
     return panels
