@@ -91,8 +91,7 @@ public final class FleetEmulator implements AutoCloseable {
         MeterRegistry meters = new SimpleMeterRegistry();
         AgentConfig.Http http = config.http();
         // one bound at accept for the JVM (its transport); the request and connection limits per node below
-        ConnectionLimits accept = new ConnectionLimits(0, Integer.MAX_VALUE, http.maxHeaderBytes() + http.maxRequestLineBytes(), 0,
-                Meters.http(meters));
+        ConnectionLimits accept = new ConnectionLimits(0, Integer.MAX_VALUE, http.maxHeadBytes(), 0, Meters.http(meters));
         Vertx vertx = Vertx.builder().withTransport(accept.transport())
                 .with(new VertxOptions().setEventLoopPoolSize(2).setWorkerPoolSize(8).setInternalBlockingPoolSize(2)
                         .setBlockedThreadCheckInterval(5000)).build();
@@ -154,15 +153,16 @@ public final class FleetEmulator implements AutoCloseable {
     private ProbeService node(FleetPlan.Node n, String host, String udpHost, AgentConfig config, MeterRegistry meters, ProbeKey key,
                               Natives natives) throws IOException {
         CollectionLoop loop = loops.get(n.fixture());
+        PrometheusRegistry registry = new PrometheusRegistry(); // its /metrics: its responder's and probes' series
         ProbeService p = new ProbeService(probe(config.probe(), n.name(), udpHost), key, udpHost, n::name,
-                () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), new PrometheusRegistry(), natives).start();
+                () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives).start();
         held.add(p);
         EndpointSignatures signed = new EndpointSignatures(p.endpointAuth(), meters);
         Preflight preflight = Preflight.of(config, sources.get(n.fixture()), loop, p, natives, new Semaphore(1), null, () -> null, n::name);
         AgentConfig.Http http = config.http();
-        ConnectionLimits limits = new ConnectionLimits(http.maxConnections(), http.maxRequests(), http.maxHeaderBytes()
-                + http.maxRequestLineBytes(), 0, Meters.http(meters));
-        List<Route> routes = new ArrayList<>(new HttpApi(vertx, loop, new PrometheusRegistry(), p).routes(signed));
+        ConnectionLimits limits = new ConnectionLimits(http.maxConnections(), http.maxRequests(), http.maxHeadBytes(), 0,
+                Meters.http(meters));
+        List<Route> routes = new ArrayList<>(new HttpApi(vertx, loop, registry, p).routes(signed));
         routes.addAll(BandwidthApi.routes(vertx, null, signed, NO_BANDWIDTH));
         routes.addAll(PreflightApi.routes(vertx, preflight, signed));
         HttpServerOptions opts = ServerSetup.options(http.idleTimeout(), http.maxHeaderBytes(), http.maxRequestLineBytes(), null);

@@ -10,6 +10,10 @@ import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.testing.PrivateFiles;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,6 +51,11 @@ class FleetEmulatorTest {
                 assertThat(ep.host()).isEqualTo(n);
                 assertThat(ep.udpPort()).isPositive();
             }
+            // its own /metrics: its responder's series
+            HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + at.get("n0001")
+                    + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.body()).contains("fabric_probe_responder_answered_total");
             assertThatThrownBy(() -> client.fetch(at.get("n0005"))).isInstanceOf(IOException.class).hasMessageContaining("connection refused");
             assertThatThrownBy(() -> new EndpointClient(ProbeKey.fromFile(key), Duration.ofMillis(500)).fetch(at.get("n0006")))
                     .isInstanceOf(IOException.class).hasMessageContaining("no complete answer within");
