@@ -26,6 +26,15 @@ public final class FleetMain {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            serve(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("FleetMain: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void serve(String[] args) throws Exception {
         Path fixtures = null;
         Path out = null;
         int count = 0;
@@ -35,15 +44,15 @@ public final class FleetMain {
             switch (args[i]) {
                 case "--fixtures" -> fixtures = Path.of(args[i + 1]);
                 case "--out" -> out = Path.of(args[i + 1]);
-                case "--nodes" -> count = Integer.parseInt(args[i + 1]);
-                case "--per-leaf" -> perLeaf = Integer.parseInt(args[i + 1]);
+                case "--nodes" -> count = number(args[i], args[i + 1]);
+                case "--per-leaf" -> perLeaf = number(args[i], args[i + 1]);
                 case "--fault" -> faults.append(args[i + 1]).append(',');
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         if (fixtures == null || out == null || count < 1 || args.length % 2 != 0) {
-            System.err.println("usage: FleetMain --fixtures DIR --out DIR --nodes N [--per-leaf 32] [--fault NODE=critical|lossy:SHARE|down|silent]...");
-            System.exit(2);
+            throw new IllegalArgumentException("usage: FleetMain --fixtures DIR --out DIR --nodes N [--per-leaf 32] "
+                    + "[--fault NODE=critical|lossy:SHARE|down|silent]...");
         }
         FleetPlan plan = FleetPlan.healthy("emu", count, perLeaf);
         for (String f : faults.toString().split(",")) {
@@ -74,6 +83,14 @@ public final class FleetMain {
         new CountDownLatch(1).await();
     }
 
+    private static int number(String option, String value) {
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(option + " " + value + " is not a number", e);
+        }
+    }
+
     /** {@code plan} with NODE=critical|lossy:SHARE|down|silent. */
     static FleetPlan fault(FleetPlan plan, String spec) {
         String[] nv = spec.split("=", 2);
@@ -82,12 +99,20 @@ public final class FleetMain {
         if (what.equals("critical")) {
             return plan.with(node, FleetPlan.CRITICAL, FleetPlan.NONE);
         }
-        FleetPlan.Fault f = what.startsWith("lossy:") ? new FleetPlan.Fault.LossyUdp(Double.parseDouble(what.substring(6)))
+        FleetPlan.Fault f = what.startsWith("lossy:") ? new FleetPlan.Fault.LossyUdp(share(spec, what.substring(6)))
                 : what.equals("down") ? new FleetPlan.Fault.Down() : what.equals("silent") ? new FleetPlan.Fault.Silent() : null;
         if (f == null) {
             throw new IllegalArgumentException("--fault " + spec + ": not NODE=critical|lossy:SHARE|down|silent");
         }
         return plan.with(node, plan.node(node).fixture(), f);
+    }
+
+    private static double share(String spec, String text) {
+        try {
+            return Double.parseDouble(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--fault " + spec + ": " + text + " is not a share like 0.3", e);
+        }
     }
 
     private static void writePlan(FleetPlan plan, Path file) throws IOException {
