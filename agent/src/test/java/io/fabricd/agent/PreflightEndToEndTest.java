@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.config.ListenAddress;
+import io.fabricd.agent.fleet.LossyUdpRelay;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.testing.PrivateFiles;
 import io.fabricd.testing.PromText;

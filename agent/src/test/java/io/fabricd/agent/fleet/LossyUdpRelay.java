@@ -1,4 +1,4 @@
-package io.fabricd.agent;
+package io.fabricd.agent.fleet;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -16,18 +16,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the responder, so that the responder sees a steady source per requester as without the relay.
  * The lossy path of probes (docs/testing.md: the probes module's fault relay does one requester).
  */
-final class LossyUdpRelay implements AutoCloseable {
+public final class LossyUdpRelay implements AutoCloseable {
     private final DatagramChannel front;
     private final InetSocketAddress target;
     private final double drop;
     private final Random random = new Random(20270105);
     private final Map<SocketAddress, DatagramChannel> backs = new ConcurrentHashMap<>();
     private volatile boolean closed;
-    final AtomicInteger forwarded = new AtomicInteger();
-    final AtomicInteger dropped = new AtomicInteger();
+    public final AtomicInteger forwarded = new AtomicInteger();
+    public final AtomicInteger dropped = new AtomicInteger();
 
     /** Listens at {@code front}, relays to {@code target}, drops {@code drop} of the answers. */
-    LossyUdpRelay(InetSocketAddress frontAddress, InetSocketAddress target, double drop) throws IOException {
+    public LossyUdpRelay(InetSocketAddress frontAddress, InetSocketAddress target, double drop) throws IOException {
         this.front = DatagramChannel.open().bind(frontAddress);
         this.target = target;
         this.drop = drop;
