@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.collectors.run.HostCollection;
+import io.fabricd.collectors.kernel.KernelQueries;
+import io.fabricd.collectors.snapshot.SnapshotWriter;
+import io.fabricd.collectors.source.ForwardingHostSource;
+import io.fabricd.collectors.source.HostSource;
+import io.fabricd.collectors.source.SideCarKernel;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.model.CollectorRun;
 import io.fabricd.model.HostModel;
@@ -143,6 +148,38 @@ class LldpCollectorTest {
         HostModel json0 = collect(host(tmp.resolve("j0"), "json0.json"));
         assertThat(run(json0).errors()).singleElement()
                 .satisfies(e -> assertThat(e.error()).contains("json0 format").contains("run lldpcli -f json"));
+    }
+
+    @Test
+    void aSnapshotKeepsLldpcliOutputByteForByte(@TempDir Path tmp) throws IOException {
+        Path h = host(tmp, "several-interfaces.json");
+        byte[] printed = Files.readAllBytes(h.resolve(LldpCollector.SIDE_CAR));
+        // of a snapshot: the side-car is a file, read and written back
+        Path again = tmp.resolve("again");
+        SnapshotWriter.write(SnapshotHostSource.open(h), CollectorConfig.DEFAULT, again, "test");
+        assertThat(Files.readAllBytes(again.resolve(LldpCollector.SIDE_CAR))).isEqualTo(printed);
+        // of a live host: lldpcli's answer, kept as the kernel queries' answers are
+        Path live = tmp.resolve("live");
+        SnapshotWriter.write(new AsLive(SnapshotHostSource.open(h)), CollectorConfig.DEFAULT, live, "test");
+        assertThat(Files.readAllBytes(live.resolve(LldpCollector.SIDE_CAR))).isEqualTo(printed);
+        assertThat(collect(live).neighbors()).isEqualTo(collect(h).neighbors());
+    }
+
+    /** A fixture that passes for a live host: its side-cars answer as the live kernel's queries would. */
+    private static final class AsLive extends ForwardingHostSource {
+        AsLive(HostSource snapshot) {
+            super(snapshot);
+        }
+
+        @Override
+        public boolean isSnapshot() {
+            return false;
+        }
+
+        @Override
+        public KernelQueries kernel() {
+            return new SideCarKernel(delegate());
+        }
     }
 
     @Test
