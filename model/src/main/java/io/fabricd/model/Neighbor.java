@@ -17,15 +17,16 @@ package io.fabricd.model;
  * @param ageSeconds  how long lldpd has held this neighbour unchanged; null when it did not say
  * @param changes     how many times the neighbour on this netdev changed while this agent watched
  *                    (one collection to the next: another chassis or port, or several at once)
- * @param stable      whether the neighbour may be used as evidence: lldpd has held it for at least
- *                    {@link #STABLE_SECONDS} and it has not changed over the agent's last collections
+ * @param stable      whether the neighbour may be used as evidence: the one neighbour on its netdev, held
+ *                    by lldpd for at least {@link #STABLE_SECONDS} or seen the same by the agent over its
+ *                    last collections
  * @param learned     how it was learnt: "lldp"
  */
 public record Neighbor(String netdev, String device, Integer port, String switchName, String switchPort, String portDescr,
                        String chassisId, String mauType, Long speedMbps, Long ageSeconds, int changes, boolean stable,
                        String learned) {
 
-    /** Seconds lldpd must have held a neighbour unchanged before it counts: four LLDP intervals of 30 s. */
+    /** Seconds lldpd must have held a neighbour unchanged for it to count at once: four LLDP intervals of 30 s. */
     public static final long STABLE_SECONDS = 120;
 
     /** The same neighbour with what the agent's history says of it. */

@@ -28,10 +28,10 @@ import java.util.TreeSet;
  * with an error saying what is wrong.
  *
  * <p>A neighbour counts as evidence ({@link Neighbor#stable()}) only when it is the one neighbour on
- * its netdev and lldpd has held it unchanged for {@link Neighbor#STABLE_SECONDS} (lldpd restarts that
- * age whenever the neighbour changes); when lldpd gives no age, when the agent has seen it unchanged
- * for {@link NeighborHistory#STABLE_COLLECTIONS} collections in a row. A neighbour that changes is
- * still reported, with the count of changes the agent saw.
+ * its netdev and either lldpd has held it for {@link Neighbor#STABLE_SECONDS} (lldpd restarts that
+ * age whenever a frame from the neighbour differs from the last one) or the agent has seen the same
+ * chassis and port for {@link NeighborHistory#STABLE_COLLECTIONS} collections in a row. A neighbour
+ * that changes is still reported, with the count of changes the agent saw.
  */
 public final class LldpCollector extends Stage.Declared<LldpSlice> {
     static final String SIDE_CAR = "fabricd/lldp/neighbors.json";
@@ -87,8 +87,8 @@ public final class LldpCollector extends Stage.Declared<LldpSlice> {
                 switchPort, a.portDescr(), a.chassisId(), a.mauType(), MauSpeed.mbps(a.mauType()), a.ageSeconds(), 0, false, "lldp");
         boolean single = seen.stream().map(x -> x.chassisId() + "|" + x.portId()).distinct().count() == 1;
         NeighborHistory.State h = history.seen(netdev, single ? n.identity() : null);
-        boolean old = a.ageSeconds() != null ? a.ageSeconds() >= Neighbor.STABLE_SECONDS
-                : h.inARow() >= NeighborHistory.STABLE_COLLECTIONS;
+        boolean old = a.ageSeconds() != null && a.ageSeconds() >= Neighbor.STABLE_SECONDS
+                || h.inARow() >= NeighborHistory.STABLE_COLLECTIONS;
         return n.withHistory(h.changes(), single && old);
     }
 }

@@ -123,6 +123,19 @@ class LldpCollectorTest {
     }
 
     @Test
+    void aNeighbourWhoseFramesVaryCountsOnceTheAgentSawItThreeTimes(@TempDir Path tmp) throws IOException {
+        // lldpd restarts the age on any change of the frame; the same chassis and port three collections running is enough
+        Path h = host(tmp, "one-neighbor.json");
+        Path f = h.resolve(LldpCollector.SIDE_CAR);
+        Files.writeString(f, Files.readString(f).replace("0 day, 02:13:45", "0 day, 00:00:10"));
+        HostCollection agent = HostCollection.standard(CollectorConfig.DEFAULT);
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isFalse();
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isFalse();
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isTrue();
+        assertThat(collect(h).neighbor(ND).orElseThrow().stable()).as("one-shot: lldpd's age alone").isFalse();
+    }
+
+    @Test
     void noLldpdIsUnknownAndNoError(@TempDir Path tmp) throws IOException {
         HostModel m = collect(host(tmp, null));
         assertThat(m.neighbors()).isEmpty();

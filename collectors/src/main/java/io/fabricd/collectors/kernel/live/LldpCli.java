@@ -50,25 +50,20 @@ final class LldpCli {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             byte[] buf = new byte[8192];
             while (true) {
-                if (System.nanoTime() > deadline) {
-                    throw new HostReadException(CALL, "ETIMEDOUT", "lldpcli did not answer within " + TIMEOUT_MS + " ms: is lldpd stuck?");
-                }
-                if (in.available() == 0 && !p.isAlive()) {
-                    int n = in.read(buf); // what is left after the exit, up to end of stream
-                    if (n < 0) {
-                        break;
+                int ready = in.available();
+                if (ready > 0) {
+                    out.write(buf, 0, in.read(buf, 0, Math.min(buf.length, ready)));
+                    if (out.size() > MAX_BYTES) {
+                        throw new HostReadException(CALL, "EFBIG", "lldpcli printed more than " + MAX_BYTES + " bytes");
                     }
-                    out.write(buf, 0, n);
-                    continue;
-                }
-                if (in.available() == 0) {
+                } else if (!p.isAlive()) {
+                    if (in.available() == 0) {
+                        break; // exited, and all it wrote is read (never a blocking read: a child could hold the pipe)
+                    }
+                } else if (System.nanoTime() > deadline) {
+                    throw new HostReadException(CALL, "ETIMEDOUT", "lldpcli did not answer within " + TIMEOUT_MS + " ms: is lldpd stuck?");
+                } else {
                     p.waitFor(20, TimeUnit.MILLISECONDS);
-                    continue;
-                }
-                int n = in.read(buf, 0, Math.min(buf.length, in.available()));
-                out.write(buf, 0, n);
-                if (out.size() > MAX_BYTES) {
-                    throw new HostReadException(CALL, "EFBIG", "lldpcli printed more than " + MAX_BYTES + " bytes");
                 }
             }
             String text = out.toString(StandardCharsets.UTF_8);
