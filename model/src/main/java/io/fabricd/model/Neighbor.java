@@ -35,11 +35,6 @@ public record Neighbor(String netdev, String device, Integer port, String switch
                 changeCount, isStable, learned);
     }
 
-    /** What identifies the far end: chassis and port; another value is another neighbour. */
-    public String identity() {
-        return chassisId + "|" + switchPort;
-    }
-
     /** "leaf-07 port Ethernet12", as far as it is known, for findings. */
     public String describe() {
         String sw = switchName != null ? switchName : "chassis " + chassisId;

@@ -85,8 +85,8 @@ public final class LldpCollector extends Stage.Declared<LldpSlice> {
                 ? a.portId() : a.portDescr();
         Neighbor n = new Neighbor(netdev, port == null ? null : port.device(), port == null ? null : port.port(), a.sysName(),
                 switchPort, a.portDescr(), a.chassisId(), a.mauType(), MauSpeed.mbps(a.mauType()), a.ageSeconds(), 0, false, "lldp");
-        boolean single = seen.stream().map(x -> x.chassisId() + "|" + x.portId()).distinct().count() == 1;
-        NeighborHistory.State h = history.seen(netdev, single ? n.identity() : null);
+        boolean single = seen.stream().map(LldpJson.Announcement::identity).distinct().count() == 1;
+        NeighborHistory.State h = history.seen(netdev, single ? a.identity() : null);
         boolean old = a.ageSeconds() != null && a.ageSeconds() >= Neighbor.STABLE_SECONDS
                 || h.inARow() >= NeighborHistory.STABLE_COLLECTIONS;
         return n.withHistory(h.changes(), single && old);

@@ -36,6 +36,10 @@ final class LldpJson {
     /** One neighbour as lldpd shows it on one of the host's interfaces. */
     record Announcement(String netdev, String chassisId, String sysName, String portIdType, String portId, String portDescr,
                         String mauType, Long ageSeconds) {
+        /** What tells one far end from another: its chassis and port ids. */
+        String identity() {
+            return chassisId + "|" + portIdType + ":" + portId;
+        }
     }
 
     /** Input that is not what lldpcli's JSON writer prints; the message says what is wrong, in words. */
