@@ -94,6 +94,10 @@ FILES["configuration"] = ("Configuration alerts: one per configuration check of 
         # fabricd cannot judge; PCIe checks blind without CAP_SYS_ADMIN), dashboards' business, never a page
         finding("FabricQpPressure", "qp_pressure", "Queue pairs near the device limit or piling up in error", "checks.md",
                 for_="2m"),
+        finding("FabricNeighborSpeedBelowHost", "neighbor_speed_below_host",
+                "The switch port announces a lower speed than the host port", "checks.md"),
+        # no rule for switch_pause_unexpected and switch_pause_missing: they judge the increase between two
+        # collections, a finding that lasts one interval (like pause_storm); the pause and drop counters show it
     ]),
 ])
 

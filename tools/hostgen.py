@@ -532,7 +532,8 @@ def host_demo():
     0000:db:00.0 sits on a NUMA node without any RDMA NIC (SYS to every NIC). Config spaces are
     pciutils' real dumps with the demo's ids (config_space): ACS redirect on mlx5_2's switch port
     0000:4a:01.0, between it and GPU 0000:4b:00.0; mlx5_5 reads with Max Read Request 512 (the
-    dump's own); the IOMMU is in passthrough (intel_iommu=on iommu=pt)."""
+    dump's own); the IOMMU is in passthrough (intel_iommu=on iommu=pt). lldpd knows the RoCE ports'
+    switch: r07-leaf-2, ports Ethernet24 and Ethernet28."""
     h = Host()
     manifest(h, "demo-gpu-node-01", {"rack": "r07", "tor": "r07-leaf-2"})
     cpul = ["0-27,112-139", "28-55,140-167", "56-83,168-195", "84-111,196-223"]
@@ -628,6 +629,22 @@ def host_demo():
             qps.append({"ifindex": i, "ifname": dev, "port": 1, "lqpn": 0x100 + q, "rqpn": 0x200 + q, "type": "RC",
                         "state": "RTS", "pdn": 5, "pid": 52000 + i, "comm": "python3"})
     h.json("fabricd/rdma/qp.json", qps)
+    # lldpd's neighbours (`lldpcli -f json show neighbors details`, docs/switch-evidence.md): the two
+    # RoCE ports on the rack's leaf; several interfaces make a list, each keyed by its netdev
+    lldp = []
+    for nic_i, port in ((6, "Ethernet24"), (7, "Ethernet28")):
+        lldp.append({"ens%df0np0" % (nic_i + 1): {
+            "via": "LLDP", "rid": "1", "age": "3 days, 04:11:09",
+            "chassis": {"r07-leaf-2": {
+                "id": {"type": "mac", "value": "0c:42:a1:07:02:00"},
+                "descr": "SONiC Software Version: SONiC.202311.1 - HwSku: Mellanox-SN4700",
+                "mgmt-ip": "10.0.7.2", "mgmt-iface": "2",
+                "capability": [{"type": "Bridge", "enabled": True}, {"type": "Router", "enabled": True}]}},
+            "port": {"id": {"type": "local", "value": port}, "descr": "demo-gpu-node-01:ens%df0np0" % (nic_i + 1),
+                     "ttl": "120", "mfs": "9236",
+                     "auto-negotiation": {"supported": True, "enabled": False,
+                                          "current": "400GbaseR - 400GBASE-R Multi-lane PCS over undefined PMA/PMD"}}}})
+    h.json("fabricd/lldp/neighbors.json", {"lldp": {"interface": lldp}})
     return h
 
 

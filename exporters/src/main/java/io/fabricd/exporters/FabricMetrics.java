@@ -60,6 +60,7 @@ public final class FabricMetrics implements MultiCollector {
         PortFamilies.add(f, model);
         HostFamilies.add(f, model, allNetdevStats);
         PcieFamilies.add(f, model);
+        NeighborFamilies.add(f, model);
         FindingFamilies.add(f, findings, notJudged);
         InventoryFamilies.add(f, model, inventory);
         ConfigFamilies.add(f, model);

@@ -23,6 +23,7 @@ import java.util.Optional;
  * @param gpuDirect   GPUDirect RDMA readiness
  * @param pcieConfig  the config-space registers of the functions in {@code pci} whose config was read
  * @param iommu       how the IOMMU handles the NICs' and GPUs' DMA; null when there is none of them, or the collector did not run
+ * @param neighbors   the switch ports the netdevs are cabled to, as LLDP announces them (empty when unknown)
  * @param collectors  one entry per collector that ran, with its read errors
  */
 public record HostModel(
@@ -40,6 +41,7 @@ public record HostModel(
         GpuDirect gpuDirect,
         List<PcieConfig> pcieConfig,
         Iommu iommu,
+        List<Neighbor> neighbors,
         List<CollectorRun> collectors) {
 
     public HostModel {
@@ -51,13 +53,19 @@ public record HostModel(
         pci = List.copyOf(pci);
         gpuNicPaths = List.copyOf(gpuNicPaths);
         pcieConfig = List.copyOf(pcieConfig);
+        neighbors = List.copyOf(neighbors);
         collectors = List.copyOf(collectors);
     }
 
     /** The same collection dated otherwise (a snapshot's captured_at, for rates between snapshots). */
     public HostModel withCollectedAt(Instant at) {
         return new HostModel(hostname, source, at, labels, facts, devices, netdevs, portAttrs, qps, pci, gpuNicPaths, gpuDirect,
-                pcieConfig, iommu, collectors);
+                pcieConfig, iommu, neighbors, collectors);
+    }
+
+    /** The neighbour announced on a netdev, stable or not. */
+    public Optional<Neighbor> neighbor(String netdev) {
+        return neighbors.stream().filter(n -> n.netdev().equals(netdev)).findFirst();
     }
 
     public Optional<NetdevInfo> netdev(String name) {

@@ -29,6 +29,13 @@ public interface KernelQueries {
     /** RDMA netlink QP dump (what {@code rdma resource show qp} lists); empty when unavailable. */
     Optional<List<QpInfo>> queuePairs() throws HostReadException;
 
+    /**
+     * lldpd's neighbours, {@code lldpcli -f json show neighbors details} verbatim (LLDP is lldpd's,
+     * not the kernel's: live, fabricd runs lldpcli; docs/switch-evidence.md). Empty when lldpd is not
+     * there to ask: unknown, never "no neighbour".
+     */
+    Optional<String> lldpNeighbors() throws HostReadException;
+
     /** Where the answers come from, for the model ("side-cars", "kernel"). */
     String kind();
 }

@@ -5,6 +5,7 @@ import io.fabricd.collectors.CollectorConfig;
 import io.fabricd.collectors.Slices;
 import io.fabricd.collectors.Stage;
 import io.fabricd.collectors.kernel.HostReadException;
+import io.fabricd.collectors.lldp.LldpCollector;
 import io.fabricd.collectors.netdev.DcbCollector;
 import io.fabricd.collectors.netdev.EthtoolCollector;
 import io.fabricd.collectors.netdev.NetdevCollector;
@@ -67,7 +68,7 @@ public final class HostCollection {
     public static List<Stage<?>> defaultCollectors() {
         return List.of(new HostFactsCollector(), new RdmaCollector(), new NetdevCollector(), new EthtoolCollector(),
                 new DcbCollector(), new PortAttrsCollector(), new QpCollector(), new TopologyCollector(),
-                new GpuDirectCollector(), new PcieConfigCollector(), new IommuCollector());
+                new GpuDirectCollector(), new PcieConfigCollector(), new IommuCollector(), new LldpCollector());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.fabricd.collectors.run;
 
 import io.fabricd.collectors.Slices;
+import io.fabricd.collectors.lldp.LldpSlice;
 import io.fabricd.collectors.netdev.DcbSlice;
 import io.fabricd.collectors.netdev.EthtoolSlice;
 import io.fabricd.collectors.netdev.NetdevSlice;
@@ -49,6 +50,7 @@ final class ModelAssembly {
                 s.get(QpSlice.class).map(QpSlice::qps).orElse(List.of()),
                 topology.map(TopologySlice::pci).orElse(List.of()), topology.map(TopologySlice::paths).orElse(List.of()),
                 s.get(GpuDirect.class).orElse(new GpuDirect(null, "not checked", List.of())),
-                s.get(PcieSlice.class).map(PcieSlice::configs).orElse(List.of()), s.get(Iommu.class).orElse(null), runs);
+                s.get(PcieSlice.class).map(PcieSlice::configs).orElse(List.of()), s.get(Iommu.class).orElse(null),
+                s.get(LldpSlice.class).map(LldpSlice::neighbors).orElse(List.of()), runs);
     }
 }

@@ -38,6 +38,7 @@ public final class RecordingHostSource extends ForwardingHostSource {
     final Map<String, DcbState> dcb = new ConcurrentHashMap<>();
     final Map<String, VerbsDevice> verbs = new ConcurrentHashMap<>();
     volatile List<QpInfo> qps;
+    volatile String lldp;
     private final KernelQueries kernel;
 
     public RecordingHostSource(HostSource delegate) {
@@ -135,6 +136,13 @@ public final class RecordingHostSource extends ForwardingHostSource {
             Optional<VerbsDevice> v = k.verbs(device);
             v.ifPresent(x -> verbs.put(device, x));
             return v;
+        }
+
+        @Override
+        public Optional<String> lldpNeighbors() throws HostReadException {
+            Optional<String> l = k.lldpNeighbors();
+            l.ifPresent(x -> lldp = x);
+            return l;
         }
 
         @Override

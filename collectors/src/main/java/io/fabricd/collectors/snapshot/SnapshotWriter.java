@@ -246,5 +246,8 @@ public final class SnapshotWriter {
             }
             w.file("fabricd/rdma/qp.json", JSON.writeValueAsString(arr) + "\n");
         }
+        if (rec.lldp != null) {
+            w.file("fabricd/lldp/neighbors.json", rec.lldp); // verbatim, as lldpcli printed it: fixtures replay it
+        }
     }
 }

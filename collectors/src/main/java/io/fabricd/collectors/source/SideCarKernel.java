@@ -20,7 +20,7 @@ import java.util.Optional;
  * Kernel answers from a snapshot's side-cars (host-snapshot.md): {@code fabricd/ethtool/<netdev>.txt}
  * and {@code .pause.json}, {@code fabricd/dcb/<netdev>.json} (absent: no DCB support),
  * {@code fabricd/verbs/<device>.json}, and fabricd's addition {@code fabricd/rdma/qp.json}
- * ({@code rdma -j resource show qp} output). Reads go through the HostSource, so unreadable.txt and
+ * ({@code rdma -j resource show qp} output) and {@code fabricd/lldp/neighbors.json} (lldpcli's JSON). Reads go through the HostSource, so unreadable.txt and
  * the demo's simulation apply to side-cars too.
  */
 public final class SideCarKernel implements KernelQueries {
@@ -171,6 +171,13 @@ public final class SideCarKernel implements KernelQueries {
 
     private static Integer integer(JsonNode n, String k) {
         return n.hasNonNull(k) && n.get(k).canConvertToInt() ? n.get(k).asInt() : null;
+    }
+
+    /** {@code fabricd/lldp/neighbors.json}: lldpcli's JSON verbatim; absent when lldpd was not asked or not there. */
+    @Override
+    public Optional<String> lldpNeighbors() throws HostReadException {
+        String path = "fabricd/lldp/neighbors.json";
+        return src.exists(path) ? Optional.of(src.read(path)) : Optional.empty();
     }
 
     @Override

@@ -57,7 +57,7 @@ public final class PauseStorm extends Check.Declared {
             }
             global(p, nd, before, seconds, config, out);
             for (int prio = 0; prio < 8; prio++) {
-                Long tx = Ports.delta(txFrames(before, prio), txFrames(nd, prio));
+                Long tx = PfcFrames.delta(before, nd, Dir.TX, prio);
                 Long rxUs = Ports.delta(DriverStats.pfcPauseMicros(before.stats(), Dir.RX, prio),
                         DriverStats.pfcPauseMicros(nd.stats(), Dir.RX, prio));
                 boolean txStorm = tx != null && tx / seconds > config.pauseStorm().txPauseFramesPerSecond();
@@ -157,15 +157,5 @@ public final class PauseStorm extends Check.Declared {
                     "The link partner keeps pausing this port on every priority: find the congested or stuck receiver behind the switch "
                             + "port, and on a RoCE fabric use PFC on the RDMA priority instead of global pause."));
         }
-    }
-
-    /** PFC frames sent on a priority: the driver's statistic, else DCB's requests. */
-    private static Long txFrames(NetdevInfo nd, int prio) {
-        Long v = DriverStats.pfcPauseFrames(nd.stats(), Dir.TX, prio);
-        if (v != null || nd.dcb() == null) {
-            return v;
-        }
-        List<Long> l = nd.dcb().requests();
-        return l.size() > prio ? l.get(prio) : null;
     }
 }

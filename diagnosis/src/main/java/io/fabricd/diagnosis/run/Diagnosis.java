@@ -18,6 +18,7 @@ import io.fabricd.diagnosis.checks.IommuTranslation;
 import io.fabricd.diagnosis.checks.LinkDegraded;
 import io.fabricd.diagnosis.checks.LinkDown;
 import io.fabricd.diagnosis.checks.MtuMismatch;
+import io.fabricd.diagnosis.checks.NeighborSpeedBelowHost;
 import io.fabricd.diagnosis.checks.NumaMisaffinity;
 import io.fabricd.diagnosis.checks.PathMtuMismatch;
 import io.fabricd.diagnosis.checks.PauseStorm;
@@ -33,6 +34,8 @@ import io.fabricd.diagnosis.checks.ProbeLatency;
 import io.fabricd.diagnosis.checks.ProbeLoss;
 import io.fabricd.diagnosis.checks.QpPressure;
 import io.fabricd.diagnosis.checks.RoceGidMissing;
+import io.fabricd.diagnosis.checks.SwitchPauseMissing;
+import io.fabricd.diagnosis.checks.SwitchPauseUnexpected;
 import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
 import io.fabricd.diagnosis.inventory.Inventory;
@@ -51,7 +54,8 @@ public final class Diagnosis {
             new GpuDirectOff(), new NumaMisaffinity(), new PcieDegraded(), new CounterSaturated(), new PortErrorsRising(),
             new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
             new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new PcieConfigBlind(), new HardwareMissing(),
-            new ProbeLoss(), new ProbeLatency(), new PathMtuMismatch(), new BandwidthLow());
+            new ProbeLoss(), new ProbeLatency(), new PathMtuMismatch(), new BandwidthLow(), new SwitchPauseUnexpected(),
+            new SwitchPauseMissing(), new NeighborSpeedBelowHost());
 
     private Diagnosis() {
     }

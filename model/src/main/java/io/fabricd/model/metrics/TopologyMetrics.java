@@ -46,4 +46,11 @@ public final class TopologyMetrics {
                     + "No series when unknown.", "pci", "kind", "mode");
     public static final MetricFamily IOMMU_UNITS = gauge("fabric_iommu_units", null,
             "IOMMU units in sys/class/iommu (dmar*, ivhd*); 0 when the host has none; absent when unknown.");
+    public static final MetricFamily PORT_NEIGHBOR_INFO = gauge("fabric_port_neighbor_info", null,
+            "One per RDMA port whose switch neighbour is known and stable (LLDP: the one neighbour on the netdev, held 120 s or more): the switch's system "
+                    + "name, its port, its chassis id and how it was learnt; value 1. No series when unknown or changing.",
+            "device", "port", "netdev", "switch", "switch_port", "chassis_id", "learned");
+    public static final MetricFamily PORT_NEIGHBOR_CHANGES = MetricFamily.counter("fabric_port_neighbor_changes", null,
+            "Times the LLDP neighbour of a netdev changed (another switch or port, or several at once) while the agent watched; "
+                    + "one series per netdev with a neighbour.", "device", "port", "netdev");
 }

@@ -160,6 +160,11 @@ public final class LiveKernel implements KernelQueries {
     }
 
     @Override
+    public Optional<String> lldpNeighbors() throws HostReadException {
+        return LldpCli.neighbors();
+    }
+
+    @Override
     public Optional<List<QpInfo>> queuePairs() throws HostReadException {
         return QpNetlink.dump(libc);
     }
