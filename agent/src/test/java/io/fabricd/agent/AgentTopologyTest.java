@@ -4,6 +4,12 @@ import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.agent.config.ConfigLoader;
 import io.fabricd.agent.config.ListenAddress;
@@ -17,6 +23,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -72,6 +79,57 @@ class AgentTopologyTest {
                         "spine", "spine-1"), 1.0);
             }
         }
+    }
+
+    /**
+     * topograph's labels on the agent's Kubernetes Node (fabric8's API server emulation), read with
+     * the rack label by the pingmesh's one Node read: they place the host over its rack label, and a
+     * label that is not a name places nothing, so the rack label does again.
+     */
+    @Test
+    void topographNodeLabelsPlaceTheHostAndABadOnePlacesNothing(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY);
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), false);
+        server.init();
+        try (NamespacedKubernetesClient kube = server.createClient()) {
+            kube.resource(new NodeBuilder().withNewMetadata().withName("node-b").addToLabels("fabricd.io/rack", "r3")
+                    .addToLabels("fabric.topograph.run/tier-0", "leaf-3").addToLabels("fabric.topograph.run/tier-1", "spine-1")
+                    .addToLabels("accelerator.topograph.run/domain", "nvl-2").endMetadata().build()).create();
+            AgentConfig cb = TestConfigs.withTopology(AgentProbeTest.config(key, List.of(), "kubernetes: {service: fabricd, "
+                    + "namespace: fabric, node_refresh: 100ms, api_server: '" + kube.getConfiguration().getMasterUrl() + "'}",
+                    "node_name: node-b"), new TopologyConfig("none", null));
+            try (Agent b = new Agent(Fixtures.open("host-b-roce"), cb, new ListenAddress("127.0.0.1", 0)).start()) {
+                assertThat(b.awaitReady(Duration.ofSeconds(20))).isTrue();
+                String topograph = s("fabric_topology_info", "accelerator", "nvl-2", "core", "", "leaf", "leaf-3", "source", "topograph",
+                        "spine", "spine-1");
+                assertThat(awaitInfo(b, topograph)).containsOnlyKeys(topograph);
+                assertThat(b.probes().endpoint().labels()).containsEntry("rack", "leaf-3");
+
+                kube.nodes().withName("node-b").edit(n -> new NodeBuilder(n).editMetadata()
+                        .addToLabels("fabric.topograph.run/tier-0", "").endMetadata().build());
+                String rack = s("fabric_topology_info", "accelerator", "", "core", "", "leaf", "r3", "source", "labels", "spine", "");
+                assertThat(awaitInfo(b, rack)).containsOnlyKeys(rack);
+                assertThat(b.probes().endpoint().labels()).containsEntry("rack", "r3");
+            }
+        } finally {
+            try {
+                server.destroy();
+            } catch (IllegalStateException e) { // the emulator's shutdown timing out on a watch: not under test
+                System.err.println("KubernetesMockServer teardown: " + e.getMessage());
+            }
+        }
+    }
+
+    /** The agent's fabric_topology_info series once {@code series} is among them (or after 20 s). */
+    private static Map<String, Double> awaitInfo(Agent a, String series) throws Exception {
+        Map<String, Double> v = Map.of();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline && !v.containsKey(series)) {
+            Thread.sleep(100);
+            v = PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_topology_info").body());
+        }
+        return v;
     }
 
     @Test

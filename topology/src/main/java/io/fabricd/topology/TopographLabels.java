@@ -70,7 +70,7 @@ public final class TopographLabels {
     private static String name(String key, String value) {
         if (!Names.valid(value)) {
             throw new IllegalArgumentException("Node label " + key + "=" + Names.quoted(value) + " is not a name (letters, digits and "
-                    + ". _ - : /, starting with a letter or digit): correct the label; its placement is left unknown");
+                    + ". _ - : /, starting with a letter or digit): correct the label; the Node's topograph labels place nothing until then");
         }
         return value;
     }
