@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Logger;
 
 /**
  * The {@code topology:} section of fabricd's configuration (docs/topology.md); a key left out (or
@@ -12,12 +13,14 @@ import java.util.List;
  *
  * @param file   the topology file (Slurm's topology.conf or the plain file); default: Slurm's
  *               topology.conf where Slurm keeps it (beside $SLURM_CONF's slurm.conf, /etc/slurm,
- *               /etc/slurm-llnl), when one is there and the agent reads the live host; {@code none}:
- *               no file
+ *               /etc/slurm-llnl), when one is there, no topology.yaml beside it (which Slurm reads
+ *               instead) and the agent reads the live host; {@code none}: no file
  * @param labels the topograph label families of the Kubernetes Node, the first with a label set on
  *               the Node wins: each its switch keys from the leaf up and its accelerator key
  */
 public record TopologyConfig(String file, List<LabelFamily> labels) {
+    private static final Logger LOG = Logger.getLogger(TopologyConfig.class.getName());
+
     /** {@code file: none}: no topology file, not even Slurm's. */
     public static final String NO_FILE = "none";
 
@@ -67,7 +70,18 @@ public record TopologyConfig(String file, List<LabelFamily> labels) {
             dirs.add(Path.of(slurmConf).getParent());
         }
         dirs.addAll(SLURM_DIRS);
-        return dirs.stream().map(d -> d.resolve("topology.conf")).filter(p -> p.toFile().isFile()).findFirst().orElse(null);
+        for (Path d : dirs) {
+            if (d.resolve("topology.yaml").toFile().exists()) {
+                // Slurm reads topology.yaml and ignores topology.conf beside it (topology.conf(5)): so does fabricd
+                LOG.info("topology: Slurm's " + d.resolve("topology.yaml") + " is not read by fabricd, and Slurm ignores the "
+                        + "topology.conf beside it: set topology.file to a file that says where the hosts sit");
+                return null;
+            }
+            if (d.resolve("topology.conf").toFile().isFile()) {
+                return d.resolve("topology.conf");
+            }
+        }
+        return null;
     }
 
     /** Values a YAML parser accepts but fabricd cannot use. */

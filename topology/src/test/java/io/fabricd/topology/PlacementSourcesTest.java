@@ -106,5 +106,7 @@ class PlacementSourcesTest {
         assertThat(d.fileToRead(false, dir.resolve("slurm.conf").toString())).as("a snapshot or the demo: not this machine's").isNull();
         assertThat(new TopologyConfig("none", null).fileToRead(true, dir.resolve("slurm.conf").toString())).isNull();
         assertThat(new TopologyConfig("/x/site.topology", null).fileToRead(false, null)).isEqualTo(Path.of("/x/site.topology"));
+        Files.writeString(dir.resolve("topology.yaml"), "- topology: default\n  tree: {}\n");
+        assertThat(d.fileToRead(true, dir.resolve("slurm.conf").toString())).as("Slurm reads topology.yaml instead").isNull();
     }
 }
