@@ -101,7 +101,7 @@ final class SlurmTopologyConf {
     }
 
     private void switchLine(int n, Map<String, String> kv) {
-        allowed(n, kv, "SwitchName, Nodes, Switches, LinkSpeed", "switchname", "nodes", "switches", "linkspeed");
+        allowed(n, kv, "SwitchName", "SwitchName, Nodes, Switches, LinkSpeed", "switchname", "nodes", "switches", "linkspeed");
         String name = kv.get("switchname");
         if (!Names.valid(name) || name.length() > MAX_SWITCH_NAME) {
             throw fail(n, "SwitchName=" + Names.quoted(name) + " is not a switch name: 1 to " + MAX_SWITCH_NAME
@@ -143,7 +143,7 @@ final class SlurmTopologyConf {
     }
 
     private void blockLine(int n, Map<String, String> kv) {
-        allowed(n, kv, "BlockName, Nodes", "blockname", "nodes");
+        allowed(n, kv, "BlockName", "BlockName, Nodes", "blockname", "nodes");
         String name = kv.get("blockname");
         if (!Names.valid(name)) {
             throw fail(n, "BlockName=" + Names.quoted(name) + " is not a block name: letters, digits and . _ - : /, "
@@ -167,7 +167,7 @@ final class SlurmTopologyConf {
     }
 
     private void blockSizes(int n, Map<String, String> kv) {
-        allowed(n, kv, "BlockSizes (alone on its line)", "blocksizes");
+        allowed(n, kv, "BlockSizes", "BlockSizes alone", "blocksizes");
         if (blockSizesLine > 0) {
             throw fail(n, "BlockSizes is given twice, on lines " + blockSizesLine + " and " + n + ": give it once");
         }
@@ -180,12 +180,12 @@ final class SlurmTopologyConf {
         }
     }
 
-    private void allowed(int n, Map<String, String> kv, String words, String... keys) {
+    /** Every key of the line one its kind takes. */
+    private void allowed(int n, Map<String, String> kv, String kind, String takes, String... keys) {
         List<String> known = List.of(keys);
         for (String k : kv.keySet()) {
             if (!known.contains(k)) {
-                throw fail(n, "unknown key " + Names.quoted(spelled.get(k)) + " on a " + words.split(",")[0].split(" ")[0] + " line: it takes "
-                        + words);
+                throw fail(n, "unknown key " + Names.quoted(spelled.get(k)) + " on a " + kind + " line: it takes " + takes);
             }
         }
     }
@@ -232,8 +232,8 @@ final class SlurmTopologyConf {
                 Integer was = tiers.putIfAbsent(s, path.size() - 1);
                 if (was != null && was != path.size() - 1) {
                     Sw other = switches.get(tierSetBy.get(s));
-                    throw fail(leaf.line(), "switch " + s + " is " + was + " switches above leaf " + other.name() + " (line "
-                            + other.line() + ") but " + (path.size() - 1) + " above leaf " + leaf.name() + " (line " + leaf.line()
+                    throw fail(leaf.line(), "switch " + s + " is at tier " + was + " above leaf " + other.name() + " (line "
+                            + other.line() + ") but at tier " + (path.size() - 1) + " above leaf " + leaf.name() + " (line " + leaf.line()
                             + "): fabricd counts tiers from the leaf, so every leaf needs as many switches above it; "
                             + "give the shorter branch its missing tier, or give the fabric as a plain topology file");
                 }

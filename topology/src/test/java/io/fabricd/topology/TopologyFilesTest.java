@@ -96,7 +96,7 @@ class TopologyFilesTest {
             switch defined twice             | SwitchName=s1 Nodes=n1\\n\\nSwitchName=s1 Nodes=n2 | 3 | switch s1 is defined twice, on lines 1 and 3
             child switch never defined       | SwitchName=s1 Nodes=n1\\nSwitchName=top Switches=s[1-2] | 2 | switch s2 in Switches= of top is never defined
             bad hostlist                     | SwitchName=s1 Nodes=n[4-1] | 1 | range 4-1 is reversed
-            unbalanced tree                  | SwitchName=l1 Nodes=n1\\nSwitchName=l2 Nodes=n2\\nSwitchName=mid Switches=l2\\nSwitchName=top Switches=l1,mid | 2 | switch top is 1 switches above leaf l1 (line 1) but 2 above leaf l2 (line 2)
+            unbalanced tree                  | SwitchName=l1 Nodes=n1\\nSwitchName=l2 Nodes=n2\\nSwitchName=mid Switches=l2\\nSwitchName=top Switches=l1,mid | 2 | switch top is at tier 1 above leaf l1 (line 1) but at tier 2 above leaf l2 (line 2)
             ring plugin                      | RingName=r0 Nodes=n[1-8] | 1 | topology/ring is not a tree or blocks
             bad block size                   | BlockName=b1 Nodes=n[1-4]\\nBlockSizes=4,x | 2 | "x" is not a positive whole number
             key twice on a line              | SwitchName=s1 Nodes=n1 nodes=n2 | 1 | nodes is given twice on the line
