@@ -10,11 +10,18 @@ public final class TopologyFileException extends IllegalArgumentException {
 
     private final String file;
     private final int line;
+    private final String what;
 
     public TopologyFileException(String file, int line, String what) {
         super(file + (line > 0 ? ":" + line : "") + ": " + what);
         this.file = file;
         this.line = line;
+        this.what = what;
+    }
+
+    /** What is wrong and what to do, without the file and line. */
+    public String what() {
+        return what;
     }
 
     /** The file as it was named. */

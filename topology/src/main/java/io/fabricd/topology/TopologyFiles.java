@@ -45,7 +45,19 @@ public final class TopologyFiles {
 
     /** The topology {@code text} describes, {@code name} in its messages. */
     public static Topology parse(String name, String text) {
-        return format(text) == Format.SLURM ? SlurmTopologyConf.parse(name, text) : PlainTopologyFile.parse(name, text);
+        if (format(text) == Format.PLAIN) {
+            return PlainTopologyFile.parse(name, text);
+        }
+        try {
+            return SlurmTopologyConf.parse(name, text);
+        } catch (TopologyFileException e) {
+            String first = SourceLines.of(text, false).get(0).text();
+            if (first.matches("(?i)(leaf|spine|core|accelerator)=.*")) { // a plain file whose first line lost its nodes
+                throw new TopologyFileException(e.file(), e.line(), e.what() + " (read as Slurm's topology.conf: its first line "
+                        + "starts with Key=Value; a plain topology file's lines start with their nodes, such as gpu[001-032] leaf=leaf-01)");
+            }
+            throw e;
+        }
     }
 
     /** Which format {@code text} is in, by its first line that is not a comment (plain for a file of comments only). */

@@ -116,7 +116,8 @@ class TopologyFilesTest {
             unknown key             | n1 leaf=l1 rack=r1 | 1 | unknown key "rack": the keys are leaf, spine, core, accelerator
             malformed word          | n1 leaf=l1 spine | 1 | "spine" is not key=value
             no place                | n1 | 1 | without a place
-            line starts with a key  | leaf=l1 n1 | 1 | is not Key=Value
+            line starts with a key  | leaf=l1 n1 | 1 | a plain topology file's lines start with their nodes
+            later line without node | n1 leaf=l1\\nleaf=l2 n2 | 2 | the line starts with "leaf=l2", not the node
             spine without leaf      | n1 spine=s1 | 1 | spine= without leaf=
             value not a name        | n1 leaf=l1 accelerator=nvl\"1 | 1 | accelerator="nvl\\x221" is not a name
             switch under two spines | n1 leaf=l1 spine=s1\\nn2 leaf=l1 spine=s2 | 2 | switch l1 is under s2 here but under s1 on line 1
