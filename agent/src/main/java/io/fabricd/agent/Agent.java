@@ -24,6 +24,7 @@ import io.fabricd.collectors.source.CollectionRunner;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.exporters.FabricMetrics;
+import io.fabricd.exporters.PlacementMetrics;
 import io.fabricd.http.ConnectionLimits;
 import io.fabricd.http.Route;
 import io.fabricd.http.Routes;
@@ -31,7 +32,9 @@ import io.fabricd.http.ServerSetup;
 import io.fabricd.http.TlsKeyPair;
 import io.fabricd.http.TlsReload;
 import io.fabricd.model.metrics.AgentMetrics;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.natives.Natives;
+import io.fabricd.topology.HostPlacement;
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -92,6 +95,8 @@ public final class Agent implements AutoCloseable {
     private Vertx vertx;
     private HttpServer server;
     private final FabricMetrics fabric;
+    /** Where this host sits in the fabric (docs/topology.md), for its metrics, its probe rack and the preflight gate. */
+    private final HostPlacement placement;
     /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
     private Path nodeLockDir;
     private NodeNameLock nodeLock;
@@ -110,6 +115,9 @@ public final class Agent implements AutoCloseable {
         this.web = config.http().webConfigFile() == null ? null : WebConfig.load(Path.of(config.http().webConfigFile()));
         fabric = new FabricMetrics(config.netdev().allStats());
         registry.register(fabric);
+        placement = new HostPlacement(config.topology(), config.topology().fileToRead(source instanceof LiveHostSource,
+                System.getenv("SLURM_CONF")), this::nodeName, () -> probes == null ? Map.of() : probes.nodeLabels(), this::rack);
+        registry.register(new PlacementMetrics(placement::placement));
         registerJvmMetrics(registry);
         meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, registry, Clock.SYSTEM);
         loop = new CollectionLoop(source, HostCollection.repeating(config.collectorConfig(), config.collection().identityRefresh(),
@@ -168,6 +176,7 @@ public final class Agent implements AutoCloseable {
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
         loop.start();
+        placement.placement(); // reads the topology file now: a problem with it is logged at start
         AgentConfig.Http limits = config.http();
         bounds = new ConnectionLimits(limits.maxConnections(),
                 limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, Meters.http(meters));
@@ -192,6 +201,7 @@ public final class Agent implements AutoCloseable {
             try {
                 probes = new ProbeService(config.probe(), probeKey, udpHost(), this::nodeName,
                         () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives)
+                        .leaf(() -> placement.placement().map(Placement::leaf).orElse(null))
                         // the fabric's agents share a web config: peers serve TLS when this one does
                         .endpointTls(config.probe().endpointTls() != null ? config.probe().endpointTls() : web != null && web.tls()).start();
                 loop.probeResults(probes::results);
@@ -266,6 +276,14 @@ public final class Agent implements AutoCloseable {
         return NodeName.of(config, p == null ? startHostname : p.model().hostname());
     }
 
+    /** The rack label: probe.rack, else the Kubernetes Node's rack label, else the host labels rack, else tor; null when none. */
+    private String rack() {
+        String r = probes != null ? probes.labelledRack() : config.probe().rack();
+        CollectionLoop.Published p = loop.latest();
+        Map<String, String> host = p == null ? Map.of() : p.model().labels();
+        return r != null ? r : host.getOrDefault("rack", host.get("tor"));
+    }
+
     /** Where the UDP responder binds: probe.udp_host, else the HTTP listen address. */
     private String udpHost() {
         return config.probe().udpHost() != null && !config.probe().udpHost().isBlank() ? config.probe().udpHost() : listen.host();
@@ -275,6 +293,11 @@ public final class Agent implements AutoCloseable {
     /** The HTTP server's connection and request limits; null before {@link #start()}. */
     ConnectionLimits connectionLimits() {
         return bounds;
+    }
+
+    /** Where this host sits in the fabric: its placement now, from its topology file, Node labels and rack label. */
+    public HostPlacement placement() {
+        return placement;
     }
 
     /** The probe service; null when probing is off. */

@@ -21,8 +21,7 @@ final class NodeName {
 
     /** probe.node_name (or NODE_NAME), else the host's name. */
     static String of(AgentConfig config, String hostname) {
-        String configured = config.probe().nodeName();
-        return configured != null && !configured.isBlank() ? configured : hostname;
+        return config.nodeName(hostname);
     }
 
     /**

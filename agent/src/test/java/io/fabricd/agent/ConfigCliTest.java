@@ -49,7 +49,7 @@ class ConfigCliTest {
         assertThat(lines.get(0)).isEqualTo("fabricd: config file " + cfg + " has 5 errors:");
         assertThat(lines).hasSize(6);
         assertThat(lines.get(1)).isEqualTo("  unknown key 'colection' (line 2); known keys: bandwidth, collection, diagnosis, http, listen, "
-                + "netdev, probe, rdma, state_dir");
+                + "netdev, probe, rdma, state_dir, topology");
         assertThat(lines.get(2)).isEqualTo("  http.max_connections: 'lots' is not a whole number (line 5)");
         assertThat(lines.get(3)).isEqualTo("  probe.sizes[1]: 'big' is not a whole number (line 7)");
         assertThat(lines.get(4)).startsWith("  unknown key 'peer' in probe (line 9); known keys there: ").contains(", peers, ");

@@ -40,7 +40,7 @@ class ArchitectureTest {
             .importPackages("io.fabricd");
 
     private static final String[] ABOVE_MODEL = {"io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..",
-        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http.."};
+        "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http..", "io.fabricd.topology.."};
 
     @Test
     void theModelImportsNothingElseOfFabricd() {
@@ -60,8 +60,18 @@ class ArchitectureTest {
     void theNativeBindingsImportNothingElseOfFabricd() {
         noClasses().that().resideInAPackage("io.fabricd.natives..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.model..", "io.fabricd.collectors..", "io.fabricd.diagnosis..",
-                        "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..")
+                        "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..", "io.fabricd.gate..", "io.fabricd.agent..",
+                        "io.fabricd.topology..")
                 .check(MAIN);
+    }
+
+    @Test
+    void theTopologySourcesReadTextAndLabelsOnly() {
+        noClasses().that().resideInAPackage("io.fabricd.topology..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.probes..", "io.fabricd.exporters..",
+                        "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.http..")
+                .because("where a host sits is parsed from files and Node labels into the model's placements; the agent hands in "
+                        + "the labels it reads").check(MAIN);
     }
 
     @Test
@@ -92,7 +102,7 @@ class ArchitectureTest {
     void exportersTellModelsAndFindingsOnly() {
         noClasses().that().resideInAPackage("io.fabricd.exporters..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.probes..", "io.fabricd.preflight..", "io.fabricd.gate..",
-                        "io.fabricd.agent..", "io.fabricd.natives..")
+                        "io.fabricd.agent..", "io.fabricd.natives..", "io.fabricd.topology..")
                 .check(MAIN);
     }
 
@@ -100,7 +110,7 @@ class ArchitectureTest {
     void probesMeasureAndDoNotJudge() {
         noClasses().that().resideInAPackage("io.fabricd.probes..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.collectors..", "io.fabricd.diagnosis..", "io.fabricd.exporters..", "io.fabricd.preflight..",
-                        "io.fabricd.gate..", "io.fabricd.agent..")
+                        "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.topology..")
                 .because("probes hand their results to the diagnosis, which judges them like everything else").check(MAIN);
     }
 
@@ -108,7 +118,7 @@ class ArchitectureTest {
     void collectorsOnlyRead() {
         noClasses().that().resideInAPackage("io.fabricd.collectors..").should().dependOnClassesThat()
                 .resideInAnyPackage("io.fabricd.diagnosis..", "io.fabricd.probes..", "io.fabricd.exporters..", "io.fabricd.preflight..",
-                        "io.fabricd.gate..", "io.fabricd.agent..")
+                        "io.fabricd.gate..", "io.fabricd.agent..", "io.fabricd.topology..")
                 .check(MAIN);
     }
 

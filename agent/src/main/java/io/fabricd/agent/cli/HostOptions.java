@@ -156,6 +156,11 @@ public final class HostOptions {
         }
     }
 
+    /** Whether the live host is read (not a snapshot, not the demo): its own files, such as Slurm's topology.conf, are its. */
+    public boolean liveHost() {
+        return !demo && snapshotRoot() == null;
+    }
+
     /** The snapshot folder read, or null for the live host and the demo. */
     public Path snapshotRoot() {
         return demo || root == null || isFilesystemRoot(root) ? null : root;

@@ -8,6 +8,7 @@ import io.fabricd.collectors.source.StableReads;
 import io.fabricd.diagnosis.DiagnosisConfig;
 import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.probes.ProbeConfig;
+import io.fabricd.topology.TopologyConfig;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -26,12 +27,13 @@ import java.util.Set;
  * @param diagnosis thresholds and expectations of the checks (docs/checks.md)
  * @param bandwidth bandwidth tests served to peers (docs/bandwidth.md); needs the probe key, as the
  *                  endpoint API does
+ * @param topology  where this host sits in the fabric: a topology file, topograph's Node labels (docs/topology.md)
  */
 public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("collection") Collection collection,
                           @JsonProperty("state_dir") String stateDir, @JsonProperty("http") Http http,
                           @JsonProperty("rdma") Rdma rdma, @JsonProperty("netdev") Netdev netdev,
                           @JsonProperty("probe") ProbeConfig probe, @JsonProperty("diagnosis") DiagnosisConfig diagnosis,
-                          @JsonProperty("bandwidth") Bandwidth bandwidth) {
+                          @JsonProperty("bandwidth") Bandwidth bandwidth, @JsonProperty("topology") TopologyConfig topology) {
 
     public AgentConfig {
         listen = listen == null ? "0.0.0.0:9530" : listen;
@@ -42,21 +44,28 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
         probe = probe == null ? ProbeConfig.defaults() : probe;
         diagnosis = diagnosis == null ? DiagnosisConfig.DEFAULT : diagnosis;
         bandwidth = bandwidth == null ? new Bandwidth(null, null, null, null, null, null, null, null, null, null) : bandwidth;
+        topology = topology == null ? TopologyConfig.defaults() : topology;
     }
 
     /** Every key at its default: what an absent or empty file gives. */
     public static AgentConfig defaults() {
-        return new AgentConfig(null, null, null, null, null, null, null, null, null);
+        return new AgentConfig(null, null, null, null, null, null, null, null, null, null);
     }
 
     /** This configuration with another state_dir ({@code --state-dir}). */
     public AgentConfig withStateDir(String dir) {
-        return new AgentConfig(listen, collection, dir, http, rdma, netdev, probe, diagnosis, bandwidth);
+        return new AgentConfig(listen, collection, dir, http, rdma, netdev, probe, diagnosis, bandwidth, topology);
     }
 
     /** This configuration with another http section ({@code --web.config.file}). */
     public AgentConfig withHttp(Http h) {
-        return new AgentConfig(listen, collection, stateDir, h, rdma, netdev, probe, diagnosis, bandwidth);
+        return new AgentConfig(listen, collection, stateDir, h, rdma, netdev, probe, diagnosis, bandwidth, topology);
+    }
+
+    /** The name this agent goes by among its peers and in topology files: probe.node_name (or NODE_NAME), else {@code hostname}. */
+    public String nodeName(String hostname) {
+        String configured = probe.nodeName();
+        return configured != null && !configured.isBlank() ? configured : hostname;
     }
 
     /**
@@ -281,5 +290,6 @@ public record AgentConfig(@JsonProperty("listen") String listen, @JsonProperty("
         diagnosis.validate(Diagnosis.checkIds());
         probe.validate();
         bandwidth.validate();
+        topology.validate();
     }
 }

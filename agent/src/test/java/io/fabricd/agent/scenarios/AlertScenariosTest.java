@@ -162,7 +162,7 @@ class AlertScenariosTest {
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("host without RDMA on purpose", BIG)
                 .config(c -> new AgentConfig(c.listen(), c.collection(), c.stateDir(), c.http(), c.rdma(), c.netdev(), c.probe(),
-                        c.diagnosis().withExpectRdmaDevices(false), c.bandwidth()))
+                        c.diagnosis().withExpectRdmaDevices(false), c.bandwidth(), c.topology()))
                 .at(0, w -> w.host().remove("sys/class/infiniband"))
                 .quiet("FabricHardwareMissing").diagnose("hardware_missing", null));
         s.add(Scenario.normal("a port that comes up late is then expected", BIG)

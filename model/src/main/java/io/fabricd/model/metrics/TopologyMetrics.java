@@ -10,6 +10,10 @@ public final class TopologyMetrics {
     public static final MetricFamily HOST_INFO = gauge("fabric_host_info", null,
             "One per host: hostname, kernel release, rack (topology label rack, else tor; empty when unknown); value 1.",
             "hostname", "kernel", "rack");
+    public static final MetricFamily PLACEMENT_INFO = gauge("fabric_topology_info", null,
+            "One per host: where it sits in the fabric, its leaf, spine and core switches and its accelerator (NVLink) domain, and "
+                    + "the source that says so (slurm, topograph, labels, file); an empty label is unknown; value 1.",
+            "leaf", "spine", "core", "accelerator", "source");
     public static final MetricFamily HOST_MEMORY = gauge("fabric_host_memory_bytes", "bytes", "Host memory (proc/meminfo MemTotal).");
     public static final MetricFamily BOOT_TIME = gauge("fabric_host_boot_time_seconds", "seconds",
             "When the host booted (proc/stat btime), seconds since the epoch.");

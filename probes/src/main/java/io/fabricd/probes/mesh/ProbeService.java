@@ -70,6 +70,8 @@ public final class ProbeService implements AutoCloseable {
     private KubernetesPeers kube;
     private PeerEndpoints peers;
     private boolean endpointTls;
+    /** This host's leaf switch when its topology knows it (docs/topology.md), else null. */
+    private Supplier<String> leaf = () -> null;
 
     public ProbeService(ProbeConfig config, ProbeKey key, String bindHost, Supplier<String> hostname,
                         Supplier<Map<String, String>> labels, PrometheusRegistry registry, Natives natives) {
@@ -90,6 +92,25 @@ public final class ProbeService implements AutoCloseable {
     public ProbeService endpointTls(boolean tls) {
         this.endpointTls = tls;
         return this;
+    }
+
+    /**
+     * Takes this host's leaf switch, where its topology knows it, for its rack: in the plan and in its
+     * endpoint's labels (so its peers' peer_rack). Before {@link #start()}.
+     */
+    public ProbeService leaf(Supplier<String> leafSwitch) {
+        this.leaf = leafSwitch;
+        return this;
+    }
+
+    /** The Kubernetes Node's labels as last read (empty without probe.kubernetes or before the first read). */
+    public Map<String, String> nodeLabels() {
+        return kube != null ? kube.labels() : Map.of();
+    }
+
+    /** probe.rack, else the Kubernetes node's rack label; null when neither. The topology's leaf plays no part. */
+    public String labelledRack() {
+        return config.rack() != null ? config.rack() : kube != null ? kube.rack() : null;
     }
 
     /** Uses these Kubernetes peers instead of connecting by {@code probe.kubernetes}; before {@link #start()}. */
@@ -294,9 +315,10 @@ public final class ProbeService implements AutoCloseable {
         }
     }
 
-    /** probe.rack, else the Kubernetes node's rack label; null when neither. */
+    /** The topology's leaf, else probe.rack, else the Kubernetes node's rack label; null when none. */
     private String configuredRack() {
-        return config.rack() != null ? config.rack() : kube != null ? kube.rack() : null;
+        String l = leaf.get();
+        return l != null ? l : labelledRack();
     }
 
     @Override

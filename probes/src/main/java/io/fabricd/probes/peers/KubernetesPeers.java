@@ -38,6 +38,7 @@ public final class KubernetesPeers implements AutoCloseable {
     private final Consumer<String> problems;
     private SharedIndexInformer<EndpointSlice> informer;
     private volatile String rack;
+    private volatile Map<String, String> labels = Map.of();
     private volatile long rackReadNanos;
     private volatile boolean rackRead;
 
@@ -144,6 +145,11 @@ public final class KubernetesPeers implements AutoCloseable {
         return rack;
     }
 
+    /** This node's labels as last read by {@link #refreshRack()} (its topology: docs/topology.md); empty when unknown. Never blocks. */
+    public Map<String, String> labels() {
+        return labels;
+    }
+
     /**
      * Reads this node's rack again if the last read is older than {@code node_refresh}: the first
      * of {@code rack_labels} set on the Node. Blocks on the API server; call it off the event loop.
@@ -158,7 +164,8 @@ public final class KubernetesPeers implements AutoCloseable {
         try {
             Node node = client.nodes().withName(nodeName).get();
             Map<String, String> labels = node == null || node.getMetadata().getLabels() == null ? Map.of()
-                    : node.getMetadata().getLabels();
+                    : Map.copyOf(node.getMetadata().getLabels());
+            this.labels = labels;
             rack = config.rackLabels().stream().map(labels::get).filter(v -> v != null && !v.isBlank()).findFirst().orElse(null);
             if (node == null) {
                 problems.accept("probe.kubernetes: node " + nodeName + " not found");

@@ -1,0 +1,99 @@
+package io.fabricd.topology;
+
+import io.fabricd.model.topology.Placement;
+import io.fabricd.model.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
+
+/**
+ * This host's placement, from one place: its topology file (read again when it changes), its
+ * Kubernetes Node's labels and its rack label, resolved by {@link PlacementResolver}. A file or a
+ * label that cannot be used is said once in the log and places nothing; it never stops the agent and
+ * never gives a wrong placement.
+ */
+public final class HostPlacement {
+    private static final Logger LOG = Logger.getLogger(HostPlacement.class.getName());
+
+    private final TopologyConfig config;
+    private final Path file;
+    private final Supplier<String> node;
+    private final Supplier<Map<String, String>> nodeLabels;
+    private final Supplier<String> rack;
+    private Topology topology = Topology.EMPTY;
+    /** The file's modification time and size when last read; null before. */
+    private String readVersion;
+    /** The latest label problem logged: said once, not at every scrape. */
+    private String lastProblem;
+
+    /**
+     * @param config     the topology: section
+     * @param file       the file to read ({@link TopologyConfig#fileToRead}), or null
+     * @param node       this node's name
+     * @param nodeLabels its Kubernetes Node's labels (empty when unknown)
+     * @param rack       its rack label, or null
+     */
+    public HostPlacement(TopologyConfig config, Path file, Supplier<String> node, Supplier<Map<String, String>> nodeLabels,
+                         Supplier<String> rack) {
+        this.config = config;
+        this.file = file;
+        this.node = node;
+        this.nodeLabels = nodeLabels;
+        this.rack = rack;
+    }
+
+    /** The file read, or null. */
+    public Path file() {
+        return file;
+    }
+
+    /** Where this host sits now; empty when no source knows. */
+    public synchronized Optional<Placement> placement() {
+        String name = node.get();
+        Optional<Placement> labelled = Optional.empty();
+        try {
+            labelled = TopographLabels.placement(name, nodeLabels.get(), config.labels());
+        } catch (IllegalArgumentException e) {
+            once("topology: " + e.getMessage());
+        }
+        return PlacementResolver.resolve(name, fileTopology(), labelled, rack.get());
+    }
+
+    /** The file's topology, read again when its time or size changed; empty when it cannot be used. */
+    private Topology fileTopology() {
+        if (file == null) {
+            return Topology.EMPTY;
+        }
+        String version;
+        try {
+            BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+            version = a.lastModifiedTime() + "/" + a.size();
+        } catch (IOException e) {
+            version = "unreadable";
+        }
+        if (!version.equals(readVersion)) {
+            readVersion = version;
+            try {
+                topology = TopologyFiles.read(file);
+                LOG.info("topology: " + file + ": " + topology.placements().size() + " nodes, " + topology.switches().size() + " switches");
+            } catch (TopologyFileException e) {
+                topology = Topology.EMPTY;
+                LOG.warning("topology file " + e.getMessage() + "; the file places no node until it is corrected (the agent goes on)");
+            }
+        }
+        return topology;
+    }
+
+    private void once(String problem) {
+        if (!Objects.equals(problem, lastProblem)) {
+            lastProblem = problem;
+            LOG.warning(problem);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.fabricd.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabricd.model.topology.Placement;
+import io.fabricd.model.topology.Topology;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** topograph's Node labels, the order of trust between the sources, and the host's placement from one place. */
+class PlacementSourcesTest {
+    private static final List<TopologyConfig.LabelFamily> TOPOGRAPH = TopologyConfig.TOPOGRAPH;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void topographTiersFromTheLeafUpAndTheAcceleratorDomain() {
+        Map<String, String> labels = Map.of("fabric.topograph.run/tier-0", "s1", "fabric.topograph.run/tier-1", "s2",
+                "fabric.topograph.run/tier-2", "s3", "accelerator.topograph.run/domain", "nvl1",
+                "accelerator.topograph.run/sub-domain", "nvl1.rack01", "kubernetes.io/hostname", "node-1");
+        assertThat(TopographLabels.placement("node-1", labels, TOPOGRAPH))
+                .contains(new Placement("node-1", List.of("s1", "s2", "s3"), "nvl1", Placement.Source.TOPOGRAPH));
+    }
+
+    @Test
+    void theOlderLabelFamiliesAreRead() {
+        assertThat(TopographLabels.placement("n", Map.of("network.topology.nvidia.com/leaf", "l7", "network.topology.nvidia.com/spine",
+                "sp1", "network.topology.nvidia.com/accelerator", "nvl-3"), TOPOGRAPH))
+                .contains(new Placement("n", List.of("l7", "sp1"), "nvl-3", Placement.Source.TOPOGRAPH));
+        assertThat(TopographLabels.placement("n", Map.of("network.topology.nvidia.com/block", "b2",
+                "network.topology.nvidia.com/spine", "sp1", "network.topology.nvidia.com/datacenter", "dc"), TOPOGRAPH).orElseThrow()
+                .switches()).containsExactly("b2", "sp1", "dc");
+        assertThat(TopographLabels.placement("n", Map.of("rack", "r1"), TOPOGRAPH)).isEmpty();
+    }
+
+    @Test
+    void keysAreConfigurable() {
+        List<TopologyConfig.LabelFamily> own = List.of(new TopologyConfig.LabelFamily(List.of("site/tor", "site/agg"), "site/nvl"));
+        assertThat(TopographLabels.placement("n", Map.of("site/tor", "tor-4", "fabric.topograph.run/tier-0", "x"), own).orElseThrow()
+                .switches()).containsExactly("tor-4");
+    }
+
+    @Test
+    void aLabelValueThatIsNoNameIsAnErrorNamingTheLabelNeverAPlacement() {
+        assertThatThrownBy(() -> TopographLabels.placement("n", Map.of("fabric.topograph.run/tier-0", "leaf 7"), TOPOGRAPH))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Node label fabric.topograph.run/tier-0=\"leaf 7\" is not a name");
+        assertThatThrownBy(() -> TopographLabels.placement("n", Map.of("fabric.topograph.run/tier-0", "l1",
+                "accelerator.topograph.run/domain", ""), TOPOGRAPH)).hasMessageContaining("accelerator.topograph.run/domain=\"\"");
+        assertThatThrownBy(() -> TopographLabels.placement("n", Map.of("fabric.topograph.run/tier-1", "sp"), TOPOGRAPH))
+                .hasMessageContaining("fabric.topograph.run/tier-1 is set but fabric.topograph.run/tier-0 (the leaf) is not");
+        assertThatThrownBy(() -> TopographLabels.placement("n", Map.of("fabric.topograph.run/tier-0", "l", "fabric.topograph.run/tier-2",
+                "c"), TOPOGRAPH)).hasMessageContaining("fabric.topograph.run/tier-2 is set but fabric.topograph.run/tier-1 below it is not");
+    }
+
+    @Test
+    void theOrderOfTrustIsSlurmThenTopographThenRackThenPlainFile() {
+        Topology slurm = TopologyFiles.parse("topology.conf", "SwitchName=ib-l1 Nodes=n1\n");
+        Topology plain = TopologyFiles.parse("site.topology", "n1 leaf=file-l1\n");
+        Optional<Placement> topograph = Optional.of(new Placement("n1", List.of("tg-l1"), null, Placement.Source.TOPOGRAPH));
+        assertThat(PlacementResolver.resolve("n1", slurm, topograph, "r1").orElseThrow().source()).isEqualTo(Placement.Source.SLURM);
+        assertThat(PlacementResolver.resolve("n1", plain, topograph, "r1").orElseThrow().leaf()).isEqualTo("tg-l1");
+        assertThat(PlacementResolver.resolve("n1", plain, Optional.empty(), "r1"))
+                .contains(new Placement("n1", List.of("r1"), null, Placement.Source.LABELS));
+        assertThat(PlacementResolver.resolve("n1", plain, Optional.empty(), null).orElseThrow().source()).isEqualTo(Placement.Source.FILE);
+        assertThat(PlacementResolver.resolve("n1", Topology.EMPTY, Optional.empty(), null)).isEmpty();
+        // a file naming the node by its short name places the FQDN the agent goes by
+        assertThat(PlacementResolver.resolve("n1.cluster.example", slurm, Optional.empty(), null).orElseThrow().leaf()).isEqualTo("ib-l1");
+    }
+
+    @Test
+    void theHostsPlacementFollowsItsFileAndLabelsAndABadFilePlacesNothing() throws IOException {
+        Path file = Files.writeString(tmp.resolve("topology.conf"), "SwitchName=l1 Nodes=node-1\nSwitchName=sp Switches=l1\n");
+        Map<String, String> labels = new HashMap<>();
+        String[] rack = {null};
+        HostPlacement host = new HostPlacement(TopologyConfig.defaults(), file, () -> "node-1", () -> labels, () -> rack[0]);
+        assertThat(host.placement()).contains(new Placement("node-1", List.of("l1", "sp"), null, Placement.Source.SLURM));
+
+        Files.writeString(file, "SwitchName=l1 Nodes=node-1\nSwitchName=l2 Nodes=node-1\n");
+        Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() + 5000));
+        assertThat(host.placement()).as("a broken file places nothing").isEmpty();
+        labels.put("fabric.topograph.run/tier-0", "leaf 1");
+        assertThat(host.placement()).as("nor does a bad label").isEmpty();
+        rack[0] = "r9";
+        assertThat(host.placement()).contains(new Placement("node-1", List.of("r9"), null, Placement.Source.LABELS));
+        labels.put("fabric.topograph.run/tier-0", "leaf-1");
+        assertThat(host.placement().orElseThrow().leaf()).isEqualTo("leaf-1");
+    }
+
+    @Test
+    void theDefaultFileIsSlurmsWhereSlurmKeepsIt() throws IOException {
+        Path dir = Files.createDirectories(tmp.resolve("slurm"));
+        Files.writeString(dir.resolve("topology.conf"), "SwitchName=l1 Nodes=n1\n");
+        TopologyConfig d = TopologyConfig.defaults();
+        assertThat(d.fileToRead(true, dir.resolve("slurm.conf").toString())).isEqualTo(dir.resolve("topology.conf"));
+        assertThat(d.fileToRead(false, dir.resolve("slurm.conf").toString())).as("a snapshot or the demo: not this machine's").isNull();
+        assertThat(new TopologyConfig("none", null).fileToRead(true, dir.resolve("slurm.conf").toString())).isNull();
+        assertThat(new TopologyConfig("/x/site.topology", null).fileToRead(false, null)).isEqualTo(Path.of("/x/site.topology"));
+        Files.writeString(dir.resolve("topology.yaml"), "- topology: default\n  tree: {}\n");
+        assertThat(d.fileToRead(true, dir.resolve("slurm.conf").toString())).as("Slurm reads topology.yaml instead").isNull();
+    }
+}
