@@ -97,6 +97,8 @@ public final class Agent implements AutoCloseable {
     private final FabricMetrics fabric;
     /** Where this host sits in the fabric (docs/topology.md), for its metrics, its probe rack and the preflight gate. */
     private final HostPlacement placement;
+    /** The host labels of the collection being judged: the rack label the placement falls back on. */
+    private volatile Map<String, String> hostLabels = Map.of();
     /** Where the node name's lock is taken (NodeNameLock); null: not at all. */
     private Path nodeLockDir;
     private NodeNameLock nodeLock;
@@ -175,8 +177,12 @@ public final class Agent implements AutoCloseable {
         }
         // the first collection (cold code: a few hundred ms) runs on its own thread while Vert.x
         // starts: /readyz is up that much sooner (start to ready, docs/benchmarks.md)
+        loop.placement(m -> {
+            hostLabels = m.labels();
+            return placement.refresh();
+        });
         loop.start();
-        placement.placement(); // reads the topology file now: a problem with it is logged at start
+        placement.refresh(); // before the probes plan with its leaf; a problem with the file is logged at start
         AgentConfig.Http limits = config.http();
         bounds = new ConnectionLimits(limits.maxConnections(),
                 limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, Meters.http(meters));
@@ -279,8 +285,7 @@ public final class Agent implements AutoCloseable {
     /** The rack label: probe.rack, else the Kubernetes Node's rack label, else the host labels rack, else tor; null when none. */
     private String rack() {
         String r = probes != null ? probes.labelledRack() : config.probe().rack();
-        CollectionLoop.Published p = loop.latest();
-        Map<String, String> host = p == null ? Map.of() : p.model().labels();
+        Map<String, String> host = hostLabels;
         return r != null ? r : host.getOrDefault("rack", host.get("tor"));
     }
 

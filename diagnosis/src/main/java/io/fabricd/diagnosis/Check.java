@@ -5,6 +5,7 @@ import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Finding;
 import io.fabricd.model.finding.NotJudged;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import java.util.List;
 import java.util.Objects;
 
@@ -44,8 +45,9 @@ public interface Check {
      *                  none is known (a one-shot run without a state folder)
      * @param probes    what the agent's probes measured lately ({@link ProbeResults#NONE} without probes;
      *                  null is taken as that)
+     * @param declared  where the site's topology places the host (docs/topology.md); null when unknown
      */
-    record Inputs(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes) {
+    record Inputs(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, Placement declared) {
         public Inputs {
             Objects.requireNonNull(current, "current");
             probes = probes == null ? ProbeResults.NONE : probes;

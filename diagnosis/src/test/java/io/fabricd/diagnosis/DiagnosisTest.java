@@ -32,7 +32,7 @@ class DiagnosisTest {
                 "qp_pressure", "transport_errors", "pcie_acs_redirect", "iommu_translation", "pcie_max_read_request",
                 "pcie_max_payload", "pcie_relaxed_ordering", "pcie_config_blind", "hardware_missing",
                 "probe_loss", "probe_latency", "bandwidth_low", "switch_pause_unexpected", "switch_pause_missing",
-                "neighbor_speed_below_host");
+                "neighbor_speed_below_host", "topology_mismatch");
     }
 
     @Test

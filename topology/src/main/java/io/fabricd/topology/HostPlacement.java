@@ -27,6 +27,7 @@ public final class HostPlacement {
     private final Supplier<Map<String, String>> nodeLabels;
     private final Supplier<String> rack;
     private Topology topology = Topology.EMPTY;
+    private volatile Optional<Placement> latest = Optional.empty();
     /** The file's modification time and size when last read; null before. */
     private String readVersion;
     /** The latest label problem logged: said once, not at every scrape. */
@@ -53,8 +54,17 @@ public final class HostPlacement {
         return file;
     }
 
-    /** Where this host sits now; empty when no source knows. */
-    public synchronized Optional<Placement> placement() {
+    /** Where this host sat at the latest {@link #refresh()}; empty when no source knew, or before. Never reads. */
+    public Optional<Placement> placement() {
+        return latest;
+    }
+
+    /**
+     * Resolves where this host sits now (the file looked at, read again when it changed) and keeps it
+     * for {@link #placement()}: called with each collection, off the event loop, so that a scrape
+     * never touches the file.
+     */
+    public synchronized Optional<Placement> refresh() {
         String name = node.get();
         Optional<Placement> labelled = Optional.empty();
         try {
@@ -62,7 +72,8 @@ public final class HostPlacement {
         } catch (IllegalArgumentException e) {
             once("topology: " + e.getMessage());
         }
-        return PlacementResolver.resolve(name, fileTopology(), labelled, rack.get());
+        latest = PlacementResolver.resolve(name, fileTopology(), labelled, rack.get());
+        return latest;
     }
 
     /** The file's topology, read again when its time or size changed; empty when it cannot be used. */

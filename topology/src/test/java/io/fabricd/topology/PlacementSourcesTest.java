@@ -84,17 +84,17 @@ class PlacementSourcesTest {
         Map<String, String> labels = new HashMap<>();
         String[] rack = {null};
         HostPlacement host = new HostPlacement(TopologyConfig.defaults(), file, () -> "node-1", () -> labels, () -> rack[0]);
-        assertThat(host.placement()).contains(new Placement("node-1", List.of("l1", "sp"), null, Placement.Source.SLURM));
+        assertThat(host.refresh()).contains(new Placement("node-1", List.of("l1", "sp"), null, Placement.Source.SLURM));
 
         Files.writeString(file, "SwitchName=l1 Nodes=node-1\nSwitchName=l2 Nodes=node-1\n");
         Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() + 5000));
-        assertThat(host.placement()).as("a broken file places nothing").isEmpty();
+        assertThat(host.refresh()).as("a broken file places nothing").isEmpty();
         labels.put("fabric.topograph.run/tier-0", "leaf 1");
-        assertThat(host.placement()).as("nor does a bad label").isEmpty();
+        assertThat(host.refresh()).as("nor does a bad label").isEmpty();
         rack[0] = "r9";
-        assertThat(host.placement()).contains(new Placement("node-1", List.of("r9"), null, Placement.Source.LABELS));
+        assertThat(host.refresh()).contains(new Placement("node-1", List.of("r9"), null, Placement.Source.LABELS));
         labels.put("fabric.topograph.run/tier-0", "leaf-1");
-        assertThat(host.placement().orElseThrow().leaf()).isEqualTo("leaf-1");
+        assertThat(host.refresh().orElseThrow().leaf()).isEqualTo("leaf-1");
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.fabricd.diagnosis.run.Diagnosis;
 import io.fabricd.diagnosis.run.Report;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.probe.ProbeResults;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -62,7 +63,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
                         + ", not before this collection (" + m.collectedAt() + ")");
             }
         }
-        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, host.err()), cfg.diagnosis());
+        Report r = Diagnosis.run(m, before, host.storedInventory(cfg, m, host.err()), ProbeResults.NONE,
+                host.placement(cfg, m).orElse(null), cfg.diagnosis());
         var out = host.out();
         out.print(format == Format.json ? r.toJson() : r.toText(System.console() != null, verbose));
         out.flush();

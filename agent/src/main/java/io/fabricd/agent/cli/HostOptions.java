@@ -11,11 +11,15 @@ import io.fabricd.collectors.source.LiveHostSource;
 import io.fabricd.collectors.source.SnapshotHostSource;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.model.HostModel;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.natives.Natives;
+import io.fabricd.topology.HostPlacement;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -154,6 +158,18 @@ public final class HostOptions {
                 live.close();
             }
         }
+    }
+
+    /**
+     * Where the host sits, as the agent would place it: its topology file (Slurm's by default on the
+     * live host) and its rack label (probe.rack, else the host labels rack, else tor); no Kubernetes
+     * Node labels, which only the agent reads. A bad file is logged and places nothing.
+     */
+    public Optional<Placement> placement(AgentConfig cfg, HostModel m) {
+        Map<String, String> labels = m.labels();
+        String rack = cfg.probe().rack() != null ? cfg.probe().rack() : labels.getOrDefault("rack", labels.get("tor"));
+        return new HostPlacement(cfg.topology(), cfg.topology().fileToRead(liveHost(), System.getenv("SLURM_CONF")),
+                () -> cfg.nodeName(m.hostname()), Map::of, () -> rack).refresh();
     }
 
     /** Whether the live host is read (not a snapshot, not the demo): its own files, such as Slurm's topology.conf, are its. */

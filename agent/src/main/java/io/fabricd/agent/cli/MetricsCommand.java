@@ -8,13 +8,14 @@ import io.fabricd.exporters.Exposition;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.exporters.PlacementMetrics;
 import io.fabricd.model.HostModel;
-import io.fabricd.topology.HostPlacement;
+import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -31,25 +32,14 @@ public final class MetricsCommand implements Callable<Integer> {
         AgentConfig cfg = host.config();
         HostModel m = host.collectOnce(cfg, host.err());
         Inventory judged = host.storedInventory(cfg, m, host.err());
-        Report r = Diagnosis.run(m, null, judged, cfg.diagnosis());
+        Optional<Placement> where = host.placement(cfg, m);
+        Report r = Diagnosis.run(m, null, judged, ProbeResults.NONE, where.orElse(null), cfg.diagnosis());
         List<MetricSnapshot> families = new ArrayList<>(FabricMetrics.build(m, cfg.netdev().allStats(), r.findings(), r.notJudged(),
                 judged).stream().toList());
-        families.addAll(PlacementMetrics.snapshots(placement(cfg, m).placement()).stream().toList());
+        families.addAll(PlacementMetrics.snapshots(where).stream().toList());
         byte[] body = Exposition.render(new MetricSnapshots(families), null).body();
         host.out().print(new String(body, StandardCharsets.UTF_8));
         host.out().flush();
         return 0;
-    }
-
-    /**
-     * Where the host sits, as the agent would export it: its topology file (Slurm's by default on the
-     * live host) and its rack label (probe.rack, else the host labels rack, else tor); no Kubernetes
-     * Node labels, which only the agent reads. A bad file is said on stderr and places nothing.
-     */
-    private HostPlacement placement(AgentConfig cfg, HostModel m) {
-        Map<String, String> labels = m.labels();
-        String rack = cfg.probe().rack() != null ? cfg.probe().rack() : labels.getOrDefault("rack", labels.get("tor"));
-        return new HostPlacement(cfg.topology(), cfg.topology().fileToRead(host.liveHost(), System.getenv("SLURM_CONF")),
-                () -> cfg.nodeName(m.hostname()), Map::of, () -> rack);
     }
 }

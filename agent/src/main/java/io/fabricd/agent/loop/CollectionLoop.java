@@ -10,16 +10,19 @@ import io.fabricd.exporters.ModelJson;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.metrics.AgentMetrics;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -75,6 +78,7 @@ public final class CollectionLoop implements AutoCloseable {
     private final Duration interval;
     private final Judgement judgement;
     private volatile Supplier<ProbeResults> probeResults = () -> ProbeResults.NONE;
+    private volatile Function<HostModel, Optional<Placement>> placement = m -> Optional.empty();
     private final ScheduledExecutorService executor;
     private final CountDownLatch first = new CountDownLatch(1);
     private final Timer timer;
@@ -109,6 +113,14 @@ public final class CollectionLoop implements AutoCloseable {
     public synchronized void probeResults(Supplier<ProbeResults> source) {
         Supplier<ProbeResults> before = probeResults;
         this.probeResults = () -> before.get().and(source.get());
+    }
+
+    /**
+     * Where the host sits, resolved again from each collection before it is judged (off the event
+     * loop: the topology file is looked at here, never by a scrape).
+     */
+    public void placement(Function<HostModel, Optional<Placement>> source) {
+        this.placement = source;
     }
 
     public void start() {
@@ -165,7 +177,7 @@ public final class CollectionLoop implements AutoCloseable {
         runningSince = t0;
         try {
             HostModel m = collection.collect(source);
-            Report report = judgement.apply(m, probeResults.get());
+            Report report = judgement.apply(m, probeResults.get(), placement.apply(m).orElse(null));
             latest = new Published(m, report);
             if (m.devices().isEmpty() && !saidNoDevices) {
                 saidNoDevices = true;

@@ -9,6 +9,7 @@ import io.fabricd.diagnosis.run.Report;
 import io.fabricd.exporters.FabricMetrics;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import java.util.function.Predicate;
 
 /**
@@ -38,10 +39,13 @@ public final class Judgement {
         this.deviceSelected = deviceSelected;
     }
 
-    /** Judges {@code m} (with what the probes measured lately) and publishes its families. */
-    public Report apply(HostModel m, ProbeResults probes) {
+    /**
+     * Judges {@code m} (with what the probes measured lately and where the site's topology places the
+     * host, null when unknown) and publishes its families.
+     */
+    public Report apply(HostModel m, ProbeResults probes, Placement declared) {
         Inventory inv = inventory.observe(m).selected(deviceSelected);
-        Report report = Diagnosis.run(m, previous, inv, probes, diagnosis);
+        Report report = Diagnosis.run(m, previous, inv, probes, declared, diagnosis);
         metrics.update(m, report.findings(), report.notJudged(), inv);
         previous = m;
         return report;

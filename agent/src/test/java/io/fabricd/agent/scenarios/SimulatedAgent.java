@@ -66,7 +66,7 @@ final class SimulatedAgent {
     /** One collection at {@code at}: what the next scrapes serve. */
     void collect(Instant at) {
         HostModel m = collection.collect(SnapshotHostSource.open(host.root())).withCollectedAt(at);
-        last = judgement.apply(m, ProbeResults.NONE);
+        last = judgement.apply(m, ProbeResults.NONE, null);
         collected = true;
     }
 

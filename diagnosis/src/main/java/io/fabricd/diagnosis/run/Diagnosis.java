@@ -36,11 +36,13 @@ import io.fabricd.diagnosis.checks.QpPressure;
 import io.fabricd.diagnosis.checks.RoceGidMissing;
 import io.fabricd.diagnosis.checks.SwitchPauseMissing;
 import io.fabricd.diagnosis.checks.SwitchPauseUnexpected;
+import io.fabricd.diagnosis.checks.TopologyMismatch;
 import io.fabricd.diagnosis.checks.TransportErrors;
 import io.fabricd.diagnosis.checks.TrustMismatch;
 import io.fabricd.diagnosis.inventory.Inventory;
 import io.fabricd.model.HostModel;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -55,7 +57,7 @@ public final class Diagnosis {
             new PauseStorm(), new QpPressure(), new TransportErrors(), new PcieAcsRedirect(), new IommuTranslation(),
             new PcieMaxReadRequest(), new PcieMaxPayload(), new PcieRelaxedOrdering(), new PcieConfigBlind(), new HardwareMissing(),
             new ProbeLoss(), new ProbeLatency(), new PathMtuMismatch(), new BandwidthLow(), new SwitchPauseUnexpected(),
-            new SwitchPauseMissing(), new NeighborSpeedBelowHost());
+            new SwitchPauseMissing(), new NeighborSpeedBelowHost(), new TopologyMismatch());
 
     private Diagnosis() {
     }
@@ -73,7 +75,7 @@ public final class Diagnosis {
      *                 strictly earlier or is of another host
      */
     public static Report run(HostModel current, HostModel previous, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, null, ProbeResults.NONE, config);
+        return run(CHECKS, current, previous, null, ProbeResults.NONE, null, config);
     }
 
     /**
@@ -81,16 +83,25 @@ public final class Diagnosis {
      * (null: none known; link_down and hardware_missing then judge from the host alone).
      */
     public static Report run(HostModel current, HostModel previous, Inventory inventory, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, inventory, ProbeResults.NONE, config);
+        return run(CHECKS, current, previous, inventory, ProbeResults.NONE, null, config);
     }
 
     /** {@link #run(HostModel, HostModel, Inventory, DiagnosisConfig)} with what the agent's probes measured lately. */
     public static Report run(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, DiagnosisConfig config) {
-        return run(CHECKS, current, previous, inventory, probes, config);
+        return run(CHECKS, current, previous, inventory, probes, null, config);
+    }
+
+    /**
+     * {@link #run(HostModel, HostModel, Inventory, ProbeResults, DiagnosisConfig)} with where the site
+     * says the host sits (null: unknown), which topology_mismatch holds against what the host's ports see.
+     */
+    public static Report run(HostModel current, HostModel previous, Inventory inventory, ProbeResults probes, Placement declared,
+                             DiagnosisConfig config) {
+        return run(CHECKS, current, previous, inventory, probes, declared, config);
     }
 
     static Report run(List<Check> checks, HostModel current, HostModel previous, Inventory inventory, ProbeResults probes,
-                      DiagnosisConfig config) {
+                      Placement declared, DiagnosisConfig config) {
         if (previous != null && (!previous.collectedAt().isBefore(current.collectedAt())
                 || !Objects.equals(previous.hostname(), current.hostname()))) {
             previous = null;
@@ -98,7 +109,7 @@ public final class Diagnosis {
         List<Finding> findings = new ArrayList<>();
         List<NotJudged> notJudged = new ArrayList<>();
         List<String> noHistory = new ArrayList<>();
-        Check.Inputs in = new Check.Inputs(current, previous, inventory, probes);
+        Check.Inputs in = new Check.Inputs(current, previous, inventory, probes, declared);
         for (Check c : checks) {
             if (!config.enabled(c.id())) {
                 continue;

@@ -32,7 +32,7 @@ class FailureIsolationTest {
 
         List<Check> checks = new ArrayList<>(Diagnosis.CHECKS);
         checks.add(3, new Throwing("pfc_missing", new IllegalStateException("a bug in a check")));
-        Report r = Diagnosis.run(checks, host, null, null, ProbeResults.NONE, DiagnosisConfig.DEFAULT);
+        Report r = Diagnosis.run(checks, host, null, null, ProbeResults.NONE, null, DiagnosisConfig.DEFAULT);
 
         assertThat(r.findings()).containsAll(clean.findings());
         List<Finding> failed = r.findings().stream().filter(f -> !clean.findings().contains(f)).toList();
