@@ -1,0 +1,177 @@
+package io.fabricd.preflight;
+
+import io.fabricd.model.topology.Element;
+import io.fabricd.model.topology.Topology;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where in the fabric a set's bad pairs meet (boolean network tomography): each judged pair crosses
+ * the elements its path has in the topology ({@link Topology#path}: both ends' NICs and cables, the
+ * switches and the uplinks between them), and the fewest elements that explain the bad pairs are
+ * named, while good pairs clear the elements they cross.
+ *
+ * <p>Good pairs clear with a tolerance for noise: an element is a candidate only while its bad pairs
+ * not yet explained are at least {@link #MIN_BAD_PAIRS} and outnumber its good pairs (more than half
+ * of the pairs that cross it are bad); an element most of whose pairs are good is innocent, whatever
+ * a few bad ones say. Elements with the same evidence (the same bad pairs and as many good ones: a
+ * NIC and its cable, a leaf and the one node under it) are one candidate, named together as "one of
+ * these", never one guessed. Greedily, the candidate whose bad pairs not yet explained outnumber its
+ * good pairs by the most is named (then the larger share of bad pairs, the fewer elements, the first
+ * id), its bad pairs are explained and count for no other, until no candidate is left; last, a
+ * named one whose bad pairs all the others explain is dropped. A pair whose path is unknown (an end
+ * not placed) is left to the per-node {@link Localiser}, as are bad pairs no candidate explains.
+ */
+public final class FabricLocaliser {
+    /** The fewest bad pairs that name an element: one bad pair is the pair's own until another agrees. */
+    public static final int MIN_BAD_PAIRS = 2;
+
+    /** What a pair's measurements came to. */
+    public enum Outcome { BAD, GOOD, UNMEASURED }
+
+    /** One pair and what it came to. */
+    public record Measured(Pair pair, Outcome outcome) {
+    }
+
+    /** Elements with the same evidence: the bad pairs crossing them (by index) and how many good ones. */
+    private static final class Candidate {
+        final List<Element> elements = new ArrayList<>();
+        final BitSet bad;
+        final int good;
+
+        Candidate(BitSet bad, int good) {
+            this.bad = bad;
+            this.good = good;
+        }
+    }
+
+    /** An element's evidence while it is gathered. */
+    private static final class Tally {
+        final BitSet bad = new BitSet();
+        int good;
+    }
+
+    /** The same evidence, as a key. */
+    private record Evidence(BitSet bad, int good) {
+    }
+
+    private FabricLocaliser() {
+    }
+
+    public static Fabric locate(List<Measured> measured, Topology topology) {
+        List<Pair> badPairs = new ArrayList<>();
+        Map<Element, Tally> tallies = new LinkedHashMap<>();
+        int placed = 0;
+        int unplaced = 0;
+        for (Measured m : measured) {
+            if (m.outcome() == Outcome.UNMEASURED) {
+                continue;
+            }
+            Optional<List<Element>> path = topology.path(m.pair().a(), m.pair().b());
+            if (path.isEmpty()) {
+                unplaced++;
+                continue;
+            }
+            placed++;
+            int index = m.outcome() == Outcome.BAD ? badPairs.size() : -1;
+            if (index >= 0) {
+                badPairs.add(m.pair());
+            }
+            for (Element e : path.get()) {
+                Tally t = tallies.computeIfAbsent(e, k -> new Tally());
+                if (index >= 0) {
+                    t.bad.set(index);
+                } else {
+                    t.good++;
+                }
+            }
+        }
+        Map<Evidence, Candidate> byEvidence = new HashMap<>();
+        tallies.forEach((e, t) -> {
+            if (t.bad.cardinality() >= MIN_BAD_PAIRS && t.bad.cardinality() > t.good) {
+                byEvidence.computeIfAbsent(new Evidence(t.bad, t.good), k -> new Candidate(t.bad, t.good)).elements.add(e);
+            }
+        });
+        List<Candidate> open = new ArrayList<>(byEvidence.values());
+        open.forEach(c -> c.elements.sort(Comparator.naturalOrder()));
+        List<Candidate> named = pick(open);
+        prune(named);
+        List<FabricSuspect> out = new ArrayList<>();
+        BitSet explained = new BitSet();
+        for (Candidate c : named) {
+            BitSet mine = (BitSet) c.bad.clone();
+            mine.andNot(explained);
+            explained.or(c.bad);
+            List<Pair> led = mine.stream().mapToObj(badPairs::get).toList();
+            out.add(new FabricSuspect(c.elements, led, c.bad.cardinality() + c.good, c.bad.cardinality()));
+        }
+        return new Fabric(placed, unplaced, out);
+    }
+
+    /** The greedy cover: the strongest candidate first, its bad pairs then explained for the others. */
+    private static List<Candidate> pick(List<Candidate> open) {
+        BitSet explained = new BitSet();
+        List<Candidate> named = new ArrayList<>();
+        while (true) {
+            Candidate best = null;
+            int bestLeft = 0;
+            for (Candidate c : open) {
+                BitSet left = (BitSet) c.bad.clone();
+                left.andNot(explained);
+                int n = left.cardinality();
+                if (n < MIN_BAD_PAIRS || n <= c.good) {
+                    continue;
+                }
+                if (best == null || stronger(n, c, bestLeft, best)) {
+                    best = c;
+                    bestLeft = n;
+                }
+            }
+            if (best == null) {
+                return named;
+            }
+            explained.or(best.bad);
+            open.remove(best);
+            named.add(best);
+        }
+    }
+
+    /** More bad than good by the most, then the larger share bad, then fewer elements, then the first id. */
+    private static boolean stronger(int left, Candidate c, int bestLeft, Candidate best) {
+        int margin = Integer.compare(left - c.good, bestLeft - best.good);
+        if (margin != 0) {
+            return margin > 0;
+        }
+        int share = Long.compare((long) left * (bestLeft + best.good), (long) bestLeft * (left + c.good));
+        if (share != 0) {
+            return share > 0;
+        }
+        if (c.elements.size() != best.elements.size()) {
+            return c.elements.size() < best.elements.size();
+        }
+        return c.elements.get(0).compareTo(best.elements.get(0)) < 0;
+    }
+
+    /** Drops a named candidate whose bad pairs the others named explain, the first named first. */
+    private static void prune(List<Candidate> named) {
+        for (int i = 0; i < named.size(); i++) {
+            BitSet others = new BitSet();
+            for (int j = 0; j < named.size(); j++) {
+                if (j != i) {
+                    others.or(named.get(j).bad);
+                }
+            }
+            BitSet left = (BitSet) named.get(i).bad.clone();
+            left.andNot(others);
+            if (left.isEmpty()) {
+                named.remove(i--);
+            }
+        }
+    }
+}
