@@ -72,11 +72,15 @@ public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<St
         };
     }
 
-    /** Nodes that passed with at least one good link and in no bad link not explained by its other end. */
+    /**
+     * Nodes that passed with at least one good link and in no bad link not explained by its other end
+     * or by a part of the fabric ({@link LinkVerdict#BLAME_FABRIC}: the part is held, not the ends).
+     */
     public List<String> knownGood() {
         Set<String> inBadLinks = new HashSet<>();
         for (LinkVerdict l : links) {
-            if (l.verdict() == Verdict.EXCLUDE && !l.a().equals(l.blame()) && !l.b().equals(l.blame())) {
+            if (l.verdict() == Verdict.EXCLUDE && !l.a().equals(l.blame()) && !l.b().equals(l.blame())
+                    && !LinkVerdict.BLAME_FABRIC.equals(l.blame())) {
                 inBadLinks.add(l.a());
                 inBadLinks.add(l.b());
             }
