@@ -18,15 +18,17 @@ import java.util.Optional;
  * named, while good pairs clear the elements they cross.
  *
  * <p>Good pairs clear with a tolerance for noise: an element is a candidate only while its bad pairs
- * not yet explained are at least {@link #MIN_BAD_PAIRS} and outnumber its good pairs (more than half
- * of the pairs that cross it are bad); an element most of whose pairs are good is innocent, whatever
- * a few bad ones say. Elements with the same evidence (the same bad pairs and as many good ones: a
- * NIC and its cable, a leaf and the one node under it) are one candidate, named together as "one of
- * these", never one guessed. Greedily, the candidate whose bad pairs not yet explained outnumber its
- * good pairs by the most is named (then the larger share of bad pairs, the fewer elements, the first
- * id), its bad pairs are explained and count for no other, until no candidate is left; last, a
- * named one whose bad pairs all the others explain is dropped. A pair whose path is unknown (an end
- * not placed) is left to the per-node {@link Localiser}, as are bad pairs no candidate explains.
+ * not yet explained are at least {@link #MIN_BAD_PAIRS} and more than twice its good pairs (more than
+ * two thirds of the pairs that cross it are bad); an element of whose pairs a third or more are good
+ * is innocent, whatever a few bad ones say (a faulty part hurts nearly every pair through it; a
+ * healthy one is crossed by the bad pairs of faults elsewhere, a minority). Elements with the same
+ * evidence (the same bad pairs and as many good ones: a NIC and its cable, a leaf and the one node
+ * under it) are one candidate, named together as "one of these", never one guessed. Greedily, the
+ * candidate whose bad pairs not yet explained outnumber its good pairs by the most is named (then the
+ * one that explains more, the larger share of bad pairs, the fewer elements, the first id), its bad
+ * pairs are explained and count for no other, until no candidate is left; last, a named one whose bad
+ * pairs all the others explain is dropped. A pair whose path is unknown (an end not placed) is left
+ * to the per-node {@link Localiser}, as are bad pairs no candidate explains.
  */
 public final class FabricLocaliser {
     /** The fewest bad pairs that name an element: one bad pair is the pair's own until another agrees. */
@@ -94,7 +96,7 @@ public final class FabricLocaliser {
         }
         Map<Evidence, Candidate> byEvidence = new HashMap<>();
         tallies.forEach((e, t) -> {
-            if (t.bad.cardinality() >= MIN_BAD_PAIRS && t.bad.cardinality() > t.good) {
+            if (suspect(t.bad.cardinality(), t.good)) {
                 byEvidence.computeIfAbsent(new Evidence(t.bad, t.good), k -> new Candidate(t.bad, t.good)).elements.add(e);
             }
         });
@@ -125,7 +127,7 @@ public final class FabricLocaliser {
                 BitSet left = (BitSet) c.bad.clone();
                 left.andNot(explained);
                 int n = left.cardinality();
-                if (n < MIN_BAD_PAIRS || n <= c.good) {
+                if (!suspect(n, c.good)) {
                     continue;
                 }
                 if (best == null || stronger(n, c, bestLeft, best)) {
@@ -142,11 +144,19 @@ public final class FabricLocaliser {
         }
     }
 
-    /** More bad than good by the most, then the larger share bad, then fewer elements, then the first id. */
+    /** Enough bad pairs, and more than two thirds of them bad. */
+    private static boolean suspect(int bad, int good) {
+        return bad >= MIN_BAD_PAIRS && bad > 2 * good;
+    }
+
+    /** More bad than good by the most, then more bad, then the larger share bad, then fewer elements, then the first id. */
     private static boolean stronger(int left, Candidate c, int bestLeft, Candidate best) {
         int margin = Integer.compare(left - c.good, bestLeft - best.good);
         if (margin != 0) {
             return margin > 0;
+        }
+        if (left != bestLeft) {
+            return left > bestLeft;
         }
         int share = Long.compare((long) left * (bestLeft + best.good), (long) bestLeft * (left + c.good));
         if (share != 0) {

@@ -22,8 +22,8 @@ import java.util.Set;
  */
 final class SimulatedTree {
     static final int LEAVES = 32;
-    private static final int IN_LEAF_PEERS = 3;
-    private static final int OTHER_LEAF_PEERS = 4;
+    private static final int IN_LEAF_PEERS = 2;
+    private static final int OTHER_LEAF_PEERS = 3;
 
     /** What is planted. */
     enum Kind { NONE, NIC, CABLE, LEAF, SPINE, SEVERAL }

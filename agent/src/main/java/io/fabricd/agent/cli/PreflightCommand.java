@@ -43,6 +43,8 @@ public final class PreflightCommand implements Callable<Integer> {
 
     enum Unknown { exclude, pass }
 
+    enum OnSuspectSwitch { exclude, keep }
+
     @Option(names = "--nodes", paramLabel = "EXPR",
             description = "The node set: a Slurm hostlist (gpu[001-064,070]), @FILE or a file with one name per line (# comments); "
                     + "an entry NAME=HOST:PORT reaches that node's agent at another address.")
@@ -81,6 +83,11 @@ public final class PreflightCommand implements Callable<Integer> {
             description = "What a node the gate cannot judge is: exclude or pass "
             + "(default: ${DEFAULT-VALUE}).")
     Unknown unknown;
+
+    @Option(names = "--on-suspect-switch", paramLabel = "exclude|keep", defaultValue = "exclude",
+            description = "What a node behind a leaf switch the set's bad links share is: exclude (every flow of it crosses that "
+                    + "switch) or keep (the switch and its bad links named, the node judged on the rest) (default: ${DEFAULT-VALUE}).")
+    OnSuspectSwitch onSuspectSwitch;
 
     @Option(names = "--exclude-severity", paramLabel = "critical|warning", defaultValue = "critical",
             description = "Findings at this severity or above exclude "
@@ -317,7 +324,8 @@ public final class PreflightCommand implements Callable<Integer> {
         };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
-                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
+                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes, null,
+                    onSuspectSwitch == OnSuspectSwitch.keep ? Policy.SuspectSwitch.KEEP : Policy.SuspectSwitch.EXCLUDE);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }
