@@ -147,6 +147,21 @@ class AgentPreflightTest {
     }
 
     @Test
+    void theStateSaysWhereTheHostSitsWhenTheAgentKnows(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
+            // a running agent knows nothing of its placement yet: no placement key at all
+            assertThat(post(a, STATE, "").json().has("placement")).isFalse();
+            PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(List.of(), List.of(), List.of()), Map::of,
+                    () -> "node-e", null, () -> java.util.Optional.of(new io.fabricd.model.topology.Placement("node-e",
+                            List.of("leaf-07", "spine-1"), "nvl-2", io.fabricd.model.topology.Placement.Source.LLDP)));
+            JsonNode j = JSON.readTree(state.answer(new byte[0]).body());
+            assertThat(j.get("placement").toString()).isEqualTo("{\"switches\":[\"leaf-07\",\"spine-1\"],\"accelerator\":\"nvl-2\","
+                    + "\"source\":\"lldp\"}");
+        }
+    }
+
+    @Test
     void aStateLargerThanARequesterReadsLeavesOutTheWindowsOutsideTheSetFirst(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
         try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
