@@ -189,10 +189,10 @@ class GateTest {
         List<LinkInput> lossy = new ArrayList<>();
         List<LinkInput> slow = new ArrayList<>();
         for (Pair p : RingPlan.ring(names)) {
-            // seven links of nine (a spine's fault hurts most pairs) lose 6 %, or take 1.5 ms over UDP: the medians are theirs
+            // seven links of nine (a spine's fault hurts most pairs) lose 6 %, or take 3 ms over UDP: the medians are theirs
             boolean clean = p.a().equals("n1") || p.a().equals("n2");
             lossy.addAll(both(p.a(), p.b(), 100, clean ? 0 : 6, 30 * US));
-            slow.addAll(both(p.a(), p.b(), 100, 0, clean ? 30 * US : 1500 * US));
+            slow.addAll(both(p.a(), p.b(), 100, 0, clean ? 30 * US : 3000 * US));
         }
         for (List<LinkInput> links : List.of(lossy, slow)) {
             assertThat(Gate.decide(reachable(names), links, DEFAULTS.withBounds(AbsoluteBounds.NONE)).excludedLinks()).isEmpty();
@@ -202,7 +202,7 @@ class GateTest {
         assertThat(link(Gate.decide(reachable(names), lossy, DEFAULTS), "n3", "n4").reasons()).singleElement().asString()
                 .startsWith("link n3<->n4: 6.0 % probe loss (set median 6.0 %, above the absolute bound of 2.0 %): ");
         assertThat(link(Gate.decide(reachable(names), slow, DEFAULTS), "n3", "n4").reasons()).singleElement().asString()
-                .startsWith("link n3<->n4: p50 1500 µs (set median 1500 µs, above the absolute bound of 1000 µs): ");
+                .startsWith("link n3<->n4: p50 3000 µs (set median 3000 µs, above the absolute bound of 2000 µs): ");
     }
 
     @Test

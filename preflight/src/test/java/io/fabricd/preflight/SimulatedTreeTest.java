@@ -33,11 +33,16 @@ class SimulatedTreeTest {
         int suspects;
         int suspectsRight;
         double decideMs;
+        /** The least share of bad pairs through a planted switch, the most through a healthy one. */
+        Double plantedLeast;
+        double healthyMost;
 
         String row(SimulatedTree.Kind kind) {
-            return String.format(Locale.ROOT, "| %s | %d | %d | %d | %s | %d | %s | %s | %.0f |", kind.name().toLowerCase(Locale.ROOT), planted,
-                    named, switchesNamed, share(switchesRight, switchesNamed), suspects, share(suspectsRight, suspects),
-                    share(named, planted), decideMs / SEEDS.length);
+            return String.format(Locale.ROOT, "| %s | %d | %d | %d | %s | %d | %s | %s | %s | %.3f | %.0f |",
+                    kind.name().toLowerCase(Locale.ROOT), planted, named, switchesNamed, share(switchesRight, switchesNamed), suspects,
+                    share(suspectsRight, suspects), share(named, planted), plantedLeast == null ? "-" : String.format(Locale.ROOT, "%.3f", plantedLeast),
+                    healthyMost,
+                    decideMs / SEEDS.length);
         }
     }
 
@@ -54,8 +59,8 @@ class SimulatedTreeTest {
         System.out.println("fabric view on a simulated " + NODES + "-node leaf/spine tree (" + SimulatedTree.LEAVES + " leaves, 4-8 spines), "
                 + SEEDS.length + " seeds per kind:");
         System.out.println("| planted | parts planted | named | switches named | switch precision | suspects | precision | recall "
-                + "| decide ms |");
-        System.out.println("|---|---|---|---|---|---|---|---|---|");
+                + "| bad share, planted switch (least) | bad share, healthy switch (most) | decide ms |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         int switches = 0;
         int right = 0;
         for (Map.Entry<SimulatedTree.Kind, Figures> e : all.entrySet()) {
@@ -81,6 +86,7 @@ class SimulatedTreeTest {
         Verdicts v = Gate.decide(nodes, links, Policy.defaults(), tree.topology);
         f.decideMs += (System.nanoTime() - t0) / 1e6;
 
+        shares(v, nodes, tree, f);
         Set<Element> truth = new HashSet<>(tree.planted.keySet());
         for (String n : fabric.badNics()) {
             truth.add(new Element.Nic(n));
@@ -103,6 +109,39 @@ class SimulatedTreeTest {
         }
         f.planted += tree.planted.size();
         f.named += (int) tree.planted.keySet().stream().filter(namedElements::contains).count();
+    }
+
+    /** The judged pairs through a switch, and how many of them are bad. */
+    private static final class Through {
+        int bad;
+        int all;
+    }
+
+    /** Per switch, the share of the judged pairs through it that are bad (pairs with an end whose agent did not answer left out). */
+    private static void shares(Verdicts v, List<NodeInput> nodes, SimulatedTree tree, Figures f) {
+        Set<String> answered = new HashSet<>();
+        nodes.stream().filter(n -> n.state() == NodeInput.State.REACHABLE).forEach(n -> answered.add(n.node()));
+        Map<Element, Through> tally = new java.util.HashMap<>();
+        for (LinkVerdict l : v.links()) {
+            if (l.verdict() == Verdict.UNKNOWN || !answered.contains(l.a()) || !answered.contains(l.b())) {
+                continue;
+            }
+            for (Element e : tree.topology.path(l.a(), l.b()).orElseThrow()) {
+                if (e instanceof Element.Switch) {
+                    Through t = tally.computeIfAbsent(e, k -> new Through());
+                    t.bad += l.verdict() == Verdict.EXCLUDE ? 1 : 0;
+                    t.all++;
+                }
+            }
+        }
+        tally.forEach((e, t) -> {
+            double share = (double) t.bad / t.all;
+            if (tree.plantedSwitches().contains(e)) {
+                f.plantedLeast = f.plantedLeast == null ? share : Math.min(f.plantedLeast, share);
+            } else {
+                f.healthyMost = Math.max(f.healthyMost, share);
+            }
+        });
     }
 
     private static String share(int part, int whole) {
