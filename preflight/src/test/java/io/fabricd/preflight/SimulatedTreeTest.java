@@ -107,6 +107,11 @@ class SimulatedTreeTest {
                 }
             }
         }
+        for (Element e : tree.planted.keySet()) {
+            if (!namedElements.contains(e)) {
+                System.out.println("seed " + seed + ", " + kind + ": " + e.id() + " not named (planted " + tree.planted.keySet() + ")");
+            }
+        }
         f.planted += tree.planted.size();
         f.named += (int) tree.planted.keySet().stream().filter(namedElements::contains).count();
     }
