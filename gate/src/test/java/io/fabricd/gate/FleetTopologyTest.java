@@ -7,6 +7,7 @@ import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.FabricSuspect;
 import io.fabricd.preflight.LinkVerdict;
+import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
@@ -58,7 +59,7 @@ class FleetTopologyTest {
         assertThat(r.verdicts().excluded()).containsExactly("n0005", "n0006", "n0007", "n0008");
         assertThat(r.verdicts().excludedLinks()).isNotEmpty().allMatch(l -> LinkVerdict.BLAME_FABRIC.equals(l.blame()));
         StringWriter text = new StringWriter();
-        new GateReport(r.verdicts(), r.elapsed(), r.phases(), 1).text(new java.io.PrintWriter(text));
+        new GateReport(r.verdicts(), r.elapsed(), r.phases(), 1).text(new PrintWriter(text));
         assertThat(text.toString()).containsPattern("(?m)^fabric suspect +bad pairs +pairs that led there$")
                 .containsPattern("(?m)^switch:leaf-2 +5 of 5 +n0004<->n0005, n0005<->n0006, n0006<->n0007, n0007<->n0008, n0008<->n0009$");
         // an agent that says something that is no placement is not placed, and its node is judged as ever

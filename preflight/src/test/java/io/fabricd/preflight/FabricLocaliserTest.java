@@ -9,6 +9,7 @@ import io.fabricd.preflight.FabricLocaliser.Outcome;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +33,7 @@ class FabricLocaliserTest {
     }
 
     /** Every pair of {@code nodes} once, bad when {@code bad} says so. */
-    private static List<Measured> mesh(List<String> nodes, java.util.function.BiPredicate<String, String> bad) {
+    private static List<Measured> mesh(List<String> nodes, BiPredicate<String, String> bad) {
         List<Measured> out = new ArrayList<>();
         for (int i = 0; i < nodes.size(); i++) {
             for (int j = i + 1; j < nodes.size(); j++) {

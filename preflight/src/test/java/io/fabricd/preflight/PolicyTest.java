@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.model.finding.Severity;
 import io.fabricd.model.finding.Subject;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -28,7 +29,7 @@ class PolicyTest {
         assertThat(p.unknownPasses()).isFalse();
         assertThat(p.minNodes()).isEqualTo(1);
         assertThat(p.bounds().maxLossRatio()).isEqualTo(0.02);
-        assertThat(p.bounds().maxP50Seconds()).isEqualTo(java.util.Map.of("udp", 2e-3, "verbs", 5e-3));
+        assertThat(p.bounds().maxP50Seconds()).isEqualTo(Map.of("udp", 2e-3, "verbs", 5e-3));
         assertThat(p.onSuspectSwitch()).isEqualTo(Policy.SuspectSwitch.EXCLUDE);
         assertThat(Policy.LOSS_FLOOR).isEqualTo(0.01);
         assertThat(Policy.LATENCY_MARGIN_SECONDS).isEqualTo(50e-6);
@@ -72,8 +73,8 @@ class PolicyTest {
 
     @Test
     void absoluteBoundsOutOfRangeAreRefusedInOneLine() {
-        assertThatThrownBy(() -> new AbsoluteBounds(0, java.util.Map.of())).hasMessage("absolute loss bound 0.0 is not a ratio above 0");
-        assertThatThrownBy(() -> new AbsoluteBounds(0.02, java.util.Map.of("udp", -1.0)))
+        assertThatThrownBy(() -> new AbsoluteBounds(0, Map.of())).hasMessage("absolute loss bound 0.0 is not a ratio above 0");
+        assertThatThrownBy(() -> new AbsoluteBounds(0.02, Map.of("udp", -1.0)))
                 .hasMessage("absolute p50 bound of udp -1.0 s is not a time above 0");
     }
 

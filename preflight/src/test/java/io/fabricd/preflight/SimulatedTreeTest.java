@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabricd.model.topology.Element;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -126,7 +127,7 @@ class SimulatedTreeTest {
     private static void shares(Verdicts v, List<NodeInput> nodes, SimulatedTree tree, Figures f) {
         Set<String> answered = new HashSet<>();
         nodes.stream().filter(n -> n.state() == NodeInput.State.REACHABLE).forEach(n -> answered.add(n.node()));
-        Map<Element, Through> tally = new java.util.HashMap<>();
+        Map<Element, Through> tally = new HashMap<>();
         for (LinkVerdict l : v.links()) {
             if (l.verdict() == Verdict.UNKNOWN || !answered.contains(l.a()) || !answered.contains(l.b())) {
                 continue;

@@ -126,7 +126,7 @@ public final class PreflightState {
         PreflightWire.StateAnswer a = new PreflightWire.StateAnswer(PreflightWire.VERSION, node.get(), p.model().hostname(),
                 p.model().collectedAt().toString(), interval == null ? null : interval.toMillis() / 1000.0, findings, windows,
                 leftFindings == null ? null : new PreflightWire.LeftOut(leftFindings, leftProbes),
-                placement.get().map(PreflightWire.Placement::of).orElse(null));
+                placement.get().map(x -> new PreflightWire.Placement(x.switches(), x.accelerator(), x.source().wireName())).orElse(null));
         try {
             return PreflightWire.ANSWERS.writeValueAsBytes(a);
         } catch (IOException e) {

@@ -74,10 +74,6 @@ public final class PreflightWire {
      */
     @JsonInclude(JsonInclude.Include.ALWAYS)
     public record Placement(List<String> switches, String accelerator, String source) {
-        /** The model's placement, as an agent sends it. */
-        public static Placement of(io.fabricd.model.topology.Placement p) {
-            return new Placement(p.switches(), p.accelerator(), p.source().wireName());
-        }
     }
 
     /** How much a state answer left out to fit. */

@@ -48,8 +48,8 @@ class PreflightWireTest {
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"host\":\"a\",\"collected_at\":\"t\",\"collection_interval_seconds\":10.0,"
                         + "\"findings\":[],\"probes\":[],\"left_out\":{\"findings\":2,\"probes\":3}}");
         // where the host sits, when the agent knows: absent otherwise (above)
-        assertThat(json(new StateAnswer(1, "a", "a", "t", null, List.of(), List.of(), null, Placement.of(new io.fabricd.model.topology.Placement(
-                "a", List.of("leaf-07", "spine-1"), "nvl-3", io.fabricd.model.topology.Placement.Source.LLDP)))))
+        assertThat(json(new StateAnswer(1, "a", "a", "t", null, List.of(), List.of(), null, new Placement(List.of("leaf-07", "spine-1"), "nvl-3",
+                "lldp"))))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"host\":\"a\",\"collected_at\":\"t\",\"findings\":[],\"probes\":[],"
                         + "\"placement\":{\"switches\":[\"leaf-07\",\"spine-1\"],\"accelerator\":\"nvl-3\",\"source\":\"lldp\"}}");
         assertThat(json(new StateAnswer(1, "a", "a", "t", null, List.of(), List.of(), null, new Placement(List.of("leaf-07"), null, "labels"))))
