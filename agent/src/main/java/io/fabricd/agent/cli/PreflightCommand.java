@@ -43,8 +43,6 @@ public final class PreflightCommand implements Callable<Integer> {
 
     enum Unknown { exclude, pass }
 
-    enum OnSuspectSwitch { exclude, keep }
-
     @Option(names = "--nodes", paramLabel = "EXPR",
             description = "The node set: a Slurm hostlist (gpu[001-064,070]), @FILE or a file with one name per line (# comments); "
                     + "an entry NAME=HOST:PORT reaches that node's agent at another address.")
@@ -87,7 +85,7 @@ public final class PreflightCommand implements Callable<Integer> {
     @Option(names = "--on-suspect-switch", paramLabel = "exclude|keep", defaultValue = "exclude",
             description = "What a node behind a leaf switch the set's bad links share is: exclude (every flow of it crosses that "
                     + "switch) or keep (the switch and its bad links named, the node judged on the rest) (default: ${DEFAULT-VALUE}).")
-    OnSuspectSwitch onSuspectSwitch;
+    String onSuspectSwitch;
 
     @Option(names = "--exclude-severity", paramLabel = "critical|warning", defaultValue = "critical",
             description = "Findings at this severity or above exclude "
@@ -322,10 +320,15 @@ public final class PreflightCommand implements Callable<Integer> {
             case "warning" -> Policy.atLeast(Severity.WARNING);
             default -> throw new IllegalArgumentException("--exclude-severity " + excludeSeverity + ": critical or warning");
         };
+        Policy.SuspectSwitch suspect = switch (onSuspectSwitch.toLowerCase(Locale.ROOT)) {
+            case "exclude" -> Policy.SuspectSwitch.EXCLUDE;
+            case "keep" -> Policy.SuspectSwitch.KEEP;
+            default -> throw new IllegalArgumentException("--on-suspect-switch " + onSuspectSwitch + ": exclude or keep");
+        };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
                     latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes, null,
-                    onSuspectSwitch == OnSuspectSwitch.keep ? Policy.SuspectSwitch.KEEP : Policy.SuspectSwitch.EXCLUDE);
+                    suspect);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }
