@@ -59,7 +59,11 @@ class FleetTopologyTest {
         assertThat(r.verdicts().excluded()).containsExactly("n0005", "n0006", "n0007", "n0008");
         assertThat(r.verdicts().excludedLinks()).isNotEmpty().allMatch(l -> LinkVerdict.BLAME_FABRIC.equals(l.blame()));
         StringWriter text = new StringWriter();
-        new GateReport(r.verdicts(), r.elapsed(), r.phases(), 1).text(new PrintWriter(text));
+        GateReport report = new GateReport(r.verdicts(), r.elapsed(), r.phases(), 1);
+        report.text(new PrintWriter(text));
+        // the drain reason (200 characters at most) keeps what to do
+        assertThat(report.excludedLines().lines().findFirst().orElseThrow()).startsWith("n0005\texclude\tn0005: behind switch leaf-2, which the "
+                + "set's bad links share (5 of 5 pairs through it bad): check that switch");
         assertThat(text.toString()).containsPattern("(?m)^fabric suspect +bad pairs +pairs that led there$")
                 .containsPattern("(?m)^switch:leaf-2 +5 of 5 +n0004<->n0005, n0005<->n0006, n0006<->n0007, n0007<->n0008, n0008<->n0009$");
         // an agent that says something that is no placement is not placed, and its node is judged as ever

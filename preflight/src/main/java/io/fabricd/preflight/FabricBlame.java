@@ -75,8 +75,13 @@ final class FabricBlame {
         return behind.get(node);
     }
 
+    /** "180 of 190 pairs through it bad". */
+    static String share(FabricSuspect s) {
+        return s.bad() + " of " + s.pairs() + " pairs through it bad";
+    }
+
     /** "180 of 190 pairs through it bad: gpu001<->gpu002, ... and 175 more". */
     static String evidence(FabricSuspect s) {
-        return s.bad() + " of " + s.pairs() + " pairs through it bad: " + Texts.names(s.badPairNames());
+        return share(s) + ": " + Texts.names(s.badPairNames());
     }
 }

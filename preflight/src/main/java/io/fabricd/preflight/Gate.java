@@ -98,9 +98,10 @@ public final class Gate {
         Verdict verdict = call.verdict();
         if (verdict == Verdict.PASS && leaf != null) {
             verdict = Verdict.EXCLUDE;
-            reasons.add(node + ": behind " + leaf.name() + ", which the set's bad links share (" + FabricBlame.evidence(leaf)
-                    + "): check that switch (its ports' error counters and logs, its uplinks), then rerun; --on-suspect-switch keep"
-                    + " uses the node anyway");
+            // what to do before the pairs: a drain reason keeps the first 200 characters
+            reasons.add(node + ": behind " + leaf.name() + ", which the set's bad links share (" + FabricBlame.share(leaf) + "): check that"
+                    + " switch (its ports' error counters and logs, its uplinks), then rerun; --on-suspect-switch keep uses the node anyway;"
+                    + " the pairs: " + Texts.names(leaf.badPairNames()));
         } else if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
             partners = loc.excluded().get(node);
             verdict = Verdict.EXCLUDE;

@@ -52,9 +52,9 @@ class GateFabricTest {
         assertThat(v.fabric().suspects()).extracting(FabricSuspect::ids).containsExactly(List.of("switch:leaf-2"));
         assertThat(v.excluded()).containsExactly("n04", "n05", "n06");
         String evidence = "30 of 30 pairs through it bad: n01<->n04, n01<->n05, n01<->n06, n02<->n04, n02<->n05 and 25 more";
-        assertThat(node(v, "n05").reasons()).containsExactly("n05: behind switch leaf-2, which the set's bad links share (" + evidence
-                + "): check that switch (its ports' error counters and logs, its uplinks), then rerun; --on-suspect-switch keep uses the node"
-                + " anyway");
+        assertThat(node(v, "n05").reasons()).containsExactly("n05: behind switch leaf-2, which the set's bad links share (30 of 30 pairs "
+                + "through it bad): check that switch (its ports' error counters and logs, its uplinks), then rerun; --on-suspect-switch keep "
+                + "uses the node anyway; the pairs: n01<->n04, n01<->n05, n01<->n06, n02<->n04, n02<->n05 and 25 more");
         assertThat(link(v, "n01", "n05").blame()).isEqualTo(LinkVerdict.BLAME_FABRIC);
         assertThat(link(v, "n01", "n05").reasons()).containsExactly("link n01<->n05: 10 % probe loss (set median 0 %): explained by switch "
                 + "leaf-2 (" + evidence + ")");
