@@ -31,8 +31,8 @@ record FleetTopology(Topology topology, String line) {
         }
         try {
             Topology merged = Topology.of(all);
-            return new FleetTopology(merged, "fabric: " + Texts.count(all.size(), "node") + " placed (" + (all.size() - added)
-                    + " by the topology given, " + added + " by their agents)");
+            return new FleetTopology(merged, "fabric: " + Texts.count(all.size(), "node") + " placed" + (given.isEmpty() ? " by their agents"
+                    : " (" + (all.size() - added) + " by the topology given, " + added + " by their agents)"));
         } catch (IllegalArgumentException e) {
             return new FleetTopology(given, "fabric: the agents' placements are not used: " + Texts.line(e.getMessage())
                     + (given.isEmpty() ? "; no fabric view" : "; the topology given alone"));
