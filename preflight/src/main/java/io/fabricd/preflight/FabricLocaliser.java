@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.PriorityQueue;
 
 /**
  * Where in the fabric a set's bad pairs meet (boolean network tomography): each judged pair crosses
@@ -46,6 +47,8 @@ public final class FabricLocaliser {
         final List<Element> elements = new ArrayList<>();
         final BitSet bad;
         final int good;
+        /** Its bad pairs not explained yet, as last counted. */
+        int left;
 
         Candidate(BitSet bad, int good) {
             this.bad = bad;
@@ -103,7 +106,7 @@ public final class FabricLocaliser {
         List<Candidate> open = new ArrayList<>(byEvidence.values());
         open.forEach(c -> c.elements.sort(Comparator.naturalOrder()));
         List<Candidate> named = pick(open);
-        prune(named);
+        prune(named, badPairs.size());
         List<FabricSuspect> out = new ArrayList<>();
         BitSet explained = new BitSet();
         for (Candidate c : named) {
@@ -116,32 +119,38 @@ public final class FabricLocaliser {
         return new Fabric(placed, unplaced, out);
     }
 
-    /** The greedy cover: the strongest candidate first, its bad pairs then explained for the others. */
+    /**
+     * The greedy cover: the strongest candidate first, its bad pairs then explained for the others.
+     * Lazily: a candidate's bad pairs left only go down, so its strength when last counted bounds it;
+     * the strongest by that count is counted again, and named when it still leads (a large set with
+     * thousands of candidates is not counted over for each one named).
+     */
     private static List<Candidate> pick(List<Candidate> open) {
         BitSet explained = new BitSet();
+        BitSet scratch = new BitSet();
+        PriorityQueue<Candidate> queue = new PriorityQueue<>((x, y) -> stronger(x, y) ? -1 : stronger(y, x) ? 1 : 0);
+        open.forEach(c -> c.left = c.bad.cardinality());
+        queue.addAll(open);
         List<Candidate> named = new ArrayList<>();
-        while (true) {
-            Candidate best = null;
-            int bestLeft = 0;
-            for (Candidate c : open) {
-                BitSet left = (BitSet) c.bad.clone();
-                left.andNot(explained);
-                int n = left.cardinality();
-                if (!suspect(n, c.good)) {
-                    continue;
+        while (!queue.isEmpty()) {
+            Candidate top = queue.poll();
+            scratch.clear();
+            scratch.or(top.bad);
+            scratch.andNot(explained);
+            int left = scratch.cardinality();
+            if (left != top.left) {
+                top.left = left;
+                if (suspect(left, top.good)) {
+                    queue.add(top);
                 }
-                if (best == null || stronger(n, c, bestLeft, best)) {
-                    best = c;
-                    bestLeft = n;
-                }
+                continue;
             }
-            if (best == null) {
-                return named;
+            if (suspect(left, top.good)) {
+                explained.or(top.bad);
+                named.add(top);
             }
-            explained.or(best.bad);
-            open.remove(best);
-            named.add(best);
         }
+        return named;
     }
 
     /** Enough bad pairs, and more than two thirds of them bad. */
@@ -149,16 +158,16 @@ public final class FabricLocaliser {
         return bad >= MIN_BAD_PAIRS && bad > 2 * good;
     }
 
-    /** More bad than good by the most, then more bad, then the larger share bad, then fewer elements, then the first id. */
-    private static boolean stronger(int left, Candidate c, int bestLeft, Candidate best) {
-        int margin = Integer.compare(left - c.good, bestLeft - best.good);
+    /** More bad (left) than good by the most, then more bad, then the larger share bad, then fewer elements, then the first id. */
+    private static boolean stronger(Candidate c, Candidate best) {
+        int margin = Integer.compare(c.left - c.good, best.left - best.good);
         if (margin != 0) {
             return margin > 0;
         }
-        if (left != bestLeft) {
-            return left > bestLeft;
+        if (c.left != best.left) {
+            return c.left > best.left;
         }
-        int share = Long.compare((long) left * (bestLeft + best.good), (long) bestLeft * (left + c.good));
+        int share = Long.compare((long) c.left * (best.left + best.good), (long) best.left * (c.left + c.good));
         if (share != 0) {
             return share > 0;
         }
@@ -168,18 +177,17 @@ public final class FabricLocaliser {
         return c.elements.get(0).compareTo(best.elements.get(0)) < 0;
     }
 
-    /** Drops a named candidate whose bad pairs the others named explain, the first named first. */
-    private static void prune(List<Candidate> named) {
+    /**
+     * Drops a named candidate whose bad pairs the others named explain, the first named first: each
+     * bad pair counts the named candidates that cross it.
+     */
+    private static void prune(List<Candidate> named, int badPairs) {
+        int[] crossing = new int[badPairs];
+        named.forEach(c -> c.bad.stream().forEach(i -> crossing[i]++));
         for (int i = 0; i < named.size(); i++) {
-            BitSet others = new BitSet();
-            for (int j = 0; j < named.size(); j++) {
-                if (j != i) {
-                    others.or(named.get(j).bad);
-                }
-            }
-            BitSet left = (BitSet) named.get(i).bad.clone();
-            left.andNot(others);
-            if (left.isEmpty()) {
+            Candidate c = named.get(i);
+            if (c.bad.stream().allMatch(p -> crossing[p] > 1)) {
+                c.bad.stream().forEach(p -> crossing[p]--);
                 named.remove(i--);
             }
         }
