@@ -8,6 +8,8 @@ import io.fabricd.preflight.FabricLocaliser.Measured;
 import io.fabricd.preflight.FabricLocaliser.Outcome;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.BiPredicate;
 import org.junit.jupiter.api.Test;
@@ -148,10 +150,10 @@ class FabricLocaliserTest {
             p.add(new Placement("g" + i, List.of("leaf-" + i / 100, "spine-" + i / 1000, "core"), null, Placement.Source.FILE));
         }
         Topology big = Topology.of(p);
-        java.util.Random random = new java.util.Random(7);
+        Random random = new Random(7);
         List<Measured> m = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
-            for (int j : new int[] {(i + 1) % names.size(), random.nextInt(names.size()), random.nextInt(names.size())}) {
+            for (int j : List.of((i + 1) % names.size(), random.nextInt(names.size()), random.nextInt(names.size()))) {
                 if (j != i) {
                     m.add(new Measured(new Pair(names.get(i), names.get(j)), i % 10 == 0 || j % 10 == 0 ? Outcome.BAD : Outcome.GOOD));
                 }
@@ -160,7 +162,7 @@ class FabricLocaliserTest {
         long t0 = System.nanoTime();
         Fabric f = FabricLocaliser.locate(m, big);
         double ms = (System.nanoTime() - t0) / 1e6;
-        System.out.printf(java.util.Locale.ROOT, "fabric view of %d pairs, 10 000 nodes, 1 000 bad NICs: %.0f ms%n", m.size(), ms);
+        System.out.printf(Locale.ROOT, "fabric view of %d pairs, 10 000 nodes, 1 000 bad NICs: %.0f ms%n", m.size(), ms);
         assertThat(f.suspects()).hasSize(1000).allMatch(s -> s.ids().size() == 2 && s.ids().get(1).startsWith("nic:"));
         assertThat(ms).as("a hang guard, not a speed claim").isLessThan(20_000);
     }
