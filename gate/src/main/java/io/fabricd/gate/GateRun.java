@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * One preflight run over a node set: every agent's state, the on-demand probe round over a ring
- * and the repair round for suspects, the bandwidth ring, then the gate's decision. Every phase
+ * and the repair round for suspects, the bandwidth ring, then the gate's decision, with the fabric
+ * view where the topology handed to it and the agents' placements place the nodes ({@link FleetTopology}). Every phase
  * ends within its share of the time budget; one progress line per phase goes to {@code progress},
  * and the same as a {@link GatePhase} into the result.
  */
