@@ -12,6 +12,7 @@ import io.fabricd.agent.preflight.Answer;
 import io.fabricd.agent.preflight.PreflightState;
 import io.fabricd.collectors.Fixtures;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.EndpointAuth;
 import io.fabricd.probes.peers.EndpointClient;
@@ -36,6 +37,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -143,6 +145,21 @@ class AgentPreflightTest {
             assertThat(empty.signed()).isTrue();
             assertThat(empty.json().get("probes")).isEmpty();
             assertThat(empty.json().get("node").asText()).isEqualTo("dgx-h100-01");
+        }
+    }
+
+    @Test
+    void theStateSaysWhereTheHostSitsWhenTheAgentKnows(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY + "\n");
+        try (Agent a = agent(key, "host-e-roce-variants", List.of())) {
+            // a running agent knows nothing of its placement yet: no placement key at all
+            assertThat(post(a, STATE, "").json().has("placement")).isFalse();
+            PreflightState state = new PreflightState(a.loop()::latest, () -> new ProbeResults(List.of(), List.of(), List.of()), Map::of,
+                    () -> "node-e", null, () -> Optional.of(new Placement("node-e", List.of("leaf-07", "spine-1"),
+                            "nvl-2", Placement.Source.LLDP)));
+            JsonNode j = JSON.readTree(state.answer(new byte[0]).body());
+            assertThat(j.get("placement").toString()).isEqualTo("{\"switches\":[\"leaf-07\",\"spine-1\"],\"accelerator\":\"nvl-2\","
+                    + "\"source\":\"lldp\"}");
         }
     }
 

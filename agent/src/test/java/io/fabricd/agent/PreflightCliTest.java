@@ -52,6 +52,7 @@ class PreflightCliTest {
         cases.put("no check named 'pfc_mising'", List.of("--nodes", "gpu1", "--ignore-checks", "pfc_mising"));
         cases.put("--min-nodes 3 is more than the 2 nodes", List.of("--nodes", "gpu[1-2]", "--min-nodes", "3"));
         cases.put("critical or warning", List.of("--nodes", "gpu1", "--exclude-severity", "info"));
+        cases.put("--on-suspect-switch drain: exclude or keep", List.of("--nodes", "gpu1", "--on-suspect-switch", "drain"));
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
         // an agent answers a test when it is over and closes a connection idle for http.idle_timeout (30 s)
         cases.put("--bandwidth-duration 25s outside 100 ms .. 20 s", List.of("--nodes", "gpu1", "--bandwidth-duration", "25s"));
@@ -82,7 +83,8 @@ class PreflightCliTest {
     @Test
     void checkSaysWhetherTheGateCouldRunAndAsksNoAgent(@TempDir Path tmp) throws Exception {
         Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY);
-        CliTest.Result ok = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--bandwidth", "none", "--unknown", "pass");
+        CliTest.Result ok = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--bandwidth", "none", "--unknown", "pass",
+                "--on-suspect-switch", "keep");
         assertThat(ok.code()).as(ok.err()).isZero();
         assertThat(ok.out()).isEqualTo("fabricd preflight: the options and the probe key (" + key + ") are usable; no agent was asked\n");
         assertThat(ok.err()).isEmpty();

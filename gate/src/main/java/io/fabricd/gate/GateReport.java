@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabricd.preflight.Fabric;
+import io.fabricd.preflight.FabricSuspect;
 import io.fabricd.preflight.Hostlist;
 import io.fabricd.preflight.LinkVerdict;
 import io.fabricd.preflight.NodeVerdict;
@@ -55,7 +57,8 @@ public final class GateReport {
 
     /** The JSON report (docs/preflight.md, "Output"), in its fields' order. */
     record Doc(String verdict, @JsonProperty("exit_code") int exitCode, List<NodeVerdict> nodes, List<LinkVerdict> links,
-                       String excluded, String unknown, @JsonProperty("bad_links") List<String> badLinks, int kept, List<GatePhase> phases,
+                       String excluded, String unknown, @JsonProperty("bad_links") List<String> badLinks, int kept, Fabric fabric,
+                       List<GatePhase> phases,
                        @JsonProperty("elapsed_seconds") double elapsedSeconds,
                        @JsonProperty("result_not_stored") @JsonInclude(JsonInclude.Include.NON_NULL) String resultNotStored) {
     }
@@ -146,7 +149,7 @@ public final class GateReport {
      */
     public void json(PrintWriter out, int exitCode, String notStored) {
         Outcome o = outcome();
-        Doc doc = new Doc(o.verdict(), exitCode, v.nodes(), v.links(), excluded(), unknown(), badLinks(), v.kept(), phases,
+        Doc doc = new Doc(o.verdict(), exitCode, v.nodes(), v.links(), excluded(), unknown(), badLinks(), v.kept(), v.fabric(), phases,
                 Math.round(elapsed.toMillis() / 10.0) / 100.0, notStored);
         try {
             out.print(JSON.writeValueAsString(doc) + "\n");
@@ -180,6 +183,7 @@ public final class GateReport {
                 rows(out, lrow, l.a() + "<->" + l.b(), l.verdict(), l.reasons());
             }
         }
+        fabric(out);
         int bad = v.excludedLinks().size();
         out.println();
         int n = v.nodes().size();
@@ -200,6 +204,24 @@ public final class GateReport {
                     bad > 0 ? "; " + bad + " links bad" : "", t);
         }
         out.flush();
+    }
+
+    /** The parts of the fabric the bad links share, each with the pairs that led there; nothing when none is suspect. */
+    private void fabric(PrintWriter out) {
+        List<FabricSuspect> suspects = v.fabric().suspects();
+        if (suspects.isEmpty()) {
+            return;
+        }
+        int w = "fabric suspect".length();
+        for (FabricSuspect f : suspects) {
+            w = Math.max(w, Math.min(60, String.join(" or ", f.ids()).length()));
+        }
+        String row = "%-" + w + "s  %-11s  %s%n";
+        out.println();
+        out.printf(row, "fabric suspect", "bad pairs", "pairs that led there");
+        for (FabricSuspect f : suspects) {
+            out.printf(row, String.join(" or ", f.ids()), f.bad() + " of " + f.pairs(), Texts.names(f.badPairNames()));
+        }
     }
 
     private static void rows(PrintWriter out, String row, String name, Verdict verdict, List<String> reasons) {

@@ -1,5 +1,6 @@
 package io.fabricd.gate;
 
+import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.Gate;
 import io.fabricd.preflight.NodeInput;
 import io.fabricd.preflight.Policy;
@@ -14,7 +15,8 @@ import java.util.List;
 
 /**
  * One preflight run over a node set: every agent's state, the on-demand probe round over a ring
- * and the repair round for suspects, the bandwidth ring, then the gate's decision. Every phase
+ * and the repair round for suspects, the bandwidth ring, then the gate's decision, with the fabric
+ * view where the topology handed to it and the agents' placements place the nodes ({@link FleetTopology}). Every phase
  * ends within its share of the time budget; one progress line per phase goes to {@code progress},
  * and the same as a {@link GatePhase} into the result.
  */
@@ -44,16 +46,30 @@ public final class GateRun {
     private final Budget budget;
     private final AgentAsk.Transport transport;
     private final Clock clock;
+    private final Topology topology;
 
     public GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress) {
-        this(nodes, settings, progress, null, Clock.systemUTC());
+        this(nodes, settings, Topology.EMPTY, progress);
+    }
+
+    /**
+     * @param topology where the set's nodes sit, as the site says ({@link Topology#EMPTY}: unknown); the
+     *                 agents' own placements complete it ({@link FleetTopology})
+     */
+    public GateRun(List<NodeSet.Node> nodes, Settings settings, Topology topology, PrintWriter progress) {
+        this(nodes, settings, topology, progress, null, Clock.systemUTC());
+    }
+
+    GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
+        this(nodes, settings, Topology.EMPTY, progress, transport, clock);
     }
 
     /**
      * @param transport how requests reach the agents; null: {@link EndpointClient} with the settings' key
      * @param clock     what a stale collection is judged against (when its agent answered)
      */
-    GateRun(List<NodeSet.Node> nodes, Settings settings, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
+    GateRun(List<NodeSet.Node> nodes, Settings settings, Topology topology, PrintWriter progress, AgentAsk.Transport transport, Clock clock) {
+        this.topology = topology;
         this.nodes = List.copyOf(nodes);
         this.s = settings;
         this.progress = progress;
@@ -89,13 +105,17 @@ public final class GateRun {
                         + " agents answered") : new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d));
             }
             List<NodeInput> inputs = states.inputs();
-            Verdicts first = Gate.decide(inputs, links.inputs(), s.policy());
+            FleetTopology fabric = FleetTopology.of(topology, states.placements());
+            if (fabric.line() != null) {
+                say(fabric.line());
+            }
+            Verdicts first = Gate.decide(inputs, links.inputs(), s.policy(), fabric.topology());
             Verdicts last = first;
             if (s.probeRound() && !first.suspectNodes().isEmpty()) {
                 Duration d = budget.phase(budget.left(), reserve());
                 if (d.compareTo(ENOUGH) >= 0) {
                     ended(phases, rounds.repair(first, up, links, d));
-                    last = Gate.decide(inputs, links.inputs(), s.policy());
+                    last = Gate.decide(inputs, links.inputs(), s.policy(), fabric.topology());
                 } else {
                     ended(phases, GatePhase.skipped(GatePhase.Kind.REPAIR_ROUND, first.suspectNodes().size(),
                             "repair round skipped: no time left (--timeout)"));

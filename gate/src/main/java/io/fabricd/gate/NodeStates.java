@@ -2,6 +2,7 @@ package io.fabricd.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.preflight.NodeInput;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -143,6 +144,17 @@ final class NodeStates {
         answers.forEach((n, o) -> {
             if (o.ok()) {
                 out.add(n);
+            }
+        });
+        return out;
+    }
+
+    /** Where the agents that answered say their nodes sit, by the set's names, in set order. */
+    List<Placement> placements() {
+        List<Placement> out = new ArrayList<>();
+        answers.forEach((n, o) -> {
+            if (o.ok()) {
+                o.value().placementOf(n).ifPresent(out::add);
             }
         });
         return out;

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabricd.gate.wire.PreflightWire.Window;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.preflight.FindingInput;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An agent's answer to {@code POST /api/v1/preflight/state} ({@link PreflightWire.StateAnswer}) as
@@ -21,8 +24,32 @@ import java.util.List;
  * @param host    the host name of the agent's latest collection
  * @param intervalSeconds the agent's collection interval, when it says it (agents of this release do)
  * @param windows the agent's probe windows, each to a peer named as that peer's endpoint names it
+ * @param placement where the agent says its host sits; null when it does not say
  */
-record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
+record StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows,
+                   PreflightWire.Placement placement) {
+
+    StateAnswer(String node, String host, String collectedAt, Double intervalSeconds, List<FindingInput> findings, List<Window> windows) {
+        this(node, host, collectedAt, intervalSeconds, findings, windows, null);
+    }
+
+    /**
+     * Where the agent says node {@code name} (as the set names it) sits, or empty when it does not
+     * say or says something that is no placement (a name that is none, a source this build does not
+     * know): a placement is evidence for the fabric view, never a reason to doubt the node.
+     */
+    Optional<Placement> placementOf(String name) {
+        if (placement == null || placement.switches() == null || placement.switches().stream().anyMatch(Objects::isNull)) {
+            return Optional.empty();
+        }
+        Placement.Source source = Arrays.stream(Placement.Source.values()).filter(x -> x.wireName().equals(placement.source())).findFirst()
+                .orElse(null);
+        try {
+            return source == null ? Optional.empty() : Optional.of(new Placement(name, placement.switches(), placement.accelerator(), source));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
 
     static StateAnswer parse(byte[] body) throws IOException {
         PreflightWire.StateAnswer j;
@@ -58,6 +85,6 @@ record StateAnswer(String node, String host, String collectedAt, Double interval
             }
         }
         Double interval = j.intervalSeconds() != null && j.intervalSeconds() > 0 ? j.intervalSeconds() : null;
-        return new StateAnswer(j.node(), j.host(), j.collectedAt(), interval, findings, windows);
+        return new StateAnswer(j.node(), j.host(), j.collectedAt(), interval, findings, windows, j.placement());
     }
 }

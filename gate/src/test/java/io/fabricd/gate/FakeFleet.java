@@ -3,6 +3,7 @@ package io.fabricd.gate;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.probes.peers.EndpointClient;
@@ -51,6 +52,8 @@ final class FakeFleet implements AgentAsk.Transport {
     volatile String oneHost;
     /** The name each node's agent goes by (and signs its answers with), from the node's; its own by default. */
     volatile Function<String, String> agentName = n -> n;
+    /** Where each node's agent says it sits (the state answer's placement), by the node's name; null: not said. */
+    volatile Function<String, PreflightWire.Placement> placement = n -> null;
 
     /** {@code n} nodes named {@code prefix0001...}, each agent at NAME:9530. */
     FakeFleet(String prefix, int n, int windows) {
@@ -123,6 +126,9 @@ final class FakeFleet implements AgentAsk.Transport {
         doc.put("collection_interval_seconds", 10.0);
         doc.put("findings", List.of());
         doc.put("probes", probes);
+        if (placement.apply(node) != null) {
+            doc.put("placement", placement.apply(node));
+        }
         return doc;
     }
 
@@ -158,6 +164,11 @@ final class FakeFleet implements AgentAsk.Transport {
 
     /** A run over the fleet; its progress lines in {@code progress}. */
     GateRun.Result run(Duration timeout, StringWriter progress) {
-        return new GateRun(nodes, settings(timeout), new PrintWriter(progress), this, Clock.systemUTC()).run();
+        return run(Topology.EMPTY, timeout, progress);
+    }
+
+    /** A run over the fleet with a topology handed to the gate. */
+    GateRun.Result run(Topology topology, Duration timeout, StringWriter progress) {
+        return new GateRun(nodes, settings(timeout), topology, new PrintWriter(progress), this, Clock.systemUTC()).run();
     }
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabricd.model.finding.Severity;
 import io.fabricd.model.finding.Subject;
+import io.fabricd.model.topology.Placement;
+import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.FindingInput;
 import io.fabricd.preflight.Gate;
 import io.fabricd.preflight.LinkInput;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bytes of {@code fabricd preflight --format json} for a set that gives every piece of evidence
- * a node or a link can carry (docs/preflight.md, "Output"): each key, its place, its number form and
+ * a node or a link can carry and a fabric suspect (docs/preflight.md, "Output"): each key, its place, its number form and
  * whether it is absent or null, pinned in src/test/resources/preflight/report.json. Run with
  * {@code -Dgolden.update=true} to rewrite the file from what the gate writes now; review it with git diff.
  */
@@ -73,11 +75,50 @@ class PreflightReportShapeTest {
         links.add(LinkInput.tried("n4", "n8", "cannot reach 10.0.0.8:9530: connection refused"));
         links.add(LinkInput.probes("n6", "n9", "udp", 4, 0, 40 * US));
         StringWriter out = new StringWriter();
-        new GateReport(Gate.decide(nodes, links, Policy.defaults()), Duration.ofMillis(2500), List.of(), 1).json(new PrintWriter(out));
+        // where n1-n8 sit (n9 not placed: its pairs are left to the per-node localisation): n5's NIC or cable is the one suspect
+        List<Placement> placed = new ArrayList<>();
+        for (int i = 1; i <= 8; i++) {
+            placed.add(new Placement("n" + i, List.of(i <= 3 ? "leaf-a" : i <= 6 ? "leaf-b" : "leaf-c", "spine-1"), null, Placement.Source.FILE));
+        }
+        new GateReport(Gate.decide(nodes, links, Policy.defaults(), Topology.of(placed)), Duration.ofMillis(2500), List.of(), 1)
+                .json(new PrintWriter(out));
         String json = out.toString();
         if (Boolean.getBoolean("golden.update")) {
             Files.writeString(GOLDEN, json, StandardCharsets.UTF_8);
         }
         assertThat(json).isEqualTo(Files.readString(GOLDEN, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFabricSuspectKeepsItsShape() throws Exception {
+        // six nodes, three under each of two leaves; everything through leaf-2 loses 10 %
+        List<String> names = List.of("m1", "m2", "m3", "m4", "m5", "m6");
+        List<Placement> placed = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            placed.add(new Placement(names.get(i), List.of(i < 3 ? "leaf-1" : "leaf-2", "spine-1"), null, Placement.Source.SLURM));
+        }
+        List<LinkInput> links = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = i + 1; j < names.size(); j++) {
+                links.add(LinkInput.probes(names.get(i), names.get(j), "udp", 200, j >= 3 ? 20 : 0, 40 * US));
+            }
+        }
+        StringWriter out = new StringWriter();
+        new GateReport(Gate.decide(names.stream().map(n -> NodeInput.reachable(n, List.of())).toList(), links, Policy.defaults(),
+                Topology.of(placed)), Duration.ofMillis(2500), List.of(), 1).json(new PrintWriter(out));
+        assertThat(out.toString()).contains("""
+                  "fabric" : {
+                    "placed_pairs" : 15,
+                    "unplaced_pairs" : 0,
+                    "suspects" : [ {
+                      "elements" : [ "switch:leaf-2" ],
+                      "pairs" : 12,
+                      "bad" : 12,
+                      "bad_share" : 1.0,
+                      "bad_pairs" : [ "m1<->m4", "m1<->m5", "m1<->m6", "m2<->m4", "m2<->m5", "m2<->m6", "m3<->m4", "m3<->m5", "m3<->m6", \
+                "m4<->m5", "m4<->m6", "m5<->m6" ]
+                    } ]
+                  },
+                """).contains("\"excluded\" : \"m[4-6]\"").contains("\"blame\" : \"fabric\"");
     }
 }

@@ -1,5 +1,6 @@
 package io.fabricd.preflight;
 
+import io.fabricd.model.topology.Topology;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -14,23 +15,32 @@ import java.util.Map;
  * otherwise good ({@link Localiser}). A node none of
  * whose links was measured or tried is judged on its agent's answer alone: evidence about other
  * nodes says nothing of it. A link is bad for its loss or latency against the set's medians, or its
- * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it).
+ * bandwidth against its ceiling (or a bandwidth test that failed once the peer accepted it), or for its loss or latency above
+ * the policy's absolute bounds.
  */
 public final class Gate {
     private Gate() {
     }
 
-    /**
-     * @param nodes the set, in its order (a name given twice counts once)
-     * @param links the measurements; those of pairs outside the set are left out
-     */
+    /** {@link #decide(List, List, Policy, Topology)} without a topology: no fabric view, every bad link its ends' or its own. */
     public static Verdicts decide(List<NodeInput> nodes, List<LinkInput> links, Policy policy) {
+        return decide(nodes, links, policy, Topology.EMPTY);
+    }
+
+    /**
+     * @param nodes    the set, in its order (a name given twice counts once)
+     * @param links    the measurements; those of pairs outside the set are left out
+     * @param topology where the nodes sit ({@link Topology#EMPTY}: unknown); pairs without a known path are judged as without it
+     */
+    public static Verdicts decide(List<NodeInput> nodes, List<LinkInput> links, Policy policy, Topology topology) {
         Map<String, Integer> order = new HashMap<>();
         Map<String, NodeJudge.Call> pre = new LinkedHashMap<>();
+        Map<String, NodeInput.State> states = new HashMap<>();
         for (NodeInput n : nodes) {
             if (!pre.containsKey(n.node())) {
                 order.put(n.node(), order.size());
                 pre.put(n.node(), NodeJudge.judge(n, policy));
+                states.put(n.node(), n.state());
             }
         }
         // a slow host is excluded before any link is blamed: its links are its own, not its partners'
@@ -38,9 +48,11 @@ public final class Gate {
         pre.replaceAll((n, c) -> HostJudge.onto(n, c, holds.get(n)));
         List<LinkStats> stats = LinkStats.collect(order, links);
         List<LinkJudge.Call> calls = LinkJudge.judge(policy, stats);
+        FabricBlame fabric = FabricBlame.of(calls, states, topology, policy);
         Map<String, Verdict> preVerdicts = new HashMap<>();
-        pre.forEach((n, c) -> preVerdicts.put(n, c.verdict()));
-        Localiser.Result loc = Localiser.run(order, preVerdicts, calls);
+        pre.forEach((n, c) -> preVerdicts.put(n, fabric.behind(n) != null ? Verdict.EXCLUDE : c.verdict()));
+        // a bad link a switch or an uplink explains is that part's: it implicates neither end
+        Localiser.Result loc = Localiser.run(order, preVerdicts, calls.stream().filter(c -> fabric.of(c.stats().pair()) == null).toList());
 
         Map<String, Tally> counts = new HashMap<>();
         for (LinkJudge.Call c : calls) {
@@ -57,15 +69,16 @@ public final class Gate {
         Map<String, Verdict> finals = new HashMap<>();
         pre.forEach((node, call) -> {
             Tally k = counts.get(node);
-            NodeVerdict v = node(node, call, k == null ? new Tally() : k, k != null, loc, policy);
+            NodeVerdict v = node(node, call, k == null ? new Tally() : k, k != null, loc, fabric.behind(node), policy);
             verdicts.add(v);
             finals.put(node, v.verdict());
             if (v.verdict() == Verdict.EXCLUDE || v.verdict() == Verdict.UNKNOWN && !policy.unknownPasses()) {
                 excluded.add(node);
             }
         });
-        List<LinkVerdict> linkVerdicts = calls.stream().map(c -> link(c, loc.blame().get(c.stats().pair()), finals, policy)).toList();
-        return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects());
+        List<LinkVerdict> linkVerdicts = calls.stream().map(c -> link(c, loc.blame().get(c.stats().pair()), fabric.of(c.stats().pair()),
+                finals, policy)).toList();
+        return new Verdicts(verdicts, linkVerdicts, excluded, loc.suspects(), fabric.fabric());
     }
 
     /** A node's links: how many were judged, how many of them passed. */
@@ -74,12 +87,22 @@ public final class Gate {
         int passed;
     }
 
-    /** @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts) */
-    private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, Policy policy) {
+    /**
+     * @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts)
+     * @param leaf     the suspect leaf the node is excluded behind, or null
+     */
+    private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, FabricSuspect leaf,
+                                    Policy policy) {
         List<String> reasons = new ArrayList<>(call.reasons());
         List<String> partners = null;
         Verdict verdict = call.verdict();
-        if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
+        if (verdict == Verdict.PASS && leaf != null) {
+            verdict = Verdict.EXCLUDE;
+            // what to do before the pairs: a drain reason keeps the first 200 characters
+            reasons.add(node + ": behind " + leaf.name() + ", which the set's bad links share (" + FabricBlame.share(leaf) + "): check that"
+                    + " switch (its ports' error counters and logs, its uplinks), then rerun; --on-suspect-switch keep uses the node anyway;"
+                    + " the pairs: " + Texts.names(leaf.badPairNames()));
+        } else if (verdict == Verdict.PASS && loc.excluded().containsKey(node)) {
             partners = loc.excluded().get(node);
             verdict = Verdict.EXCLUDE;
             reasons.add(node + ": bad links with " + partners.size() + " nodes that are otherwise good (" + Texts.names(partners)
@@ -97,8 +120,10 @@ public final class Gate {
         return new NodeVerdict(node, verdict, reasons, call.evidence().withLinks(counts.judged, counts.passed, partners));
     }
 
-    private static LinkVerdict link(LinkJudge.Call c, String blame, Map<String, Verdict> nodes, Policy policy) {
+    /** @param part the suspect above the cables that explains this bad link, or null */
+    private static LinkVerdict link(LinkJudge.Call c, String nodeBlame, FabricSuspect part, Map<String, Verdict> nodes, Policy policy) {
         LinkStats l = c.stats();
+        String blame = c.bad() && part != null ? LinkVerdict.BLAME_FABRIC : nodeBlame;
         List<String> reasons = new ArrayList<>();
         if (c.verdict() == Verdict.UNKNOWN) {
             reasons.add(LinkJudge.tooFew(policy, l));
@@ -107,6 +132,7 @@ public final class Gate {
             for (LinkJudge.Problem p : c.problems()) {
                 String then = switch (blame) {
                     case LinkVerdict.BLAME_LINK -> p.advice();
+                    case LinkVerdict.BLAME_FABRIC -> "explained by " + part.name() + " (" + FabricBlame.evidence(part) + ")";
                     case LinkVerdict.BLAME_UNKNOWN -> "could not tell whether " + l.a + ", " + l.b + " or the link is bad; rerun to re-pair them";
                     default -> "explained by " + blame + " (" + nodes.get(blame).id() + ")";
                 };

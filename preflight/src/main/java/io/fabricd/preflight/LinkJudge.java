@@ -11,7 +11,9 @@ import java.util.TreeMap;
 /**
  * Judges each link on its own measurements against the set's medians and the policy: its loss against
  * the median loss, its round trip per transport against that transport's median (UDP and RDMA round
- * trips differ by nature), its bandwidth against its ceiling.
+ * trips differ by nature), its bandwidth against its ceiling; and its loss and round trips against the
+ * policy's absolute bounds ({@link AbsoluteBounds}), which a fault that hurts most of the set's pairs
+ * exceeds while the medians rise with it.
  */
 final class LinkJudge {
     /** What measured a link: its probes (loss and round trips) or its bandwidth tests. */
@@ -74,17 +76,24 @@ final class LinkJudge {
     private Call call(LinkStats l) {
         List<Problem> problems = new ArrayList<>();
         boolean probes = enoughProbes(l);
-        if (probes && l.loss() > Math.max(policy.lossFactor() * medianLoss, Policy.LOSS_FLOOR)) {
-            problems.add(new Problem(Texts.percent(l.loss()) + " probe loss (set median " + Texts.percent(medianLoss) + ")",
+        boolean relativeLoss = l.loss() > Math.max(policy.lossFactor() * medianLoss, Policy.LOSS_FLOOR);
+        if (probes && (relativeLoss || l.loss() > policy.bounds().maxLossRatio())) {
+            problems.add(new Problem(Texts.percent(l.loss()) + " probe loss (set median " + Texts.percent(medianLoss)
+                    + (relativeLoss ? "" : ", above the absolute bound of " + Texts.percent(policy.bounds().maxLossRatio())) + ")",
                     "check cables/optics on both ends and the switch ports' error counters", Measure.PROBES));
         }
         for (Map.Entry<String, LinkStats.Probes> e : l.byTransport.entrySet()) {
             Double p50 = e.getValue().p50();
             Double median = medianP50.get(e.getKey());
-            if (e.getValue().sent >= policy.minSamples() && p50 != null && median != null && p50 > policy.latencyFactor() * median
-                    && p50 - median >= Policy.LATENCY_MARGIN_SECONDS) {
+            Double bound = policy.bounds().maxP50(e.getKey());
+            if (e.getValue().sent < policy.minSamples() || p50 == null || median == null) {
+                continue;
+            }
+            boolean relative = p50 > policy.latencyFactor() * median && p50 - median >= Policy.LATENCY_MARGIN_SECONDS;
+            if (relative || bound != null && p50 > bound) {
                 String over = medianP50.size() > 1 ? e.getKey() + " " : "";
-                problems.add(new Problem(over + "p50 " + Texts.time(p50) + " (set median " + Texts.time(median) + ")",
+                problems.add(new Problem(over + "p50 " + Texts.time(p50) + " (set median " + Texts.time(median)
+                        + (relative ? "" : ", above the absolute bound of " + Texts.time(bound)) + ")",
                         "check the switch path for congestion and both ends' NIC (firmware, PCIe, interrupts)", Measure.PROBES));
             }
         }

@@ -20,6 +20,8 @@ public record LinkVerdict(String a, String b, Verdict verdict, List<String> reas
     /** The blame of a bad link that is the link's own; else a node's name, or {@link #BLAME_UNKNOWN}. */
     public static final String BLAME_LINK = "link";
     public static final String BLAME_UNKNOWN = "unknown";
+    /** The blame of a bad link a switch or an uplink explains: the JSON's {@code fabric} section names which. */
+    public static final String BLAME_FABRIC = "fabric";
 
     public LinkVerdict {
         reasons = List.copyOf(reasons);
@@ -39,7 +41,7 @@ public record LinkVerdict(String a, String b, Verdict verdict, List<String> reas
      *                       two keys of this object; null when no test moved data
      * @param bandwidthWhy   why no ratio was measured, or how the test failed after the peer accepted it
      * @param probeWhy       of a link probed too little: why an attempt to probe it gave nothing
-     * @param blame          of a bad link: {@link #BLAME_LINK}, a node's name or {@link #BLAME_UNKNOWN}; else null
+     * @param blame          of a bad link: {@link #BLAME_LINK}, a node's name, {@link #BLAME_FABRIC} or {@link #BLAME_UNKNOWN}; else null
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @JsonPropertyOrder({"sent", "lost", "loss_ratio", "median_loss_ratio", "p50_seconds", "median_p50_seconds", "p50_by_transport",
@@ -75,8 +77,9 @@ public record LinkVerdict(String a, String b, Verdict verdict, List<String> reas
 
     /**
      * For a bad link: {@link #BLAME_LINK} when the link itself is bad (both ends otherwise
-     * good), a node's name when that end explains it, {@link #BLAME_UNKNOWN} when it is not
-     * known which; null for a link that is not bad.
+     * good), a node's name when that end explains it, {@link #BLAME_FABRIC} when a switch or an
+     * uplink the set's bad links share does, {@link #BLAME_UNKNOWN} when it is not known which; null
+     * for a link that is not bad.
      */
     public String blame() {
         return evidence.blame();

@@ -24,10 +24,19 @@ import java.util.Set;
  * @param minSamples probes a link needs, both directions together, to be judged on them (20)
  * @param unknownPasses whether a node the gate cannot judge is kept (false: excluded)
  * @param minNodes the fewest nodes the job can run on; the caller fails when fewer are kept (1)
+ * @param bounds what a link may never exceed, whatever the set's medians ({@link AbsoluteBounds#DEFAULTS})
+ * @param onSuspectSwitch what becomes of a node behind a leaf the fabric view holds bad ({@link SuspectSwitch#EXCLUDE})
  */
 public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks, Set<String> ignoreChecks, double lossFactor,
                      double latencyFactor, double hostFloorSeconds, double hostFactor, double bandwidthRatio, int minSamples, boolean unknownPasses,
-                     int minNodes) {
+                     int minNodes, AbsoluteBounds bounds, SuspectSwitch onSuspectSwitch) {
+    /**
+     * What becomes of a node behind a leaf switch the fabric view holds bad (--on-suspect-switch):
+     * EXCLUDE (the default: every flow of such a node crosses that switch) or KEEP (the switch named,
+     * its links bad, the nodes judged on the rest).
+     */
+    public enum SuspectSwitch { EXCLUDE, KEEP }
+
     /** Loss at or below this is never held against a link, whatever the set's median. */
     public static final double LOSS_FLOOR = 0.01;
     /** A p50 less than this above the set's median is never slow. */
@@ -50,9 +59,21 @@ public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks,
         if (minNodes < 0) {
             throw new IllegalArgumentException("min nodes " + minNodes + " is below 0");
         }
+        bounds = bounds == null ? AbsoluteBounds.DEFAULTS : bounds;
+        onSuspectSwitch = onSuspectSwitch == null ? SuspectSwitch.EXCLUDE : onSuspectSwitch;
     }
 
-    /** Critical findings of every check exclude; loss and latency 3x the median, hold 10x and over 1 ms; 80 % of the ceiling; 20 probes. */
+    /** The absolute bounds' and the suspect switch's defaults. */
+    public Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks, Set<String> ignoreChecks, double lossFactor, double latencyFactor,
+                  double hostFloorSeconds, double hostFactor, double bandwidthRatio, int minSamples, boolean unknownPasses, int minNodes) {
+        this(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, hostFactor, bandwidthRatio, minSamples,
+                unknownPasses, minNodes, null, null);
+    }
+
+    /**
+     * Critical findings of every check exclude; loss and latency 3x the median, hold 10x and over 1 ms; 80 % of the ceiling; 20 probes;
+     * the absolute bounds' defaults; nodes behind a suspect leaf excluded.
+     */
     public static Policy defaults() {
         return new Policy(Set.of(Severity.CRITICAL), Set.of(), Set.of(), 3.0, 3.0, 1e-3, 10.0, 0.8, 20, false, 1);
     }
@@ -76,7 +97,17 @@ public record Policy(Set<Severity> excludeSeverities, Set<String> excludeChecks,
 
     public Policy withUnknownPasses(boolean passes) {
         return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, hostFactor,
-                bandwidthRatio, minSamples, passes, minNodes);
+                bandwidthRatio, minSamples, passes, minNodes, bounds, onSuspectSwitch);
+    }
+
+    public Policy withOnSuspectSwitch(SuspectSwitch what) {
+        return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, hostFactor,
+                bandwidthRatio, minSamples, unknownPasses, minNodes, bounds, what);
+    }
+
+    public Policy withBounds(AbsoluteBounds b) {
+        return new Policy(excludeSeverities, excludeChecks, ignoreChecks, lossFactor, latencyFactor, hostFloorSeconds, hostFactor,
+                bandwidthRatio, minSamples, unknownPasses, minNodes, b, onSuspectSwitch);
     }
 
     private static void positive(String name, double v) {

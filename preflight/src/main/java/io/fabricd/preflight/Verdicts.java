@@ -11,8 +11,9 @@ import java.util.Set;
  * @param links every measured link, both directions together, in the set's order of their ends
  * @param excluded the nodes the job must not use: EXCLUDE, and UNKNOWN unless the policy lets those pass
  * @param suspects bad links whose bad end is not known yet (the ends without a good link are UNKNOWN)
+ * @param fabric   the parts of the fabric the bad links share, where a topology placed the nodes
  */
-public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<String> excluded, List<Pair> suspects) {
+public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<String> excluded, List<Pair> suspects, Fabric fabric) {
     /** The partners a ring gives each node. */
     private static final int RING_PARTNERS = 2;
 
@@ -71,11 +72,15 @@ public record Verdicts(List<NodeVerdict> nodes, List<LinkVerdict> links, List<St
         };
     }
 
-    /** Nodes that passed with at least one good link and in no bad link not explained by its other end. */
+    /**
+     * Nodes that passed with at least one good link and in no bad link not explained by its other end
+     * or by a part of the fabric ({@link LinkVerdict#BLAME_FABRIC}: the part is held, not the ends).
+     */
     public List<String> knownGood() {
         Set<String> inBadLinks = new HashSet<>();
         for (LinkVerdict l : links) {
-            if (l.verdict() == Verdict.EXCLUDE && !l.a().equals(l.blame()) && !l.b().equals(l.blame())) {
+            if (l.verdict() == Verdict.EXCLUDE && !l.a().equals(l.blame()) && !l.b().equals(l.blame())
+                    && !LinkVerdict.BLAME_FABRIC.equals(l.blame())) {
                 inBadLinks.add(l.a());
                 inBadLinks.add(l.b());
             }

@@ -174,13 +174,35 @@ class GateTest {
             };
             links.addAll(both(p.a(), p.b(), 100, lost, p50));
         }
-        Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
+        Verdicts v = Gate.decide(reachable(names), links, DEFAULTS.withBounds(AbsoluteBounds.NONE));
         assertThat(link(v, "n2", "n3").verdict()).isEqualTo(Verdict.PASS);
         assertThat(link(v, "n5", "n6").verdict()).isEqualTo(Verdict.EXCLUDE);
         assertThat(link(v, "n5", "n6").reasons()).singleElement().asString().startsWith("link n5<->n6: 8.0 % probe loss (set median 2.0 %)");
         assertThat(link(v, "n3", "n4").verdict()).isEqualTo(Verdict.PASS);
         assertThat(link(v, "n7", "n8").reasons()).singleElement().asString().startsWith("link n7<->n8: p50 400 µs (set median 100 µs)");
         assertThat(link(v, "n5", "n6").evidence().medianLossRatio()).isEqualTo(0.02);
+    }
+
+    @Test
+    void aMajorityOfBadLinksFailsTheAbsoluteBoundsThoughTheMediansRiseWithThem() {
+        List<String> names = Hostlist.parse("n[1-9]");
+        List<LinkInput> lossy = new ArrayList<>();
+        List<LinkInput> slow = new ArrayList<>();
+        for (Pair p : RingPlan.ring(names)) {
+            // seven links of nine (a spine's fault hurts most pairs) lose 6 %, or take 3 ms over UDP: the medians are theirs
+            boolean clean = p.a().equals("n1") || p.a().equals("n2");
+            lossy.addAll(both(p.a(), p.b(), 100, clean ? 0 : 6, 30 * US));
+            slow.addAll(both(p.a(), p.b(), 100, 0, clean ? 30 * US : 3000 * US));
+        }
+        for (List<LinkInput> links : List.of(lossy, slow)) {
+            assertThat(Gate.decide(reachable(names), links, DEFAULTS.withBounds(AbsoluteBounds.NONE)).excludedLinks()).isEmpty();
+            Verdicts v = Gate.decide(reachable(names), links, DEFAULTS);
+            assertThat(v.excludedLinks()).extracting(LinkVerdict::a).containsExactly("n1", "n3", "n4", "n5", "n6", "n7", "n8");
+        }
+        assertThat(link(Gate.decide(reachable(names), lossy, DEFAULTS), "n3", "n4").reasons()).singleElement().asString()
+                .startsWith("link n3<->n4: 6.0 % probe loss (set median 6.0 %, above the absolute bound of 2.0 %): ");
+        assertThat(link(Gate.decide(reachable(names), slow, DEFAULTS), "n3", "n4").reasons()).singleElement().asString()
+                .startsWith("link n3<->n4: p50 3000 µs (set median 3000 µs, above the absolute bound of 2000 µs): ");
     }
 
     @Test

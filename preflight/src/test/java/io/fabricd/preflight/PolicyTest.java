@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabricd.model.finding.Severity;
 import io.fabricd.model.finding.Subject;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +28,9 @@ class PolicyTest {
         assertThat(p.minSamples()).isEqualTo(20);
         assertThat(p.unknownPasses()).isFalse();
         assertThat(p.minNodes()).isEqualTo(1);
+        assertThat(p.bounds().maxLossRatio()).isEqualTo(0.02);
+        assertThat(p.bounds().maxP50Seconds()).isEqualTo(Map.of("udp", 2e-3, "verbs", 5e-3));
+        assertThat(p.onSuspectSwitch()).isEqualTo(Policy.SuspectSwitch.EXCLUDE);
         assertThat(Policy.LOSS_FLOOR).isEqualTo(0.01);
         assertThat(Policy.LATENCY_MARGIN_SECONDS).isEqualTo(50e-6);
     }
@@ -65,6 +69,13 @@ class PolicyTest {
         assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 1.5, 20, false, 1)).hasMessage("bandwidth ratio 1.5 is not between 0 and 1");
         assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 0.8, 0, false, 1)).hasMessage("min samples 0 is below 1");
         assertThatThrownBy(() -> new Policy(null, null, null, 3, 3, 1e-3, 10, 0.8, 20, false, -1)).hasMessage("min nodes -1 is below 0");
+    }
+
+    @Test
+    void absoluteBoundsOutOfRangeAreRefusedInOneLine() {
+        assertThatThrownBy(() -> new AbsoluteBounds(0, Map.of())).hasMessage("absolute loss bound 0.0 is not a ratio above 0");
+        assertThatThrownBy(() -> new AbsoluteBounds(0.02, Map.of("udp", -1.0)))
+                .hasMessage("absolute p50 bound of udp -1.0 s is not a time above 0");
     }
 
     @Test

@@ -52,6 +52,18 @@ final class SimulatedFabric {
     private record Hold(double p50, double p90) {
     }
 
+    /** What the fabric between two nodes adds to each direction's probes: a share lost and seconds of round trip. */
+    record PathFault(double loss, double seconds) {
+        static final PathFault NONE = new PathFault(0, 0);
+    }
+
+    /** The fabric's faults on the path between two nodes ({@link SimulatedTree}); none by default. */
+    interface Paths {
+        PathFault between(String a, String b);
+    }
+
+    private Paths paths = (a, b) -> PathFault.NONE;
+
     SimulatedFabric(long seed, int n) {
         this(seed, n, 1);
     }
@@ -117,6 +129,19 @@ final class SimulatedFabric {
         }
     }
 
+    /** With the fabric's faults on the paths between nodes (drawing nothing from the seeded randomness). */
+    SimulatedFabric withPaths(Paths p) {
+        this.paths = p;
+        return this;
+    }
+
+    /** The nodes whose NIC is bad in truth: lossy (some of those with a critical finding) or slow. */
+    Set<String> badNics() {
+        Set<String> all = new HashSet<>(lossyNic.keySet());
+        all.addAll(slow);
+        return all;
+    }
+
     /** Every node bad in truth: a critical finding, an unreachable agent, a slow NIC, a slow host. */
     Set<String> badNodes() {
         Set<String> all = new HashSet<>(critical);
@@ -171,13 +196,14 @@ final class SimulatedFabric {
             return;
         }
         double[] fault = linkFault.getOrDefault(new Pair(from, to).unordered(), new double[] {0, 0, 1});
-        double loss = random.nextDouble() * 0.001 + fault[0] + lossyNic.getOrDefault(from, 0.0) + lossyNic.getOrDefault(to, 0.0);
+        PathFault path = paths.between(from, to);
+        double loss = random.nextDouble() * 0.001 + fault[0] + lossyNic.getOrDefault(from, 0.0) + lossyNic.getOrDefault(to, 0.0) + path.loss();
         int lost = 0;
         for (int i = 0; i < sent; i++) {
             lost += random.nextDouble() < loss ? 1 : 0;
         }
         double p50 = (base.get(from) + base.get(to)) * Math.exp(random.nextGaussian() * 0.15) + fault[1]
-                + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0);
+                + slowLatency.getOrDefault(from, 0.0) + slowLatency.getOrDefault(to, 0.0) + path.seconds();
         double noise = Math.exp(holdNoise.nextGaussian() * 0.2);
         out.add(LinkInput.probes(from, to, "udp", sent, lost, lost == sent ? null : p50, lost == sent ? null : hold.get(to).p50() * noise,
                 lost == sent ? null : hold.get(to).p90() * noise));

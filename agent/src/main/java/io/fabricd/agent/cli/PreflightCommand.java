@@ -82,6 +82,11 @@ public final class PreflightCommand implements Callable<Integer> {
             + "(default: ${DEFAULT-VALUE}).")
     Unknown unknown;
 
+    @Option(names = "--on-suspect-switch", paramLabel = "exclude|keep", defaultValue = "exclude",
+            description = "What a node behind a leaf switch the set's bad links share is: exclude (every flow of it crosses that "
+                    + "switch) or keep (the switch and its bad links named, the node judged on the rest) (default: ${DEFAULT-VALUE}).")
+    String onSuspectSwitch;
+
     @Option(names = "--exclude-severity", paramLabel = "critical|warning", defaultValue = "critical",
             description = "Findings at this severity or above exclude "
             + "their node: critical or warning (default: ${DEFAULT-VALUE}).")
@@ -315,9 +320,15 @@ public final class PreflightCommand implements Callable<Integer> {
             case "warning" -> Policy.atLeast(Severity.WARNING);
             default -> throw new IllegalArgumentException("--exclude-severity " + excludeSeverity + ": critical or warning");
         };
+        Policy.SuspectSwitch suspect = switch (onSuspectSwitch.toLowerCase(Locale.ROOT)) {
+            case "exclude" -> Policy.SuspectSwitch.EXCLUDE;
+            case "keep" -> Policy.SuspectSwitch.KEEP;
+            default -> throw new IllegalArgumentException("--on-suspect-switch " + onSuspectSwitch + ": exclude or keep");
+        };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
-                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes);
+                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes, null,
+                    suspect);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }

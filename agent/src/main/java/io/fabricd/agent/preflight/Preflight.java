@@ -4,6 +4,7 @@ import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.agent.config.AgentConfig;
 import io.fabricd.collectors.source.HostSource;
 import io.fabricd.gate.wire.PreflightWire;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.natives.Natives;
 import io.fabricd.probes.bandwidth.BandwidthClient;
 import io.fabricd.probes.bandwidth.BandwidthServer;
@@ -13,6 +14,7 @@ import io.fabricd.probes.peers.EndpointClient;
 import io.fabricd.probes.verbs.VerbsPorts;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.function.Supplier;
@@ -43,10 +45,13 @@ public final class Preflight {
      * @param served the server of tests into this host; null when it serves none
      * @param port   the local port to write from (the first ACTIVE one); null when there is none
      * @param node   the name the agent goes by among its peers
+     * @param placement where this host sits in the fabric, when the agent knows (the state answer's {@code placement})
      */
     public static Preflight of(AgentConfig config, HostSource source, CollectionLoop loop, ProbeService probes, Natives natives,
-                               Semaphore writes, BandwidthServer served, Supplier<VerbsPorts.Port> port, Supplier<String> node) {
-        PreflightState state = new PreflightState(loop::latest, probes::results, probes::peerHosts, node, config.collection().interval());
+                               Semaphore writes, BandwidthServer served, Supplier<VerbsPorts.Port> port, Supplier<String> node,
+                               Supplier<Optional<Placement>> placement) {
+        PreflightState state = new PreflightState(loop::latest, probes::results, probes::peerHosts, node, config.collection().interval(),
+                placement);
         ProbeRound round = new ProbeRound(probes.key(), natives.libc(), probes.endpointTlsOn(), config.probe().pacing(),
                 config.probe().timeout(), node);
         String why = natives.verbs().rcUnavailable();

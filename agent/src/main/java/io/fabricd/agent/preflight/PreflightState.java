@@ -5,6 +5,7 @@ import io.fabricd.agent.loop.CollectionLoop;
 import io.fabricd.gate.wire.PreflightWire;
 import io.fabricd.gate.wire.PreflightWire.Window;
 import io.fabricd.model.probe.ProbeResults;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.probes.peers.EndpointClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -40,6 +42,7 @@ public final class PreflightState {
     private final Supplier<Map<String, String>> hosts;
     private final Supplier<String> node;
     private final Duration interval;
+    private final Supplier<Optional<Placement>> placement;
 
     /**
      * @param probes   the pingmesh's windows
@@ -50,11 +53,18 @@ public final class PreflightState {
      */
     public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
                           Supplier<String> node, Duration interval) {
+        this(latest, probes, hosts, node, interval, Optional::empty);
+    }
+
+    /** @param placement where this host sits in the fabric, when the agent knows (said as the answer's {@code placement}) */
+    public PreflightState(Supplier<CollectionLoop.Published> latest, Supplier<ProbeResults> probes, Supplier<Map<String, String>> hosts,
+                          Supplier<String> node, Duration interval, Supplier<Optional<Placement>> placement) {
         this.latest = latest;
         this.probes = probes;
         this.hosts = hosts;
         this.node = node;
         this.interval = interval;
+        this.placement = placement;
     }
 
     /** The answer to an authenticated body (off the event loop: it renders JSON). */
@@ -115,7 +125,8 @@ public final class PreflightState {
                           Integer leftProbes) {
         PreflightWire.StateAnswer a = new PreflightWire.StateAnswer(PreflightWire.VERSION, node.get(), p.model().hostname(),
                 p.model().collectedAt().toString(), interval == null ? null : interval.toMillis() / 1000.0, findings, windows,
-                leftFindings == null ? null : new PreflightWire.LeftOut(leftFindings, leftProbes));
+                leftFindings == null ? null : new PreflightWire.LeftOut(leftFindings, leftProbes),
+                placement.get().map(x -> new PreflightWire.Placement(x.switches(), x.accelerator(), x.source().wireName())).orElse(null));
         try {
             return PreflightWire.ANSWERS.writeValueAsBytes(a);
         } catch (IOException e) {

@@ -52,12 +52,28 @@ public final class PreflightWire {
     /**
      * The state: the agent's node (the name it goes by among its peers) and host, its latest
      * collection's findings (the objects {@code fabricd diagnose --format json} prints), its probe
-     * windows and, when the answer was cut to fit, how many of each were left out.
+     * windows, when the answer was cut to fit how many of each were left out, and where the host sits
+     * in the fabric when it knows (absent: unknown, or an agent of an older build).
      */
     public record StateAnswer(Integer version, String node, String host, @JsonProperty("collected_at") String collectedAt,
                               @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("collection_interval_seconds") Double intervalSeconds,
                               List<JsonNode> findings, @JsonProperty("probes") List<Window> windows,
-                              @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("left_out") LeftOut leftOut) implements Versioned {
+                              @JsonInclude(JsonInclude.Include.NON_NULL) @JsonProperty("left_out") LeftOut leftOut,
+                              @JsonInclude(JsonInclude.Include.NON_NULL) Placement placement) implements Versioned {
+        /** Without a placement. */
+        public StateAnswer(Integer version, String node, String host, String collectedAt, Double intervalSeconds, List<JsonNode> findings,
+                           List<Window> windows, LeftOut leftOut) {
+            this(version, node, host, collectedAt, intervalSeconds, findings, windows, leftOut, null);
+        }
+    }
+
+    /**
+     * Where the agent's host sits: the switches above it, tier 0 (its leaf) first, its accelerator
+     * (NVLink) domain or null, and where that was learned ({@code slurm}, {@code topograph},
+     * {@code labels}, {@code file}, {@code lldp}); the model's {@code Placement} without the node.
+     */
+    @JsonInclude(JsonInclude.Include.ALWAYS)
+    public record Placement(List<String> switches, String accelerator, String source) {
     }
 
     /** How much a state answer left out to fit. */

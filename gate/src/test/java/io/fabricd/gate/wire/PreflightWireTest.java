@@ -7,6 +7,7 @@ import io.fabricd.gate.wire.PreflightWire.BandwidthAnswer;
 import io.fabricd.gate.wire.PreflightWire.BandwidthRequest;
 import io.fabricd.gate.wire.PreflightWire.LeftOut;
 import io.fabricd.gate.wire.PreflightWire.PeerResult;
+import io.fabricd.gate.wire.PreflightWire.Placement;
 import io.fabricd.gate.wire.PreflightWire.ProbeAnswer;
 import io.fabricd.gate.wire.PreflightWire.ProbeRequest;
 import io.fabricd.gate.wire.PreflightWire.StateAnswer;
@@ -46,6 +47,14 @@ class PreflightWireTest {
         assertThat(json(new StateAnswer(1, "a", "a", "t", 10.0, List.of(), List.of(), new LeftOut(2, 3))))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"host\":\"a\",\"collected_at\":\"t\",\"collection_interval_seconds\":10.0,"
                         + "\"findings\":[],\"probes\":[],\"left_out\":{\"findings\":2,\"probes\":3}}");
+        // where the host sits, when the agent knows: absent otherwise (above)
+        assertThat(json(new StateAnswer(1, "a", "a", "t", null, List.of(), List.of(), null, new Placement(List.of("leaf-07", "spine-1"), "nvl-3",
+                "lldp"))))
+                .isEqualTo("{\"version\":1,\"node\":\"a\",\"host\":\"a\",\"collected_at\":\"t\",\"findings\":[],\"probes\":[],"
+                        + "\"placement\":{\"switches\":[\"leaf-07\",\"spine-1\"],\"accelerator\":\"nvl-3\",\"source\":\"lldp\"}}");
+        assertThat(json(new StateAnswer(1, "a", "a", "t", null, List.of(), List.of(), null, new Placement(List.of("leaf-07"), null, "labels"))))
+                .endsWith("\"placement\":{\"switches\":[\"leaf-07\"],\"accelerator\":null,\"source\":\"labels\"}}");
+        assertThat(PreflightWire.ANSWERS.readValue("{\"node\":\"a\",\"findings\":[],\"probes\":[]}", StateAnswer.class).placement()).isNull();
         assertThat(json(new ProbeAnswer(PreflightWire.VERSION, "a", List.of(PeerResult.failed("c:9530", null, "cannot resolve host c")))))
                 .isEqualTo("{\"version\":1,\"node\":\"a\",\"results\":[{\"peer\":\"c:9530\",\"peer_host\":null,\"sent\":0,\"lost\":0,"
                         + "\"late\":0,\"p50_seconds\":null,\"p99_seconds\":null,\"hold_p50_seconds\":null,\"hold_p90_seconds\":null,"
