@@ -62,7 +62,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.logging.Logger;
 
@@ -225,7 +224,7 @@ public final class Agent implements AutoCloseable {
                 bandwidth = BandwidthServing.start(config, source, loop, registry, probes, natives.verbs(),
                         new EndpointClient(probeKey, Duration.ofSeconds(20), probes.endpointTlsOn()), this::nodeName, writes);
                 preflight = Preflight.of(config, source, loop, probes, natives, writes, bandwidth.server(),
-                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName, Optional::empty);
+                        () -> BandwidthServing.ports(config.probe().gidIndex()).apply(null), this::nodeName, placement::placement);
             } catch (IOException | UnsupportedAddressTypeException e) {
                 close();
                 ListenAddress udp = new ListenAddress(udpHost(), config.probe().udpPort());

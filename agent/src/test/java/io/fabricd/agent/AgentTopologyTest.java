@@ -96,9 +96,12 @@ class AgentTopologyTest {
             kube.resource(new NodeBuilder().withNewMetadata().withName("node-b").addToLabels("fabricd.io/rack", "r3")
                     .addToLabels("fabric.topograph.run/tier-0", "leaf-3").addToLabels("fabric.topograph.run/tier-1", "spine-1")
                     .addToLabels("accelerator.topograph.run/domain", "nvl-2").endMetadata().build()).create();
-            AgentConfig cb = TestConfigs.withTopology(AgentProbeTest.config(key, List.of(), "kubernetes: {service: fabricd, "
+            AgentConfig probing = AgentProbeTest.config(key, List.of(), "kubernetes: {service: fabricd, "
                     + "namespace: fabric, node_refresh: 100ms, api_server: '" + kube.getConfiguration().getMasterUrl() + "'}",
-                    "node_name: node-b"), new TopologyConfig("none", null));
+                    "node_name: node-b");
+            // the placement is resolved again with each collection (here every 500 ms): the labels the probes read reach it then
+            AgentConfig cb = TestConfigs.withTopology(TestConfigs.withProbe(AgentHttpTest.config(Duration.ofMillis(500)), probing.probe()),
+                    new TopologyConfig("none", null));
             try (Agent b = new Agent(Fixtures.open("host-b-roce"), cb, new ListenAddress("127.0.0.1", 0)).start()) {
                 assertThat(b.awaitReady(Duration.ofSeconds(20))).isTrue();
                 String topograph = s("fabric_topology_info", "accelerator", "nvl-2", "core", "", "leaf", "leaf-3", "source", "topograph",

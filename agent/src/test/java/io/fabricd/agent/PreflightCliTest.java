@@ -54,6 +54,9 @@ class PreflightCliTest {
         cases.put("critical or warning", List.of("--nodes", "gpu1", "--exclude-severity", "info"));
         cases.put("--on-suspect-switch drain: exclude or keep", List.of("--nodes", "gpu1", "--on-suspect-switch", "drain"));
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
+        Path cycle = Files.writeString(tmp.resolve("topology.conf"), "SwitchName=leaf-1 Nodes=gpu[1-2]\nSwitchName=leaf-2 Nodes=gpu2\n");
+        cases.put(cycle + ":2:", List.of("--nodes", "gpu[1-2]", "--topology", cycle.toString()));
+        cases.put(tmp.resolve("none.conf") + ":", List.of("--nodes", "gpu1", "--topology", tmp.resolve("none.conf").toString()));
         // an agent answers a test when it is over and closes a connection idle for http.idle_timeout (30 s)
         cases.put("--bandwidth-duration 25s outside 100 ms .. 20 s", List.of("--nodes", "gpu1", "--bandwidth-duration", "25s"));
         cases.put("--host-floor 20us outside 100 us .. 10 s", List.of("--nodes", "gpu1", "--host-floor", "20us"));
@@ -92,6 +95,11 @@ class PreflightCliTest {
         CliTest.Result set = CliTest.run("preflight", "--check", "--nodes", "localhost,ip6-localhost", "--port", "1", "--key-file", key.toString());
         assertThat(set.code()).as(set.err()).isZero();
         assertThat(set.out()).contains("are usable, for 2 nodes; no agent was asked");
+        Path tree = Files.writeString(tmp.resolve("topology.conf"), "SwitchName=leaf-1 Nodes=gpu[1-4]\nSwitchName=leaf-2 Nodes=gpu[5-8]\n"
+                + "SwitchName=spine-1 Switches=leaf-[1-2]\n");
+        CliTest.Result placed = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--topology", tree.toString());
+        assertThat(placed.code()).as(placed.err()).isZero();
+        assertThat(placed.out()).contains("; " + tree + " places 8 nodes under 3 switches; no agent was asked");
         assertThat(set.err()).isEmpty();
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
         Map<String, List<String>> bad = new LinkedHashMap<>();

@@ -9,8 +9,10 @@ import io.fabricd.gate.GateRun;
 import io.fabricd.gate.NodeSet;
 import io.fabricd.gate.ResultConfigMap;
 import io.fabricd.model.finding.Severity;
+import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;
+import io.fabricd.topology.TopologyFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -81,6 +83,11 @@ public final class PreflightCommand implements Callable<Integer> {
             description = "What a node the gate cannot judge is: exclude or pass "
             + "(default: ${DEFAULT-VALUE}).")
     Unknown unknown;
+
+    @Option(names = "--topology", paramLabel = "FILE",
+            description = "Where the set's nodes sit: Slurm's topology.conf or a plain topology file (docs/topology.md). Nodes it "
+                    + "does not place are placed by their agents' own topology; with neither, no switch is named.")
+    Path topology;
 
     @Option(names = "--on-suspect-switch", paramLabel = "exclude|keep", defaultValue = "exclude",
             description = "What a node behind a leaf switch the set's bad links share is: exclude (every flow of it crosses that "
@@ -164,7 +171,7 @@ public final class PreflightCommand implements Callable<Integer> {
     CommandSpec spec;
 
     /** What the gate runs with, every option checked. */
-    private record Input(List<NodeSet.Node> set, GateRun.Settings settings) {
+    private record Input(List<NodeSet.Node> set, GateRun.Settings settings, Topology topology) {
     }
 
     @Override
@@ -191,7 +198,8 @@ public final class PreflightCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println("fabricd preflight: the options and the probe key (" + (keyFile != null ? keyFile.toString() : ProbeKey.ENV)
                 + ") are usable" + (in.set().isEmpty() ? "" : ", for " + in.set().size() + (in.set().size() == 1 ? " node" : " nodes"))
-                + "; no agent was asked");
+                + (topology == null ? "" : "; " + topology + " places " + in.topology().placements().size() + " nodes under "
+                + in.topology().switches().size() + " switches") + "; no agent was asked");
         out.flush();
         return 0;
     }
@@ -277,13 +285,15 @@ public final class PreflightCommand implements Callable<Integer> {
         if (key == null) {
             throw new IllegalArgumentException("no probe key: give --key-file FILE or set " + ProbeKey.ENV + " (the agents' key)");
         }
-        return new Input(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime, bandwidthSize, policy, budget));
+        Topology placed = topology == null ? Topology.EMPTY : TopologyFiles.read(topology); // its errors: "FILE:LINE: ..."
+        return new Input(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime, bandwidthSize, policy, budget),
+                placed);
     }
 
     /** Runs the gate and writes the exclude files; the report's outcome is the gate's exit code. */
     private GateReport gate(Input in) throws IOException {
         PrintWriter err = spec.commandLine().getErr();
-        GateRun.Result r = new GateRun(in.set(), in.settings(), err).run();
+        GateRun.Result r = new GateRun(in.set(), in.settings(), in.topology(), err).run();
         GateReport report = new GateReport(r.verdicts(), r.elapsed(), r.phases(), minNodes);
         if (excludeFile != null) {
             ExcludeFile.write(excludeFile, report.excluded());

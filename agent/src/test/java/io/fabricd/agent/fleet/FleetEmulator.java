@@ -42,6 +42,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -158,7 +159,8 @@ public final class FleetEmulator implements AutoCloseable {
                 () -> loop.latest() == null ? Map.of() : loop.latest().model().labels(), registry, natives).start();
         held.add(p);
         EndpointSignatures signed = new EndpointSignatures(p.endpointAuth(), meters);
-        Preflight preflight = Preflight.of(config, sources.get(n.fixture()), loop, p, natives, new Semaphore(1), null, () -> null, n::name);
+        Preflight preflight = Preflight.of(config, sources.get(n.fixture()), loop, p, natives, new Semaphore(1), null, () -> null, n::name,
+                () -> Optional.of(n.placement()));
         AgentConfig.Http http = config.http();
         ConnectionLimits limits = new ConnectionLimits(http.maxConnections(), http.maxRequests(), http.maxHeadBytes(), 0,
                 Meters.http(meters));
