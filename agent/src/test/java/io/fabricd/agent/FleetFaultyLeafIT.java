@@ -76,6 +76,13 @@ class FleetFaultyLeafIT {
                 assertThat(n.get("verdict").asText()).as(n.toString()).isEqualTo("pass");
             }
 
+            // the text report, as an operator reads it (docs/where-is-the-fault.md shows one)
+            List<String> text = new ArrayList<>(args.subList(0, args.size() - 2));
+            CliTest.Result t = CliTest.run(text.toArray(String[]::new));
+            assertThat(t.code()).isEqualTo(1);
+            assertThat(t.out()).contains("switch:" + LEAF, ": behind " + LEAF + ", which the set's bad links share");
+            System.out.println("fabricd preflight over a faulty leaf, as text:\n" + t.out());
+
             // a site file that places the set elsewhere wins over the agents: leaf-003's nodes spread over two
             // leaves of the file, whose other halves are healthy, so no switch explains the bad pairs alone
             StringBuilder file = new StringBuilder();

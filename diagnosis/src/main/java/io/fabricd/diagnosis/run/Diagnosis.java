@@ -129,6 +129,7 @@ public final class Diagnosis {
                         Evidence.NONE, "Report this as a fabricd bug with `fabricd snapshot` of the host."));
             }
         }
+        findings.replaceAll(f -> SwitchPorts.named(f, current));
         findings.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::check)
                 .thenComparing(f -> f.subject().toString()));
         notJudged.sort(Comparator.comparing(NotJudged::check).thenComparing(n -> n.subject().toString()));
