@@ -80,7 +80,7 @@ class FleetFaultyLeafIT {
             List<String> text = new ArrayList<>(args.subList(0, args.size() - 2));
             CliTest.Result t = CliTest.run(text.toArray(String[]::new));
             assertThat(t.code()).isEqualTo(1);
-            assertThat(t.out()).contains("switch:" + LEAF, ": behind " + LEAF + ", which the set's bad links share");
+            assertThat(t.out()).contains("switch:" + LEAF, ": behind switch " + LEAF + ", which the set's bad links share");
             System.out.println("fabricd preflight over a faulty leaf, as text:\n" + t.out());
 
             // a site file that places the set elsewhere wins over the agents: leaf-003's nodes spread over two
