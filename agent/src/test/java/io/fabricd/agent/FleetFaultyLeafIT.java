@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * switch, pass every other node; with {@code --on-suspect-switch keep} keep them and still name the
  * leaf; and without any placement (no topology) blame the nodes one by one as before. The recording
  * rules' part (the same fault in a leaf x leaf matrix, and FabricSwitchSuspect) is the promtool suite's
- * (alerts/tests/fabric.test.yaml).
+ * (alerts/tests/fabric.test.yaml) and, on real agents' series scraped by Prometheus, FabricSwitchSuspectIT's.
  */
 class FleetFaultyLeafIT {
     private static final String LEAF = "leaf-003";
