@@ -156,7 +156,7 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(tmp.resolve("absent.yaml"))).hasMessageContaining("does not exist");
         Files.writeString(f, "collection:\n  disabled_collectors: [topology, gpu]\n");
         assertThatThrownBy(() -> ConfigLoader.load(f)).hasMessageContaining("unknown collector 'gpu'")
-                .hasMessageContaining("known: dcb, ethtool, gpudirect, host, iommu, netdev, pcie, qp, rdma, topology, verbs");
+                .hasMessageContaining("known: dcb, ethtool, gpudirect, host, iommu, lldp, netdev, pcie, qp, rdma, topology, verbs");
     }
 
     @Test
