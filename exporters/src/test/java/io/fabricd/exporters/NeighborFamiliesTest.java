@@ -45,6 +45,16 @@ class NeighborFamiliesTest {
     }
 
     @Test
+    void announcedNamesThatAreNoNamesAreNoLabels(@TempDir Path tmp) throws IOException {
+        Path h = host(tmp, "0 day, 01:00:00");
+        Path f = h.resolve("fabricd/lldp/neighbors.json");
+        Files.writeString(f, Files.readString(f).replace("leaf-07", "leaf-07\\u001b[31m\\u202e").replace("Ethernet12", "Eth12`reboot`"));
+        Map<String, Double> v = metrics(h);
+        assertThat(v).containsEntry(s(INFO, "device", "mlx5_0", "port", "1", "netdev", "ens1f0np0", "switch", "",
+                "switch_port", "", "chassis_id", "0c:42:a1:5e:7f:00", "learned", "lldp"), 1.0);
+    }
+
+    @Test
     void aNeighbourJustChangedHasNoInfoYet(@TempDir Path tmp) throws IOException {
         Map<String, Double> v = metrics(host(tmp, "0 day, 00:00:20"));
         assertThat(v.keySet()).noneMatch(k -> k.startsWith(INFO));

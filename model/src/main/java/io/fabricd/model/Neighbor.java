@@ -2,7 +2,9 @@ package io.fabricd.model;
 
 /**
  * The switch port at the other end of one of the host's RDMA netdevs, as the switch announces itself
- * (LLDP, read from lldpd: docs/switch-evidence.md). Null means "not announced".
+ * (LLDP, read from lldpd: docs/switch-evidence.md). Null means "not announced"; the switch's name,
+ * port and chassis id are names ({@link io.fabricd.model.topology.Names#valid}) or null: an announced
+ * value that is not a name is not kept.
  *
  * @param netdev      the host's netdev the announcement arrived on
  * @param device      the RDMA device of that netdev; null when no RDMA port is bound to it
@@ -35,9 +37,17 @@ public record Neighbor(String netdev, String device, Integer port, String switch
                 changeCount, isStable, learned);
     }
 
-    /** "leaf-07 port Ethernet12", as far as it is known, for findings. */
+    /** "leaf-07 port Ethernet12", as far as it is known, for findings; "unknown switch" when neither name nor chassis is. */
     public String describe() {
-        String sw = switchName != null ? switchName : "chassis " + chassisId;
+        String sw = switchName != null ? switchName : chassisId != null ? "chassis " + chassisId : "unknown switch";
         return switchPort == null ? sw : sw + " port " + switchPort;
+    }
+
+    /** "switch leaf-07 port Ethernet12", or "the switch" (with its port when known) when neither name nor chassis is known. */
+    public String words() {
+        if (switchName == null && chassisId == null) {
+            return switchPort == null ? "the switch" : "the switch's port " + switchPort;
+        }
+        return "switch " + describe();
     }
 }

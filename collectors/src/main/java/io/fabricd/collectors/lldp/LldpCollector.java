@@ -30,8 +30,10 @@ import java.util.TreeSet;
  * <p>A neighbour counts as evidence ({@link Neighbor#stable()}) only when it is the one neighbour on
  * its netdev and either lldpd has held it for {@link Neighbor#STABLE_SECONDS} (lldpd restarts that
  * age whenever a frame from the neighbour differs from the last one) or the agent has seen the same
- * chassis and port for {@link NeighborHistory#STABLE_COLLECTIONS} collections in a row. A neighbour
- * that changes is still reported, with the count of changes the agent saw.
+ * chassis, port and names for {@link NeighborHistory#STABLE_COLLECTIONS} collections in a row; once the
+ * agent has seen it change, only the agent's own count settles it. A neighbour that changes is still
+ * reported, with the count of changes the agent saw. Announced names that are not names
+ * ({@link NeighborNames}) are not used, and recorded as this stage's errors.
  */
 public final class LldpCollector extends Stage.Declared<LldpSlice> {
     static final String SIDE_CAR = "fabricd/lldp/neighbors.json";
@@ -43,6 +45,7 @@ public final class LldpCollector extends Stage.Declared<LldpSlice> {
 
     @Override
     public LldpSlice collect(CollectContext ctx, Slices in) {
+        String from = ctx.source().isSnapshot() ? SIDE_CAR : "lldpcli -f json show neighbors details";
         Optional<String> text;
         try {
             text = ctx.source().kernel().lldpNeighbors();
@@ -57,8 +60,7 @@ public final class LldpCollector extends Stage.Declared<LldpSlice> {
         try {
             all = LldpJson.parse(text.get());
         } catch (LldpJson.Malformed e) {
-            ctx.error(ctx.source().isSnapshot() ? SIDE_CAR : "lldpcli -f json show neighbors details",
-                    CollectContext.FATAL + "not lldpcli -f json output: " + e.getMessage());
+            ctx.error(from, CollectContext.FATAL + "not lldpcli -f json output: " + e.getMessage());
             return null;
         }
         Map<String, RdmaPort> ports = new HashMap<>();
@@ -73,21 +75,26 @@ public final class LldpCollector extends Stage.Declared<LldpSlice> {
             }
         }
         List<Neighbor> out = new ArrayList<>();
-        byNetdev.forEach((netdev, seen) -> out.add(neighbor(netdev, seen, ports.get(netdev))));
+        byNetdev.forEach((netdev, seen) -> out.add(neighbor(ctx, from, netdev, seen, ports.get(netdev))));
         return new LldpSlice(out);
     }
 
-    private Neighbor neighbor(String netdev, List<LldpJson.Announcement> seen, RdmaPort port) {
+    private Neighbor neighbor(CollectContext ctx, String from, String netdev, List<LldpJson.Announcement> seen, RdmaPort port) {
         // several neighbours at once (a cable moved, a hub, a stale entry): the latest is reported, none is evidence
         LldpJson.Announcement a = seen.stream()
                 .min(Comparator.comparing(x -> x.ageSeconds() == null ? Long.MAX_VALUE : x.ageSeconds())).orElseThrow();
-        String switchPort = "ifname".equals(a.portIdType()) || "local".equals(a.portIdType()) || a.portDescr() == null
-                ? a.portId() : a.portDescr();
-        Neighbor n = new Neighbor(netdev, port == null ? null : port.device(), port == null ? null : port.port(), a.sysName(),
-                switchPort, a.portDescr(), a.chassisId(), a.mauType(), MauSpeed.mbps(a.mauType()), a.ageSeconds(), 0, false, "lldp");
+        NeighborNames names = NeighborNames.of(a);
+        if (!names.refused().isEmpty()) {
+            ctx.error(from, "the neighbour on " + netdev + " announces " + String.join(" and ", names.refused())
+                    + ", not a name (letters, digits and . _ - : /, up to 253): not used; check what sends LLDP on that cable");
+        }
+        Neighbor n = new Neighbor(netdev, port == null ? null : port.device(), port == null ? null : port.port(), names.sysName(),
+                names.switchPort(), names.portDescr(), names.chassisId(), names.mauType(), MauSpeed.mbps(names.mauType()), a.ageSeconds(), 0,
+                false, "lldp");
         boolean single = seen.stream().map(LldpJson.Announcement::identity).distinct().count() == 1;
         NeighborHistory.State h = history.seen(netdev, single ? a.identity() : null);
-        boolean old = a.ageSeconds() != null && a.ageSeconds() >= Neighbor.STABLE_SECONDS
+        // after a change the agent saw, lldpd's age alone is not enough: the agent's own count must say so too
+        boolean old = !h.afterChange() && a.ageSeconds() != null && a.ageSeconds() >= Neighbor.STABLE_SECONDS
                 || h.inARow() >= NeighborHistory.STABLE_COLLECTIONS;
         return n.withHistory(h.changes(), single && old);
     }

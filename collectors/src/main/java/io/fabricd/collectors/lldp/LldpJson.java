@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  */
 final class LldpJson {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Pattern AGE = Pattern.compile("^(\\d+) days?, (\\d+):(\\d\\d):(\\d\\d)$");
+    private static final Pattern AGE = Pattern.compile("^(\\d{1,6}) days?, (\\d{1,2}):(\\d\\d):(\\d\\d)$");
 
     private LldpJson() {
     }
@@ -36,9 +36,20 @@ final class LldpJson {
     /** One neighbour as lldpd shows it on one of the host's interfaces. */
     record Announcement(String netdev, String chassisId, String sysName, String portIdType, String portId, String portDescr,
                         String mauType, Long ageSeconds) {
-        /** What tells one far end from another: its chassis and port ids. */
+        /**
+         * The switch's port as announced: its port id when that is a name (subtype ifname or local), else
+         * its port description, else its port id. Not yet checked to be a name ({@link NeighborNames}).
+         */
+        String switchPort() {
+            return "ifname".equals(portIdType) || "local".equals(portIdType) || portDescr == null ? portId : portDescr;
+        }
+
+        /**
+         * What tells one far end from another: its chassis and port ids, and the system and port names it
+         * is exported under, as announced (so a name that rotates, valid or not, counts as a change).
+         */
         String identity() {
-            return chassisId + "|" + portIdType + ":" + portId;
+            return chassisId + "|" + portIdType + ":" + portId + "|" + sysName + "|" + switchPort();
         }
     }
 
@@ -56,7 +67,9 @@ final class LldpJson {
         try {
             root = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new Malformed("not valid JSON (line " + e.getLocation().getLineNr() + ")");
+            // a limit Jackson enforces (nesting depth, number length) has no location
+            throw new Malformed(e.getLocation() == null ? "not valid JSON (" + e.getOriginalMessage() + ")"
+                    : "not valid JSON (line " + e.getLocation().getLineNr() + ")");
         }
         if (root == null || !root.isObject() || !root.has("lldp")) {
             throw new Malformed("no \"lldp\" object at the top: not lldpcli -f json output");
@@ -103,13 +116,12 @@ final class LldpJson {
             throw new Malformed("interface " + netdev + " has no \"chassis\" object");
         }
         String sysName = null;
-        if (!chassis.has("id") || !chassis.get("id").isObject()) {
-            if (chassis.size() != 1) {
-                throw new Malformed("the chassis on " + netdev + " has neither an \"id\" nor one system name as its key");
-            }
+        if (keyedByName(chassis)) {
             Map.Entry<String, JsonNode> only = chassis.properties().iterator().next();
-            sysName = only.getKey();
+            sysName = only.getKey().isEmpty() ? null : only.getKey();
             chassis = only.getValue();
+        } else if (!chassis.has("id")) {
+            throw new Malformed("the chassis on " + netdev + " has neither an \"id\" nor one system name as its key");
         }
         JsonNode port = iface.path("port");
         if (!port.isObject()) {
@@ -118,6 +130,18 @@ final class LldpJson {
         JsonNode autoneg = port.path("auto-negotiation");
         return new Announcement(netdev, value(chassis.path("id")), sysName, text(port.path("id").path("type")),
                 value(port.path("id")), text(port.path("descr")), mau(text(autoneg.path("current"))), age(text(iface.path("age"))));
+    }
+
+    /**
+     * {"leaf-07": {"id": {...}, ...}}: one key whose object holds the id. A switch named "id" is
+     * {"id": {"id": {...}}}; a chassis without a name is {"id": {"type": ..., "value": ...}, ...}.
+     */
+    private static boolean keyedByName(JsonNode chassis) {
+        if (chassis.size() != 1) {
+            return false;
+        }
+        JsonNode only = chassis.properties().iterator().next().getValue();
+        return only.isObject() && only.has("id") || !chassis.has("id");
     }
 
     /** {"type": ..., "value": ...} or the folded value itself. */

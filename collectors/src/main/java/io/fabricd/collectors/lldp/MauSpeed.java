@@ -6,10 +6,11 @@ import java.util.regex.Pattern;
 /**
  * The speed an 802.3 MAU type stands for, from lldpd's names of them (src/lib/atoms/port.c:
  * "10BaseT", "1000BaseXFD", "10GigBaseR", "25GbaseCR", "100GbaseCR4", "400GbaseR", "2p5GigT"). Names
- * that are no one speed (the asymmetric "10G1GbasePRXD1", "AUI", "10PassTS") give none.
+ * that are no one speed (the asymmetric "10G1GbasePRXD1", "AUI", "10PassTS") give none, and so do
+ * numbers of more than six digits (no link runs at a million Gb/s; a longer one would overflow).
  */
 final class MauSpeed {
-    private static final Pattern P = Pattern.compile("^(\\d+)(?:p(\\d))?(G|Gig)?(?:[Bb]ase|T)");
+    private static final Pattern P = Pattern.compile("^(\\d{1,6})(?:p(\\d))?(G|Gig)?(?:[Bb]ase|T)");
 
     private MauSpeed() {
     }

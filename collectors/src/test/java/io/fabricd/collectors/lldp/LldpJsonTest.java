@@ -22,7 +22,15 @@ class LldpJsonTest {
     }
 
     @Test
+    void nestingBeyondJacksonsLimitIsRefusedInWords() {
+        assertThatThrownBy(() -> LldpJson.parse("[".repeat(5000))).isInstanceOf(LldpJson.Malformed.class)
+                .hasMessageStartingWith("not valid JSON (").hasMessageContaining("nesting depth");
+    }
+
+    @Test
     void lldpdsAgeIsReadAndWhatItCannotSayIsUnknown() {
+        assertThat(LldpJson.age("99999999999999999999 days, 00:00:00")).isNull();
+        assertThat(LldpJson.age("0 day, 99999999999999999999:00:00")).isNull();
         assertThat(LldpJson.age("0 day, 00:02:00")).isEqualTo(120L);
         assertThat(LldpJson.age("3 days, 04:11:09")).isEqualTo(3 * 86_400 + 4 * 3600 + 11 * 60 + 9L);
         assertThat(LldpJson.age("too much")).isNull();

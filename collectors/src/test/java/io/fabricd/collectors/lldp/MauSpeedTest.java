@@ -27,5 +27,8 @@ class MauSpeedTest {
         assertThat(MauSpeed.mbps("10PassTS")).isNull();
         assertThat(MauSpeed.mbps("unknown")).isNull();
         assertThat(MauSpeed.mbps(null)).isNull();
+        assertThat(MauSpeed.mbps("99999999999999999999GbaseCR4")).isNull(); // more than a long holds
+        assertThat(MauSpeed.mbps("9999999999999999GbaseCR4")).isNull(); // times 1000 would overflow
+        assertThat(MauSpeed.mbps("999999GbaseCR4")).isEqualTo(999_999_000L);
     }
 }

@@ -41,7 +41,7 @@ public final class NeighborSpeedBelowHost extends Check.Declared {
             ev.put("neighbor_speed_mbps", n.speedMbps());
             ev.put("neighbor_mau_type", n.mauType());
             Neighbors.evidence(ev, m, nd.name());
-            String sw = "switch " + n.describe();
+            String sw = n.words();
             String port = n.switchPort() == null ? "<port>" : n.switchPort();
             out.add(new Finding(id(), Severity.WARNING, Ports.subject(p),
                     sw + " announces " + gbps(n.speedMbps()) + " (" + n.mauType() + "), below " + nd.name() + "'s " + gbps(nd.speedMbps()),

@@ -19,7 +19,7 @@ final class Neighbors {
 
     /** "switch leaf-07 port Ethernet12" or "the switch port". */
     static String name(HostModel m, String netdev) {
-        return stable(m, netdev).map(n -> "switch " + n.describe()).orElse("the switch port");
+        return stable(m, netdev).map(Neighbor::words).orElse("the switch port");
     }
 
     /** The switch's port name for a command, or a placeholder. */
@@ -36,7 +36,9 @@ final class Neighbors {
             if (n.switchPort() != null) {
                 ev.put("switch_port", n.switchPort());
             }
-            ev.put("chassis_id", n.chassisId());
+            if (n.chassisId() != null) {
+                ev.put("chassis_id", n.chassisId());
+            }
             ev.put("neighbor_learned", n.learned());
         });
     }

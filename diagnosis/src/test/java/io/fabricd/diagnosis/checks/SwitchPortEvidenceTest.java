@@ -36,6 +36,14 @@ class SwitchPortEvidenceTest {
     }
 
     @Test
+    void aSystemNameThatIsNoNameIsNotPutInTheEvidence(@TempDir Path tmp) {
+        Path b = SwitchHosts.copy(tmp.resolve("b"));
+        SwitchHosts.lldp(b, "100GbaseCR4", "0 day, 08:00:00", "leaf-07\u001b]0;x\u0007", "0c:42:a1:5e:7f:00", "Ethernet12");
+        assertThat(ports(Diagnosis.run(Hosts.model(b), null).findings())).isNotEmpty()
+                .allSatisfy(f -> assertThat(Plain.evidence(f)).doesNotContainKey("switch"));
+    }
+
+    @Test
     void withoutAStableNeighbourNothingIsAdded(@TempDir Path tmp) {
         assertThat(ports(Diagnosis.run(Hosts.model("host-b-roce"), null).findings())).isNotEmpty()
                 .allSatisfy(f -> assertThat(Plain.evidence(f)).doesNotContainKey("switch"));

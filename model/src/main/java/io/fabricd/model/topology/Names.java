@@ -18,7 +18,10 @@ public final class Names {
         return s != null && NAME.matcher(s).matches();
     }
 
-    /** A possibly hostile value for a message: quoted, control characters escaped, at most 64 characters. */
+    /**
+     * A possibly hostile value for a message: quoted, at most 64 characters, with control characters and
+     * the invisible ones that reorder or hide text (U+202E right-to-left override, line separators) escaped.
+     */
     public static String quoted(String s) {
         if (s == null) {
             return "nothing";
@@ -28,10 +31,18 @@ public final class Names {
             char c = s.charAt(i);
             if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
                 b.append(String.format("\\x%02x", (int) c));
+            } else if (c >= 0x7f && (Character.isISOControl(c) || hidden(c))) {
+                b.append(String.format("\\u%04x", (int) c));
             } else {
                 b.append(c);
             }
         }
         return b.append(s.length() > 64 ? "...\"" : "\"").toString();
+    }
+
+    private static boolean hidden(char c) {
+        int t = Character.getType(c);
+        return t == Character.FORMAT || t == Character.LINE_SEPARATOR || t == Character.PARAGRAPH_SEPARATOR
+                || t == Character.SURROGATE || t == Character.PRIVATE_USE || t == Character.UNASSIGNED;
     }
 }

@@ -54,5 +54,8 @@ class TopologyTest {
         assertThat(Names.valid("Ethernet1/1")).isTrue();
         assertThat(Names.valid("gpu-001.cluster.example")).isTrue();
         assertThat(Names.valid("-leaf")).isFalse();
+        // what reorders or hides text on a terminal is escaped too
+        assertThat(Names.quoted("leaf-\u202e70\u2028\u0085")).isEqualTo("\"leaf-\\u202e70\\u2028\\u0085\"");
+        assertThat(Names.quoted("leaf-é7")).isEqualTo("\"leaf-é7\"");
     }
 }
