@@ -4,9 +4,11 @@ import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The topology the gate judges the fabric by: the one it was handed (a site's file: trusted first),
@@ -33,7 +35,7 @@ record FleetTopology(Topology topology, String line) {
         groups.sort(Comparator.comparingInt(g -> -g.size()));
         List<Placement> all = new ArrayList<>(given.placements());
         groups.forEach(all::addAll);
-        Topology topology = given;
+        Topology topology;
         List<Placement> used = new ArrayList<>(given.placements());
         List<String> dropped = new ArrayList<>();
         String why = null;
@@ -66,12 +68,13 @@ record FleetTopology(Topology topology, String line) {
         int byGiven = 0;
         int byAgents = 0;
         List<String> unplaced = new ArrayList<>();
+        Set<String> left = new HashSet<>(dropped);
         for (String n : set) {
             if (given.placement(n).isPresent()) {
                 byGiven++;
             } else if (used.placement(n).isPresent()) {
                 byAgents++;
-            } else if (!dropped.contains(n)) {
+            } else if (!left.contains(n)) {
                 unplaced.add(n);
             }
         }
