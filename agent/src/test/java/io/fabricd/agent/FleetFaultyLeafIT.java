@@ -97,7 +97,7 @@ class FleetFaultyLeafIT {
             JsonNode jg = new ObjectMapper().readTree(g.out());
             assertThat(g.code()).as(g.err() + g.out()).isEqualTo(1);
             assertThat(suspectSwitches(jg)).as(g.out()).isEmpty();
-            assertThat(g.err()).contains("fabric: 48 nodes placed by the topology given");
+            assertThat(g.err()).contains("fabric: 48 of the set's 48 nodes placed (by the topology given)");
         }
     }
 

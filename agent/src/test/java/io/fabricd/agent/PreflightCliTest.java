@@ -100,6 +100,12 @@ class PreflightCliTest {
         CliTest.Result placed = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--topology", tree.toString());
         assertThat(placed.code()).as(placed.err()).isZero();
         assertThat(placed.out()).contains("; " + tree + " places 8 nodes under 3 switches; no agent was asked");
+        // with a set: how many of its nodes the file places, and which it does not (names spelt otherwise)
+        CliTest.Result some = CliTest.run("preflight", "--check", "--key-file", key.toString(), "--topology", tree.toString(), "--nodes",
+                "gpu[3-6],gpu[01-02]");
+        assertThat(some.code()).as(some.err()).isZero();
+        assertThat(some.out()).contains("; " + tree + " places 4 of the set's 6 nodes (8 nodes under 3 switches in all); not placed: gpu01,"
+                + " gpu02: check the names; no agent was asked");
         assertThat(set.err()).isEmpty();
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
         Map<String, List<String>> bad = new LinkedHashMap<>();

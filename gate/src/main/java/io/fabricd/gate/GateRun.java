@@ -105,7 +105,7 @@ public final class GateRun {
                         + " agents answered") : new BandwidthRing(nodes, ask, calls, s.bandwidthDuration(), s.bandwidthSize()).run(up, links, d));
             }
             List<NodeInput> inputs = states.inputs();
-            FleetTopology fabric = FleetTopology.of(topology, states.placements());
+            FleetTopology fabric = FleetTopology.of(topology, states.placements(), nodes.stream().map(NodeSet.Node::name).toList());
             if (fabric.line() != null) {
                 say(fabric.line());
             }

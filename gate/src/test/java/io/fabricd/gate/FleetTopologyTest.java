@@ -26,22 +26,45 @@ class FleetTopologyTest {
     void theAgentsPlaceTheNodesTheTopologyGivenDoesNotAndTheGivenOneWins() {
         Topology given = Topology.of(List.of(at("a", "leaf-1")));
         FleetTopology t = FleetTopology.of(given, List.of(new Placement("a", List.of("leaf-9", "spine-1"), null, Placement.Source.LLDP),
-                new Placement("b", List.of("leaf-2", "spine-1"), null, Placement.Source.LLDP)));
+                new Placement("b", List.of("leaf-2", "spine-1"), null, Placement.Source.LLDP)), List.of("a", "b"));
         assertThat(t.topology().placement("a").orElseThrow().leaf()).isEqualTo("leaf-1");
         assertThat(t.topology().placement("b").orElseThrow().leaf()).isEqualTo("leaf-2");
-        assertThat(t.line()).isEqualTo("fabric: 2 nodes placed (1 by the topology given, 1 by their agents)");
-        assertThat(FleetTopology.of(Topology.EMPTY, List.of()).line()).isNull();
-        assertThat(FleetTopology.of(given, List.of()).line()).isEqualTo("fabric: 1 node placed by the topology given");
+        assertThat(t.line()).isEqualTo("fabric: 2 of the set's 2 nodes placed (1 by the topology given, 1 by their agents)");
+        assertThat(FleetTopology.of(Topology.EMPTY, List.of(), List.of("a")).line()).isNull();
+        assertThat(FleetTopology.of(given, List.of(), List.of("a")).line()).isEqualTo("fabric: 1 of the set's 1 node placed (by the topology given)");
     }
 
     @Test
-    void placementsThatDisagreeAreNotUsedAndTheLineSaysWhy() {
+    void theLineCountsTheSetsNodesAndNamesThoseNotPlaced() {
+        // a file naming gpu001..gpu004 and a set of gpu01..gpu04: none of the set is placed
+        Topology given = Topology.of(List.of(at("gpu001", "leaf-1"), at("gpu002", "leaf-1"), at("gpu003", "leaf-2"), at("gpu004", "leaf-2")));
+        FleetTopology t = FleetTopology.of(given, List.of(), List.of("gpu01", "gpu02", "gpu03", "gpu04"));
+        assertThat(t.line()).isEqualTo("fabric: 0 of the set's 4 nodes placed; not placed: gpu01, gpu02, gpu03, gpu04: check the names in the"
+                + " topology given");
+        assertThat(FleetTopology.of(given, List.of(), List.of("gpu001", "gpu002", "gpu05")).line()).isEqualTo("fabric: 2 of the set's 3 nodes"
+                + " placed (by the topology given); not placed: gpu05: check the names in the topology given");
+        assertThat(FleetTopology.of(Topology.EMPTY, List.of(at("a", "leaf-1")), List.of("a", "b")).line()).isEqualTo("fabric: 1 of the set's"
+                + " 2 nodes placed (by their agents); not placed: b: their agents know no placement");
+    }
+
+    @Test
+    void onlyTheAgentsWhosePlacementsDisagreeAreLeftOutAndTheLineNamesThem() {
         Topology given = Topology.of(List.of(at("a", "leaf-1")));
-        // b says leaf-1 is under spine-2: a switch under two switches
-        FleetTopology t = FleetTopology.of(given, List.of(new Placement("b", List.of("leaf-1", "spine-2"), null, Placement.Source.LLDP)));
-        assertThat(t.topology()).isSameAs(given);
-        assertThat(t.line()).startsWith("fabric: the agents' placements are not used: switch leaf-1 is under spine-1 (node a) and under "
-                + "spine-2 (node b)").endsWith("; the topology given alone");
+        // b says leaf-1 is under spine-2: a switch under two switches; c and d agree with the rest
+        FleetTopology t = FleetTopology.of(given, List.of(new Placement("b", List.of("leaf-1", "spine-2"), null, Placement.Source.LLDP),
+                at("c", "leaf-2"), at("d", "leaf-2")), List.of("a", "b", "c", "d"));
+        assertThat(t.topology().placement("b")).isEmpty();
+        assertThat(t.topology().placement("c").orElseThrow().leaf()).isEqualTo("leaf-2");
+        assertThat(t.topology().placement("a").orElseThrow().switches()).containsExactly("leaf-1", "spine-1");
+        assertThat(t.line()).startsWith("fabric: 3 of the set's 4 nodes placed (1 by the topology given, 2 by their agents); the placements of"
+                + " 1 agent (b) are not used, as they disagree with the topology given or the others': switch leaf-1 is under spine-1 (node a)"
+                + " and under spine-2 (node b)");
+        // agents that disagree among themselves: the switches most of them name win
+        FleetTopology many = FleetTopology.of(Topology.EMPTY, List.of(new Placement("x", List.of("leaf-3", "spine-2"), null,
+                Placement.Source.LLDP), at("c1", "leaf-3"), at("c2", "leaf-3"), at("c3", "leaf-3")), List.of("x", "c1", "c2", "c3"));
+        assertThat(many.topology().placements()).extracting(Placement::node).containsExactlyInAnyOrder("c1", "c2", "c3");
+        assertThat(many.line()).startsWith("fabric: 3 of the set's 4 nodes placed (by their agents); the placements of 1 agent (x) are not"
+                + " used, as they disagree with the others': switch leaf-3 is under spine-1");
     }
 
     @Test
@@ -54,7 +77,7 @@ class FleetTopologyTest {
                 : Integer.parseInt(n.substring(1)) <= 8 ? "leaf-2" : "leaf-3", "spine-1"), null, "lldp");
         StringWriter progress = new StringWriter();
         GateRun.Result r = fleet.run(Duration.ofSeconds(20), progress);
-        assertThat(progress.toString()).contains("fabricd preflight: fabric: 12 nodes placed by their agents\n");
+        assertThat(progress.toString()).contains("fabricd preflight: fabric: 12 of the set's 12 nodes placed (by their agents)\n");
         assertThat(r.verdicts().fabric().suspects()).extracting(FabricSuspect::ids).containsExactly(List.of("switch:leaf-2"));
         assertThat(r.verdicts().excluded()).containsExactly("n0005", "n0006", "n0007", "n0008");
         assertThat(r.verdicts().excludedLinks()).isNotEmpty().allMatch(l -> LinkVerdict.BLAME_FABRIC.equals(l.blame()));

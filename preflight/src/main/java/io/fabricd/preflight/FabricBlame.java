@@ -11,18 +11,22 @@ import java.util.Optional;
 /**
  * What the fabric view ({@link FabricLocaliser}) means for the gate's verdicts: which bad links a
  * switch or an uplink explains (they are that part's, not their ends'), and which nodes sit behind a
- * suspect leaf (excluded unless the policy keeps them). A suspect that is a NIC and its cable alone
- * changes nothing: the per-node localisation judges a node's own path as it always has.
+ * suspect leaf (excluded unless the policy keeps them). A suspect with a node's NIC and cable among
+ * its elements (alone, or tied with the leaf of the only one or two nodes under it in the set)
+ * changes nothing: the per-node localisation judges a node's own path as it always has, whatever
+ * the policy, and only the reason names the leaf with it.
  */
 final class FabricBlame {
     private final Fabric fabric;
     private final Map<Pair, FabricSuspect> byPair;
     private final Map<String, FabricSuspect> behind;
+    private final Map<String, FabricSuspect> own;
 
-    private FabricBlame(Fabric fabric, Map<Pair, FabricSuspect> byPair, Map<String, FabricSuspect> behind) {
+    private FabricBlame(Fabric fabric, Map<Pair, FabricSuspect> byPair, Map<String, FabricSuspect> behind, Map<String, FabricSuspect> own) {
         this.fabric = fabric;
         this.byPair = byPair;
         this.behind = behind;
+        this.own = own;
     }
 
     /**
@@ -31,7 +35,7 @@ final class FabricBlame {
      */
     static FabricBlame of(List<LinkJudge.Call> calls, Map<String, NodeInput.State> states, Topology topology, Policy policy) {
         if (topology.isEmpty()) {
-            return new FabricBlame(new Fabric(0, 0, List.of()), Map.of(), Map.of());
+            return new FabricBlame(new Fabric(0, 0, List.of()), Map.of(), Map.of(), Map.of());
         }
         List<FabricLocaliser.Measured> measured = new ArrayList<>(calls.size());
         for (LinkJudge.Call c : calls) {
@@ -44,8 +48,12 @@ final class FabricBlame {
         Fabric fabric = FabricLocaliser.locate(measured, topology);
         Map<Pair, FabricSuspect> byPair = new HashMap<>();
         Map<String, FabricSuspect> behind = new HashMap<>();
+        Map<String, FabricSuspect> own = new HashMap<>();
         for (FabricSuspect s : fabric.suspects()) {
             if (!s.aboveTheCables()) {
+                if (!s.leaves().isEmpty()) {
+                    s.nodes().forEach(n -> own.putIfAbsent(n, s));
+                }
                 continue;
             }
             s.badPairs().forEach(p -> byPair.putIfAbsent(p, s));
@@ -58,7 +66,7 @@ final class FabricBlame {
                 }
             }
         }
-        return new FabricBlame(fabric, byPair, behind);
+        return new FabricBlame(fabric, byPair, behind, own);
     }
 
     Fabric fabric() {
@@ -73,6 +81,11 @@ final class FabricBlame {
     /** The suspect leaf this node is to be excluded behind, or null. */
     FabricSuspect behind(String node) {
         return behind.get(node);
+    }
+
+    /** The suspect that ties this node's NIC and cable with its leaf (the only nodes of it in the set), or null. */
+    FabricSuspect withLeaf(String node) {
+        return own.get(node);
     }
 
     /** "180 of 190 pairs through it bad". */

@@ -1,6 +1,7 @@
 package io.fabricd.preflight;
 
 import io.fabricd.model.topology.Element;
+import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -28,12 +29,15 @@ import java.util.PriorityQueue;
  * candidate whose bad pairs not yet explained outnumber its good pairs by the most is named (then the
  * one that explains more, the larger share of bad pairs, the fewer elements, the first id), its bad
  * pairs are explained and count for no other, until no candidate is left; last, a named one whose bad
- * pairs all the others explain is dropped. A pair whose path is unknown (an end not placed) is left
+ * pairs all the others explain is dropped. A leaf named with one or two of the set's nodes under it
+ * is named with their NICs and cables ({@link #withFewNodes}). A pair whose path is unknown (an end not placed) is left
  * to the per-node {@link Localiser}, as are bad pairs no candidate explains.
  */
 public final class FabricLocaliser {
     /** The fewest bad pairs that name an element: one bad pair is the pair's own until another agrees. */
     public static final int MIN_BAD_PAIRS = 2;
+    /** The most of the set's nodes under a leaf for which the leaf and their own paths are named together. */
+    public static final int FEW_NODES = 2;
 
     /** What a pair's measurements came to. */
     public enum Outcome { BAD, GOOD, UNMEASURED }
@@ -107,6 +111,7 @@ public final class FabricLocaliser {
         open.forEach(c -> c.elements.sort(Comparator.naturalOrder()));
         List<Candidate> named = pick(open);
         prune(named, badPairs.size());
+        named.forEach(c -> withFewNodes(c, tallies, topology));
         List<FabricSuspect> out = new ArrayList<>();
         BitSet explained = new BitSet();
         for (Candidate c : named) {
@@ -151,6 +156,33 @@ public final class FabricLocaliser {
             }
         }
         return named;
+    }
+
+    /**
+     * A leaf named with at most {@link #FEW_NODES} of the set's nodes under it is named with their NICs
+     * and cables too, when each of those would be a suspect on its own: the probes cannot tell the leaf
+     * from its nodes' own paths (with one node the evidence is the same; with two, both nodes' NICs bad
+     * hurt the very pairs the leaf does), and the leaf alone would send an engineer to the switch and
+     * let its nodes be kept.
+     */
+    private static void withFewNodes(Candidate c, Map<Element, Tally> tallies, Topology topology) {
+        List<String> leaves = c.elements.stream().filter(e -> e instanceof Element.Switch s && s.tier() == 0)
+                .map(e -> ((Element.Switch) e).name()).toList();
+        if (leaves.size() != 1 || c.elements.stream().anyMatch(e -> e instanceof Element.Nic)) {
+            return;
+        }
+        List<Element> own = new ArrayList<>();
+        for (Map.Entry<Element, Tally> t : tallies.entrySet()) {
+            if (t.getKey() instanceof Element.Nic n && topology.placement(n.node()).map(Placement::leaf).orElse("").equals(leaves.get(0))) {
+                if (!suspect(t.getValue().bad.cardinality(), t.getValue().good) || own.size() == 2 * FEW_NODES) {
+                    return;
+                }
+                own.add(n);
+                own.add(new Element.Cable(n.node(), leaves.get(0)));
+            }
+        }
+        c.elements.addAll(own);
+        c.elements.sort(Comparator.naturalOrder());
     }
 
     /** Enough bad pairs, and more than two thirds of them bad. */

@@ -41,9 +41,18 @@ public record FabricSuspect(@JsonIgnore List<Element> elements, @JsonIgnore List
         return badPairs.stream().map(p -> p.a() + "<->" + p.b()).toList();
     }
 
-    /** Whether one of its elements is a part of the fabric between the leaves' cables: a switch or an uplink. */
+    /**
+     * Whether it is a part of the fabric between the leaves' cables alone: a switch or an uplink, and no
+     * node's NIC or cable (a tie with a node's own path, such as the only node of a leaf in the set,
+     * is that node's too: its bad links are judged with it).
+     */
     public boolean aboveTheCables() {
-        return elements.stream().anyMatch(e -> e instanceof Element.Switch || e instanceof Element.Uplink);
+        return nodes().isEmpty() && elements.stream().anyMatch(e -> e instanceof Element.Switch || e instanceof Element.Uplink);
+    }
+
+    /** The nodes whose NIC is among its elements. */
+    public List<String> nodes() {
+        return elements.stream().filter(e -> e instanceof Element.Nic).map(e -> ((Element.Nic) e).node()).toList();
     }
 
     /** The leaf switches among its elements. */

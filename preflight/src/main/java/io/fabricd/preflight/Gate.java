@@ -69,7 +69,7 @@ public final class Gate {
         Map<String, Verdict> finals = new HashMap<>();
         pre.forEach((node, call) -> {
             Tally k = counts.get(node);
-            NodeVerdict v = node(node, call, k == null ? new Tally() : k, k != null, loc, fabric.behind(node), policy);
+            NodeVerdict v = node(node, call, k == null ? new Tally() : k, k != null, loc, fabric, policy);
             verdicts.add(v);
             finals.put(node, v.verdict());
             if (v.verdict() == Verdict.EXCLUDE || v.verdict() == Verdict.UNKNOWN && !policy.unknownPasses()) {
@@ -89,10 +89,11 @@ public final class Gate {
 
     /**
      * @param measured whether a link of this node was measured or tried (a pair planned that gave nothing counts)
-     * @param leaf     the suspect leaf the node is excluded behind, or null
+     * @param fabric   the suspect leaf the node is excluded behind, or the one its own path is tied with
      */
-    private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, FabricSuspect leaf,
+    private static NodeVerdict node(String node, NodeJudge.Call call, Tally counts, boolean measured, Localiser.Result loc, FabricBlame fabric,
                                     Policy policy) {
+        FabricSuspect leaf = fabric.behind(node);
         List<String> reasons = new ArrayList<>(call.reasons());
         List<String> partners = null;
         Verdict verdict = call.verdict();
@@ -106,7 +107,7 @@ public final class Gate {
             partners = loc.excluded().get(node);
             verdict = Verdict.EXCLUDE;
             reasons.add(node + ": bad links with " + partners.size() + " nodes that are otherwise good (" + Texts.names(partners)
-                    + "): check its NIC, cable and switch port, then rerun");
+                    + "): check " + ownPath(node, fabric.withLeaf(node)) + ", then rerun");
         } else if (verdict == Verdict.PASS && loc.undecided().containsKey(node)) {
             partners = loc.undecided().get(node);
             verdict = Verdict.UNKNOWN;
@@ -118,6 +119,20 @@ public final class Gate {
                     + " probes, no bandwidth test): check its probe responder and UDP port, then rerun");
         }
         return new NodeVerdict(node, verdict, reasons, call.evidence().withLinks(counts.judged, counts.passed, partners));
+    }
+
+    /**
+     * What to check for a node's bad links: its NIC, cable and switch port; or, when the probes cannot
+     * tell its path from its leaf's (the only one or two nodes of the leaf in the set), those and the leaf.
+     */
+    private static String ownPath(String node, FabricSuspect tie) {
+        if (tie == null || tie.leaves().isEmpty()) {
+            return "its NIC, cable and switch port";
+        }
+        String leaf = tie.leaves().get(0);
+        List<String> others = tie.nodes().stream().filter(n -> !n.equals(node)).toList();
+        return others.isEmpty() ? "its NIC, its cable or its leaf (the only node of " + leaf + " in the set)"
+                : "its NIC and cable and those of " + String.join(", ", others) + ", or their leaf (the only two nodes of " + leaf + " in the set)";
     }
 
     /** @param part the suspect above the cables that explains this bad link, or null */

@@ -104,7 +104,26 @@ class FabricLocaliserTest {
         assertThat(f.suspects()).singleElement().satisfies(s -> {
             assertThat(s.ids()).containsExactly("cable:x1", "nic:x1", "switch:leaf-x", "uplink:leaf-x>spine-2");
             assertThat(s.leaves()).containsExactly("leaf-x");
+            // the node's own path is among them: not a part above the cables alone
+            assertThat(s.nodes()).containsExactly("x1");
+            assertThat(s.aboveTheCables()).isFalse();
         });
+    }
+
+    @Test
+    void aLeafWithTwoOfTheSetsNodesIsNamedWithBothNodesPathsAndOneWithMoreIsNot() {
+        // c1 and c2 alone of leaf-c in the set: their NICs bad or the leaf bad hurt the same pairs
+        List<String> two = ALL.stream().filter(n -> !n.equals("c3") && !n.equals("c4")).toList();
+        Fabric f = FabricLocaliser.locate(mesh(two, (a, b) -> a.startsWith("c") || b.startsWith("c")), TREE);
+        assertThat(f.suspects()).singleElement().satisfies(s -> {
+            assertThat(s.ids()).containsExactly("cable:c1", "cable:c2", "nic:c1", "nic:c2", "switch:leaf-c");
+            assertThat(s.nodes()).containsExactly("c1", "c2");
+            assertThat(s.aboveTheCables()).isFalse();
+        });
+        // three of them: the leaf alone, the fewest elements
+        List<String> three = ALL.stream().filter(n -> !n.equals("c4")).toList();
+        assertThat(FabricLocaliser.locate(mesh(three, (a, b) -> a.startsWith("c") || b.startsWith("c")), TREE).suspects())
+                .extracting(FabricSuspect::ids).containsExactly(List.of("switch:leaf-c"));
     }
 
     @Test

@@ -9,6 +9,7 @@ import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,12 +34,17 @@ class GateFabricTest {
 
     /** Every pair, both ways, 100 probes each; those whose path crosses {@code part} lose 10. */
     private static List<LinkInput> mesh(String part) {
+        return mesh(NAMES, TREE, Set.of(part));
+    }
+
+    /** Every pair of {@code names}, both ways, 100 probes each; those whose path crosses one of {@code parts} lose 10. */
+    private static List<LinkInput> mesh(List<String> names, Topology tree, Set<String> parts) {
         List<LinkInput> out = new ArrayList<>();
-        for (int i = 0; i < NAMES.size(); i++) {
-            for (int j = i + 1; j < NAMES.size(); j++) {
-                String a = NAMES.get(i);
-                String b = NAMES.get(j);
-                boolean hurt = TREE.path(a, b).orElseThrow().stream().anyMatch(e -> e.id().equals(part));
+        for (int i = 0; i < names.size(); i++) {
+            for (int j = i + 1; j < names.size(); j++) {
+                String a = names.get(i);
+                String b = names.get(j);
+                boolean hurt = tree.path(a, b).orElseThrow().stream().anyMatch(e -> parts.contains(e.id()));
                 out.add(LinkInput.probes(a, b, "udp", 100, hurt ? 10 : 0, 30 * US));
                 out.add(LinkInput.probes(b, a, "udp", 100, hurt ? 10 : 0, 30 * US));
             }
@@ -85,5 +91,55 @@ class GateFabricTest {
         assertThat(v.fabric().placedPairs()).isZero();
         assertThat(v.excludedLinks()).noneMatch(l -> LinkVerdict.BLAME_FABRIC.equals(l.blame()));
         assertThat(v.excluded()).contains("n05").doesNotContain("n01");
+    }
+
+    /** The twelve nodes and {@code lone} under leaf-5 (spine-2) besides: a set spread thin over a leaf. */
+    private static Topology withLeaf5(List<String> lone) {
+        List<Placement> p = new ArrayList<>(TREE.placements());
+        lone.forEach(n -> p.add(new Placement(n, List.of("leaf-5", "spine-2", "core"), null, Placement.Source.SLURM)));
+        return Topology.of(p);
+    }
+
+    private static List<String> plus(List<String> more) {
+        List<String> out = new ArrayList<>(NAMES);
+        out.addAll(more);
+        return out;
+    }
+
+    @Test
+    void aBadNicOnTheOnlyNodeOfItsLeafExcludesItForItsOwnPathInEitherMode() {
+        Topology tree = withLeaf5(List.of("m1"));
+        List<String> names = plus(List.of("m1"));
+        for (Policy policy : List.of(Policy.defaults(), Policy.defaults().withOnSuspectSwitch(Policy.SuspectSwitch.KEEP))) {
+            Verdicts v = Gate.decide(reachable(names), mesh(names, tree, Set.of("nic:m1")), policy, tree);
+            // the probes cannot tell the node's NIC from its leaf: one suspect, all four
+            assertThat(v.fabric().suspects()).extracting(FabricSuspect::ids)
+                    .containsExactly(List.of("cable:m1", "nic:m1", "switch:leaf-5", "uplink:leaf-5>spine-2"));
+            assertThat(v.excluded()).as(policy.onSuspectSwitch().toString()).containsExactly("m1");
+            assertThat(node(v, "m1").reasons()).containsExactly("m1: bad links with 12 nodes that are otherwise good (n01, n02, n03, n04, n05"
+                    + " and 7 more): check its NIC, its cable or its leaf (the only node of leaf-5 in the set), then rerun");
+            assertThat(link(v, "n01", "m1").blame()).isEqualTo("m1");
+            assertThat(v.knownGood()).doesNotContain("m1").contains("n01", "n12");
+        }
+    }
+
+    @Test
+    void twoBadNicsUnderALeafOfTwoAreNamedWithTheLeafAndBothExcludedInEitherMode() {
+        Topology tree = withLeaf5(List.of("m1", "m2"));
+        List<String> names = plus(List.of("m1", "m2"));
+        for (Policy policy : List.of(Policy.defaults(), Policy.defaults().withOnSuspectSwitch(Policy.SuspectSwitch.KEEP))) {
+            Verdicts v = Gate.decide(reachable(names), mesh(names, tree, Set.of("nic:m1", "nic:m2")), policy, tree);
+            // both NICs bad and the leaf bad hurt the same pairs: named together, never the leaf alone
+            assertThat(v.fabric().suspects()).extracting(FabricSuspect::ids)
+                    .containsExactly(List.of("cable:m1", "cable:m2", "nic:m1", "nic:m2", "switch:leaf-5"));
+            assertThat(v.excluded()).as(policy.onSuspectSwitch().toString()).containsExactly("m1", "m2");
+            assertThat(node(v, "m2").reasons()).singleElement().asString().endsWith(": check its NIC and cable and those of m1, or their leaf"
+                    + " (the only two nodes of leaf-5 in the set), then rerun");
+            assertThat(v.excludedLinks()).noneMatch(l -> LinkVerdict.BLAME_FABRIC.equals(l.blame()));
+        }
+        // the leaf itself bad: the same evidence, the same verdicts
+        Verdicts leaf = Gate.decide(reachable(names), mesh(names, tree, Set.of("switch:leaf-5")), Policy.defaults()
+                .withOnSuspectSwitch(Policy.SuspectSwitch.KEEP), tree);
+        assertThat(leaf.excluded()).containsExactly("m1", "m2");
     }
 }

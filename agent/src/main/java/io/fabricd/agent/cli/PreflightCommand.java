@@ -198,10 +198,26 @@ public final class PreflightCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         out.println("fabricd preflight: the options and the probe key (" + (keyFile != null ? keyFile.toString() : ProbeKey.ENV)
                 + ") are usable" + (in.set().isEmpty() ? "" : ", for " + in.set().size() + (in.set().size() == 1 ? " node" : " nodes"))
-                + (topology == null ? "" : "; " + topology + " places " + in.topology().placements().size() + " nodes under "
-                + in.topology().switches().size() + " switches") + "; no agent was asked");
+                + (topology == null ? "" : "; " + topology + placed(in)) + "; no agent was asked");
         out.flush();
         return 0;
+    }
+
+    /**
+     * " places 8 nodes under 3 switches", or with a set, how many of the set's nodes it places and
+     * which it does not: " places 2 of the set's 4 nodes (8 nodes under 3 switches in all); not placed:
+     * gpu05, gpu06: check the names".
+     */
+    private static String placed(Input in) {
+        String all = in.topology().placements().size() + " nodes under " + in.topology().switches().size() + " switches";
+        if (in.set().isEmpty()) {
+            return " places " + all;
+        }
+        List<String> unplaced = in.set().stream().map(NodeSet.Node::name).filter(n -> in.topology().placement(n).isEmpty()).toList();
+        int shown = 5;
+        return " places " + (in.set().size() - unplaced.size()) + " of the set's " + in.set().size() + " nodes (" + all + " in all)"
+                + (unplaced.isEmpty() ? "" : "; not placed: " + String.join(", ", unplaced.subList(0, Math.min(shown, unplaced.size())))
+                + (unplaced.size() > shown ? " and " + (unplaced.size() - shown) + " more" : "") + ": check the names");
     }
 
     /**
