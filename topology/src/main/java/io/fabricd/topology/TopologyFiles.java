@@ -118,7 +118,8 @@ public final class TopologyFiles {
                     + "fabricd");
         }
         if (bytes.length > MAX_BYTES) {
-            throw new TopologyFileException(name, 0, "is larger than " + (MAX_BYTES >> 20) + " MiB: not a topology file");
+            throw new TopologyFileException(name, 0, "is larger than " + (MAX_BYTES >> 20) + " MiB: not a topology file (one of "
+                    + MAX_NODES + " nodes, the most fabricd reads, is smaller); give each part of the fabric its own file");
         }
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
