@@ -315,7 +315,11 @@ final class SlurmTopologyConf {
             lines.add(Integer.toString(parentOf.get(loop.get(i)).line()));
         }
         Listed closing = parentOf.get(loop.get(loop.size() - 2));
-        return fail(closing.line(), "the switches form a cycle: " + String.join(" < ", loop) + " (lines " + String.join(", ", lines)
-                + "): a tree has a top; take one of them out of the Switches= of the switch above it");
+        int shown = loop.size() - 1; // a long cycle is named by its first switches, the line stays short
+        String named = shown <= MAX_TIERS ? String.join(" < ", loop) + " (lines " + String.join(", ", lines) + ")"
+                : String.join(" < ", loop.subList(0, MAX_TIERS)) + " < ... (" + shown + " switches, lines "
+                + String.join(", ", lines.subList(0, MAX_TIERS)) + ", ...)";
+        return fail(closing.line(), "the switches form a cycle: " + named
+                + ": a tree has a top; take one of them out of the Switches= of the switch above it");
     }
 }
