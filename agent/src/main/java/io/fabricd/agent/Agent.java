@@ -182,7 +182,9 @@ public final class Agent implements AutoCloseable {
             return placement.refresh();
         });
         loop.start();
-        placement.refresh(); // before the probes plan with its leaf; a problem with the file is logged at start
+        // no placement.refresh() here: the file is read on the collection thread (a file on a stalled
+        // mount shows as a stuck collection, never as an agent that does not start); until the first
+        // collection the probes go by the rack label
         AgentConfig.Http limits = config.http();
         bounds = new ConnectionLimits(limits.maxConnections(),
                 limits.maxRequests(), limits.maxHeadBytes(), unreadBudget, Meters.http(meters));

@@ -3,6 +3,7 @@ package io.fabricd.agent;
 import static io.fabricd.testing.PromText.s;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
@@ -157,6 +158,22 @@ class AgentTopologyTest {
             assertThat(PromText.parse(Http.get(b.port(), "/metrics?name[]=fabric_topology_info").body())).containsExactly(Map.entry(
                     s("fabric_topology_info", "accelerator", "", "core", "", "leaf", "", "source", "", "spine", ""), 1.0));
         }
+    }
+
+    /** A topology file that is a pipe no one writes: the agent starts and serves on its rack label, never blocked opening it. */
+    @Test
+    void aPipeForATopologyFileNeitherBlocksTheStartNorPlaces(@TempDir Path tmp) throws Exception {
+        Path key = PrivateFiles.write(tmp.resolve("key"), AgentProbeTest.KEY);
+        Path fifo = tmp.resolve("topology.conf");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            try (Agent a = new Agent(Fixtures.open("host-a-ib"), config(key, fifo, List.of(), "dgx-h100-01"),
+                    new ListenAddress("127.0.0.1", 0)).start()) {
+                assertThat(a.awaitReady(Duration.ofSeconds(20))).isTrue();
+                assertThat(PromText.parse(Http.get(a.port(), "/metrics?name[]=fabric_topology_info").body())).containsExactly(Map.entry(
+                        s("fabric_topology_info", "accelerator", "", "core", "", "leaf", "r12", "source", "labels", "spine", ""), 1.0));
+            }
+        });
     }
 
     @Test

@@ -56,7 +56,13 @@ class PreflightCliTest {
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
         Path cycle = Files.writeString(tmp.resolve("topology.conf"), "SwitchName=leaf-1 Nodes=gpu[1-2]\nSwitchName=leaf-2 Nodes=gpu2\n");
         cases.put(cycle + ":2:", List.of("--nodes", "gpu[1-2]", "--topology", cycle.toString()));
-        cases.put(tmp.resolve("none.conf") + ":", List.of("--nodes", "gpu1", "--topology", tmp.resolve("none.conf").toString()));
+        cases.put(tmp.resolve("none.conf") + ": does not exist: check --topology", List.of("--nodes", "gpu1", "--topology",
+                tmp.resolve("none.conf").toString()));
+        Path noNode = Files.writeString(tmp.resolve("site.topology"), "# the racks, to come\n");
+        cases.put(noNode + ": names no node", List.of("--nodes", "gpu1", "--topology", noNode.toString()));
+        Path fifo = tmp.resolve("fifo.conf");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        cases.put(fifo + ": is not a regular file", List.of("--check", "--topology", fifo.toString()));
         // an agent answers a test when it is over and closes a connection idle for http.idle_timeout (30 s)
         cases.put("--bandwidth-duration 25s outside 100 ms .. 20 s", List.of("--nodes", "gpu1", "--bandwidth-duration", "25s"));
         cases.put("--host-floor 20us outside 100 us .. 10 s", List.of("--nodes", "gpu1", "--host-floor", "20us"));

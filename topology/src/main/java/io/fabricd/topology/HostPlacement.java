@@ -26,7 +26,10 @@ public final class HostPlacement {
     private final Supplier<String> node;
     private final Supplier<Map<String, String>> nodeLabels;
     private final Supplier<String> rack;
-    private Topology topology = Topology.EMPTY;
+    /** This host's placement in the file, as last read; the rest of the file is not kept. */
+    private Optional<Placement> filed = Optional.empty();
+    /** The node name the file was last read for. */
+    private String readFor;
     private volatile Optional<Placement> latest = Optional.empty();
     /** The file's modification time and size when last read; null before. */
     private String readVersion;
@@ -72,14 +75,17 @@ public final class HostPlacement {
         } catch (IllegalArgumentException e) {
             once("topology: " + e.getMessage());
         }
-        latest = PlacementResolver.resolve(name, fileTopology(), labelled, rack.get());
+        latest = PlacementResolver.resolve(name, filePlacement(name), labelled, rack.get());
         return latest;
     }
 
-    /** The file's topology, read again when its time or size changed; empty when it cannot be used. */
-    private Topology fileTopology() {
+    /**
+     * This host's placement in the file, read again when its time or size, or the host's name,
+     * changed; empty when the file cannot be used or does not name the host (said once in the log).
+     */
+    private Optional<Placement> filePlacement(String name) {
         if (file == null) {
-            return Topology.EMPTY;
+            return Optional.empty();
         }
         String version;
         try {
@@ -88,17 +94,25 @@ public final class HostPlacement {
         } catch (IOException e) {
             version = "unreadable";
         }
-        if (!version.equals(readVersion)) {
+        if (!version.equals(readVersion) || !Objects.equals(name, readFor)) {
             readVersion = version;
+            readFor = name;
+            filed = Optional.empty();
             try {
-                topology = TopologyFiles.read(file);
+                Topology topology = TopologyFiles.read(file);
                 LOG.info("topology: " + file + ": " + topology.placements().size() + " nodes, " + topology.switches().size() + " switches");
+                filed = PlacementResolver.inFile(name, topology);
+                if (filed.isEmpty()) {
+                    LOG.warning("topology: this host (" + name + ") is not in " + file + ": the file places it nowhere; add it to the "
+                            + "file, by the name the host goes by (case and domain play no part)");
+                }
             } catch (TopologyFileException e) {
-                topology = Topology.EMPTY;
                 LOG.warning("topology file " + e.getMessage() + "; the file places no node until it is corrected (the agent goes on)");
+            } catch (IllegalArgumentException e) { // named twice, without case and domain
+                LOG.warning("topology: " + file + ": " + e.getMessage());
             }
         }
-        return topology;
+        return filed;
     }
 
     private void once(String problem) {

@@ -4,7 +4,9 @@ import io.fabricd.model.topology.Names;
 import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * Which source places a node, in the order of trust (docs/topology.md): Slurm's topology.conf, then
@@ -17,13 +19,21 @@ public final class PlacementResolver {
     }
 
     /**
-     * @param node      the node's name; a file that lists its short name (up to the first dot) places it too
+     * @param node      the node's name; a file that lists it in another case, or with or without a
+     *                  domain, places it too
      * @param file      the topology file's (SLURM or FILE placements), {@link Topology#EMPTY} when none
      * @param topograph the placement the Node's topograph labels give, or empty
      * @param rack      the node's rack (ToR) label, or null
+     * @throws IllegalArgumentException when the file names the node ambiguously
      */
     public static Optional<Placement> resolve(String node, Topology file, Optional<Placement> topograph, String rack) {
-        Optional<Placement> listed = inFile(node, file);
+        return resolve(node, inFile(node, file), topograph, rack);
+    }
+
+    /**
+     * @param listed the file's placement of the node ({@link #inFile}), or empty
+     */
+    public static Optional<Placement> resolve(String node, Optional<Placement> listed, Optional<Placement> topograph, String rack) {
         if (listed.isPresent() && listed.get().source() == Placement.Source.SLURM) {
             return listed;
         }
@@ -36,13 +46,33 @@ public final class PlacementResolver {
         return listed;
     }
 
-    /** The file's placement of {@code node}, or of its short name. */
-    static Optional<Placement> inFile(String node, Topology file) {
+    /**
+     * The file's placement of {@code node}: by its exact name, else by its name without case and
+     * without a domain on either side ({@code ROCE-NODE-07} and {@code roce-node-07.dc1.example} are
+     * host {@code roce-node-07}).
+     *
+     * @throws IllegalArgumentException when more than one of the file's nodes is the node so
+     */
+    public static Optional<Placement> inFile(String node, Topology file) {
         if (node == null) {
             return Optional.empty();
         }
-        Optional<Placement> p = file.placement(node);
-        int dot = node.indexOf('.');
-        return p.isPresent() || dot <= 0 ? p : file.placement(node.substring(0, dot));
+        Optional<Placement> exact = file.placement(node);
+        if (exact.isPresent()) {
+            return exact;
+        }
+        String host = shortName(node);
+        List<Placement> like = file.placements().stream().filter(p -> shortName(p.node()).equals(host)).limit(3).toList();
+        if (like.size() > 1) {
+            throw new IllegalArgumentException("this host (" + node + ") is named more than once in the file, as "
+                    + like.stream().map(Placement::node).collect(Collectors.joining(", "))
+                    + ": fabricd matches names without case and domain; name the host once, as it calls itself");
+        }
+        return like.stream().findFirst();
+    }
+
+    private static String shortName(String name) {
+        int dot = name.indexOf('.');
+        return (dot > 0 ? name.substring(0, dot) : name).toLowerCase(Locale.ROOT);
     }
 }

@@ -46,7 +46,7 @@ final class PlainTopologyFile {
             try {
                 nodes = Hostlist.parse(words[0]);
             } catch (IllegalArgumentException e) {
-                throw new TopologyFileException(file, n, e.getMessage());
+                throw new TopologyFileException(file, n, TopologyFiles.hostlistProblem(e));
             }
             Map<String, String> kv = values(file, n, words);
             List<String> switches = new ArrayList<>();
@@ -66,6 +66,9 @@ final class PlainTopologyFile {
                 if (was != null) {
                     throw new TopologyFileException(file, n, "node " + node + " is on line " + was + " and on line " + n
                             + ": a node sits in one place; list it once");
+                }
+                if (lineOf.size() > TopologyFiles.MAX_NODES) {
+                    throw TopologyFiles.tooManyNodes(file, n);
                 }
                 placements.add(new Placement(node, switches, kv.get("accelerator"), Placement.Source.FILE));
             }

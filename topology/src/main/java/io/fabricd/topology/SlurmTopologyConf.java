@@ -5,10 +5,12 @@ import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
 import io.fabricd.preflight.Hostlist;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Slurm's topology.conf (topology.conf(5)) of the tree plugin ({@code SwitchName=s1 Nodes=n[1-4]},
@@ -29,6 +31,8 @@ import java.util.Map;
 final class SlurmTopologyConf {
     /** Slurm's own limit on a switch's name. */
     private static final int MAX_SWITCH_NAME = 64;
+    /** The most tiers of switches read, the leaf's included: a real fabric has 2 to 4. */
+    static final int MAX_TIERS = 8;
 
     private final String file;
     private final Map<String, Sw> switches = new LinkedHashMap<>();
@@ -130,6 +134,9 @@ final class SlurmTopologyConf {
                         + name + " (line " + n + "): a node's cable reaches one leaf; list it once");
             }
         }
+        if (leafOf.size() > TopologyFiles.MAX_NODES) {
+            throw TopologyFiles.tooManyNodes(file, n);
+        }
         for (String child : names(n, "Switches", kv.get("switches"))) {
             if (child.equals(name)) {
                 throw fail(n, "switch " + name + " lists itself in Switches=");
@@ -163,6 +170,9 @@ final class SlurmTopologyConf {
                 throw fail(n, "node " + node + " is in block " + was.name() + " (line " + was.line() + ") and in block " + name
                         + " (line " + n + "): a node is in one block; list it once");
             }
+        }
+        if (blockOf.size() > TopologyFiles.MAX_NODES) {
+            throw TopologyFiles.tooManyNodes(file, n);
         }
     }
 
@@ -199,7 +209,7 @@ final class SlurmTopologyConf {
         try {
             out = Hostlist.parse(expr);
         } catch (IllegalArgumentException e) {
-            throw fail(n, key + "=: " + e.getMessage());
+            throw fail(n, key + "=: " + TopologyFiles.hostlistProblem(e));
         }
         for (String s : out) {
             if (!Names.valid(s)) {
@@ -216,6 +226,7 @@ final class SlurmTopologyConf {
                         + "SwitchName=" + child + " with its Nodes= or Switches=, or take it out");
             }
         });
+        refuseCycles();
         Map<String, Integer> tiers = new LinkedHashMap<>();
         Map<String, String> tierSetBy = new LinkedHashMap<>(); // switch -> the leaf whose path set its tier
         Map<String, List<String>> paths = new LinkedHashMap<>();
@@ -224,9 +235,12 @@ final class SlurmTopologyConf {
                 continue;
             }
             List<String> path = new ArrayList<>();
-            for (String s = leaf.name(); s != null; s = parentOf.containsKey(s) ? parentOf.get(s).name() : null) {
-                if (path.contains(s)) {
-                    throw cycle(path, s);
+            for (String s = leaf.name(); s != null; s = above(s)) {
+                if (path.size() == MAX_TIERS) {
+                    Listed listing = parentOf.get(path.get(MAX_TIERS - 1));
+                    throw fail(listing.line(), "switch " + s + " is tier " + MAX_TIERS + " (counting the leaf as 0) above leaf "
+                            + leaf.name() + ": fabricd reads at most " + MAX_TIERS + " tiers of switches (a fabric has 2 to 4); "
+                            + "check the Switches= lines above " + leaf.name());
                 }
                 path.add(s);
                 Integer was = tiers.putIfAbsent(s, path.size() - 1);
@@ -241,7 +255,6 @@ final class SlurmTopologyConf {
             }
             paths.put(leaf.name(), path);
         }
-        detectCyclesAbove();
         List<Placement> placements = new ArrayList<>();
         leafOf.forEach((node, leaf) -> {
             if (switches.containsKey(node) || blocks.containsKey(node)) {
@@ -266,16 +279,31 @@ final class SlurmTopologyConf {
         }
     }
 
-    /** A cycle no leaf reaches (switches above one another all round): every switch must end at a top. */
-    private void detectCyclesAbove() {
-        for (String start : parentOf.keySet()) {
+    private String above(String sw) {
+        Listed p = parentOf.get(sw);
+        return p == null ? null : p.name();
+    }
+
+    /**
+     * Every switch ends at a top: no switches above one another all round. Each switch is walked
+     * once (a walk stops at a switch already known to end at a top), from the leaves first, so the
+     * time grows with the number of switches, not its square or cube.
+     */
+    private void refuseCycles() {
+        Set<String> endsAtTop = new HashSet<>();
+        List<String> starts = new ArrayList<>();
+        switches.values().stream().filter(sw -> !sw.hasSwitches()).forEach(sw -> starts.add(sw.name()));
+        starts.addAll(parentOf.keySet());
+        for (String start : starts) {
             List<String> path = new ArrayList<>();
-            for (String s = start; s != null; s = parentOf.containsKey(s) ? parentOf.get(s).name() : null) {
-                if (path.contains(s)) {
+            Set<String> onPath = new HashSet<>();
+            for (String s = start; s != null && !endsAtTop.contains(s); s = above(s)) {
+                if (!onPath.add(s)) {
                     throw cycle(path, s);
                 }
                 path.add(s);
             }
+            endsAtTop.addAll(path);
         }
     }
 
@@ -287,7 +315,11 @@ final class SlurmTopologyConf {
             lines.add(Integer.toString(parentOf.get(loop.get(i)).line()));
         }
         Listed closing = parentOf.get(loop.get(loop.size() - 2));
-        return fail(closing.line(), "the switches form a cycle: " + String.join(" < ", loop) + " (lines " + String.join(", ", lines)
-                + "): a tree has a top; take one of them out of the Switches= of the switch above it");
+        int shown = loop.size() - 1; // a long cycle is named by its first switches, the line stays short
+        String named = shown <= MAX_TIERS ? String.join(" < ", loop) + " (lines " + String.join(", ", lines) + ")"
+                : String.join(" < ", loop.subList(0, MAX_TIERS)) + " < ... (" + shown + " switches, lines "
+                + String.join(", ", lines.subList(0, MAX_TIERS)) + ", ...)";
+        return fail(closing.line(), "the switches form a cycle: " + named
+                + ": a tree has a top; take one of them out of the Switches= of the switch above it");
     }
 }

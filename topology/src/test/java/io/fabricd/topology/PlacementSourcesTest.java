@@ -9,10 +9,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -108,5 +112,56 @@ class PlacementSourcesTest {
         assertThat(new TopologyConfig("/x/site.topology", null).fileToRead(false, null)).isEqualTo(Path.of("/x/site.topology"));
         Files.writeString(dir.resolve("topology.yaml"), "- topology: default\n  tree: {}\n");
         assertThat(d.fileToRead(true, dir.resolve("slurm.conf").toString())).as("Slurm reads topology.yaml instead").isNull();
+    }
+
+    @Test
+    void theFileNamesTheHostInAnyCaseWithOrWithoutItsDomain() {
+        Topology t = TopologyFiles.parse("site.topology", "roce-node-07.dc1.example leaf=l1\nGPU-01 leaf=l2\ngpu-02.dc1 leaf=l3\n");
+        assertThat(PlacementResolver.inFile("roce-node-07", t).orElseThrow().leaf()).isEqualTo("l1");
+        assertThat(PlacementResolver.inFile("ROCE-NODE-07.dc2.example", t).orElseThrow().leaf()).isEqualTo("l1");
+        assertThat(PlacementResolver.inFile("gpu-01", t).orElseThrow().leaf()).isEqualTo("l2");
+        assertThat(PlacementResolver.inFile("Gpu-02", t).orElseThrow().leaf()).isEqualTo("l3");
+        assertThat(PlacementResolver.inFile("gpu-03", t)).isEmpty();
+        Topology twice = TopologyFiles.parse("site.topology", "gpu1 leaf=l1\nGPU1.dc1 leaf=l2\n");
+        assertThat(PlacementResolver.inFile("gpu1", twice).orElseThrow().leaf()).as("the exact name wins").isEqualTo("l1");
+        assertThatThrownBy(() -> PlacementResolver.inFile("Gpu1.dc2", twice))
+                .hasMessage("this host (Gpu1.dc2) is named more than once in the file, as gpu1, GPU1.dc1: fabricd matches names "
+                        + "without case and domain; name the host once, as it calls itself");
+    }
+
+    @Test
+    void aHostTheFileDoesNotNameIsSaidOnceAndARenamedHostFindsItsOwnLine() throws IOException {
+        Path file = Files.writeString(tmp.resolve("site.topology"), "node-1 leaf=l1\nNODE-2.dc1 leaf=l2\n");
+        String[] name = {"node-9"};
+        HostPlacement host = new HostPlacement(TopologyConfig.defaults(), file, () -> name[0], Map::of, () -> null);
+        List<String> logged = new ArrayList<>();
+        Handler h = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                logged.add(r.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger(HostPlacement.class.getName());
+        log.addHandler(h);
+        try {
+            assertThat(host.refresh()).isEmpty();
+            assertThat(host.refresh()).isEmpty();
+            assertThat(logged).filteredOn(m -> m.contains("this host")).containsExactly("topology: this host (node-9) is not in " + file
+                    + ": the file places it nowhere; add it to the file, by the name the host goes by (case and domain play no part)");
+            name[0] = "node-2";
+            assertThat(host.refresh().orElseThrow().leaf()).isEqualTo("l2");
+            name[0] = "node-1";
+            assertThat(host.refresh().orElseThrow().leaf()).isEqualTo("l1");
+        } finally {
+            log.removeHandler(h);
+        }
     }
 }

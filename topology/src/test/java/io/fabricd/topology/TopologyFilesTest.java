@@ -2,6 +2,7 @@ package io.fabricd.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.fabricd.model.topology.Placement;
 import io.fabricd.model.topology.Topology;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -137,5 +139,66 @@ class TopologyFilesTest {
         assertThatThrownBy(() -> TopologyFiles.read(tmp)).hasMessageContaining("is a folder");
         Path binary = Files.write(tmp.resolve("bin"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, 1});
         assertThatThrownBy(() -> TopologyFiles.read(binary)).hasMessageContaining("is not text");
+    }
+
+    @Test
+    void aPipeIsRefusedWithoutBeingOpenedAndASymlinkToAFileIsRead() throws Exception {
+        Path fifo = tmp.resolve("topology.conf");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        // opening a FIFO no one writes blocks forever: the agent's start, diagnose and preflight with it
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatThrownBy(() -> TopologyFiles.read(fifo))
+                .isInstanceOf(TopologyFileException.class)
+                .hasMessage(fifo + ": is not a regular file (a pipe, socket or device): name the topology file itself"));
+        Path real = Files.writeString(tmp.resolve("real.conf"), "SwitchName=l1 Nodes=n1\n");
+        Path link = Files.createSymbolicLink(tmp.resolve("link.conf"), real);
+        assertThat(TopologyFiles.read(link).placements()).hasSize(1);
+    }
+
+    @Test
+    void aFileNamesAtMost65536NodesAndSaysWhy() throws IOException {
+        String why = "names more than 65536 nodes: fabricd reads at most that many from one file";
+        assertThatThrownBy(() -> TopologyFiles.parse("site.topology", "a[1-40000] leaf=l1\nb[1-40000] leaf=l2\n"))
+                .hasMessageStartingWith("site.topology:2: " + why);
+        assertThatThrownBy(() -> TopologyFiles.parse("topology.conf", "SwitchName=l1 Nodes=a[1-40000]\nSwitchName=l2 Nodes=b[1-40000]\n"))
+                .hasMessageStartingWith("topology.conf:2: " + why);
+        assertThatThrownBy(() -> TopologyFiles.parse("topology.conf", "BlockName=b1 Nodes=a[1-65537]\n"))
+                .hasMessageStartingWith("topology.conf:1: " + why);
+        assertThat(TopologyFiles.parse("site.topology", "a[1-65536] leaf=l1\n").placements()).hasSize(TopologyFiles.MAX_NODES);
+        // a hostlist too large for any file says so for a topology file, not with the advice for a job's --nodes
+        assertThatThrownBy(() -> TopologyFiles.parse("site.topology", "n[0-99999999] leaf=l1\n"))
+                .hasMessageStartingWith("site.topology:1: ").hasMessageContaining("a topology file names at most 65536 nodes")
+                .hasMessageNotContaining("job");
+        Path big = Files.write(tmp.resolve("big.topology"), new byte[TopologyFiles.MAX_BYTES + 1]);
+        assertThatThrownBy(() -> TopologyFiles.read(big)).hasMessageStartingWith(big + ": is larger than 8 MiB: not a topology file (one of 65536 nodes");
+    }
+
+    @Test
+    void aFileThatNamesNoNodeIsRefused() {
+        for (String text : new String[] {"", "# nothing yet\n", "BlockSizes=4\n", "SwitchName=s1\n"}) {
+            assertThatThrownBy(() -> TopologyFiles.parse("site.topology", text)).as(text).isInstanceOf(TopologyFileException.class)
+                    .hasMessageStartingWith("site.topology: names no node: ");
+        }
+    }
+
+    @Test
+    void aChainOfSwitchesIsCheckedInLinearTimeAndMoreThanEightTiersRefused() {
+        StringBuilder chain = new StringBuilder("SwitchName=s0 Nodes=n0\n");
+        for (int i = 1; i < 20_000; i++) {
+            chain.append("SwitchName=s").append(i).append(" Switches=s").append(i - 1).append('\n');
+        }
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> TopologyFiles.parse("topology.conf",
+                chain.toString())).hasMessageStartingWith("topology.conf:9: switch s8 is tier 8 (counting the leaf as 0) above leaf s0: "
+                        + "fabricd reads at most 8 tiers"));
+        // a ring of as many switches above a leaf: a cycle, found as fast
+        String ring = chain + "SwitchName=top Switches=s19999\n";
+        String closed = ring.replace("SwitchName=s0 Nodes=n0\n", "SwitchName=leaf Nodes=n0\nSwitchName=s0 Switches=top\n");
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThatThrownBy(() -> TopologyFiles.parse("topology.conf", closed))
+                .hasMessageStartingWith("topology.conf:20002: the switches form a cycle: top < s0 < s1 < s2 < s3 < s4 < s5 < s6 < ... (20001 switches, lines 2, 3,")
+                .hasMessageEndingWith(", ...): a tree has a top; take one of them out of the Switches= of the switch above it"));
+        StringBuilder eight = new StringBuilder("SwitchName=s0 Nodes=n0\n");
+        for (int i = 1; i < 8; i++) {
+            eight.append("SwitchName=s").append(i).append(" Switches=s").append(i - 1).append('\n');
+        }
+        assertThat(TopologyFiles.parse("topology.conf", eight.toString()).placement("n0").orElseThrow().switches()).hasSize(8);
     }
 }

@@ -301,7 +301,7 @@ public final class PreflightCommand implements Callable<Integer> {
         if (key == null) {
             throw new IllegalArgumentException("no probe key: give --key-file FILE or set " + ProbeKey.ENV + " (the agents' key)");
         }
-        Topology placed = topology == null ? Topology.EMPTY : TopologyFiles.read(topology); // its errors: "FILE:LINE: ..."
+        Topology placed = topology == null ? Topology.EMPTY : TopologyFiles.read(topology, "--topology"); // its errors: "FILE:LINE: ..."
         return new Input(set, new GateRun.Settings(key, tls, probeRound, bandwidth == Bandwidth.ring, bwTime, bandwidthSize, policy, budget),
                 placed);
     }
