@@ -54,6 +54,8 @@ class PreflightCliTest {
         cases.put("critical or warning", List.of("--nodes", "gpu1", "--exclude-severity", "info"));
         cases.put("--on-suspect-switch drain: exclude or keep", List.of("--nodes", "gpu1", "--on-suspect-switch", "drain"));
         cases.put("not a number above 0", List.of("--nodes", "gpu1", "--loss-factor", "0"));
+        cases.put("--p50-bound tcp=1ms: TRANSPORT=TIME, TRANSPORT udp or verbs", List.of("--nodes", "gpu1", "--p50-bound", "tcp=1ms"));
+        cases.put("--p50-bound verbs:", List.of("--nodes", "gpu1", "--p50-bound", "verbs=soon"));
         Path cycle = Files.writeString(tmp.resolve("topology.conf"), "SwitchName=leaf-1 Nodes=gpu[1-2]\nSwitchName=leaf-2 Nodes=gpu2\n");
         cases.put(cycle + ":2:", List.of("--nodes", "gpu[1-2]", "--topology", cycle.toString()));
         cases.put(tmp.resolve("none.conf") + ": does not exist: check --topology", List.of("--nodes", "gpu1", "--topology",

@@ -25,6 +25,8 @@ class PreflightVmIT {
         Requirements.program("qemu-system-x86_64", "bash testbed/softroce-vm.sh --setup installs the test bed");
         Path repo = Requirements.repoRoot();
         String gate = "bin/fabricd preflight --nodes @/tmp/nodes --key-file /tmp/pk --bandwidth-duration 3s --timeout 150s --format json"
+                // rxe under a CPU emulator answers in milliseconds, above the absolute bounds meant for a fabric
+                + " --p50-bound udp=1s,verbs=1s"
                 + " --exclude-list /tmp/out/excluded.tsv";
         String guest = String.join("\n",
                 "cd " + repo,

@@ -10,6 +10,7 @@ import io.fabricd.gate.NodeSet;
 import io.fabricd.gate.ResultConfigMap;
 import io.fabricd.model.finding.Severity;
 import io.fabricd.model.topology.Topology;
+import io.fabricd.preflight.AbsoluteBounds;
 import io.fabricd.preflight.Policy;
 import io.fabricd.probes.ProbeKey;
 import io.fabricd.topology.TopologyFiles;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -110,6 +112,11 @@ public final class PreflightCommand implements Callable<Integer> {
             description = "A link's probe loss above this x the set's median (and "
             + "above 1 %%) is bad (default: ${DEFAULT-VALUE}).")
     double lossFactor;
+
+    @Option(names = "--p50-bound", split = ",", paramLabel = "TRANSPORT=TIME",
+            description = "A link whose median round trip over TRANSPORT (udp, verbs) is above TIME is slow, whatever the set's "
+                    + "median (default: udp=2ms, verbs=5ms; docs/preflight.md, \"Absolute bounds\").")
+    List<String> p50Bounds;
 
     @Option(names = "--latency-factor", paramLabel = "F", defaultValue = "3.0",
             description = "A link's median RTT above this x the set's median "
@@ -339,6 +346,24 @@ public final class PreflightCommand implements Callable<Integer> {
         }
     }
 
+    /** The absolute bounds, each --p50-bound TRANSPORT=TIME replacing that transport's default. */
+    private AbsoluteBounds bounds() {
+        if (p50Bounds == null || p50Bounds.isEmpty()) {
+            return AbsoluteBounds.DEFAULTS;
+        }
+        Map<String, Double> p50 = new TreeMap<>(AbsoluteBounds.DEFAULTS.maxP50Seconds());
+        for (String b : p50Bounds) {
+            String[] kv = b.split("=", 2);
+            String transport = kv[0].strip();
+            if (kv.length != 2 || !AbsoluteBounds.DEFAULTS.maxP50Seconds().containsKey(transport)) {
+                throw new IllegalArgumentException("--p50-bound " + b + ": TRANSPORT=TIME, TRANSPORT udp or verbs (e.g. verbs=20ms)");
+            }
+            p50.put(transport, duration("--p50-bound " + transport, kv[1].strip(), Duration.ofNanos(1000), Duration.ofSeconds(10)).toNanos()
+                    / 1e9);
+        }
+        return new AbsoluteBounds(AbsoluteBounds.DEFAULTS.maxLossRatio(), p50);
+    }
+
     private Policy policy() {
         Duration floor = duration("--host-floor", hostFloor, Duration.ofNanos(100_000), Duration.ofSeconds(10));
         Set<Severity> severities = switch (excludeSeverity.toLowerCase(Locale.ROOT)) {
@@ -353,8 +378,8 @@ public final class PreflightCommand implements Callable<Integer> {
         };
         try {
             return new Policy(severities, checks("--exclude-checks", excludeChecks), checks("--ignore-checks", ignoreChecks), lossFactor,
-                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes, null,
-                    suspect);
+                    latencyFactor, floor.toNanos() / 1e9, hostFactor, bandwidthRatio, minSamples, unknown == Unknown.pass, minNodes,
+                    bounds(), suspect);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("preflight policy: " + e.getMessage());
         }
